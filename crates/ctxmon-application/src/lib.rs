@@ -1,0 +1,1 @@
+//! ctxmon application layer.

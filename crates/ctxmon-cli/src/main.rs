@@ -1,0 +1,2 @@
+//! ctxmon binary.
+fn main() {}

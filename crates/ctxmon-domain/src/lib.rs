@@ -1,0 +1,16 @@
+//! ctxmon's domain: value objects, domain events and the pure rules over them.
+//!
+//! Architecture invariant: this crate performs no I/O, reads no clock and no environment, and
+//! depends on nothing but `serde`. Everything here is a total function of its inputs, so it
+//! cannot fail for reasons outside the caller's data.
+
+pub mod fill;
+pub mod tier;
+pub mod tokens;
+pub mod window;
+pub mod xml;
+
+pub use fill::{FillEstimate, FillSource};
+pub use tier::{ThresholdError, ThresholdTier, Thresholds};
+pub use tokens::{TokenCount, estimate_tokens};
+pub use window::ContextWindow;

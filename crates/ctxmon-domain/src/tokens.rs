@@ -1,0 +1,78 @@
+//! Token counts and the product's one estimation rule for text it writes itself.
+
+use serde::{Deserialize, Serialize};
+
+/// A number of tokens. A newtype so that token counts are never confused with byte or char
+/// counts, which differ by roughly a factor of four.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct TokenCount(pub u64);
+
+impl TokenCount {
+    pub const ZERO: TokenCount = TokenCount(0);
+
+    pub fn get(self) -> u64 {
+        self.0
+    }
+
+    /// Saturating so that hostile usage figures can never wrap around to a small number.
+    pub fn saturating_add(self, other: TokenCount) -> TokenCount {
+        TokenCount(self.0.saturating_add(other.0))
+    }
+
+    pub fn saturating_sub(self, other: TokenCount) -> TokenCount {
+        TokenCount(self.0.saturating_sub(other.0))
+    }
+}
+
+impl std::fmt::Display for TokenCount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl From<u64> for TokenCount {
+    fn from(v: u64) -> Self {
+        TokenCount(v)
+    }
+}
+
+/// Estimates the tokens of text ctxmon injects: `ceil(chars / 4)`.
+///
+/// This is deliberately the same crude rule everywhere (budgets, checks, tests) so that a budget
+/// proven in a test is the budget enforced at run time. Characters, not bytes: a multi-byte
+/// character is still roughly one character's worth of tokens.
+pub fn estimate_tokens(text: &str) -> TokenCount {
+    let chars = text.chars().count() as u64;
+    TokenCount(chars.div_ceil(4))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn estimate_rounds_up() {
+        assert_eq!(estimate_tokens(""), TokenCount(0));
+        assert_eq!(estimate_tokens("a"), TokenCount(1));
+        assert_eq!(estimate_tokens("abcd"), TokenCount(1));
+        assert_eq!(estimate_tokens("abcde"), TokenCount(2));
+    }
+
+    #[test]
+    fn estimate_counts_chars_not_bytes() {
+        // Four two-byte characters are one token, not two.
+        assert_eq!(estimate_tokens("éééé"), TokenCount(1));
+    }
+
+    #[test]
+    fn arithmetic_saturates() {
+        assert_eq!(
+            TokenCount(u64::MAX).saturating_add(TokenCount(5)),
+            TokenCount(u64::MAX)
+        );
+        assert_eq!(TokenCount(3).saturating_sub(TokenCount(5)), TokenCount(0));
+    }
+}
