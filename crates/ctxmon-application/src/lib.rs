@@ -1,1 +1,8 @@
-//! ctxmon application layer.
+//! ctxmon's application layer: ports (traits) and the use cases that run on them.
+//!
+//! Architecture invariant: nothing here touches a file, the environment, a process, the network
+//! or the wall clock. Use cases receive ports and plain values and return plain values, so every
+//! one of them runs in tests with in-memory adapters.
+
+pub mod config;
+pub mod ports;

@@ -4,13 +4,21 @@
 //! depends on nothing but `serde`. Everything here is a total function of its inputs, so it
 //! cannot fail for reasons outside the caller's data.
 
+pub mod events;
 pub mod fill;
+pub mod session;
+pub mod state;
 pub mod tier;
+pub mod time;
 pub mod tokens;
 pub mod window;
 pub mod xml;
 
+pub use events::{DomainEvent, EventRecord};
 pub use fill::{FillEstimate, FillSource};
+pub use session::SessionKey;
+pub use state::{CompactionsSeen, SessionState};
 pub use tier::{ThresholdError, ThresholdTier, Thresholds};
+pub use time::Timestamp;
 pub use tokens::{TokenCount, estimate_tokens};
 pub use window::ContextWindow;

@@ -1,0 +1,316 @@
+//! The typed configuration every use case reads, and its validation.
+//!
+//! These are plain serde types: loading and layering (defaults < user < project < local < env <
+//! flags) is an adapter's job; this module only says what a valid configuration is. Every struct
+//! rejects unknown keys so that a typo is an error, not a silently ignored setting.
+
+mod schema;
+
+use std::collections::BTreeMap;
+
+use ctxmon_domain::{ContextWindow, ThresholdTier, Thresholds, TokenCount};
+use serde::{Deserialize, Serialize};
+
+pub use schema::{FIELDS, FieldKind, FieldSpec, field, json_schema};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub context_monitor: ContextMonitorConfig,
+    pub hooks: HooksConfig,
+    pub resumption: ResumptionConfig,
+    pub resume_logs: ResumeLogsConfig,
+}
+
+/// When the `<context-monitor>` tag is injected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum InjectPolicy {
+    /// Every prompt (the seeds' behaviour).
+    #[default]
+    Always,
+    /// Only when the tier differs from the last one injected for this session.
+    OnChange,
+    /// Only at WARNING or above.
+    WarningAndAbove,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ContextMonitorConfig {
+    pub enabled: bool,
+    pub low_threshold: f64,
+    pub warning_threshold: f64,
+    pub critical_threshold: f64,
+    pub emergency_threshold: f64,
+    /// Overrides every other way of choosing the window when set.
+    pub context_window: Option<u64>,
+    pub auto_compact_buffer: u64,
+    pub max_scan_bytes: u64,
+    pub inject: InjectPolicy,
+    pub post_compaction_percent: u64,
+    /// Model id prefix → window size; the longest matching prefix wins.
+    pub models: BTreeMap<String, u64>,
+}
+
+impl Default for ContextMonitorConfig {
+    fn default() -> Self {
+        ContextMonitorConfig {
+            enabled: true,
+            low_threshold: 0.55,
+            warning_threshold: 0.70,
+            critical_threshold: 0.80,
+            emergency_threshold: 0.88,
+            context_window: None,
+            auto_compact_buffer: 33_000,
+            max_scan_bytes: 32 * 1024 * 1024,
+            inject: InjectPolicy::Always,
+            post_compaction_percent: 30,
+            models: BTreeMap::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HooksConfig {
+    pub deadline_ms: u64,
+    pub log_max_bytes: u64,
+}
+
+impl Default for HooksConfig {
+    fn default() -> Self {
+        HooksConfig {
+            deadline_ms: 1_500,
+            log_max_bytes: 1024 * 1024,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ResumptionConfig {
+    pub source_file: String,
+    pub derive_from_transcript: bool,
+    pub max_age_hours: u64,
+    pub stale_after_minutes: u64,
+    pub tail_bytes: u64,
+    pub max_source_bytes: u64,
+}
+
+impl Default for ResumptionConfig {
+    fn default() -> Self {
+        ResumptionConfig {
+            source_file: "ORCHESTRATION.yaml".into(),
+            derive_from_transcript: true,
+            max_age_hours: 24,
+            stale_after_minutes: 120,
+            tail_bytes: 8 * 1024 * 1024,
+            max_source_bytes: 1024 * 1024,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ResumeLogsConfig {
+    pub enabled: bool,
+    pub triggers: Vec<String>,
+    pub keep: u64,
+}
+
+impl Default for ResumeLogsConfig {
+    fn default() -> Self {
+        ResumeLogsConfig {
+            enabled: true,
+            triggers: vec![
+                "pre_compact".into(),
+                "session_end".into(),
+                "tier:critical".into(),
+            ],
+            keep: 10,
+        }
+    }
+}
+
+/// A rule a configuration breaks; `key` is the dotted key so the loader can say which file or
+/// variable the bad value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigIssue {
+    pub key: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigIssue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.key, self.message)
+    }
+}
+
+impl Config {
+    /// Checks every rule the types alone cannot express. Returns all problems, not just the
+    /// first, so a user fixes their file in one go.
+    pub fn validate(&self) -> Vec<ConfigIssue> {
+        let mut issues = Vec::new();
+        let mut bad = |key: &str, message: String| {
+            issues.push(ConfigIssue {
+                key: key.to_string(),
+                message,
+            })
+        };
+        let cm = &self.context_monitor;
+        if let Err(e) = self.thresholds() {
+            let keys = e
+                .keys
+                .split(" < ")
+                .map(|k| format!("context_monitor.{k}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            bad(&keys, e.message);
+        }
+        if cm.context_window == Some(0) {
+            bad(
+                "context_monitor.context_window",
+                "must be greater than 0".into(),
+            );
+        }
+        if !(10..=60).contains(&cm.post_compaction_percent) {
+            bad(
+                "context_monitor.post_compaction_percent",
+                format!(
+                    "must be between 10 and 60, got {}",
+                    cm.post_compaction_percent
+                ),
+            );
+        }
+        if cm.max_scan_bytes < 64 * 1024 {
+            bad(
+                "context_monitor.max_scan_bytes",
+                format!("must be at least 65536, got {}", cm.max_scan_bytes),
+            );
+        }
+        for (prefix, window) in &cm.models {
+            if *window == 0 || prefix.is_empty() {
+                bad(
+                    &format!("context_monitor.models.{prefix}"),
+                    "model prefixes must be non-empty and windows greater than 0".into(),
+                );
+            }
+        }
+        if !(50..=600_000).contains(&self.hooks.deadline_ms) {
+            bad(
+                "hooks.deadline_ms",
+                format!(
+                    "must be between 50 and 600000, got {}",
+                    self.hooks.deadline_ms
+                ),
+            );
+        }
+        if self.resumption.source_file.trim().is_empty() {
+            bad("resumption.source_file", "must not be empty".into());
+        }
+        for trigger in &self.resume_logs.triggers {
+            if parse_trigger(trigger).is_none() {
+                bad(
+                    "resume_logs.triggers",
+                    format!(
+                        "unknown trigger {trigger:?}: use pre_compact, session_end, manual or tier:<tier>"
+                    ),
+                );
+            }
+        }
+        if self.resume_logs.keep == 0 {
+            bad("resume_logs.keep", "must be at least 1".into());
+        }
+        issues
+    }
+
+    pub fn thresholds(&self) -> Result<Thresholds, ctxmon_domain::ThresholdError> {
+        let cm = &self.context_monitor;
+        Thresholds::new(
+            cm.low_threshold,
+            cm.warning_threshold,
+            cm.critical_threshold,
+            cm.emergency_threshold,
+        )
+    }
+
+    pub fn auto_compact_buffer(&self) -> TokenCount {
+        TokenCount(self.context_monitor.auto_compact_buffer)
+    }
+
+    pub fn window_override(&self) -> Option<ContextWindow> {
+        self.context_monitor
+            .context_window
+            .and_then(ContextWindow::new)
+    }
+}
+
+/// A resume-log trigger as written in `resume_logs.triggers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TriggerSpec {
+    PreCompact,
+    SessionEnd,
+    Manual,
+    Tier(ThresholdTier),
+}
+
+pub fn parse_trigger(s: &str) -> Option<TriggerSpec> {
+    match s.trim() {
+        "pre_compact" => Some(TriggerSpec::PreCompact),
+        "session_end" => Some(TriggerSpec::SessionEnd),
+        "manual" => Some(TriggerSpec::Manual),
+        other => other
+            .strip_prefix("tier:")
+            .and_then(ThresholdTier::parse)
+            .map(TriggerSpec::Tier),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        assert_eq!(Config::default().validate(), vec![]);
+        assert_eq!(
+            Config::default().thresholds().unwrap(),
+            Thresholds::default()
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        let err = serde_json::from_str::<Config>(r#"{"context_monitor":{"warning_treshold":0.7}}"#)
+            .unwrap_err();
+        assert!(err.to_string().contains("warning_treshold"), "{err}");
+    }
+
+    #[test]
+    fn invalid_values_name_their_keys() {
+        let mut c = Config::default();
+        c.context_monitor.warning_threshold = 0.9;
+        c.context_monitor.post_compaction_percent = 5;
+        c.resume_logs.triggers.push("tier:severe".into());
+        let keys: Vec<_> = c.validate().into_iter().map(|i| i.key).collect();
+        assert_eq!(
+            keys,
+            vec![
+                "context_monitor.warning_threshold, context_monitor.critical_threshold",
+                "context_monitor.post_compaction_percent",
+                "resume_logs.triggers"
+            ]
+        );
+    }
+
+    #[test]
+    fn triggers_parse() {
+        assert_eq!(
+            parse_trigger("tier:critical"),
+            Some(TriggerSpec::Tier(ThresholdTier::Critical))
+        );
+        assert_eq!(parse_trigger("session_end"), Some(TriggerSpec::SessionEnd));
+        assert_eq!(parse_trigger("95%"), None);
+    }
+}

@@ -1,0 +1,278 @@
+//! One table describing every configuration key; the JSON Schema, `config get` validation and
+//! documentation are all derived from it, and a test keeps it in step with the structs.
+
+use serde_json::{Map, Value, json};
+
+use super::Config;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FieldKind {
+    Bool,
+    /// An integer within the inclusive range.
+    Integer {
+        min: u64,
+        max: u64,
+    },
+    /// An optional integer (absent means "not set").
+    OptionalInteger {
+        min: u64,
+    },
+    Ratio,
+    String,
+    /// One of the listed strings.
+    Enum(&'static [&'static str]),
+    StringList,
+    /// A table of string → positive integer.
+    IntegerMap,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct FieldSpec {
+    pub key: &'static str,
+    pub kind: FieldKind,
+    pub description: &'static str,
+}
+
+const MIB: u64 = 1024 * 1024;
+
+pub const FIELDS: &[FieldSpec] = &[
+    FieldSpec {
+        key: "context_monitor.enabled",
+        kind: FieldKind::Bool,
+        description: "Inject the <context-monitor> tag on prompts at all.",
+    },
+    FieldSpec {
+        key: "context_monitor.low_threshold",
+        kind: FieldKind::Ratio,
+        description: "Fill ratio where LOW begins (0 < low < warning).",
+    },
+    FieldSpec {
+        key: "context_monitor.warning_threshold",
+        kind: FieldKind::Ratio,
+        description: "Fill ratio where WARNING begins.",
+    },
+    FieldSpec {
+        key: "context_monitor.critical_threshold",
+        kind: FieldKind::Ratio,
+        description: "Fill ratio where CRITICAL begins.",
+    },
+    FieldSpec {
+        key: "context_monitor.emergency_threshold",
+        kind: FieldKind::Ratio,
+        description: "Fill ratio where EMERGENCY begins (at most 1).",
+    },
+    FieldSpec {
+        key: "context_monitor.context_window",
+        kind: FieldKind::OptionalInteger { min: 1 },
+        description: "Window size in tokens; overrides the status-line payload and the model rules.",
+    },
+    FieldSpec {
+        key: "context_monitor.auto_compact_buffer",
+        kind: FieldKind::Integer {
+            min: 0,
+            max: 1_000_000,
+        },
+        description: "Tokens Claude Code reserves before auto-compacting (about 33,000).",
+    },
+    FieldSpec {
+        key: "context_monitor.max_scan_bytes",
+        kind: FieldKind::Integer {
+            min: 65_536,
+            max: 64 * 1024 * MIB,
+        },
+        description: "How far back from the end the transcript reader looks for a usage record.",
+    },
+    FieldSpec {
+        key: "context_monitor.inject",
+        kind: FieldKind::Enum(&["always", "on-change", "warning-and-above"]),
+        description: "When the <context-monitor> tag is injected.",
+    },
+    FieldSpec {
+        key: "context_monitor.post_compaction_percent",
+        kind: FieldKind::Integer { min: 10, max: 60 },
+        description: "After a compaction without a recorded size, assume this percent of the window is used.",
+    },
+    FieldSpec {
+        key: "context_monitor.models",
+        kind: FieldKind::IntegerMap,
+        description: "Model id prefix to window size; the longest prefix wins.",
+    },
+    FieldSpec {
+        key: "hooks.deadline_ms",
+        kind: FieldKind::Integer {
+            min: 50,
+            max: 600_000,
+        },
+        description: "A hook answers with what it has after this many milliseconds.",
+    },
+    FieldSpec {
+        key: "hooks.log_max_bytes",
+        kind: FieldKind::Integer {
+            min: 0,
+            max: 1024 * MIB,
+        },
+        description: "Size at which .ctxmon/logs/hooks.log is rotated.",
+    },
+    FieldSpec {
+        key: "resumption.source_file",
+        kind: FieldKind::String,
+        description: "Resumption source file, relative to the project directory (.yaml or .json).",
+    },
+    FieldSpec {
+        key: "resumption.derive_from_transcript",
+        kind: FieldKind::Bool,
+        description: "Without a source file, derive resumption state from the transcript tail.",
+    },
+    FieldSpec {
+        key: "resumption.max_age_hours",
+        kind: FieldKind::Integer {
+            min: 0,
+            max: 100_000,
+        },
+        description: "At startup/clear, hand back checkpoints younger than this.",
+    },
+    FieldSpec {
+        key: "resumption.stale_after_minutes",
+        kind: FieldKind::Integer {
+            min: 0,
+            max: 100_000,
+        },
+        description: "Warn when the source file's updated_at is older than this.",
+    },
+    FieldSpec {
+        key: "resumption.tail_bytes",
+        kind: FieldKind::Integer {
+            min: 4096,
+            max: 1024 * MIB,
+        },
+        description: "How much of the transcript's end derivation reads.",
+    },
+    FieldSpec {
+        key: "resumption.max_source_bytes",
+        kind: FieldKind::Integer {
+            min: 1,
+            max: 64 * MIB,
+        },
+        description: "Source files larger than this are ignored with a warning.",
+    },
+    FieldSpec {
+        key: "resume_logs.enabled",
+        kind: FieldKind::Bool,
+        description: "Write resume logs on the configured triggers.",
+    },
+    FieldSpec {
+        key: "resume_logs.triggers",
+        kind: FieldKind::StringList,
+        description: "pre_compact, session_end, manual, tier:<tier> (e.g. tier:critical).",
+    },
+    FieldSpec {
+        key: "resume_logs.keep",
+        kind: FieldKind::Integer {
+            min: 1,
+            max: 100_000,
+        },
+        description: "How many resume logs cleanup keeps.",
+    },
+];
+
+/// Looks up a key's description.
+pub fn field(key: &str) -> Option<&'static FieldSpec> {
+    FIELDS.iter().find(|f| f.key == key)
+}
+
+/// A JSON Schema (draft 2020-12) of the whole configuration, with each key's default.
+pub fn json_schema() -> Value {
+    let defaults = serde_json::to_value(Config::default()).unwrap_or(Value::Null);
+    let mut sections: Map<String, Value> = Map::new();
+    for spec in FIELDS {
+        let (section, name) = spec.key.split_once('.').unwrap_or(("", spec.key));
+        let default = defaults
+            .get(section)
+            .and_then(|s| s.get(name))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let mut prop = kind_schema(spec.kind);
+        if let Value::Object(obj) = &mut prop {
+            obj.insert("description".into(), Value::String(spec.description.into()));
+            if !default.is_null() {
+                obj.insert("default".into(), default);
+            }
+        }
+        let entry = sections.entry(section.to_string()).or_insert_with(
+            || json!({"type": "object", "additionalProperties": false, "properties": {}}),
+        );
+        if let Some(props) = entry.get_mut("properties").and_then(Value::as_object_mut) {
+            props.insert(name.to_string(), prop);
+        }
+    }
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "ctxmon configuration",
+        "description": "Layered: defaults < user < .ctxmon/config.toml < .ctxmon/config.local.toml < CTXMON_* env < flags",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": sections,
+    })
+}
+
+fn kind_schema(kind: FieldKind) -> Value {
+    match kind {
+        FieldKind::Bool => json!({"type": "boolean"}),
+        FieldKind::Integer { min, max } => {
+            json!({"type": "integer", "minimum": min, "maximum": max})
+        }
+        FieldKind::OptionalInteger { min } => json!({"type": ["integer", "null"], "minimum": min}),
+        FieldKind::Ratio => json!({"type": "number", "exclusiveMinimum": 0, "maximum": 1}),
+        FieldKind::String => json!({"type": "string", "minLength": 1}),
+        FieldKind::Enum(values) => json!({"type": "string", "enum": values}),
+        FieldKind::StringList => json!({"type": "array", "items": {"type": "string"}}),
+        FieldKind::IntegerMap => {
+            json!({"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}})
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leaf_keys(prefix: &str, v: &Value, out: &mut Vec<String>) {
+        match v {
+            // `models` is a map the user fills, so it is a leaf of the schema.
+            Value::Object(map) if !prefix.ends_with("models") => {
+                for (k, child) in map {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    leaf_keys(&key, child, out);
+                }
+            }
+            _ => out.push(prefix.to_string()),
+        }
+    }
+
+    #[test]
+    fn table_covers_every_config_key_exactly() {
+        let mut keys = Vec::new();
+        leaf_keys(
+            "",
+            &serde_json::to_value(Config::default()).unwrap(),
+            &mut keys,
+        );
+        keys.sort();
+        let mut table: Vec<String> = FIELDS.iter().map(|f| f.key.to_string()).collect();
+        table.sort();
+        assert_eq!(keys, table);
+    }
+
+    #[test]
+    fn schema_carries_post_compaction_percent_bounds() {
+        let s = json_schema();
+        let p = &s["properties"]["context_monitor"]["properties"]["post_compaction_percent"];
+        assert_eq!(p["minimum"], 10);
+        assert_eq!(p["maximum"], 60);
+        assert_eq!(p["default"], 30);
+    }
+}

@@ -1,0 +1,13 @@
+//! Ports: the traits through which use cases reach the world. Adapters in `ctxmon-infra-fs`
+//! implement them; tests implement them in memory.
+
+mod error;
+mod stores;
+mod transcript;
+
+pub use error::{PortError, PortErrorKind};
+pub use stores::{Clock, EventLog, SessionStateStore};
+pub use transcript::{
+    ChainScope, CompactionBoundary, ScanLimits, TranscriptError, TranscriptErrorKind,
+    TranscriptReader, TranscriptReading, UsageRecord,
+};

@@ -1,0 +1,25 @@
+//! Ports for time, per-session state and the event log.
+
+use ctxmon_domain::{EventRecord, SessionKey, SessionState, Timestamp};
+
+use super::PortError;
+
+/// The only way time reaches the core.
+pub trait Clock {
+    fn now(&self) -> Timestamp;
+}
+
+/// Per-session monitor state (`.ctxmon/state/<session>.json`).
+pub trait SessionStateStore {
+    /// `Ok(None)` when the session has no state yet.
+    fn load(&self, session: &SessionKey) -> Result<Option<SessionState>, PortError>;
+    /// Replaces the session's state atomically: a reader sees the old or the new file, never a
+    /// mix.
+    fn save(&self, session: &SessionKey, state: &SessionState) -> Result<(), PortError>;
+}
+
+/// The append-only domain event log (`.ctxmon/events.jsonl`).
+pub trait EventLog {
+    /// Appends whole lines under a lock so concurrent hooks never interleave or lose a line.
+    fn append(&self, records: &[EventRecord]) -> Result<(), PortError>;
+}

@@ -1,0 +1,109 @@
+//! The transcript port: what the reader finds at the end of a Claude Code transcript.
+//!
+//! The reader reports facts (the newest qualifying usage record, a newer compaction boundary);
+//! the estimator decides what they mean. That split keeps policy testable without files.
+
+use std::path::Path;
+
+use ctxmon_domain::TokenCount;
+
+/// How far back a scan may look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanLimits {
+    pub max_scan_bytes: u64,
+}
+
+impl Default for ScanLimits {
+    fn default() -> Self {
+        ScanLimits {
+            max_scan_bytes: 32 * 1024 * 1024,
+        }
+    }
+}
+
+/// Which lines the result came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChainScope {
+    /// Main-chain lines (the normal case).
+    Main,
+    /// The file had no qualifying main-chain line but had sidechain ones: a subagent transcript.
+    Sidechain,
+}
+
+/// The newest qualifying usage record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageRecord {
+    /// input + cache_creation (or its nested ephemeral sum) + cache_read.
+    pub tokens: TokenCount,
+    pub model: Option<String>,
+    pub message_id: Option<String>,
+    pub timestamp: Option<String>,
+}
+
+/// A `compact_boundary` line newer than every qualifying usage record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompactionBoundary {
+    pub uuid: Option<String>,
+    pub timestamp: Option<String>,
+    pub trigger: Option<String>,
+    pub pre_tokens: Option<TokenCount>,
+    pub post_tokens: Option<TokenCount>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptReading {
+    /// `None` when no qualifying record was found within the limits.
+    pub usage: Option<UsageRecord>,
+    /// A boundary met before (i.e. newer than) any usage record. When it is `Some`, `usage` is
+    /// `None`: the scan stops at the boundary because what precedes it was compacted away.
+    pub boundary: Option<CompactionBoundary>,
+    pub scope: ChainScope,
+    pub bytes_scanned: u64,
+    /// True when the scan stopped at `max_scan_bytes` rather than at a result or the file start.
+    pub hit_scan_limit: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TranscriptErrorKind {
+    /// No file at the path (the seeds' `FileNotFoundError`).
+    NotFound,
+    /// The file is empty (the seeds' `ValueError`).
+    Empty,
+    /// The path is a directory, FIFO or other non-regular file.
+    NotAFile,
+    PermissionDenied,
+    Io,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptError {
+    pub kind: TranscriptErrorKind,
+    pub message: String,
+}
+
+impl TranscriptError {
+    pub fn new(kind: TranscriptErrorKind, message: impl Into<String>) -> TranscriptError {
+        TranscriptError {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for TranscriptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for TranscriptError {}
+
+pub trait TranscriptReader {
+    /// Scans `path` from the end, newest line first, per spec §2. Never reads more than
+    /// `limits.max_scan_bytes` (plus one block) and never the whole file unless it is smaller.
+    fn read_latest(
+        &self,
+        path: &Path,
+        limits: ScanLimits,
+    ) -> Result<TranscriptReading, TranscriptError>;
+}

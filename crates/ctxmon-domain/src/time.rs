@@ -1,0 +1,159 @@
+//! Timestamps as plain values. The domain never reads a clock; callers pass times in.
+
+use serde::{Deserialize, Serialize};
+
+/// Milliseconds since the Unix epoch (UTC).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct Timestamp(pub i64);
+
+impl Timestamp {
+    pub fn from_millis(ms: i64) -> Timestamp {
+        Timestamp(ms)
+    }
+
+    pub fn millis(self) -> i64 {
+        self.0
+    }
+
+    /// RFC 3339 in UTC with millisecond precision, e.g. `2026-04-18T13:50:40.622Z`.
+    pub fn to_rfc3339(self) -> String {
+        let secs = self.0.div_euclid(1000);
+        let ms = self.0.rem_euclid(1000);
+        let days = secs.div_euclid(86_400);
+        let sod = secs.rem_euclid(86_400);
+        let (y, m, d) = civil_from_days(days);
+        format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+            sod / 3600,
+            (sod % 3600) / 60,
+            sod % 60
+        )
+    }
+
+    /// Parses the RFC 3339 forms Claude Code and ctxmon write (`Z` or `±hh:mm` offsets, optional
+    /// fraction). Returns `None` for anything else rather than guessing.
+    pub fn parse_rfc3339(s: &str) -> Option<Timestamp> {
+        let s = s.trim();
+        let b = s.as_bytes();
+        if b.len() < 20
+            || b[4] != b'-'
+            || b[7] != b'-'
+            || !(b[10] == b'T' || b[10] == b't' || b[10] == b' ')
+            || b[13] != b':'
+            || b[16] != b':'
+        {
+            return None;
+        }
+        let num = |r: std::ops::Range<usize>| -> Option<i64> { s.get(r)?.parse::<i64>().ok() };
+        let (y, mo, d, h, mi, se) = (
+            num(0..4)?,
+            num(5..7)?,
+            num(8..10)?,
+            num(11..13)?,
+            num(14..16)?,
+            num(17..19)?,
+        );
+        if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
+            return None;
+        }
+        let mut rest = &s[19..];
+        let mut ms = 0i64;
+        if let Some(frac) = rest.strip_prefix('.') {
+            let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
+            if digits == 0 {
+                return None;
+            }
+            let first3: String = frac[..digits]
+                .chars()
+                .chain("000".chars())
+                .take(3)
+                .collect();
+            ms = first3.parse().ok()?;
+            rest = &frac[digits..];
+        }
+        let offset_secs = match rest {
+            "Z" | "z" => 0,
+            _ if rest.len() == 6
+                && (rest.starts_with('+') || rest.starts_with('-'))
+                && rest.get(3..4) == Some(":") =>
+            {
+                let sign = if rest.starts_with('-') { -1 } else { 1 };
+                sign * (rest.get(1..3)?.parse::<i64>().ok()? * 3600
+                    + rest.get(4..6)?.parse::<i64>().ok()? * 60)
+            }
+            _ => return None,
+        };
+        let days = days_from_civil(y, mo, d);
+        let secs = days * 86_400 + h * 3600 + mi * 60 + se - offset_secs;
+        Some(Timestamp(secs.checked_mul(1000)?.checked_add(ms)?))
+    }
+}
+
+// Howard Hinnant's civil-date algorithms: exact for the proleptic Gregorian calendar.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn formats_known_instants() {
+        assert_eq!(Timestamp(0).to_rfc3339(), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            Timestamp(1_776_520_240_622).to_rfc3339(),
+            "2026-04-18T13:50:40.622Z"
+        );
+    }
+
+    #[test]
+    fn parses_claude_code_timestamps() {
+        assert_eq!(
+            Timestamp::parse_rfc3339("2026-04-18T13:50:40.622Z"),
+            Some(Timestamp(1_776_520_240_622))
+        );
+        assert_eq!(
+            Timestamp::parse_rfc3339("2026-04-18T15:50:40+02:00"),
+            Some(Timestamp(1_776_520_240_000))
+        );
+        assert_eq!(Timestamp::parse_rfc3339("2026-04-18"), None);
+        assert_eq!(Timestamp::parse_rfc3339("not a time at all!!"), None);
+        assert_eq!(Timestamp::parse_rfc3339("2026-13-18T13:50:40Z"), None);
+    }
+
+    proptest! {
+        #[test]
+        fn round_trips(ms in -10_000_000_000_000i64..100_000_000_000_000) {
+            prop_assert_eq!(Timestamp::parse_rfc3339(&Timestamp(ms).to_rfc3339()), Some(Timestamp(ms)));
+        }
+
+        #[test]
+        fn never_panics(s in any::<String>()) {
+            let _ = Timestamp::parse_rfc3339(&s);
+        }
+    }
+}
