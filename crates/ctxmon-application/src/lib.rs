@@ -5,4 +5,6 @@
 //! one of them runs in tests with in-memory adapters.
 
 pub mod config;
+pub mod fill;
+pub mod monitor_tag;
 pub mod ports;

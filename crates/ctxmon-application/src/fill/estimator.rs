@@ -1,0 +1,153 @@
+//! `ContextFillEstimator`: turns what the transcript reader (or a status-line payload) reports
+//! into a `FillEstimate`. Policy lives here; the reader only reports facts.
+
+use std::path::Path;
+
+use ctxmon_domain::{ContextWindow, FillEstimate, FillSource, ThresholdError, Thresholds, TokenCount};
+
+use super::window::{WindowReason, WindowRules};
+use crate::config::Config;
+use crate::ports::{ChainScope, ScanLimits, TranscriptError, TranscriptReader, TranscriptReading};
+
+/// Everything the estimator needs from configuration, validated once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FillSettings {
+    pub thresholds: Thresholds,
+    pub windows: WindowRules,
+    pub auto_compact_buffer: TokenCount,
+    pub limits: ScanLimits,
+    /// Percent of the window assumed used after a compaction whose size is unknown (BUG-329).
+    pub post_compaction_percent: u64,
+}
+
+impl FillSettings {
+    pub fn from_config(config: &Config) -> Result<FillSettings, ThresholdError> {
+        Ok(FillSettings {
+            thresholds: config.thresholds()?,
+            windows: WindowRules::from_config(config),
+            auto_compact_buffer: config.auto_compact_buffer(),
+            limits: ScanLimits { max_scan_bytes: config.context_monitor.max_scan_bytes },
+            post_compaction_percent: config.context_monitor.post_compaction_percent.clamp(10, 60),
+        })
+    }
+
+    /// The post-compaction baseline for a window: `post_compaction_percent` of it.
+    pub fn post_compaction_baseline(&self, window: ContextWindow) -> TokenCount {
+        TokenCount(window.get().saturating_mul(self.post_compaction_percent) / 100)
+    }
+
+    /// An estimate for a known token count, with window correction applied.
+    pub fn estimate_for(&self, tokens: TokenCount, source: FillSource, payload_window: Option<u64>, model: Option<&str>) -> FillEstimate {
+        let models: Vec<&str> = model.into_iter().collect();
+        let choice = self.windows.choose(payload_window, &models, Some(tokens));
+        let estimate = FillEstimate::measured(tokens, choice.window, &self.thresholds, self.auto_compact_buffer, source, model.map(str::to_string));
+        if choice.reason == WindowReason::Corrected {
+            estimate.with_note(format!("{tokens} tokens exceed the expected window; assuming a {} window", choice.window.get()))
+        } else {
+            estimate
+        }
+    }
+}
+
+/// What to measure. Every field is optional; the estimator uses what it is given.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EstimateRequest<'a> {
+    pub transcript_path: Option<&'a Path>,
+    /// The status-line payload's `current_usage`, already summed (spec §2 formula).
+    pub payload_usage: Option<TokenCount>,
+    /// The status-line payload's `context_window_size`.
+    pub payload_window: Option<u64>,
+    /// A model id from the payload or `--model`; may carry `[1m]`.
+    pub model_hint: Option<&'a str>,
+}
+
+/// An estimate together with the raw reading it came from (the prompt-submit use case needs the
+/// boundary to detect compactions).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurement {
+    pub estimate: FillEstimate,
+    pub reading: Option<TranscriptReading>,
+    pub error: Option<TranscriptError>,
+}
+
+#[derive(Debug)]
+pub struct ContextFillEstimator<'a, R: TranscriptReader + ?Sized> {
+    reader: &'a R,
+    settings: &'a FillSettings,
+}
+
+impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
+    pub fn new(reader: &'a R, settings: &'a FillSettings) -> Self {
+        ContextFillEstimator { reader, settings }
+    }
+
+    pub fn estimate(&self, request: EstimateRequest<'_>) -> FillEstimate {
+        self.measure(request).estimate
+    }
+
+    /// Never fails: every problem becomes a NOMINAL estimate with source `unavailable` and the
+    /// reason in `note`.
+    pub fn measure(&self, request: EstimateRequest<'_>) -> Measurement {
+        let s = self.settings;
+        if let Some(tokens) = request.payload_usage.filter(|t| t.get() > 0) {
+            let estimate = s.estimate_for(tokens, FillSource::Payload, request.payload_window, request.model_hint);
+            return Measurement { estimate, reading: None, error: None };
+        }
+        let Some(path) = request.transcript_path else {
+            return Measurement { estimate: self.unavailable(request, "no transcript path was given"), reading: None, error: None };
+        };
+        match self.reader.read_latest(path, s.limits) {
+            Err(error) => {
+                let estimate = self.unavailable(request, &format!("transcript unreadable: {error}"));
+                Measurement { estimate, reading: None, error: Some(error) }
+            }
+            Ok(reading) => {
+                let estimate = self.from_reading(request, &reading);
+                Measurement { estimate, reading: Some(reading), error: None }
+            }
+        }
+    }
+
+    fn from_reading(&self, request: EstimateRequest<'_>, reading: &TranscriptReading) -> FillEstimate {
+        let s = self.settings;
+        if let Some(usage) = &reading.usage {
+            // A status-line or --model id outranks the transcript's for window rules: only it can
+            // carry `[1m]`. The transcript's model is what the estimate reports when it has one.
+            let model = usage.model.as_deref().or(request.model_hint);
+            let mut models: Vec<&str> = request.model_hint.into_iter().collect();
+            models.extend(usage.model.as_deref());
+            let choice = s.windows.choose(request.payload_window, &models, Some(usage.tokens));
+            let mut estimate =
+                FillEstimate::measured(usage.tokens, choice.window, &s.thresholds, s.auto_compact_buffer, FillSource::Transcript, model.map(str::to_string));
+            if choice.reason == WindowReason::Corrected {
+                estimate.note = Some(format!("{} tokens exceed the expected window; assuming a {} window", usage.tokens, choice.window.get()));
+            } else if reading.scope == ChainScope::Sidechain {
+                estimate.note = Some("subagent transcript: measured from sidechain lines".into());
+            }
+            return estimate;
+        }
+        if let Some(boundary) = &reading.boundary {
+            let models: Vec<&str> = request.model_hint.into_iter().collect();
+            let window = s.windows.choose(request.payload_window, &models, None).window;
+            let (tokens, note) = match boundary.post_tokens {
+                Some(post) => (post, "compacted; size from the boundary's postTokens".to_string()),
+                None => (s.post_compaction_baseline(window), format!("compacted; assuming {}% of the window until the next response", s.post_compaction_percent)),
+            };
+            return s.estimate_for(tokens, FillSource::Compaction, request.payload_window, request.model_hint).with_note(note);
+        }
+        let reason = if reading.hit_scan_limit {
+            format!("no usage record in the last {} bytes of the transcript", reading.bytes_scanned)
+        } else {
+            "the transcript has no usage record yet".to_string()
+        };
+        self.unavailable(request, &reason)
+    }
+
+    fn unavailable(&self, request: EstimateRequest<'_>, reason: &str) -> FillEstimate {
+        let models: Vec<&str> = request.model_hint.into_iter().collect();
+        let window = self.settings.windows.choose(request.payload_window, &models, None).window;
+        let mut e = FillEstimate::unavailable(window, self.settings.auto_compact_buffer, reason);
+        e.model = request.model_hint.map(str::to_string);
+        e
+    }
+}

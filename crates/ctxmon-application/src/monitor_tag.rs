@@ -1,0 +1,94 @@
+//! The `<context-monitor>` tag injected on every prompt (spec §3).
+//!
+//! It is paid for again on every later turn (injected text stays in the history), so it is
+//! short: 40–200 estimated tokens at every tier, a check `cargo xtask budgets` enforces.
+
+use ctxmon_domain::xml::escape_attr;
+use ctxmon_domain::{FillEstimate, ThresholdTier, Thresholds};
+
+/// Inclusive token budget of the tag, shared with the budget check.
+pub const MONITOR_TAG_MIN_TOKENS: u64 = 40;
+pub const MONITOR_TAG_MAX_TOKENS: u64 = 200;
+
+/// Renders the tag for an estimate. Every interpolated value is escaped even though today they
+/// are all numbers or fixed words: the tag must stay well-formed whatever a future field holds.
+pub fn render_context_monitor(estimate: &FillEstimate, thresholds: &Thresholds) -> String {
+    let tier = estimate.threshold_tier;
+    let mut out = String::with_capacity(480);
+    out.push_str("<context-monitor fill=\"");
+    out.push_str(&estimate.percent().to_string());
+    out.push_str("%\" tier=\"");
+    out.push_str(tier.name());
+    out.push_str("\" tokens=\"");
+    out.push_str(&estimate.input_tokens.to_string());
+    out.push_str("\" window=\"");
+    out.push_str(&estimate.context_window_size.get().to_string());
+    out.push_str("\" until-auto-compact=\"");
+    out.push_str(&estimate.tokens_until_auto_compact.to_string());
+    out.push_str("\" source=\"");
+    out.push_str(&escape_attr(estimate.source.key()));
+    out.push_str("\">\n");
+    out.push_str(&recommended_action(estimate));
+    if let Some(next) = next_tier(tier) {
+        let at = (thresholds.lower_bound(next) * 100.0).round();
+        out.push_str(&format!(" {} begins at {at}%.", next.name()));
+    }
+    out.push_str("\n</context-monitor>");
+    out
+}
+
+/// The tier-specific advice: nothing at NOMINAL, "write state now" at EMERGENCY.
+pub fn recommended_action(estimate: &FillEstimate) -> String {
+    let until = estimate.tokens_until_auto_compact;
+    // Past Claude Code's auto-compact point the room is 0; "about 0 tokens" would read as a bug.
+    let room = if until.get() == 0 { "Auto-compaction can start at any moment.".to_string() } else { format!("About {until} tokens until auto-compaction.") };
+    match estimate.threshold_tier {
+        ThresholdTier::Nominal => "Context healthy; no action needed. Work normally.".to_string(),
+        ThresholdTier::Low => "Context filling. Prefer targeted reads (line ranges, grep) over whole files; avoid large outputs.".to_string(),
+        ThresholdTier::Warning => "Finish the current subtask. Keep decisions, progress and next steps current in your todo list so they survive compaction; avoid large reads.".to_string(),
+        ThresholdTier::Critical => format!(
+            "{room} Write down the current state now (goal, done, in progress, next steps, key files) and complete only the current step."
+        ),
+        ThresholdTier::Emergency => format!(
+            "Stop starting new work. Write state now: goal, progress, next steps and the files being edited. {room}"
+        ),
+    }
+}
+
+fn next_tier(tier: ThresholdTier) -> Option<ThresholdTier> {
+    ThresholdTier::ALL.into_iter().find(|t| *t > tier)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ctxmon_domain::{ContextWindow, FillSource, TokenCount, estimate_tokens};
+    use proptest::prelude::*;
+
+    fn estimate(tokens: u64, window: u64) -> FillEstimate {
+        let window = ContextWindow::new(window).unwrap();
+        FillEstimate::measured(TokenCount(tokens), window, &Thresholds::default(), TokenCount(33_000), FillSource::Transcript, Some("m".into()))
+    }
+
+    #[test]
+    fn the_tag_parses_and_carries_the_figures() {
+        let tag = render_context_monitor(&estimate(150_000, 200_000), &Thresholds::default());
+        let doc = roxmltree::Document::parse(&tag).unwrap();
+        let root = doc.root_element();
+        assert_eq!(root.tag_name().name(), "context-monitor");
+        assert_eq!(root.attribute("fill"), Some("75%"));
+        assert_eq!(root.attribute("tier"), Some("WARNING"));
+        assert_eq!(root.attribute("until-auto-compact"), Some("17000"));
+        assert!(root.text().unwrap_or("").contains("CRITICAL begins at 80%"));
+    }
+
+    proptest! {
+        #[test]
+        fn every_tag_is_within_budget_and_well_formed(tokens in 0u64..u64::MAX / 2, window in 1u64..u64::MAX / 2) {
+            let tag = render_context_monitor(&estimate(tokens, window), &Thresholds::default());
+            let size = estimate_tokens(&tag).get();
+            prop_assert!((MONITOR_TAG_MIN_TOKENS..=MONITOR_TAG_MAX_TOKENS).contains(&size), "{size} tokens: {tag}");
+            prop_assert!(roxmltree::Document::parse(&tag).is_ok());
+        }
+    }
+}
