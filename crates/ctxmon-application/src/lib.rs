@@ -6,5 +6,7 @@
 
 pub mod config;
 pub mod fill;
+pub mod hooks;
+pub mod memory;
 pub mod monitor_tag;
 pub mod ports;

@@ -41,7 +41,11 @@ pub fn render_context_monitor(estimate: &FillEstimate, thresholds: &Thresholds) 
 pub fn recommended_action(estimate: &FillEstimate) -> String {
     let until = estimate.tokens_until_auto_compact;
     // Past Claude Code's auto-compact point the room is 0; "about 0 tokens" would read as a bug.
-    let room = if until.get() == 0 { "Auto-compaction can start at any moment.".to_string() } else { format!("About {until} tokens until auto-compaction.") };
+    let room = if until.get() == 0 {
+        "Auto-compaction can start at any moment.".to_string()
+    } else {
+        format!("About {until} tokens until auto-compaction.")
+    };
     match estimate.threshold_tier {
         ThresholdTier::Nominal => "Context healthy; no action needed. Work normally.".to_string(),
         ThresholdTier::Low => "Context filling. Prefer targeted reads (line ranges, grep) over whole files; avoid large outputs.".to_string(),
@@ -67,7 +71,14 @@ mod tests {
 
     fn estimate(tokens: u64, window: u64) -> FillEstimate {
         let window = ContextWindow::new(window).unwrap();
-        FillEstimate::measured(TokenCount(tokens), window, &Thresholds::default(), TokenCount(33_000), FillSource::Transcript, Some("m".into()))
+        FillEstimate::measured(
+            TokenCount(tokens),
+            window,
+            &Thresholds::default(),
+            TokenCount(33_000),
+            FillSource::Transcript,
+            Some("m".into()),
+        )
     }
 
     #[test]

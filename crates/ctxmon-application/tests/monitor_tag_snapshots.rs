@@ -1,17 +1,32 @@
 //! Golden snapshots of the `<context-monitor>` tag, one per tier (reviewed like code).
 
 use ctxmon_application::monitor_tag::render_context_monitor;
-use ctxmon_domain::{ContextWindow, FillEstimate, FillSource, ThresholdTier, Thresholds, TokenCount};
+use ctxmon_domain::{
+    ContextWindow, FillEstimate, FillSource, ThresholdTier, Thresholds, TokenCount,
+};
 
 fn tag_at(tokens: u64) -> (ThresholdTier, String) {
     let t = Thresholds::default();
-    let e = FillEstimate::measured(TokenCount(tokens), ContextWindow::DEFAULT, &t, TokenCount(33_000), FillSource::Transcript, None);
+    let e = FillEstimate::measured(
+        TokenCount(tokens),
+        ContextWindow::DEFAULT,
+        &t,
+        TokenCount(33_000),
+        FillSource::Transcript,
+        None,
+    );
     (e.threshold_tier, render_context_monitor(&e, &t))
 }
 
 #[test]
 fn one_snapshot_per_tier() {
-    let cases = [(100_000, "nominal"), (115_000, "low"), (150_000, "warning"), (170_000, "critical"), (180_000, "emergency")];
+    let cases = [
+        (100_000, "nominal"),
+        (115_000, "low"),
+        (150_000, "warning"),
+        (170_000, "critical"),
+        (180_000, "emergency"),
+    ];
     for (tokens, name) in cases {
         let (tier, tag) = tag_at(tokens);
         assert_eq!(tier.key(), name);

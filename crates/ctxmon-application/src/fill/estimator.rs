@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use ctxmon_domain::{ContextWindow, FillEstimate, FillSource, ThresholdError, Thresholds, TokenCount};
+use ctxmon_domain::{
+    ContextWindow, FillEstimate, FillSource, ThresholdError, Thresholds, TokenCount,
+};
 
 use super::window::{WindowReason, WindowRules};
 use crate::config::Config;
@@ -26,7 +28,9 @@ impl FillSettings {
             thresholds: config.thresholds()?,
             windows: WindowRules::from_config(config),
             auto_compact_buffer: config.auto_compact_buffer(),
-            limits: ScanLimits { max_scan_bytes: config.context_monitor.max_scan_bytes },
+            limits: ScanLimits {
+                max_scan_bytes: config.context_monitor.max_scan_bytes,
+            },
             post_compaction_percent: config.context_monitor.post_compaction_percent.clamp(10, 60),
         })
     }
@@ -37,12 +41,28 @@ impl FillSettings {
     }
 
     /// An estimate for a known token count, with window correction applied.
-    pub fn estimate_for(&self, tokens: TokenCount, source: FillSource, payload_window: Option<u64>, model: Option<&str>) -> FillEstimate {
+    pub fn estimate_for(
+        &self,
+        tokens: TokenCount,
+        source: FillSource,
+        payload_window: Option<u64>,
+        model: Option<&str>,
+    ) -> FillEstimate {
         let models: Vec<&str> = model.into_iter().collect();
         let choice = self.windows.choose(payload_window, &models, Some(tokens));
-        let estimate = FillEstimate::measured(tokens, choice.window, &self.thresholds, self.auto_compact_buffer, source, model.map(str::to_string));
+        let estimate = FillEstimate::measured(
+            tokens,
+            choice.window,
+            &self.thresholds,
+            self.auto_compact_buffer,
+            source,
+            model.map(str::to_string),
+        );
         if choice.reason == WindowReason::Corrected {
-            estimate.with_note(format!("{tokens} tokens exceed the expected window; assuming a {} window", choice.window.get()))
+            estimate.with_note(format!(
+                "{tokens} tokens exceed the expected window; assuming a {} window",
+                choice.window.get()
+            ))
         } else {
             estimate
         }
@@ -90,25 +110,51 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
     pub fn measure(&self, request: EstimateRequest<'_>) -> Measurement {
         let s = self.settings;
         if let Some(tokens) = request.payload_usage.filter(|t| t.get() > 0) {
-            let estimate = s.estimate_for(tokens, FillSource::Payload, request.payload_window, request.model_hint);
-            return Measurement { estimate, reading: None, error: None };
+            let estimate = s.estimate_for(
+                tokens,
+                FillSource::Payload,
+                request.payload_window,
+                request.model_hint,
+            );
+            return Measurement {
+                estimate,
+                reading: None,
+                error: None,
+            };
         }
         let Some(path) = request.transcript_path else {
-            return Measurement { estimate: self.unavailable(request, "no transcript path was given"), reading: None, error: None };
+            return Measurement {
+                estimate: self.unavailable(request, "no transcript path was given"),
+                reading: None,
+                error: None,
+            };
         };
         match self.reader.read_latest(path, s.limits) {
             Err(error) => {
-                let estimate = self.unavailable(request, &format!("transcript unreadable: {error}"));
-                Measurement { estimate, reading: None, error: Some(error) }
+                let estimate =
+                    self.unavailable(request, &format!("transcript unreadable: {error}"));
+                Measurement {
+                    estimate,
+                    reading: None,
+                    error: Some(error),
+                }
             }
             Ok(reading) => {
                 let estimate = self.from_reading(request, &reading);
-                Measurement { estimate, reading: Some(reading), error: None }
+                Measurement {
+                    estimate,
+                    reading: Some(reading),
+                    error: None,
+                }
             }
         }
     }
 
-    fn from_reading(&self, request: EstimateRequest<'_>, reading: &TranscriptReading) -> FillEstimate {
+    fn from_reading(
+        &self,
+        request: EstimateRequest<'_>,
+        reading: &TranscriptReading,
+    ) -> FillEstimate {
         let s = self.settings;
         if let Some(usage) = &reading.usage {
             // A status-line or --model id outranks the transcript's for window rules: only it can
@@ -116,11 +162,23 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
             let model = usage.model.as_deref().or(request.model_hint);
             let mut models: Vec<&str> = request.model_hint.into_iter().collect();
             models.extend(usage.model.as_deref());
-            let choice = s.windows.choose(request.payload_window, &models, Some(usage.tokens));
-            let mut estimate =
-                FillEstimate::measured(usage.tokens, choice.window, &s.thresholds, s.auto_compact_buffer, FillSource::Transcript, model.map(str::to_string));
+            let choice = s
+                .windows
+                .choose(request.payload_window, &models, Some(usage.tokens));
+            let mut estimate = FillEstimate::measured(
+                usage.tokens,
+                choice.window,
+                &s.thresholds,
+                s.auto_compact_buffer,
+                FillSource::Transcript,
+                model.map(str::to_string),
+            );
             if choice.reason == WindowReason::Corrected {
-                estimate.note = Some(format!("{} tokens exceed the expected window; assuming a {} window", usage.tokens, choice.window.get()));
+                estimate.note = Some(format!(
+                    "{} tokens exceed the expected window; assuming a {} window",
+                    usage.tokens,
+                    choice.window.get()
+                ));
             } else if reading.scope == ChainScope::Sidechain {
                 estimate.note = Some("subagent transcript: measured from sidechain lines".into());
             }
@@ -128,15 +186,37 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
         }
         if let Some(boundary) = &reading.boundary {
             let models: Vec<&str> = request.model_hint.into_iter().collect();
-            let window = s.windows.choose(request.payload_window, &models, None).window;
+            let window = s
+                .windows
+                .choose(request.payload_window, &models, None)
+                .window;
             let (tokens, note) = match boundary.post_tokens {
-                Some(post) => (post, "compacted; size from the boundary's postTokens".to_string()),
-                None => (s.post_compaction_baseline(window), format!("compacted; assuming {}% of the window until the next response", s.post_compaction_percent)),
+                Some(post) => (
+                    post,
+                    "compacted; size from the boundary's postTokens".to_string(),
+                ),
+                None => (
+                    s.post_compaction_baseline(window),
+                    format!(
+                        "compacted; assuming {}% of the window until the next response",
+                        s.post_compaction_percent
+                    ),
+                ),
             };
-            return s.estimate_for(tokens, FillSource::Compaction, request.payload_window, request.model_hint).with_note(note);
+            return s
+                .estimate_for(
+                    tokens,
+                    FillSource::Compaction,
+                    request.payload_window,
+                    request.model_hint,
+                )
+                .with_note(note);
         }
         let reason = if reading.hit_scan_limit {
-            format!("no usage record in the last {} bytes of the transcript", reading.bytes_scanned)
+            format!(
+                "no usage record in the last {} bytes of the transcript",
+                reading.bytes_scanned
+            )
         } else {
             "the transcript has no usage record yet".to_string()
         };
@@ -145,7 +225,11 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
 
     fn unavailable(&self, request: EstimateRequest<'_>, reason: &str) -> FillEstimate {
         let models: Vec<&str> = request.model_hint.into_iter().collect();
-        let window = self.settings.windows.choose(request.payload_window, &models, None).window;
+        let window = self
+            .settings
+            .windows
+            .choose(request.payload_window, &models, None)
+            .window;
         let mut e = FillEstimate::unavailable(window, self.settings.auto_compact_buffer, reason);
         e.model = request.model_hint.map(str::to_string);
         e

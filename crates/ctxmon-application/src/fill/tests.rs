@@ -8,21 +8,31 @@ use ctxmon_domain::{FillSource, ThresholdTier, TokenCount};
 use super::*;
 use crate::config::Config;
 use crate::ports::{
-    ChainScope, CompactionBoundary, ScanLimits, TranscriptError, TranscriptErrorKind, TranscriptReader, TranscriptReading, UsageRecord,
+    ChainScope, CompactionBoundary, ScanLimits, TranscriptError, TranscriptErrorKind,
+    TranscriptReader, TranscriptReading, UsageRecord,
 };
 
 /// Answers every read with a fixed result.
 struct FakeReader(Result<TranscriptReading, TranscriptError>);
 
 impl TranscriptReader for FakeReader {
-    fn read_latest(&self, _path: &Path, _limits: ScanLimits) -> Result<TranscriptReading, TranscriptError> {
+    fn read_latest(
+        &self,
+        _path: &Path,
+        _limits: ScanLimits,
+    ) -> Result<TranscriptReading, TranscriptError> {
         self.0.clone()
     }
 }
 
 fn reading(tokens: Option<u64>, boundary: Option<CompactionBoundary>) -> TranscriptReading {
     TranscriptReading {
-        usage: tokens.map(|t| UsageRecord { tokens: TokenCount(t), model: Some("claude-sonnet-4".into()), message_id: None, timestamp: None }),
+        usage: tokens.map(|t| UsageRecord {
+            tokens: TokenCount(t),
+            model: Some("claude-sonnet-4".into()),
+            message_id: None,
+            timestamp: None,
+        }),
         boundary,
         scope: ChainScope::Main,
         bytes_scanned: 100,
@@ -40,7 +50,10 @@ fn estimate_with(reader: FakeReader, request: EstimateRequest<'_>) -> ctxmon_dom
 }
 
 fn from_transcript(tokens: u64) -> ctxmon_domain::FillEstimate {
-    let req = EstimateRequest { transcript_path: Some(Path::new("t.jsonl")), ..Default::default() };
+    let req = EstimateRequest {
+        transcript_path: Some(Path::new("t.jsonl")),
+        ..Default::default()
+    };
     estimate_with(FakeReader(Ok(reading(Some(tokens), None))), req)
 }
 
@@ -55,42 +68,86 @@ fn seed_examples() {
     ];
     for (tokens, ratio, tier) in cases {
         let e = from_transcript(tokens);
-        assert!((e.fill_percentage - ratio).abs() < 1e-12, "{tokens}: {}", e.fill_percentage);
+        assert!(
+            (e.fill_percentage - ratio).abs() < 1e-12,
+            "{tokens}: {}",
+            e.fill_percentage
+        );
         assert_eq!(e.threshold_tier, tier, "{tokens}");
         assert_eq!(e.source, FillSource::Transcript);
         assert_eq!(e.context_window_size.get(), 200_000);
-        assert_eq!(e.tokens_until_auto_compact, TokenCount(167_000u64.saturating_sub(tokens)));
+        assert_eq!(
+            e.tokens_until_auto_compact,
+            TokenCount(167_000u64.saturating_sub(tokens))
+        );
     }
 }
 
 #[test]
 fn missing_file_fails_open_to_nominal() {
     let err = TranscriptError::new(TranscriptErrorKind::NotFound, "no file at t.jsonl");
-    let req = EstimateRequest { transcript_path: Some(Path::new("t.jsonl")), ..Default::default() };
+    let req = EstimateRequest {
+        transcript_path: Some(Path::new("t.jsonl")),
+        ..Default::default()
+    };
     let e = estimate_with(FakeReader(Err(err)), req);
     assert_eq!(e.threshold_tier, ThresholdTier::Nominal);
     assert_eq!(e.source, FillSource::Unavailable);
-    assert!(e.note.as_deref().unwrap_or("").contains("no file at t.jsonl"), "{:?}", e.note);
+    assert!(
+        e.note
+            .as_deref()
+            .unwrap_or("")
+            .contains("no file at t.jsonl"),
+        "{:?}",
+        e.note
+    );
 }
 
 #[test]
 fn no_usage_record_fails_open() {
-    let req = EstimateRequest { transcript_path: Some(Path::new("t.jsonl")), ..Default::default() };
+    let req = EstimateRequest {
+        transcript_path: Some(Path::new("t.jsonl")),
+        ..Default::default()
+    };
     let e = estimate_with(FakeReader(Ok(reading(None, None))), req);
-    assert_eq!((e.threshold_tier, e.source), (ThresholdTier::Nominal, FillSource::Unavailable));
-    let e = estimate_with(FakeReader(Ok(reading(None, None))), EstimateRequest::default());
+    assert_eq!(
+        (e.threshold_tier, e.source),
+        (ThresholdTier::Nominal, FillSource::Unavailable)
+    );
+    let e = estimate_with(
+        FakeReader(Ok(reading(None, None))),
+        EstimateRequest::default(),
+    );
     assert_eq!(e.note.as_deref(), Some("no transcript path was given"));
 }
 
 #[test]
 fn boundary_post_tokens_win_over_baseline() {
-    let boundary =
-        CompactionBoundary { uuid: Some("b1".into()), timestamp: None, trigger: Some("manual".into()), pre_tokens: Some(TokenCount(801_920)), post_tokens: Some(TokenCount(19_650)) };
-    let req = EstimateRequest { transcript_path: Some(Path::new("t.jsonl")), ..Default::default() };
+    let boundary = CompactionBoundary {
+        uuid: Some("b1".into()),
+        timestamp: None,
+        trigger: Some("manual".into()),
+        pre_tokens: Some(TokenCount(801_920)),
+        post_tokens: Some(TokenCount(19_650)),
+    };
+    let req = EstimateRequest {
+        transcript_path: Some(Path::new("t.jsonl")),
+        ..Default::default()
+    };
     let e = estimate_with(FakeReader(Ok(reading(None, Some(boundary.clone())))), req);
-    assert_eq!((e.input_tokens, e.source, e.threshold_tier), (TokenCount(19_650), FillSource::Compaction, ThresholdTier::Nominal));
+    assert_eq!(
+        (e.input_tokens, e.source, e.threshold_tier),
+        (
+            TokenCount(19_650),
+            FillSource::Compaction,
+            ThresholdTier::Nominal
+        )
+    );
 
-    let without_post = CompactionBoundary { post_tokens: None, ..boundary };
+    let without_post = CompactionBoundary {
+        post_tokens: None,
+        ..boundary
+    };
     let e = estimate_with(FakeReader(Ok(reading(None, Some(without_post)))), req);
     assert_eq!(e.input_tokens, TokenCount(60_000), "30% of 200k");
 }
@@ -104,14 +161,25 @@ fn payload_usage_wins_and_one_million_suffix_applies() {
         model_hint: Some("claude-opus-4-6[1m]"),
     };
     let e = estimate_with(FakeReader(Ok(reading(Some(190_000), None))), req);
-    assert_eq!((e.input_tokens, e.source, e.context_window_size.get()), (TokenCount(15_500), FillSource::Payload, 1_000_000));
+    assert_eq!(
+        (e.input_tokens, e.source, e.context_window_size.get()),
+        (TokenCount(15_500), FillSource::Payload, 1_000_000)
+    );
 }
 
 #[test]
 fn null_payload_usage_falls_back_to_the_transcript() {
-    let req = EstimateRequest { transcript_path: Some(Path::new("t.jsonl")), payload_usage: Some(TokenCount(0)), payload_window: Some(200_000), model_hint: None };
+    let req = EstimateRequest {
+        transcript_path: Some(Path::new("t.jsonl")),
+        payload_usage: Some(TokenCount(0)),
+        payload_window: Some(200_000),
+        model_hint: None,
+    };
     let e = estimate_with(FakeReader(Ok(reading(Some(150_000), None))), req);
-    assert_eq!((e.source, e.threshold_tier), (FillSource::Transcript, ThresholdTier::Warning));
+    assert_eq!(
+        (e.source, e.threshold_tier),
+        (FillSource::Transcript, ThresholdTier::Warning)
+    );
 }
 
 #[test]
@@ -119,5 +187,9 @@ fn over_full_window_is_corrected_and_said() {
     let e = from_transcript(250_000);
     assert_eq!(e.context_window_size.get(), 1_000_000);
     assert_eq!(e.threshold_tier, ThresholdTier::Nominal);
-    assert!(e.note.as_deref().unwrap_or("").contains("exceed"), "{:?}", e.note);
+    assert!(
+        e.note.as_deref().unwrap_or("").contains("exceed"),
+        "{:?}",
+        e.note
+    );
 }

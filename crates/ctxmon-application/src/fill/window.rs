@@ -39,16 +39,27 @@ impl WindowRules {
             .filter_map(|(prefix, window)| Some((prefix.clone(), ContextWindow::new(*window)?)))
             .collect();
         models.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
-        WindowRules { configured: config.window_override(), models }
+        WindowRules {
+            configured: config.window_override(),
+            models,
+        }
     }
 
     /// Picks the window for a reading; `models` are candidate model ids, most trusted first (a
     /// status-line or `--model` id can carry `[1m]`, a transcript's never does).
-    pub fn choose(&self, payload_window: Option<u64>, models: &[&str], tokens: Option<TokenCount>) -> WindowChoice {
+    pub fn choose(
+        &self,
+        payload_window: Option<u64>,
+        models: &[&str],
+        tokens: Option<TokenCount>,
+    ) -> WindowChoice {
         let chosen = self.choose_uncorrected(payload_window, models);
         match tokens {
             Some(t) if t > chosen.window.tokens() && chosen.window < ContextWindow::ONE_MILLION => {
-                WindowChoice { window: ContextWindow::ONE_MILLION, reason: WindowReason::Corrected }
+                WindowChoice {
+                    window: ContextWindow::ONE_MILLION,
+                    reason: WindowReason::Corrected,
+                }
             }
             _ => chosen,
         }
@@ -56,22 +67,41 @@ impl WindowRules {
 
     fn choose_uncorrected(&self, payload_window: Option<u64>, models: &[&str]) -> WindowChoice {
         if let Some(window) = self.configured {
-            return WindowChoice { window, reason: WindowReason::Configured };
+            return WindowChoice {
+                window,
+                reason: WindowReason::Configured,
+            };
         }
         if let Some(window) = payload_window.and_then(ContextWindow::new) {
-            return WindowChoice { window, reason: WindowReason::Payload };
+            return WindowChoice {
+                window,
+                reason: WindowReason::Payload,
+            };
         }
         for model in models {
             if model.trim_end().to_ascii_lowercase().ends_with("[1m]") {
-                return WindowChoice { window: ContextWindow::ONE_MILLION, reason: WindowReason::OneMillionSuffix };
+                return WindowChoice {
+                    window: ContextWindow::ONE_MILLION,
+                    reason: WindowReason::OneMillionSuffix,
+                };
             }
         }
         for model in models {
-            if let Some((_, window)) = self.models.iter().find(|(prefix, _)| model.starts_with(prefix.as_str())) {
-                return WindowChoice { window: *window, reason: WindowReason::ModelTable };
+            if let Some((_, window)) = self
+                .models
+                .iter()
+                .find(|(prefix, _)| model.starts_with(prefix.as_str()))
+            {
+                return WindowChoice {
+                    window: *window,
+                    reason: WindowReason::ModelTable,
+                };
             }
         }
-        WindowChoice { window: ContextWindow::DEFAULT, reason: WindowReason::Default }
+        WindowChoice {
+            window: ContextWindow::DEFAULT,
+            reason: WindowReason::Default,
+        }
     }
 }
 
@@ -89,34 +119,78 @@ mod tests {
     fn precedence_is_config_payload_model_default() {
         let all = rules(|c| {
             c.context_monitor.context_window = Some(150_000);
-            c.context_monitor.models.insert("claude-opus".into(), 500_000);
+            c.context_monitor
+                .models
+                .insert("claude-opus".into(), 500_000);
         });
-        assert_eq!(all.choose(Some(1_000_000), &["claude-opus-4-6[1m]"], None).reason, WindowReason::Configured);
+        assert_eq!(
+            all.choose(Some(1_000_000), &["claude-opus-4-6[1m]"], None)
+                .reason,
+            WindowReason::Configured
+        );
         let no_config = rules(|c| {
-            c.context_monitor.models.insert("claude-opus".into(), 500_000);
+            c.context_monitor
+                .models
+                .insert("claude-opus".into(), 500_000);
         });
-        assert_eq!(no_config.choose(Some(300_000), &["claude-opus-4-6[1m]"], None).window.get(), 300_000);
-        assert_eq!(no_config.choose(None, &["claude-opus-4-6[1m]"], None).reason, WindowReason::OneMillionSuffix);
-        assert_eq!(no_config.choose(None, &["claude-opus-4-6"], None).window.get(), 500_000);
-        assert_eq!(no_config.choose(None, &["claude-sonnet-4"], None).reason, WindowReason::Default);
-        assert_eq!(no_config.choose(Some(0), &[], None).window, ContextWindow::DEFAULT);
+        assert_eq!(
+            no_config
+                .choose(Some(300_000), &["claude-opus-4-6[1m]"], None)
+                .window
+                .get(),
+            300_000
+        );
+        assert_eq!(
+            no_config
+                .choose(None, &["claude-opus-4-6[1m]"], None)
+                .reason,
+            WindowReason::OneMillionSuffix
+        );
+        assert_eq!(
+            no_config
+                .choose(None, &["claude-opus-4-6"], None)
+                .window
+                .get(),
+            500_000
+        );
+        assert_eq!(
+            no_config.choose(None, &["claude-sonnet-4"], None).reason,
+            WindowReason::Default
+        );
+        assert_eq!(
+            no_config.choose(Some(0), &[], None).window,
+            ContextWindow::DEFAULT
+        );
     }
 
     #[test]
     fn longest_prefix_wins() {
         let r = rules(|c| {
             c.context_monitor.models.insert("claude".into(), 100_000);
-            c.context_monitor.models.insert("claude-sonnet-5".into(), 1_000_000);
+            c.context_monitor
+                .models
+                .insert("claude-sonnet-5".into(), 1_000_000);
         });
-        assert_eq!(r.choose(None, &["claude-sonnet-5-20260101"], None).window.get(), 1_000_000);
-        assert_eq!(r.choose(None, &["claude-haiku"], None).window.get(), 100_000);
+        assert_eq!(
+            r.choose(None, &["claude-sonnet-5-20260101"], None)
+                .window
+                .get(),
+            1_000_000
+        );
+        assert_eq!(
+            r.choose(None, &["claude-haiku"], None).window.get(),
+            100_000
+        );
     }
 
     #[test]
     fn tokens_beyond_the_window_correct_it() {
         let r = rules(|_| {});
         let c = r.choose(None, &["claude-opus-4-6"], Some(TokenCount(250_000)));
-        assert_eq!((c.window, c.reason), (ContextWindow::ONE_MILLION, WindowReason::Corrected));
+        assert_eq!(
+            (c.window, c.reason),
+            (ContextWindow::ONE_MILLION, WindowReason::Corrected)
+        );
         // Already at 1M: nothing bigger is known, keep it and let the ratio exceed 1.
         let c = r.choose(Some(1_000_000), &[], Some(TokenCount(1_200_000)));
         assert_eq!(c.reason, WindowReason::Payload);

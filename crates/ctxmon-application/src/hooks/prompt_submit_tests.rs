@@ -1,0 +1,241 @@
+//! Behaviour of the prompt-submit use case over in-memory ports.
+
+use std::cell::RefCell;
+use std::path::Path;
+
+use ctxmon_domain::{DomainEvent, SessionKey, ThresholdTier, Timestamp, TokenCount};
+
+use super::prompt_submit::*;
+use crate::config::{Config, InjectPolicy};
+use crate::fill::FillSettings;
+use crate::memory::{FixedClock, MemoryEvents, MemoryStates};
+use crate::ports::{
+    ChainScope, CompactionBoundary, ScanLimits, TranscriptError, TranscriptErrorKind,
+    TranscriptReader, TranscriptReading, UsageRecord,
+};
+
+/// A transcript whose next reading the test sets.
+#[derive(Default)]
+struct Script(RefCell<Option<Result<TranscriptReading, TranscriptError>>>);
+
+impl Script {
+    fn usage(&self, tokens: u64) {
+        *self.0.borrow_mut() = Some(Ok(TranscriptReading {
+            usage: Some(UsageRecord {
+                tokens: TokenCount(tokens),
+                model: None,
+                message_id: None,
+                timestamp: None,
+            }),
+            boundary: None,
+            scope: ChainScope::Main,
+            bytes_scanned: 10,
+            hit_scan_limit: false,
+        }));
+    }
+    fn boundary(&self, uuid: &str, post: Option<u64>) {
+        *self.0.borrow_mut() = Some(Ok(TranscriptReading {
+            usage: None,
+            boundary: Some(CompactionBoundary {
+                uuid: Some(uuid.into()),
+                timestamp: None,
+                trigger: Some("auto".into()),
+                pre_tokens: None,
+                post_tokens: post.map(TokenCount),
+            }),
+            scope: ChainScope::Main,
+            bytes_scanned: 10,
+            hit_scan_limit: false,
+        }));
+    }
+    fn missing(&self) {
+        *self.0.borrow_mut() = Some(Err(TranscriptError::new(
+            TranscriptErrorKind::NotFound,
+            "no file",
+        )));
+    }
+}
+
+impl TranscriptReader for Script {
+    fn read_latest(&self, _: &Path, _: ScanLimits) -> Result<TranscriptReading, TranscriptError> {
+        self.0
+            .borrow()
+            .clone()
+            .unwrap_or_else(|| Err(TranscriptError::new(TranscriptErrorKind::Empty, "empty")))
+    }
+}
+
+struct World {
+    config: Config,
+    script: Script,
+    states: MemoryStates,
+    events: MemoryEvents,
+    clock: FixedClock,
+}
+
+impl World {
+    fn new(policy: InjectPolicy) -> World {
+        let mut config = Config::default();
+        config.context_monitor.inject = policy;
+        World {
+            config,
+            script: Script::default(),
+            states: MemoryStates::default(),
+            events: MemoryEvents::default(),
+            clock: FixedClock::new(Timestamp(1_000), 1),
+        }
+    }
+
+    fn prompt(&self) -> PromptSubmitOutcome {
+        let settings = FillSettings::from_config(&self.config).unwrap();
+        let ports = PromptSubmitPorts {
+            transcripts: &self.script,
+            states: &self.states,
+            events: &self.events,
+            clock: &self.clock,
+        };
+        prompt_submit(
+            &self.config,
+            &settings,
+            ports,
+            PromptSubmitInput {
+                session_id: Some("s1"),
+                transcript_path: Some(Path::new("t.jsonl")),
+            },
+        )
+    }
+
+    fn tier_events(&self) -> Vec<(ThresholdTier, ThresholdTier)> {
+        self.events
+            .records
+            .borrow()
+            .iter()
+            .filter_map(|r| match r.event {
+                DomainEvent::ContextThresholdReached {
+                    previous_tier,
+                    new_tier,
+                    ..
+                } => Some((previous_tier, new_tier)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn state(&self) -> ctxmon_domain::SessionState {
+        self.states
+            .states
+            .borrow()
+            .get(&SessionKey::from_raw("s1"))
+            .cloned()
+            .unwrap()
+    }
+}
+
+#[test]
+fn always_injects_and_records_tier_changes_once() {
+    let w = World::new(InjectPolicy::Always);
+    for tokens in [100_000, 120_000, 121_000, 150_000, 180_000] {
+        w.script.usage(tokens);
+        let out = w.prompt();
+        assert!(
+            out.additional_context
+                .unwrap()
+                .starts_with("<context-monitor")
+        );
+    }
+    use ThresholdTier::*;
+    assert_eq!(
+        w.tier_events(),
+        vec![(Nominal, Low), (Low, Warning), (Warning, Emergency)]
+    );
+    let state = w.state();
+    assert_eq!(state.last_tier, Some(Emergency));
+    assert!(state.threshold_crossed_at.is_some());
+}
+
+#[test]
+fn on_change_injects_only_when_the_tier_moves() {
+    let w = World::new(InjectPolicy::OnChange);
+    let injected: Vec<bool> = [100_000, 101_000, 115_000, 116_000, 150_000, 100_000]
+        .into_iter()
+        .map(|t| {
+            w.script.usage(t);
+            w.prompt().additional_context.is_some()
+        })
+        .collect();
+    assert_eq!(injected, vec![true, false, true, false, true, true]);
+}
+
+#[test]
+fn warning_and_above_stays_quiet_below_warning() {
+    let w = World::new(InjectPolicy::WarningAndAbove);
+    let injected: Vec<bool> = [100_000, 115_000, 150_000, 170_000]
+        .into_iter()
+        .map(|t| {
+            w.script.usage(t);
+            w.prompt().additional_context.is_some()
+        })
+        .collect();
+    assert_eq!(injected, vec![false, false, true, true]);
+}
+
+#[test]
+fn unmeasured_fill_injects_nothing_and_says_why() {
+    let w = World::new(InjectPolicy::Always);
+    w.script.missing();
+    let out = w.prompt();
+    assert_eq!(out.additional_context, None);
+    assert_eq!(out.estimate.threshold_tier, ThresholdTier::Nominal);
+    assert!(
+        out.warnings.iter().any(|m| m.contains("no file")),
+        "{:?}",
+        out.warnings
+    );
+    assert!(w.tier_events().is_empty());
+}
+
+#[test]
+fn a_boundary_resets_the_session_once() {
+    let w = World::new(InjectPolicy::Always);
+    w.script.usage(180_000);
+    w.prompt();
+    assert!(w.state().threshold_crossed_at.is_some());
+    w.script.boundary("b-1", Some(19_650));
+    let out = w.prompt();
+    assert_eq!(out.estimate.threshold_tier, ThresholdTier::Nominal);
+    assert_eq!(out.estimate.input_tokens, TokenCount(19_650));
+    let state = w.state();
+    assert_eq!(state.compactions_seen.count, 1);
+    assert_eq!(state.threshold_crossed_at, None);
+    w.prompt();
+    assert_eq!(
+        w.state().compactions_seen.count,
+        1,
+        "the same boundary is handled once"
+    );
+    use ThresholdTier::*;
+    assert_eq!(
+        w.tier_events(),
+        vec![(Nominal, Emergency), (Emergency, Nominal)]
+    );
+}
+
+#[test]
+fn broken_stores_do_not_stop_the_answer() {
+    let w = World::new(InjectPolicy::Always);
+    w.states.fail.set(true);
+    w.events.fail.set(true);
+    w.script.usage(150_000);
+    let out = w.prompt();
+    assert!(out.additional_context.is_some());
+    assert_eq!(out.warnings.len(), 3, "{:?}", out.warnings);
+}
+
+#[test]
+fn disabled_monitor_injects_nothing_but_still_tracks() {
+    let mut w = World::new(InjectPolicy::Always);
+    w.config.context_monitor.enabled = false;
+    w.script.usage(150_000);
+    assert_eq!(w.prompt().additional_context, None);
+    assert_eq!(w.state().last_tier, Some(ThresholdTier::Warning));
+}
