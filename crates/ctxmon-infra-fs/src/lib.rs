@@ -1,1 +1,18 @@
-//! ctxmon adapters.
+//! ctxmon's adapters: everything that touches files, configuration, git or the clock.
+//!
+//! Each module implements ports from `ctxmon-application` (or loads what its use cases need).
+//! Architecture invariant: nothing here decides policy; adapters report what they find and the
+//! application decides what it means.
+
+pub mod clock;
+pub mod event_log;
+pub mod fsutil;
+pub mod hook_log;
+pub mod layout;
+pub mod state_store;
+
+pub use clock::SystemClock;
+pub use event_log::FsEventLog;
+pub use hook_log::HookLog;
+pub use layout::ProjectLayout;
+pub use state_store::FsSessionStateStore;

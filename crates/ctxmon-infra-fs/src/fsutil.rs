@@ -1,0 +1,172 @@
+//! File-system primitives every store shares: private folders, atomic replacement, bounded locks.
+//!
+//! Why these shapes: a reader must see an old or a new file, never a torn one (temp file in the
+//! same folder + rename); concurrent hook processes coordinate through a separate `.lock` file
+//! (never the data file, which rename replaces); and a lock wait is bounded so a stuck process
+//! can never hang a prompt.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use ctxmon_application::ports::{PortError, PortErrorKind};
+
+/// How hard a write tries to survive a power loss, not just a crash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// fsync the file before the rename and the folder after: checkpoints, resume logs, config.
+    Fsync,
+    /// Rename only: still never torn after a process crash, and cheap enough for every prompt.
+    /// For data that is rebuilt on the next prompt anyway (per-session state).
+    RenameOnly,
+}
+
+/// Creates `dir` and its parents with mode 0700 (spec §15: ctxmon's files are private).
+pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+/// Atomically replaces `path` with `bytes` (mode 0600).
+pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    ensure_private_dir(dir)?;
+    // tempfile creates the file 0600 on unix, so the data is never readable by others, even
+    // between creation and rename.
+    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    if durability == Durability::Fsync {
+        tmp.as_file().sync_all()?;
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    if durability == Durability::Fsync {
+        // The rename itself is only durable once the folder's entry is on disk.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// Opens (creating, 0600) a file for appending.
+pub fn open_append(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)
+}
+
+/// Runs `f` while holding an exclusive lock on `lock_path`, waiting at most `wait`.
+pub fn with_lock<T>(
+    lock_path: &Path,
+    wait: Duration,
+    f: impl FnOnce() -> Result<T, PortError>,
+) -> Result<T, PortError> {
+    if let Some(dir) = lock_path.parent() {
+        ensure_private_dir(dir).map_err(|e| io_error(dir, &e))?;
+    }
+    let file = open_append(lock_path).map_err(|e| io_error(lock_path, &e))?;
+    let mut lock = fd_lock::RwLock::new(file);
+    let started = Instant::now();
+    let mut pause = Duration::from_micros(200);
+    loop {
+        match lock.try_write() {
+            Ok(_guard) => return f(),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if started.elapsed() >= wait {
+                    return Err(PortError::new(
+                        PortErrorKind::Busy,
+                        format!(
+                            "{} is held by another process for over {wait:?}",
+                            lock_path.display()
+                        ),
+                    ));
+                }
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(10));
+            }
+            Err(e) => return Err(io_error(lock_path, &e)),
+        }
+    }
+}
+
+/// Maps an I/O error to a port error that names the path.
+pub fn io_error(path: &Path, e: &io::Error) -> PortError {
+    let kind = match e.kind() {
+        io::ErrorKind::NotFound => PortErrorKind::NotFound,
+        io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
+            PortErrorKind::PermissionDenied
+        }
+        io::ErrorKind::InvalidData => PortErrorKind::InvalidData,
+        _ => PortErrorKind::Io,
+    };
+    PortError::new(kind, format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_is_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a/b/state.json");
+        write_atomic(&path, b"one", Durability::Fsync).unwrap();
+        write_atomic(&path, b"two", Durability::RenameOnly).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+                0o600
+            );
+            assert_eq!(
+                fs::metadata(dir.path().join("a"))
+                    .unwrap()
+                    .permissions()
+                    .mode()
+                    & 0o777,
+                0o700
+            );
+        }
+        let leftovers: Vec<_> = fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn a_held_lock_times_out_as_busy() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock_path = dir.path().join(".lock");
+        let outer = with_lock(&lock_path, Duration::from_millis(50), || {
+            // fd-lock locks are per open file description, so a second open contends like
+            // another process would.
+            let inner = with_lock(&lock_path, Duration::from_millis(30), || Ok(()));
+            Ok(inner)
+        })
+        .unwrap();
+        assert_eq!(outer.unwrap_err().kind, PortErrorKind::Busy);
+        assert!(with_lock(&lock_path, Duration::from_millis(30), || Ok(1)).is_ok());
+    }
+}
