@@ -1,2 +1,41 @@
-//! xtask.
-fn main() {}
+//! `cargo xtask <verb>`: the entry point; parsing the verb is all it does.
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  check-arch   layer rules: crate dependencies (cargo metadata) and a source scan of the core
+  budgets      token-budget checks of injected text
+  ci           everything CI runs: fmt, clippy, tests, check-arch, budgets, cargo-deny";
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = xtask::workspace_root();
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["check-arch"] => xtask::arch::run(&root),
+        ["budgets"] => xtask::budgets::run_all(),
+        ["ci"] => xtask::ci::run(&root),
+        [] | ["help" | "-h" | "--help"] => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        other => anyhow::bail!("unknown arguments {other:?}\n\n{USAGE}"),
+    }
+}

@@ -1,0 +1,236 @@
+//! `cargo xtask check-arch`: the layer rules of spec §1 (H-07, H-08) in one place.
+//!
+//! Crate edges come from `cargo metadata`, so a dependency cannot hide behind a rename, a
+//! target table or an optional feature: every declared normal or build dependency of a core
+//! crate must be on its allow-list. Dev-dependencies are free everywhere (tests may use
+//! `proptest`, `insta`, `tempfile`). Because neither core allow-list names `ctxmon-infra-fs` or
+//! `ctxmon-cli`, the composition root stays the only crate that wires adapters in. The source
+//! half lives in [`crate::scan`].
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+
+pub const DOMAIN: &str = "ctxmon-domain";
+pub const APPLICATION: &str = "ctxmon-application";
+pub const INFRA_FS: &str = "ctxmon-infra-fs";
+pub const CLI: &str = "ctxmon-cli";
+pub const XTASK: &str = "xtask";
+
+/// Exactly these packages make up the workspace; a sixth is a design change, not a drive-by.
+pub const MEMBERS: [&str; 5] = [DOMAIN, APPLICATION, INFRA_FS, CLI, XTASK];
+
+/// The maintained YAML crates the infra crate may pick from; it may use at most one.
+pub const YAML_CRATES: &[&str] = &[
+    "serde_norway",
+    "serde_yaml_ng",
+    "serde_yml",
+    "serde_yaml",
+    "yaml-rust2",
+    "saphyr",
+];
+
+const DOMAIN_ALLOWED: &[&str] = &["serde"];
+const APPLICATION_ALLOWED: &[&str] = &[DOMAIN, "serde", "serde_json"];
+const INFRA_FS_ALLOWED: &[&str] = &[
+    DOMAIN,
+    APPLICATION,
+    "serde",
+    "serde_json",
+    "figment",
+    "camino",
+    "fd-lock",
+    "tempfile",
+    "libc",
+    "rustix",
+    "toml",
+];
+
+/// The allow-list of a workspace crate's normal dependencies and the reason for it; `None`
+/// means "anything", which only the composition root and xtask get.
+fn allowed(crate_name: &str) -> Option<(Vec<&'static str>, &'static str)> {
+    match crate_name {
+        DOMAIN => Some((
+            DOMAIN_ALLOWED.to_vec(),
+            "H-07: the domain imports nothing external but serde",
+        )),
+        APPLICATION => Some((
+            APPLICATION_ALLOWED.to_vec(),
+            "H-08: the application imports no infrastructure",
+        )),
+        INFRA_FS => Some((
+            [INFRA_FS_ALLOWED, YAML_CRATES].concat(),
+            "adapters use the storage and config crates of spec §1; ctxmon-cli is the only composition root",
+        )),
+        _ => None,
+    }
+}
+
+/// How to run `cargo metadata`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MetadataOptions {
+    /// Pass `--offline`: the scratch workspaces of the tests resolve without a registry.
+    pub offline: bool,
+}
+
+#[derive(Debug, Deserialize)]
+struct Metadata {
+    packages: Vec<Package>,
+    workspace_members: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Package {
+    name: String,
+    id: String,
+    manifest_path: String,
+    dependencies: Vec<Dependency>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Dependency {
+    /// The package name, even when the manifest renames it.
+    name: String,
+    /// `None` for normal, `"dev"` or `"build"`.
+    kind: Option<String>,
+}
+
+/// Runs the whole check (crate edges, then the source scan) and fails with every violation.
+pub fn run(root: &Path) -> Result<()> {
+    let violations = check(root, MetadataOptions::default())?;
+    if violations.is_empty() {
+        println!(
+            "check-arch: layer rules hold ({} crates, core sources scanned)",
+            MEMBERS.len()
+        );
+        return Ok(());
+    }
+    for violation in &violations {
+        eprintln!("{violation}");
+    }
+    bail!(
+        "check-arch: {} violation(s) of the layer rules (spec §1); fix the code, not the rules",
+        violations.len()
+    )
+}
+
+/// Returns one message per violation; an error means the check could not run at all.
+pub fn check(root: &Path, options: MetadataOptions) -> Result<Vec<String>> {
+    let metadata = load_metadata(root, options)?;
+    let mut violations = check_dependencies(root, &metadata);
+    for (crate_name, dir) in [
+        (DOMAIN, "crates/ctxmon-domain/src"),
+        (APPLICATION, "crates/ctxmon-application/src"),
+    ] {
+        violations.extend(crate::scan::scan_dir(root, dir, crate_name)?);
+    }
+    Ok(violations)
+}
+
+fn load_metadata(root: &Path, options: MetadataOptions) -> Result<Metadata> {
+    let manifest = root.join("Cargo.toml");
+    let mut command = Command::new(crate::cargo());
+    command
+        .args(["metadata", "--format-version", "1", "--manifest-path"])
+        .arg(&manifest);
+    if options.offline {
+        command.arg("--offline");
+    }
+    let output = command
+        .output()
+        .with_context(|| format!("running cargo metadata for {}", manifest.display()))?;
+    if !output.status.success() {
+        bail!(
+            "cargo metadata failed for {} ({}):\n{}",
+            manifest.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    serde_json::from_slice(&output.stdout).context("parsing the output of cargo metadata")
+}
+
+fn check_dependencies(root: &Path, metadata: &Metadata) -> Vec<String> {
+    let member_ids: BTreeSet<&str> = metadata
+        .workspace_members
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let members: Vec<&Package> = metadata
+        .packages
+        .iter()
+        .filter(|p| member_ids.contains(p.id.as_str()))
+        .collect();
+    let mut violations = Vec::new();
+
+    let names: BTreeSet<&str> = members.iter().map(|p| p.name.as_str()).collect();
+    for extra in names.iter().filter(|n| !MEMBERS.contains(n)) {
+        violations.push(format!(
+            "Cargo.toml: unexpected workspace member {extra} (the workspace is exactly {}; spec §1)",
+            MEMBERS.join(", ")
+        ));
+    }
+    for missing in MEMBERS.iter().filter(|n| !names.contains(*n)) {
+        violations.push(format!(
+            "Cargo.toml: workspace member {missing} is missing (the workspace is exactly {}; spec §1)",
+            MEMBERS.join(", ")
+        ));
+    }
+
+    for package in &members {
+        let manifest = Path::new(&package.manifest_path);
+        let shown = manifest.strip_prefix(root).unwrap_or(manifest).display();
+        let normal: Vec<&Dependency> = package
+            .dependencies
+            .iter()
+            .filter(|d| d.kind.as_deref() != Some("dev"))
+            .collect();
+        if let Some((allow, why)) = allowed(&package.name) {
+            for dep in &normal {
+                if !allow.contains(&dep.name.as_str()) {
+                    violations.push(format!(
+                        "{shown}: forbidden dependency {} in {} ({why}; allowed: {})",
+                        dep.name,
+                        package.name,
+                        allow.join(", ")
+                    ));
+                }
+            }
+            let yaml: Vec<&str> = normal
+                .iter()
+                .map(|d| d.name.as_str())
+                .filter(|n| YAML_CRATES.contains(n))
+                .collect();
+            if yaml.len() > 1 {
+                violations.push(format!(
+                    "{shown}: {} uses {} YAML crates ({}); pick one",
+                    package.name,
+                    yaml.len(),
+                    yaml.join(", ")
+                ));
+            }
+        }
+    }
+    violations.sort();
+    violations.dedup();
+    violations
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The layer rules hold for this very workspace, so `cargo test --workspace` enforces them.
+    #[test]
+    fn workspace_obeys_the_layer_rules() {
+        let violations = check(&crate::workspace_root(), MetadataOptions::default()).unwrap();
+        assert!(
+            violations.is_empty(),
+            "check-arch violations:\n{}",
+            violations.join("\n")
+        );
+    }
+}

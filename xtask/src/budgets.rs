@@ -1,0 +1,206 @@
+//! `cargo xtask budgets`: proofs that injected text stays inside its token budget.
+//!
+//! Each check is a plain function that renders real output through the real code and measures
+//! it with `ctxmon_domain::estimate_tokens`, the same rule enforced at run time. `Ok` carries a
+//! one-line summary for the CI log; `Err` names every render that broke the budget.
+
+use std::ops::RangeInclusive;
+
+use anyhow::{Result, bail};
+use ctxmon_domain::{
+    ContextWindow, FillEstimate, FillSource, ThresholdTier, Thresholds, TokenCount, estimate_tokens,
+};
+
+/// A named budget check.
+#[derive(Debug, Clone, Copy)]
+pub struct Check {
+    pub name: &'static str,
+    pub run: fn() -> Result<String, String>,
+}
+
+/// Every budget check `cargo xtask budgets` and `cargo xtask ci` run, in order.
+pub const CHECKS: &[Check] = &[Check {
+    name: "context-monitor tag",
+    run: || context_monitor_tag(ctxmon_application::monitor_tag::render_context_monitor),
+}];
+
+/// The `<context-monitor>` tag's size at every tier (spec §3).
+pub const MONITOR_TAG_BUDGET: RangeInclusive<u64> = 40..=200;
+
+/// The auto-compact buffer Claude Code reserves (spec §2), used for the sample estimates.
+const AUTO_COMPACT_BUFFER: TokenCount = TokenCount(33_000);
+
+/// Runs every check, prints one line each, and fails if any failed.
+pub fn run_all() -> Result<()> {
+    let mut failed = Vec::new();
+    for check in CHECKS {
+        match (check.run)() {
+            Ok(summary) => println!("budget {}: ok: {summary}", check.name),
+            Err(why) => {
+                eprintln!("budget {}: FAILED:\n{why}", check.name);
+                failed.push(check.name);
+            }
+        }
+    }
+    if !failed.is_empty() {
+        bail!("budget checks failed: {}", failed.join(", "));
+    }
+    Ok(())
+}
+
+/// Renders the tag for sample estimates covering every tier's lower and upper edge, both
+/// window sizes, two threshold sets, with and without a model, over-full and fail-open, and
+/// checks each size.
+pub fn context_monitor_tag(
+    render: fn(&FillEstimate, &Thresholds) -> String,
+) -> Result<String, String> {
+    // The defaults, and a custom set whose emergency threshold is the window itself.
+    let custom =
+        Thresholds::new(0.40, 0.60, 0.75, 1.0).map_err(|e| format!("  sample bug: {e}"))?;
+    let mut problems = Vec::new();
+    let mut sizes = Vec::new();
+    let mut tiers_seen = Vec::new();
+    for thresholds in [Thresholds::default(), custom] {
+        for estimate in sample_estimates(&thresholds)? {
+            let tag = render(&estimate, &thresholds);
+            let tokens = estimate_tokens(&tag).get();
+            sizes.push(tokens);
+            if !tiers_seen.contains(&estimate.threshold_tier) {
+                tiers_seen.push(estimate.threshold_tier);
+            }
+            if !MONITOR_TAG_BUDGET.contains(&tokens) {
+                problems.push(format!(
+                    "  {} at {}/{} tokens ({}): tag is {tokens} tokens, budget {}..={}\n    {tag}",
+                    estimate.threshold_tier,
+                    estimate.input_tokens,
+                    estimate.context_window_size.get(),
+                    estimate.source.key(),
+                    MONITOR_TAG_BUDGET.start(),
+                    MONITOR_TAG_BUDGET.end(),
+                ));
+            }
+        }
+    }
+    if let Some(missing) = ThresholdTier::ALL.iter().find(|t| !tiers_seen.contains(t)) {
+        problems.push(format!("  no sample estimate reached tier {missing}"));
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("\n"));
+    }
+    let min = sizes.iter().min().copied().unwrap_or(0);
+    let max = sizes.iter().max().copied().unwrap_or(0);
+    Ok(format!(
+        "{} tiers, {} renders, {min}..={max} tokens (budget {}..={})",
+        tiers_seen.len(),
+        sizes.len(),
+        MONITOR_TAG_BUDGET.start(),
+        MONITOR_TAG_BUDGET.end()
+    ))
+}
+
+/// Estimates at both edges of every tier, for the default and the 1M window.
+fn sample_estimates(thresholds: &Thresholds) -> Result<Vec<FillEstimate>, String> {
+    let mut out = Vec::new();
+    for window in [ContextWindow::DEFAULT, ContextWindow::ONE_MILLION] {
+        for (index, tier) in ThresholdTier::ALL.iter().copied().enumerate() {
+            let lower = first_tokens_at(thresholds, window, tier);
+            let upper = match ThresholdTier::ALL.get(index + 1) {
+                Some(next) => first_tokens_at(thresholds, window, *next).saturating_sub(1),
+                // Over-full: the window was wrong or compaction is late; the tag must cope.
+                None => window.get() + window.get() / 2,
+            };
+            for tokens in [lower, upper] {
+                for model in [None, Some("claude-sonnet-4-5-20250929[1m]".to_owned())] {
+                    let estimate = FillEstimate::measured(
+                        TokenCount(tokens),
+                        window,
+                        thresholds,
+                        AUTO_COMPACT_BUFFER,
+                        FillSource::Transcript,
+                        model,
+                    );
+                    if estimate.threshold_tier != tier {
+                        return Err(format!(
+                            "  sample bug: {tokens}/{} tokens classified {} instead of {tier}",
+                            window.get(),
+                            estimate.threshold_tier
+                        ));
+                    }
+                    out.push(estimate);
+                }
+            }
+        }
+        out.push(FillEstimate::unavailable(
+            window,
+            AUTO_COMPACT_BUFFER,
+            "transcript not found: /home/user/.claude/projects/example/session.jsonl",
+        ));
+    }
+    Ok(out)
+}
+
+/// The fewest tokens that classify as `tier` (or above). Found by stepping from just below the
+/// float product, because `0.55 * 200_000` is not exactly `110_000` in binary floating point.
+fn first_tokens_at(thresholds: &Thresholds, window: ContextWindow, tier: ThresholdTier) -> u64 {
+    let guess = (thresholds.lower_bound(tier) * window.get() as f64).floor() as u64;
+    let mut tokens = guess.saturating_sub(2);
+    while tokens < guess + 2 && thresholds.classify(window.ratio(TokenCount(tokens))) < tier {
+        tokens += 1;
+    }
+    tokens
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The registered checks run under `cargo test` too, so a tag that outgrows its budget fails
+    /// the ordinary test run, not only `cargo xtask ci`.
+    #[test]
+    fn registered_budget_checks_pass() {
+        assert!(CHECKS.iter().any(|c| c.name == "context-monitor tag"));
+        for check in CHECKS {
+            if let Err(why) = (check.run)() {
+                panic!("budget {} failed:\n{why}", check.name);
+            }
+        }
+    }
+
+    #[test]
+    fn samples_cover_every_tier_and_both_edges() {
+        let samples = sample_estimates(&Thresholds::default()).unwrap();
+        for tier in ThresholdTier::ALL {
+            assert!(samples.iter().any(|e| e.threshold_tier == tier), "{tier}");
+        }
+        assert!(samples.iter().any(|e| e.fill_percentage > 1.0));
+        assert!(samples.iter().any(|e| e.source == FillSource::Unavailable));
+    }
+
+    #[test]
+    fn a_tag_inside_the_budget_passes() {
+        let summary = context_monitor_tag(|e, _| {
+            format!(
+                "<context-monitor tier=\"{}\">{}</context-monitor>",
+                e.threshold_tier,
+                "x".repeat(300)
+            )
+        })
+        .unwrap();
+        assert!(summary.contains("5 tiers"), "{summary}");
+    }
+
+    #[test]
+    fn an_empty_tag_fails_naming_the_tier() {
+        let err = context_monitor_tag(|_, _| String::new()).unwrap_err();
+        assert!(
+            err.contains("EMERGENCY") && err.contains("budget 40..=200"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_oversized_tag_fails() {
+        let err = context_monitor_tag(|_, _| "y".repeat(801)).unwrap_err();
+        assert!(err.contains("201 tokens"), "{err}");
+    }
+}

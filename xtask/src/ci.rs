@@ -1,0 +1,229 @@
+//! `cargo xtask ci`: every gate, in the order a reviewer would want them to fail.
+//!
+//! Cheap checks run first (format, lint) so a typo fails in seconds; each step prints a header
+//! and its duration, and the first failure stops the run with a non-zero exit.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+/// The workspace's test command; README.md documents exactly this string.
+pub const TEST_COMMAND: &str = "cargo test --workspace --locked";
+pub const FMT_COMMAND: &str = "cargo fmt --all -- --check";
+pub const CLIPPY_COMMAND: &str = "cargo clippy --workspace --all-targets --locked -- -D warnings";
+pub const DENY_COMMAND: &str = "cargo deny check bans licenses sources";
+
+/// What one CI step does.
+#[derive(Debug, Clone, Copy)]
+enum Action {
+    /// A cargo command line (one of the consts above) with extra environment.
+    Cargo(&'static str, &'static [(&'static str, &'static str)]),
+    /// An in-process gate over the workspace root.
+    InProcess(fn(&Path) -> Result<()>),
+    /// `cargo deny`, which may not be installed on a developer machine.
+    Deny,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    name: &'static str,
+    action: Action,
+}
+
+const STEPS: &[Step] = &[
+    Step {
+        name: "format",
+        action: Action::Cargo(FMT_COMMAND, &[]),
+    },
+    Step {
+        name: "clippy",
+        action: Action::Cargo(CLIPPY_COMMAND, &[]),
+    },
+    Step {
+        name: "test",
+        // CI never writes snapshots: a changed golden output must fail, not be accepted.
+        action: Action::Cargo(TEST_COMMAND, &[("INSTA_UPDATE", "no")]),
+    },
+    Step {
+        name: "check-arch",
+        action: Action::InProcess(crate::arch::run),
+    },
+    Step {
+        name: "budgets",
+        action: Action::InProcess(|_| crate::budgets::run_all()),
+    },
+    Step {
+        name: "cargo-deny",
+        action: Action::Deny,
+    },
+];
+
+/// Runs every step in order and stops at the first failure.
+pub fn run(root: &Path) -> Result<()> {
+    let started = Instant::now();
+    let total = STEPS.len();
+    for (index, step) in STEPS.iter().enumerate() {
+        println!(
+            "\n==> [{}/{total}] {}: {}",
+            index + 1,
+            step.name,
+            describe(step.action)
+        );
+        let step_started = Instant::now();
+        let outcome = run_step(root, step.action);
+        let took = seconds(step_started.elapsed());
+        match outcome {
+            Ok(()) => println!("<== {}: ok in {took}", step.name),
+            Err(error) => {
+                println!("<== {}: FAILED in {took}", step.name);
+                return Err(error.context(format!("ci step `{}` failed", step.name)));
+            }
+        }
+    }
+    println!(
+        "\nci: all {total} steps passed in {}",
+        seconds(started.elapsed())
+    );
+    Ok(())
+}
+
+fn describe(action: Action) -> String {
+    match action {
+        Action::Cargo(line, env) => {
+            let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            [env.join(" "), line.to_owned()].join(" ").trim().to_owned()
+        }
+        Action::InProcess(_) => "in-process check".to_owned(),
+        Action::Deny => DENY_COMMAND.to_owned(),
+    }
+}
+
+fn run_step(root: &Path, action: Action) -> Result<()> {
+    match action {
+        Action::Cargo(line, env) => run_cargo(root, line, env),
+        Action::InProcess(check) => check(root),
+        Action::Deny => {
+            if deny_installed(root) {
+                return run_cargo(root, DENY_COMMAND, &[]);
+            }
+            let install = "install it with `cargo install --locked cargo-deny`";
+            if is_ci() {
+                bail!(
+                    "cargo-deny is not installed and CI=true, so the license and source gate cannot be skipped; {install}"
+                );
+            }
+            println!(
+                "notice: cargo-deny is not installed; skipping bans/licenses/sources ({install}; CI fails without it)"
+            );
+            Ok(())
+        }
+    }
+}
+
+/// Runs one of the command-line consts; `cargo` is replaced by the cargo that runs us.
+fn run_cargo(root: &Path, line: &str, env: &[(&str, &str)]) -> Result<()> {
+    let args = cargo_args(line)?;
+    let status = Command::new(crate::cargo())
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(root)
+        .status()
+        .with_context(|| format!("starting `{line}`"))?;
+    if !status.success() {
+        bail!("`{line}` failed ({status})");
+    }
+    Ok(())
+}
+
+/// The arguments after `cargo` in a command-line const.
+fn cargo_args(line: &str) -> Result<Vec<&str>> {
+    let mut words = line.split_whitespace();
+    match words.next() {
+        Some("cargo") => Ok(words.collect()),
+        _ => bail!("ci command `{line}` must start with `cargo`"),
+    }
+}
+
+fn deny_installed(root: &Path) -> bool {
+    Command::new(crate::cargo())
+        .args(["deny", "--version"])
+        .current_dir(root)
+        .output()
+        .is_ok_and(|out| out.status.success())
+}
+
+/// CI systems set `CI=true` (GitHub, GitLab, our `.ci/run`); `1` is accepted too.
+fn is_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+fn seconds(d: Duration) -> String {
+    format!("{:.1}s", d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_line_starts_with_cargo() {
+        for step in STEPS {
+            if let Action::Cargo(line, _) = step.action {
+                assert!(!cargo_args(line).unwrap().is_empty(), "{line}");
+            }
+        }
+        assert!(cargo_args("rm -rf /").is_err());
+    }
+
+    #[test]
+    fn steps_run_in_the_documented_order() {
+        let names: Vec<&str> = STEPS.iter().map(|s| s.name).collect();
+        assert_eq!(
+            names,
+            [
+                "format",
+                "clippy",
+                "test",
+                "check-arch",
+                "budgets",
+                "cargo-deny"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_test_step_never_writes_snapshots() {
+        let test = STEPS.iter().find(|s| s.name == "test").unwrap();
+        let Action::Cargo(line, env) = test.action else {
+            panic!("the test step runs cargo");
+        };
+        assert_eq!(line, TEST_COMMAND);
+        assert!(env.contains(&("INSTA_UPDATE", "no")));
+        assert_eq!(
+            describe(test.action),
+            "INSTA_UPDATE=no cargo test --workspace --locked"
+        );
+    }
+
+    /// README.md and xtask must agree on how to run the tests. Until README.md is written this
+    /// passes with a notice; once it exists it must show `TEST_COMMAND` verbatim.
+    #[test]
+    fn readme_shows_the_test_command() {
+        let readme = crate::workspace_root().join("README.md");
+        match std::fs::read_to_string(&readme) {
+            Ok(text) => assert!(
+                text.contains(TEST_COMMAND),
+                "README.md must show the test command `{TEST_COMMAND}` (xtask/src/ci.rs runs exactly that)"
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                eprintln!(
+                    "notice: {} not found; test command not cross-checked",
+                    readme.display()
+                );
+            }
+            Err(e) => panic!("reading {}: {e}", readme.display()),
+        }
+    }
+}

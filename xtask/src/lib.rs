@@ -1,0 +1,28 @@
+//! ctxmon's automation as a library, so every gate (`check-arch`, budgets, CI) is testable.
+//!
+//! The binary in `main.rs` only parses the verb and calls into these modules; the layer rules
+//! also run as an ordinary `#[test]` so that `cargo test --workspace` enforces them.
+
+pub mod arch;
+pub mod budgets;
+pub mod ci;
+pub mod scan;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// The workspace root: xtask lives one folder below it, so this holds for any checkout.
+pub fn workspace_root() -> PathBuf {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir
+        .parent()
+        .map_or_else(|| manifest_dir.to_path_buf(), Path::to_path_buf)
+}
+
+/// The cargo that is running us (`$CARGO`), else the one on `PATH`.
+///
+/// Cargo sets `CARGO` for `cargo run` and `cargo test`, so nested invocations use the same
+/// toolchain as the outer one even outside the workspace (the scratch workspaces of the tests).
+pub fn cargo() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"))
+}

@@ -1,0 +1,353 @@
+//! The source half of `check-arch`: the core crates never touch files, processes, the network,
+//! the environment or the wall clock.
+//!
+//! Crate-level rules cannot see `std`, so this scan reads the code itself. It is a small lexer,
+//! not a regex: comments are dropped, string and char literals are opaque, and `use` groups are
+//! expanded, so `use std::{env, fs}` is caught and `// std::fs is banned here` is not.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+/// A forbidden path (matched as consecutive segments anywhere in a path) and why it is banned.
+struct Forbidden {
+    segments: &'static [&'static str],
+    why: &'static str,
+}
+
+const FORBIDDEN: &[Forbidden] = &[
+    Forbidden {
+        segments: &["std", "fs"],
+        why: "the core does no file I/O; add a port in ctxmon-application and an adapter in ctxmon-infra-fs",
+    },
+    Forbidden {
+        segments: &["std", "env"],
+        why: "the core reads no environment; configuration reaches it as values from the composition root",
+    },
+    Forbidden {
+        segments: &["std", "process"],
+        why: "the core spawns no processes; put the call behind a port with an adapter in ctxmon-infra-fs",
+    },
+    Forbidden {
+        segments: &["std", "net"],
+        why: "the core does no network I/O; put the call behind a port with an adapter outside the core",
+    },
+    Forbidden {
+        segments: &["SystemTime", "now"],
+        why: "the core reads no wall clock; time reaches it through the Clock port",
+    },
+    Forbidden {
+        segments: &["Instant", "now"],
+        why: "the core reads no clock; time reaches it through the Clock port",
+    },
+];
+
+/// One forbidden use found in a source text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// 1-based line of the path's last matched segment.
+    pub line: usize,
+    /// The forbidden thing, spelled as a path (`std::fs`, `Instant::now`).
+    pub thing: String,
+    pub why: &'static str,
+}
+
+/// Scans every `.rs` file under `root/rel_dir` and returns one message per finding, in the form
+/// `path:line: forbidden <thing> in <crate> (why)` with `path` relative to `root`.
+pub fn scan_dir(root: &Path, rel_dir: &str, crate_name: &str) -> Result<Vec<String>> {
+    let mut files = Vec::new();
+    collect_rs_files(&root.join(rel_dir), &mut files)?;
+    files.sort();
+    let mut messages = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("reading {}", file.display()))?;
+        let shown = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        for finding in scan_source(&text) {
+            messages.push(format!(
+                "{shown}:{}: forbidden {} in {crate_name} ({})",
+                finding.line, finding.thing, finding.why
+            ));
+        }
+    }
+    Ok(messages)
+}
+
+fn collect_rs_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<()> {
+    let entries = std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("listing {}", dir.display()))?;
+        let path = entry.path();
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("inspecting {}", path.display()))?;
+        if kind.is_dir() {
+            collect_rs_files(&path, out)?;
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Scans one source text; findings are ordered by line and never repeated for one line.
+pub fn scan_source(text: &str) -> Vec<Finding> {
+    let tokens = lex(text);
+    let mut paths = Vec::new();
+    // Every identifier starts a path: suffixes of a path are scanned again, which is harmless
+    // (findings are deduplicated) and catches `::std::fs` without special cases.
+    for start in 0..tokens.len() {
+        if matches!(tokens[start].tok, Tok::Ident(_)) {
+            expand(&tokens, start, &[], &mut paths, 0);
+        }
+    }
+    let mut findings = Vec::new();
+    for path in &paths {
+        for rule in FORBIDDEN {
+            let n = rule.segments.len();
+            for window in path.windows(n) {
+                if window.iter().zip(rule.segments).all(|((s, _), r)| s == r) {
+                    findings.push(Finding {
+                        line: window[n - 1].1,
+                        thing: rule.segments.join("::"),
+                        why: rule.why,
+                    });
+                }
+            }
+        }
+    }
+    findings.sort_by(|a, b| (a.line, &a.thing).cmp(&(b.line, &b.thing)));
+    findings.dedup();
+    findings
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Ident(String),
+    PathSep,
+    Open,
+    Close,
+    Comma,
+    Other,
+}
+
+#[derive(Debug, Clone)]
+struct Token {
+    tok: Tok,
+    line: usize,
+}
+
+/// A path as segments with the line each one sits on.
+type Segments = Vec<(String, usize)>;
+
+/// Expands the path (or `use` tree) starting at `i` into `out`; returns the index after it.
+fn expand(
+    tokens: &[Token],
+    mut i: usize,
+    prefix: &[(String, usize)],
+    out: &mut Vec<Segments>,
+    depth: usize,
+) -> usize {
+    let mut path: Segments = prefix.to_vec();
+    // Nesting deeper than any real `use` tree means malformed input: stop rather than recurse.
+    if depth > 32 {
+        return i + 1;
+    }
+    while let Some(Token {
+        tok: Tok::Ident(name),
+        line,
+    }) = tokens.get(i)
+    {
+        path.push((name.clone(), *line));
+        i += 1;
+        if tokens.get(i).map(|t| &t.tok) != Some(&Tok::PathSep) {
+            break;
+        }
+        i += 1;
+        if tokens.get(i).map(|t| &t.tok) == Some(&Tok::Open) {
+            i += 1;
+            while let Some(token) = tokens.get(i) {
+                match token.tok {
+                    Tok::Ident(_) => i = expand(tokens, i, &path, out, depth + 1),
+                    Tok::Close => {
+                        i += 1;
+                        break;
+                    }
+                    _ => i += 1,
+                }
+            }
+            break;
+        }
+    }
+    out.push(path);
+    i
+}
+
+/// Splits Rust source into the few token kinds the scan needs. Comments vanish; string, char
+/// and byte literals become `Other`, so their contents are never mistaken for code.
+fn lex(src: &str) -> Vec<Token> {
+    let chars: Vec<char> = src.chars().collect();
+    let at = |k: usize| chars.get(k).copied().unwrap_or('\0');
+    let mut out = Vec::new();
+    let mut line = 1;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let start_line = line;
+        let mut push = |tok: Tok| {
+            out.push(Token {
+                tok,
+                line: start_line,
+            })
+        };
+        match c {
+            '\n' => {
+                line += 1;
+                i += 1;
+            }
+            '/' if at(i + 1) == '/' => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            '/' if at(i + 1) == '*' => i = skip_block_comment(&chars, i, &mut line),
+            '"' => {
+                i = skip_string(&chars, i + 1, &mut line);
+                push(Tok::Other);
+            }
+            '\'' => {
+                if at(i + 1) == '\\' {
+                    // An escaped char literal: '\n', '\'', '\u{1F600}'.
+                    i += 3;
+                    while i < chars.len() && chars[i] != '\'' {
+                        i += 1;
+                    }
+                    i += 1;
+                    push(Tok::Other);
+                } else if at(i + 2) == '\'' {
+                    i += 3;
+                    push(Tok::Other);
+                } else {
+                    // A lifetime or label; its name is lexed as an identifier next.
+                    i += 1;
+                }
+            }
+            c if c.is_alphabetic() || c == '_' => {
+                let begin = i;
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                let ident: String = chars[begin..i].iter().collect();
+                let raw_prefix = matches!(ident.as_str(), "r" | "br" | "cr");
+                if raw_prefix && let Some(end) = skip_raw_string(&chars, i, &mut line) {
+                    i = end;
+                    push(Tok::Other);
+                } else if ident == "r" && at(i) == '#' {
+                    // A raw identifier (`r#type`): the name is lexed next.
+                    i += 1;
+                } else {
+                    push(Tok::Ident(ident));
+                }
+            }
+            c if c.is_ascii_digit() => {
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                push(Tok::Other);
+            }
+            ':' if at(i + 1) == ':' => {
+                i += 2;
+                push(Tok::PathSep);
+            }
+            '{' | '}' | ',' => {
+                i += 1;
+                push(match c {
+                    '{' => Tok::Open,
+                    '}' => Tok::Close,
+                    _ => Tok::Comma,
+                });
+            }
+            c if c.is_whitespace() => i += 1,
+            _ => {
+                i += 1;
+                push(Tok::Other);
+            }
+        }
+    }
+    out
+}
+
+/// Skips a (possibly nested) block comment starting at `i`; returns the index after it.
+fn skip_block_comment(chars: &[char], mut i: usize, line: &mut usize) -> usize {
+    let mut depth = 0usize;
+    while i < chars.len() {
+        let next = chars.get(i + 1).copied();
+        if chars[i] == '/' && next == Some('*') {
+            depth += 1;
+            i += 2;
+        } else if chars[i] == '*' && next == Some('/') {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return i;
+            }
+        } else {
+            if chars[i] == '\n' {
+                *line += 1;
+            }
+            i += 1;
+        }
+    }
+    i
+}
+
+/// Skips the body of a `"…"` string from just after the opening quote.
+fn skip_string(chars: &[char], mut i: usize, line: &mut usize) -> usize {
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => {
+                if chars.get(i + 1) == Some(&'\n') {
+                    *line += 1;
+                }
+                i += 2;
+            }
+            '"' => return i + 1,
+            '\n' => {
+                *line += 1;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    i
+}
+
+/// If `i` (just after an `r`/`br`/`cr` prefix) opens a raw string `#*"`, skips the whole
+/// literal and returns the index after it.
+fn skip_raw_string(chars: &[char], mut i: usize, line: &mut usize) -> Option<usize> {
+    let mut hashes = 0;
+    while chars.get(i) == Some(&'#') {
+        hashes += 1;
+        i += 1;
+    }
+    if chars.get(i) != Some(&'"') {
+        return None;
+    }
+    i += 1;
+    while i < chars.len() {
+        if chars[i] == '\n' {
+            *line += 1;
+        } else if chars[i] == '"' && (1..=hashes).all(|k| chars.get(i + k) == Some(&'#')) {
+            return Some(i + 1 + hashes);
+        }
+        i += 1;
+    }
+    Some(i)
+}
+
+#[cfg(test)]
+mod tests;
