@@ -140,7 +140,7 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
                 }
             }
             Ok(reading) => {
-                let estimate = self.from_reading(request, &reading);
+                let estimate = self.estimate_from_reading(request, &reading);
                 Measurement {
                     estimate,
                     reading: Some(reading),
@@ -150,7 +150,7 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
         }
     }
 
-    fn from_reading(
+    fn estimate_from_reading(
         &self,
         request: EstimateRequest<'_>,
         reading: &TranscriptReading,
