@@ -10,9 +10,11 @@ pub mod fsutil;
 pub mod hook_log;
 pub mod layout;
 pub mod state_store;
+pub mod transcript;
 
 pub use clock::SystemClock;
 pub use event_log::FsEventLog;
 pub use hook_log::HookLog;
 pub use layout::ProjectLayout;
 pub use state_store::FsSessionStateStore;
+pub use transcript::{JsonlTranscriptReader, read_tail_lines};

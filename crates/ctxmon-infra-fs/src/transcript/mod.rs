@@ -1,0 +1,181 @@
+//! The JSONL transcript adapter: finds the newest qualifying usage record or compaction boundary
+//! at the end of a Claude Code transcript (spec §2) without reading the whole file.
+//!
+//! Layout: `backward` walks lines newest first in fixed blocks with bounded memory, `line`
+//! decides what one line means, `tail` reads the last bytes forward for later derivations.
+//!
+//! Decisions the spec leaves open, taken here:
+//! - A usage whose summed fields have the wrong type (a string, a negative number, a float) does
+//!   not qualify: the line is skipped and the scan goes on to older lines. Reading such a field
+//!   as 0 would under-report the fill; fields outside the formula may hold anything.
+//! - A boundary with malformed `compactMetadata` is still a boundary, with the bad figures `None`.
+//! - A line longer than the line cap (4 MiB by default) is skipped unparsed but counted, and the
+//!   scan continues past it. Assistant lines hold one content block of model output, which
+//!   output-token limits keep well under a megabyte, so only tool results and garbage are that
+//!   long. Its bytes still count toward `max_scan_bytes`.
+//! - The sidechain fallback applies only when the scan reached the start of the file: at the scan
+//!   limit it cannot know that no main-chain line exists further back, and a subagent's figure
+//!   reported as the session's would be wrong, so the result is `None` (source `unavailable`).
+//! - Among sidechain lines the same rule as for the main chain holds: the newest sidechain usage
+//!   or boundary wins, a sidechain boundary newer than every sidechain usage is reported as a
+//!   boundary.
+
+mod backward;
+mod lenient;
+mod line;
+mod open;
+mod tail;
+
+use std::path::Path;
+
+use ctxmon_application::ports::{
+    ChainScope, CompactionBoundary, ScanLimits, TranscriptError, TranscriptReader,
+    TranscriptReading, UsageRecord,
+};
+
+use backward::{BackLine, BackwardLines};
+use line::{LineEvent, classify};
+use open::{io_error, open_regular};
+
+pub use tail::{TailLines, read_tail_lines};
+
+/// Block size of the backward scan.
+pub const DEFAULT_BLOCK_SIZE: usize = 64 * 1024;
+
+/// Lines longer than this are skipped without being held in memory (see the module docs).
+pub const DEFAULT_MAX_LINE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Counts from one scan, for diagnostics and tests; the port's reading carries the result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScanStats {
+    /// Non-empty lines met, including oversized ones.
+    pub lines: u64,
+    /// Lines longer than the line cap, skipped unparsed.
+    pub oversized_lines: u64,
+}
+
+/// A reading plus how it was obtained.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanReport {
+    pub reading: TranscriptReading,
+    pub stats: ScanStats,
+}
+
+/// Reads Claude Code JSONL transcripts backwards from the end (spec §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JsonlTranscriptReader {
+    block_size: usize,
+    max_line_bytes: u64,
+}
+
+impl Default for JsonlTranscriptReader {
+    fn default() -> Self {
+        JsonlTranscriptReader::new()
+    }
+}
+
+impl JsonlTranscriptReader {
+    pub fn new() -> JsonlTranscriptReader {
+        JsonlTranscriptReader {
+            block_size: DEFAULT_BLOCK_SIZE,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+
+    /// Sets the block size (at least 1 byte). Only tests and benchmarks have a reason to: small
+    /// blocks put line ends on block boundaries.
+    pub fn with_block_size(self, bytes: usize) -> JsonlTranscriptReader {
+        JsonlTranscriptReader {
+            block_size: bytes.max(1),
+            ..self
+        }
+    }
+
+    /// Sets the longest line that is parsed; longer lines are skipped and counted.
+    pub fn with_max_line_bytes(self, bytes: u64) -> JsonlTranscriptReader {
+        JsonlTranscriptReader {
+            max_line_bytes: bytes,
+            ..self
+        }
+    }
+
+    /// Scans `path` in one backward pass and reports the reading with scan counts.
+    pub fn scan(&self, path: &Path, limits: ScanLimits) -> Result<ScanReport, TranscriptError> {
+        let (file, file_len) = open_regular(path)?;
+        let mut lines = BackwardLines::new(
+            file,
+            file_len,
+            limits.max_scan_bytes,
+            self.block_size,
+            self.max_line_bytes,
+        );
+        let mut stats = ScanStats::default();
+        // The newest sidechain result, kept while looking for a main-chain one so that a
+        // subagent's own transcript needs no second pass.
+        let mut sidechain: Option<Found> = None;
+        let main = loop {
+            let event = match lines.next_line().map_err(|e| io_error(path, &e))? {
+                None => break None,
+                Some(BackLine::Oversized { .. }) => {
+                    stats.lines += 1;
+                    stats.oversized_lines += 1;
+                    continue;
+                }
+                Some(BackLine::Line(bytes)) => {
+                    stats.lines += 1;
+                    classify(bytes)
+                }
+            };
+            let (is_sidechain, found) = match event {
+                LineEvent::Skip => continue,
+                LineEvent::Usage { sidechain, record } => (sidechain, Found::Usage(record)),
+                LineEvent::Boundary {
+                    sidechain,
+                    boundary,
+                } => (sidechain, Found::Boundary(boundary)),
+            };
+            if !is_sidechain {
+                break Some(found);
+            }
+            if sidechain.is_none() {
+                sidechain = Some(found);
+            }
+        };
+        let hit_limit = lines.hit_limit();
+        let (found, scope) = match main {
+            Some(found) => (Some(found), ChainScope::Main),
+            None if !hit_limit && sidechain.is_some() => (sidechain, ChainScope::Sidechain),
+            None => (None, ChainScope::Main),
+        };
+        let (usage, boundary) = match found {
+            Some(Found::Usage(record)) => (Some(record), None),
+            Some(Found::Boundary(boundary)) => (None, Some(boundary)),
+            None => (None, None),
+        };
+        let reading = TranscriptReading {
+            hit_scan_limit: hit_limit && usage.is_none() && boundary.is_none(),
+            usage,
+            boundary,
+            scope,
+            bytes_scanned: lines.bytes_scanned(file_len),
+        };
+        Ok(ScanReport { reading, stats })
+    }
+}
+
+impl TranscriptReader for JsonlTranscriptReader {
+    fn read_latest(
+        &self,
+        path: &Path,
+        limits: ScanLimits,
+    ) -> Result<TranscriptReading, TranscriptError> {
+        self.scan(path, limits).map(|report| report.reading)
+    }
+}
+
+/// A qualifying line's meaning, before it is known whether it is the answer.
+#[derive(Debug)]
+enum Found {
+    Usage(UsageRecord),
+    Boundary(CompactionBoundary),
+}

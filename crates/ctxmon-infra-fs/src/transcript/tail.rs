@@ -1,0 +1,78 @@
+//! Reads the last bytes of a transcript forward as whole JSON lines, for derivations (resumption
+//! state, recent activity) that need more than the newest usage record but must stay bounded.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use ctxmon_application::ports::TranscriptError;
+
+use super::open::{io_error, open_regular};
+
+/// The complete lines found in a transcript's tail, oldest first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TailLines {
+    /// Every complete line of the window that parsed as JSON, in file order.
+    pub lines: Vec<serde_json::Value>,
+    /// Non-blank lines of the window that did not parse (garbage, a line still being written).
+    pub skipped_lines: u64,
+    /// True when the window began at the start of the file, so nothing older exists.
+    pub from_file_start: bool,
+    /// Bytes read from the file.
+    pub bytes_read: u64,
+}
+
+/// Reads at most the last `max_bytes` of `path` and parses its complete lines.
+///
+/// The line cut by the window's start is dropped (unless the window starts right after a
+/// newline or at the file start). The last line is kept if it parses: a line still being
+/// written does not, and is counted in `skipped_lines`. Memory is bounded by `max_bytes` plus the
+/// parsed values. Errors are those of the reader: `NotFound`, `Empty`, `NotAFile`,
+/// `PermissionDenied`, `Io`.
+pub fn read_tail_lines(path: &Path, max_bytes: u64) -> Result<TailLines, TranscriptError> {
+    let (mut file, file_len) = open_regular(path)?;
+    let start = file_len.saturating_sub(max_bytes);
+    // Read one byte more than the window when possible: it tells whether the window's first
+    // line is whole without a second read.
+    let read_from = start.saturating_sub(1);
+    let len = usize::try_from(file_len - read_from).map_err(|_| {
+        io_error(
+            path,
+            &std::io::Error::other("tail window larger than the address space"),
+        )
+    })?;
+    let mut buf = vec![0u8; len];
+    file.seek(SeekFrom::Start(read_from))
+        .and_then(|_| file.read_exact(&mut buf))
+        .map_err(|e| io_error(path, &e))?;
+
+    let window: &[u8] = if start == 0 {
+        &buf
+    } else {
+        // buf[0] is the byte before the window.
+        let rest = buf.get(1..).unwrap_or_default();
+        if buf.first() == Some(&b'\n') {
+            rest
+        } else {
+            match rest.iter().position(|&b| b == b'\n') {
+                Some(i) => rest.get(i + 1..).unwrap_or_default(),
+                None => &[],
+            }
+        }
+    };
+
+    let mut out = TailLines {
+        from_file_start: start == 0,
+        bytes_read: len as u64,
+        ..TailLines::default()
+    };
+    for line in window.split(|&b| b == b'\n') {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<serde_json::Value>(line) {
+            Ok(value) => out.lines.push(value),
+            Err(_) => out.skipped_lines += 1,
+        }
+    }
+    Ok(out)
+}
