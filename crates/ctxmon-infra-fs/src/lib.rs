@@ -5,6 +5,7 @@
 //! application decides what it means.
 
 pub mod clock;
+pub mod config;
 pub mod event_log;
 pub mod fsutil;
 pub mod hook_log;

@@ -1,0 +1,164 @@
+//! `config set KEY VALUE --scope …`: edit one file, but only if the result is valid.
+//!
+//! Order matters: parse the value by its key's type, read and parse the target file, apply the
+//! change in memory, re-load every file layer with the changed table, and only then write it,
+//! atomically and privately. A refused change leaves the file exactly as it was.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use super::env::EnvVars;
+use super::error::{ConfigError, ConfigErrorKind, Setting};
+use super::kinds::{self, KeyRef, Parsed};
+use super::layers::{self, ValueSource};
+use super::load::{load_config, load_files_with};
+use super::paths::{ConfigPaths, Scope};
+
+/// What `config set` did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetOutcome {
+    /// The file written.
+    pub path: PathBuf,
+    pub key: String,
+    /// The value written, as JSON; `null` when the key was removed (`none` for an optional key).
+    pub value: serde_json::Value,
+    /// Whether the file was created.
+    pub created: bool,
+    /// A higher layer (file, variable) that still overrides the key, so the change has no effect
+    /// yet; worth telling the user.
+    pub shadowed_by: Option<ValueSource>,
+}
+
+/// Sets `key` to `raw` in the file of `scope`. The value is typed by the key (`true`, `0.72`,
+/// `a,b` or `["a", "b"]`, `{ opus = 1000000 }`); `none` (or empty) removes an optional key.
+///
+/// The change is checked against the files it will be layered with (defaults, user, project,
+/// local and `explicit_file`), not against `CTXMON_*` variables or flags: files persist, and a
+/// variable in today's shell should neither block nor excuse an invalid file.
+pub fn set_value(
+    project_dir: &Path,
+    env: &EnvVars,
+    explicit_file: Option<&Path>,
+    scope: Scope,
+    key: &str,
+    raw: &str,
+) -> Result<SetOutcome, ConfigError> {
+    let Some(key_ref) = KeyRef::resolve(key) else {
+        return Err(ConfigError::unknown_key(key, "command line", false));
+    };
+    let parsed = kinds::parse(&key_ref, raw).map_err(|message| {
+        let setting = Setting {
+            key: key.to_string(),
+            value: kinds::render(&toml::Value::String(raw.to_string())),
+            source: "command line".into(),
+        };
+        ConfigError::invalid(setting, message)
+    })?;
+    let value = match parsed {
+        Parsed::Set(v) => Some(v),
+        Parsed::Unset => None,
+    };
+
+    let paths = ConfigPaths::resolve(project_dir, env, explicit_file);
+    let Some(target) = paths.for_scope(scope).map(Path::to_path_buf) else {
+        return Err(ConfigError::new(
+            ConfigErrorKind::Io,
+            None,
+            "",
+            "there is no user configuration directory (HOME and XDG_CONFIG_HOME are unset or \
+             relative); set one of them or use --scope project",
+        ));
+    };
+    let existing = layers::read_file(&target, false).map_err(nothing_written)?;
+    let created = existing.is_none();
+    let mut table = existing.unwrap_or_default();
+    layers::insert(&mut table, &key_ref, value.clone()).map_err(|message| {
+        ConfigError::new(
+            ConfigErrorKind::InvalidValue,
+            Some(key.to_string()),
+            target.display().to_string(),
+            format!("{message}; nothing was written"),
+        )
+    })?;
+
+    load_files_with(&paths, (scope.layer(), &table)).map_err(nothing_written)?;
+
+    let text = toml::to_string(&table).map_err(|e| {
+        ConfigError::new(
+            ConfigErrorKind::InvalidValue,
+            Some(key.to_string()),
+            target.display().to_string(),
+            format!("{e}; nothing was written"),
+        )
+    })?;
+    write_private(&target, &text).map_err(|e| {
+        ConfigError::new(
+            ConfigErrorKind::Io,
+            None,
+            target.display().to_string(),
+            format!("cannot write it: {e}; check the folder's permissions"),
+        )
+    })?;
+
+    let shadowed_by = match value {
+        None => None,
+        Some(_) => load_config(project_dir, env, explicit_file, &[])
+            .ok()
+            .and_then(|loaded| loaded.source_of(key).cloned())
+            .filter(|source| {
+                !matches!(source, ValueSource::File { layer, .. } if *layer == scope.layer())
+            }),
+    };
+    Ok(SetOutcome {
+        path: target,
+        key: key.to_string(),
+        value: value
+            .as_ref()
+            .and_then(|v| serde_json::to_value(v).ok())
+            .unwrap_or(serde_json::Value::Null),
+        created,
+        shadowed_by,
+    })
+}
+
+fn nothing_written(mut error: ConfigError) -> ConfigError {
+    error.message.push_str("; nothing was written");
+    error
+}
+
+/// Replaces `path` atomically with a 0600 file, creating missing folders with mode 0700 (spec
+/// §15: ctxmon's files are private). A symlinked file is written through to its target, so
+/// dotfile managers keep working.
+fn write_private(path: &Path, text: &str) -> io::Result<()> {
+    let path = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)?,
+        _ => path.to_path_buf(),
+    };
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        let mut builder = fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(dir)?;
+    }
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(text.as_bytes())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(fs::Permissions::from_mode(0o600))?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(&path).map_err(|e| e.error)?;
+    // Make the rename itself durable; failing to sync a folder is not worth failing the write.
+    if let Ok(folder) = fs::File::open(dir) {
+        let _ = folder.sync_all();
+    }
+    Ok(())
+}
