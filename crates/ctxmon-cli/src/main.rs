@@ -1,2 +1,12 @@
-//! ctxmon binary.
-fn main() {}
+//! The `ctxmon` binary: parse arguments, run the command, map the result to an exit code.
+
+mod bootstrap;
+mod cli;
+mod commands;
+mod exit;
+mod render;
+mod wire;
+
+fn main() -> std::process::ExitCode {
+    commands::run(cli::parse())
+}

@@ -4,6 +4,7 @@
 //! Architecture invariant: nothing here decides policy; adapters report what they find and the
 //! application decides what it means.
 
+pub mod claude_paths;
 pub mod clock;
 pub mod config;
 pub mod event_log;

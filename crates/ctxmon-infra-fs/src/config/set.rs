@@ -4,8 +4,9 @@
 //! change in memory, re-load every file layer with the changed table, and only then write it,
 //! atomically and privately. A refused change leaves the file exactly as it was.
 
+use crate::fsutil::{Durability, write_atomic};
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use super::env::EnvVars;
@@ -127,38 +128,12 @@ fn nothing_written(mut error: ConfigError) -> ConfigError {
     error
 }
 
-/// Replaces `path` atomically with a 0600 file, creating missing folders with mode 0700 (spec
-/// §15: ctxmon's files are private). A symlinked file is written through to its target, so
-/// dotfile managers keep working.
+/// Replaces `path` atomically (0600, folders 0700, fsync). A symlinked file is written through
+/// to its target, so dotfile managers keep working.
 fn write_private(path: &Path, text: &str) -> io::Result<()> {
     let path = match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)?,
         _ => path.to_path_buf(),
     };
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        let mut builder = fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(dir)?;
-    }
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file()
-            .set_permissions(fs::Permissions::from_mode(0o600))?;
-    }
-    tmp.as_file().sync_all()?;
-    tmp.persist(&path).map_err(|e| e.error)?;
-    // Make the rename itself durable; failing to sync a folder is not worth failing the write.
-    if let Ok(folder) = fs::File::open(dir) {
-        let _ = folder.sync_all();
-    }
-    Ok(())
+    write_atomic(&path, text.as_bytes(), Durability::Fsync)
 }

@@ -1,0 +1,233 @@
+//! The command tree (spec §13), declared with clap.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Keeps a coding agent's work alive across context-window limits.
+///
+/// ctxmon measures how full a Claude Code session's context really is, warns the agent in
+/// graduated tiers on every prompt, checkpoints the session before compaction and hands the
+/// essentials back after it.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ctxmon",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct GlobalArgs {
+    /// Print machine-readable JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Project directory (default: $CLAUDE_PROJECT_DIR, then the hook input's cwd, then the
+    /// current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub project_dir: Option<PathBuf>,
+    /// An extra configuration file, layered above .ctxmon/config.local.toml.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show how full a session's context is.
+    ///
+    /// Reads the transcript backwards from its end (never the whole file) and reports the
+    /// context fill, its tier, and the tokens left before Claude Code auto-compacts. Without
+    /// --transcript, the newest transcript of the project is used.
+    Status(StatusArgs),
+    /// Entry points for Claude Code hooks (hook JSON on stdin; always exit 0).
+    #[command(subcommand)]
+    Hooks(HookCommand),
+    /// Print a status line for Claude Code (status-line JSON on stdin, one line out).
+    Statusline,
+    /// List, show, acknowledge and prune checkpoints.
+    #[command(subcommand)]
+    Checkpoint(CheckpointCommand),
+    /// Generate and manage resume logs (markdown + JSON handoff documents).
+    #[command(subcommand, name = "resume-log")]
+    ResumeLog(ResumeLogCommand),
+    /// Show, query and change the layered configuration.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Pack files, diffs, memories and events into a token budget (JSON in, bundle JSON out).
+    Assemble(AssembleArgs),
+    /// Register ctxmon's hooks in Claude Code's settings.
+    Install(InstallArgs),
+    /// Remove exactly what `ctxmon install` added.
+    Uninstall(InstallArgs),
+    /// Check the installation and explain what is wrong.
+    Doctor,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct StatusArgs {
+    /// The session transcript (JSONL) to measure.
+    #[arg(long, value_name = "PATH")]
+    pub transcript: Option<PathBuf>,
+    /// Context window size in tokens (overrides configuration and model rules).
+    #[arg(long, value_name = "N")]
+    pub window: Option<u64>,
+    /// Model id for window rules, e.g. `claude-opus-4-6[1m]`.
+    #[arg(long, value_name = "ID")]
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Subcommand, Clone, Copy, PartialEq, Eq)]
+pub enum HookCommand {
+    /// UserPromptSubmit: inject the <context-monitor> tag.
+    PromptSubmit,
+    /// SessionStart: hand back the essentials after compaction or resume.
+    SessionStart,
+    /// PreCompact: checkpoint the session.
+    PreCompact,
+    /// PreToolUse: warn when the resumption file is stale (never blocks).
+    PreToolUse,
+    /// PostCompact: record the compaction.
+    PostCompact,
+    /// SessionEnd: record the end of the session.
+    SessionEnd,
+}
+
+impl HookCommand {
+    /// The `hook_event_name` Claude Code sends for this hook.
+    pub fn event_name(self) -> &'static str {
+        match self {
+            HookCommand::PromptSubmit => "UserPromptSubmit",
+            HookCommand::SessionStart => "SessionStart",
+            HookCommand::PreCompact => "PreCompact",
+            HookCommand::PreToolUse => "PreToolUse",
+            HookCommand::PostCompact => "PostCompact",
+            HookCommand::SessionEnd => "SessionEnd",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            HookCommand::PromptSubmit => "prompt-submit",
+            HookCommand::SessionStart => "session-start",
+            HookCommand::PreCompact => "pre-compact",
+            HookCommand::PreToolUse => "pre-tool-use",
+            HookCommand::PostCompact => "post-compact",
+            HookCommand::SessionEnd => "session-end",
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CheckpointCommand {
+    /// List checkpoints, oldest first.
+    List,
+    /// Show one checkpoint.
+    Show { id: String },
+    /// Mark a checkpoint as acknowledged.
+    Ack { id: String },
+    /// Delete all but the newest N checkpoints.
+    Prune {
+        #[arg(long, value_name = "N")]
+        keep: u64,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ResumeLogCommand {
+    /// Generate a resume log now.
+    Generate {
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// A JSON document the agent wrote (`-` for stdin).
+        #[arg(long, value_name = "FILE|-")]
+        from: Option<String>,
+    },
+    /// List resume logs, newest first.
+    List,
+    /// Show one resume log (default: the latest).
+    Show { id: Option<String> },
+    /// Show the latest resume log.
+    Latest,
+    /// Delete all but the newest N resume logs.
+    Cleanup {
+        #[arg(long, value_name = "N")]
+        keep: u64,
+    },
+    /// Count, size and age of the stored resume logs.
+    Stats,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Scope {
+    /// .ctxmon/config.toml (committed with the project)
+    #[default]
+    Project,
+    /// .ctxmon/config.local.toml (not committed)
+    Local,
+    /// the user's ~/.config/ctxmon/config.toml
+    User,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the merged configuration (with --json: values and where each came from).
+    Show,
+    /// Print one value, e.g. `context_monitor.warning_threshold`.
+    Get { key: String },
+    /// Set one value in a configuration file.
+    Set {
+        key: String,
+        value: String,
+        #[arg(long, value_enum, default_value_t = Scope::Project)]
+        scope: Scope,
+    },
+    /// Print the configuration files, lowest precedence first.
+    Path,
+    /// Print a JSON Schema of the whole configuration.
+    Schema,
+}
+
+#[derive(Debug, Args)]
+pub struct AssembleArgs {
+    /// Input JSON (`-` or absent for stdin).
+    #[arg(long, value_name = "FILE|-")]
+    pub input: Option<String>,
+    /// greedy, balanced or conservative.
+    #[arg(long, value_name = "S")]
+    pub strategy: Option<String>,
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    #[arg(long, value_enum, default_value_t = Scope::Project)]
+    pub scope: Scope,
+    /// Show the change without writing it.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also install the status line.
+    #[arg(long)]
+    pub statusline: bool,
+}
+
+pub fn parse() -> Cli {
+    Cli::parse()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_tree_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

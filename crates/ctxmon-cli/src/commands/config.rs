@@ -1,0 +1,106 @@
+//! `ctxmon config show|get|set|path|schema`. Every configuration problem exits 2.
+
+use anyhow::anyhow;
+use ctxmon_infra_fs::config::{ConfigPaths, EnvVars, Scope as FileScope, schema_text, set_value};
+use serde_json::json;
+
+use crate::bootstrap;
+use crate::cli::{ConfigCommand, GlobalArgs, Scope};
+use crate::exit::{CmdResult, Failure};
+
+pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
+    let project_dir = bootstrap::project_dir(global, None);
+    match cmd {
+        ConfigCommand::Show => {
+            let loaded =
+                bootstrap::load_layers(global, &project_dir, &[]).map_err(Failure::usage)?;
+            if global.json {
+                println!("{}", pretty(&loaded.to_json()));
+            } else {
+                print!("{}", loaded.to_toml(true));
+            }
+        }
+        ConfigCommand::Get { key } => {
+            let loaded =
+                bootstrap::load_layers(global, &project_dir, &[]).map_err(Failure::usage)?;
+            let kv = loaded
+                .get(&key)
+                .map_err(|e| Failure::usage(anyhow!("{e}")))?;
+            if global.json {
+                println!(
+                    "{}",
+                    json!({"key": kv.key, "value": kv.value, "source": kv.source.to_string()})
+                );
+            } else {
+                println!("{}", kv.plain_text());
+            }
+        }
+        ConfigCommand::Set { key, value, scope } => {
+            let scope = match scope {
+                Scope::Project => FileScope::Project,
+                Scope::Local => FileScope::Local,
+                Scope::User => FileScope::User,
+            };
+            let env = EnvVars::from_process();
+            let outcome = set_value(
+                &project_dir,
+                &env,
+                global.config.as_deref(),
+                scope,
+                &key,
+                &value,
+            )
+            .map_err(|e| Failure::usage(anyhow!("{e}")))?;
+            if global.json {
+                let shadowed = outcome.shadowed_by.as_ref().map(ToString::to_string);
+                println!(
+                    "{}",
+                    json!({"key": outcome.key, "value": outcome.value, "path": outcome.path.display().to_string(), "created": outcome.created, "shadowed_by": shadowed})
+                );
+            } else {
+                println!(
+                    "set {} = {} in {}",
+                    outcome.key,
+                    outcome.value,
+                    outcome.path.display()
+                );
+                if let Some(higher) = &outcome.shadowed_by {
+                    eprintln!(
+                        "ctxmon: note: {} is still overridden by {higher}",
+                        outcome.key
+                    );
+                }
+            }
+        }
+        ConfigCommand::Path => {
+            let paths = ConfigPaths::resolve(
+                &project_dir,
+                &EnvVars::from_process(),
+                global.config.as_deref(),
+            );
+            let entries = paths.entries();
+            if global.json {
+                let list: Vec<_> = entries
+                    .iter()
+                    .map(|e| json!({"layer": e.layer.name(), "path": e.path.as_ref().map(|p| p.display().to_string()), "exists": e.exists}))
+                    .collect();
+                println!("{}", pretty(&serde_json::Value::Array(list)));
+            } else {
+                for e in entries {
+                    let path = e.path.as_ref().map_or(
+                        "(not available: set HOME or XDG_CONFIG_HOME)".to_string(),
+                        |p| p.display().to_string(),
+                    );
+                    let state = if e.exists { "" } else { "  (absent)" };
+                    println!("{:<8} {path}{state}", e.layer.name());
+                }
+            }
+        }
+        ConfigCommand::Schema => println!("{}", schema_text()),
+    }
+    Ok(())
+}
+
+fn pretty(value: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}

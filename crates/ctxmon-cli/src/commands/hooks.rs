@@ -1,0 +1,198 @@
+//! `ctxmon hooks …`: the Claude Code entry points. Whatever happens, they exit 0, write nothing
+//! but a valid answer to stdout, and answer within `hooks.deadline_ms` (spec §14).
+//!
+//! The work runs on a worker thread; the main thread waits for its answer until the deadline and
+//! then exits, so a transcript on a blocking path (a FIFO) or a slow disk cannot hang a prompt.
+//! A panic in the worker is contained the same way: no answer, exit 0.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use ctxmon_application::config::Config;
+use ctxmon_application::fill::FillSettings;
+use ctxmon_application::hooks::prompt_submit::{
+    PromptSubmitInput, PromptSubmitPorts, prompt_submit,
+};
+use ctxmon_application::ports::Clock;
+use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
+use ctxmon_infra_fs::{FsEventLog, FsSessionStateStore, HookLog, ProjectLayout, SystemClock};
+
+use crate::bootstrap;
+use crate::cli::{GlobalArgs, HookCommand};
+use crate::wire::hook_input::{HookInput, read_bounded};
+use crate::wire::hook_output;
+
+/// Used until the configuration (and its `hooks.deadline_ms`) is loaded.
+const DEFAULT_DEADLINE: Duration = Duration::from_millis(1_500);
+
+enum Message {
+    /// The configured deadline, once known.
+    Deadline(Duration),
+    /// The complete answer for stdout (possibly empty).
+    Answer(String),
+}
+
+pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
+    let started = Instant::now();
+    let (tx, rx) = mpsc::channel::<Message>();
+    let global = global.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("hook-{}", hook.name()))
+        .spawn(move || {
+            let answer = handle(hook, &global, &tx);
+            let _ = tx.send(Message::Answer(answer));
+        });
+    if spawned.is_err() {
+        eprintln!(
+            "ctxmon hooks {}: could not start the worker thread; answering nothing",
+            hook.name()
+        );
+        return ExitCode::SUCCESS;
+    }
+    let mut deadline = started + DEFAULT_DEADLINE;
+    loop {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(wait) {
+            Ok(Message::Deadline(d)) => deadline = started + d,
+            Ok(Message::Answer(answer)) => {
+                if !answer.is_empty() {
+                    let mut out = std::io::stdout().lock();
+                    let _ = writeln!(out, "{answer}");
+                    let _ = out.flush();
+                }
+                return ExitCode::SUCCESS;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                eprintln!(
+                    "ctxmon hooks {}: deadline of {:?} reached; answering nothing",
+                    hook.name(),
+                    deadline - started
+                );
+                // The worker may be blocked in a system call; exiting the process ends it.
+                std::process::exit(0);
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                eprintln!(
+                    "ctxmon hooks {}: internal error (worker stopped); answering nothing",
+                    hook.name()
+                );
+                return ExitCode::SUCCESS;
+            }
+        }
+    }
+}
+
+/// Everything a hook needs once its input is read.
+struct HookEnv {
+    hook: HookCommand,
+    input: HookInput,
+    layout: ProjectLayout,
+    config: Config,
+    log: HookLog,
+    clock: SystemClock,
+}
+
+impl HookEnv {
+    fn warn(&self, message: &str) {
+        eprintln!("ctxmon hooks {}: {message}", self.hook.name());
+        self.log
+            .write(self.clock.now(), self.hook.name(), "warn", message);
+    }
+}
+
+fn handle(hook: HookCommand, global: &GlobalArgs, tx: &mpsc::Sender<Message>) -> String {
+    let bytes = read_bounded(std::io::stdin().lock());
+    let parsed = bytes.and_then(|b| HookInput::parse(&b));
+    let (input, input_problem) = match parsed {
+        Ok(input) => (input, None),
+        Err(e) => (HookInput::default(), Some(e.to_string())),
+    };
+    let project_dir = bootstrap::project_dir(global, input.cwd.as_deref());
+    let layout = ProjectLayout::new(&project_dir);
+    let (config, config_problem) = match bootstrap::load_config(global, &project_dir, &[]) {
+        Ok(config) => (config, None),
+        // A broken configuration must not break the user's prompts: run on defaults and say so.
+        Err(e) => (
+            Config::default(),
+            Some(format!("{e:#}; using built-in defaults")),
+        ),
+    };
+    let _ = tx.send(Message::Deadline(Duration::from_millis(
+        config.hooks.deadline_ms,
+    )));
+    let log = HookLog::new(&layout, config.hooks.log_max_bytes);
+    let env = HookEnv {
+        hook,
+        input,
+        layout,
+        config,
+        log,
+        clock: SystemClock,
+    };
+    if let Some(problem) = config_problem {
+        env.warn(&problem);
+    }
+    if let Some(problem) = input_problem {
+        env.warn(&problem);
+        return String::new();
+    }
+    match env.input.hook_event_name.as_deref() {
+        Some(name) if name != hook.event_name() => {
+            env.warn(&format!(
+                "received a {name} event on `hooks {}` (expected {}); check the hook registration",
+                hook.name(),
+                hook.event_name()
+            ));
+            return String::new();
+        }
+        None => env.warn("hook input has no hook_event_name; treating it as this hook's event"),
+        Some(_) => {}
+    }
+    match hook {
+        HookCommand::PromptSubmit => prompt_submit_hook(&env),
+        other => {
+            env.warn(&format!(
+                "`hooks {}` is not yet available in this build; answering nothing",
+                other.name()
+            ));
+            String::new()
+        }
+    }
+}
+
+fn prompt_submit_hook(env: &HookEnv) -> String {
+    let settings = match FillSettings::from_config(&env.config) {
+        Ok(s) => s,
+        Err(e) => {
+            env.warn(&format!("invalid thresholds ({e}); using defaults"));
+            match FillSettings::from_config(&Config::default()) {
+                Ok(s) => s,
+                Err(_) => return String::new(),
+            }
+        }
+    };
+    let reader = JsonlTranscriptReader::new();
+    let states = FsSessionStateStore::new(env.layout.clone());
+    let events = FsEventLog::new(env.layout.clone());
+    let ports = PromptSubmitPorts {
+        transcripts: &reader,
+        states: &states,
+        events: &events,
+        clock: &env.clock,
+    };
+    let input = PromptSubmitInput {
+        session_id: env.input.session_id.as_deref(),
+        transcript_path: env.input.transcript_path.as_deref().map(Path::new),
+    };
+    let outcome = prompt_submit(&env.config, &settings, ports, input);
+    for warning in &outcome.warnings {
+        env.warn(warning);
+    }
+    outcome
+        .additional_context
+        .and_then(|text| hook_output::additional_context(env.hook.event_name(), &text))
+        .unwrap_or_default()
+}

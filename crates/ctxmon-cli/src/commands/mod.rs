@@ -1,0 +1,34 @@
+//! Command dispatch and error reporting.
+
+mod config;
+mod hooks;
+mod status;
+mod unavailable;
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+
+pub fn run(cli: Cli) -> ExitCode {
+    let global = cli.global;
+    let result = match cli.command {
+        // Hooks answer Claude Code and always exit 0; they never reach the error path below.
+        Command::Hooks(hook) => return hooks::run(hook, &global),
+        Command::Status(args) => status::run(&args, &global),
+        Command::Statusline => unavailable::command("statusline", 7),
+        Command::Checkpoint(_) => unavailable::command("checkpoint", 4),
+        Command::ResumeLog(_) => unavailable::command("resume-log", 5),
+        Command::Config(cmd) => config::run(cmd, &global),
+        Command::Assemble(_) => unavailable::command("assemble", 6),
+        Command::Install(_) => unavailable::command("install", 7),
+        Command::Uninstall(_) => unavailable::command("uninstall", 7),
+        Command::Doctor => unavailable::command("doctor", 7),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("ctxmon: {:#}", failure.error());
+            failure.exit_code()
+        }
+    }
+}

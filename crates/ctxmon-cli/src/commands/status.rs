@@ -1,0 +1,65 @@
+//! `ctxmon status`: measure a transcript and report it for people or (`--json`) programs.
+
+use std::io::IsTerminal;
+
+use anyhow::anyhow;
+use ctxmon_application::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
+use ctxmon_domain::FillSource;
+use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
+
+use crate::bootstrap;
+use crate::cli::{GlobalArgs, StatusArgs};
+use crate::exit::{CmdResult, Failure};
+use crate::render;
+
+pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
+    let mut flags = Vec::new();
+    if let Some(window) = args.window {
+        flags.push((
+            "context_monitor.context_window".to_string(),
+            window.to_string(),
+        ));
+    }
+    let project = bootstrap::project(global, None, &flags).map_err(Failure::usage)?;
+    let settings = FillSettings::from_config(&project.config)
+        .map_err(|e| Failure::usage(anyhow!("invalid configuration: {e}")))?;
+    let transcript = match &args.transcript {
+        Some(path) => path.clone(),
+        None => ctxmon_infra_fs::claude_paths::latest_transcript(project.layout.project_dir(), &bootstrap::env_pairs()).ok_or_else(|| {
+            Failure::Other(anyhow!(
+                "no transcript found for {} under Claude Code's projects folder; pass --transcript PATH",
+                project.layout.project_dir().display()
+            ))
+        })?,
+    };
+    let reader = JsonlTranscriptReader::new();
+    let estimator = ContextFillEstimator::new(&reader, &settings);
+    let measurement = estimator.measure(EstimateRequest {
+        transcript_path: Some(&transcript),
+        model_hint: args.model.as_deref(),
+        ..Default::default()
+    });
+    if let Some(error) = measurement.error {
+        return Err(Failure::Other(anyhow!("{}: {error}", transcript.display())));
+    }
+    let estimate = measurement.estimate;
+    if estimate.source == FillSource::Unavailable {
+        let why = estimate.note.as_deref().unwrap_or("nothing to measure");
+        return Err(Failure::Other(anyhow!("{}: {why}", transcript.display())));
+    }
+    if global.json {
+        let mut value = serde_json::to_value(&estimate).map_err(|e| Failure::Other(e.into()))?;
+        if let Some(obj) = value.as_object_mut() {
+            obj.insert("percent".into(), estimate.percent().into());
+            obj.insert(
+                "transcript_path".into(),
+                transcript.display().to_string().into(),
+            );
+        }
+        println!("{value}");
+    } else {
+        let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
+        print!("{}", render::status_text(&estimate, color));
+    }
+    Ok(())
+}

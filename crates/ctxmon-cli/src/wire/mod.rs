@@ -1,0 +1,4 @@
+//! Claude Code's wire format: hook input on stdin, hook answers on stdout.
+
+pub mod hook_input;
+pub mod hook_output;
