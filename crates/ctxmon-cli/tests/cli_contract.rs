@@ -1,0 +1,172 @@
+//! The command tree of spec §13 and the config commands, end to end.
+
+mod common;
+
+use common::Sandbox;
+
+#[test]
+fn help_shows_the_whole_command_tree() {
+    let sb = Sandbox::new();
+    let run = sb.run(&["--help"], "");
+    assert_eq!(run.code, 0);
+    for cmd in [
+        "status",
+        "hooks",
+        "statusline",
+        "checkpoint",
+        "resume-log",
+        "config",
+        "assemble",
+        "install",
+        "uninstall",
+        "doctor",
+    ] {
+        assert!(
+            run.stdout.contains(cmd),
+            "{cmd} missing from --help:\n{}",
+            run.stdout
+        );
+    }
+    for flag in ["--json", "--project-dir", "--config"] {
+        assert!(run.stdout.contains(flag), "{flag}");
+    }
+    let hooks = sb.run(&["hooks", "--help"], "");
+    for hook in [
+        "prompt-submit",
+        "session-start",
+        "pre-compact",
+        "pre-tool-use",
+        "post-compact",
+        "session-end",
+    ] {
+        assert!(hooks.stdout.contains(hook), "{hook}");
+    }
+    let config = sb.run(&["config", "--help"], "");
+    for sub in ["show", "get", "set", "path", "schema"] {
+        assert!(config.stdout.contains(sub), "{sub}");
+    }
+}
+
+#[test]
+fn commands_of_later_issues_never_silently_succeed() {
+    let sb = Sandbox::new();
+    for args in [
+        &["statusline"][..],
+        &["checkpoint", "list"],
+        &["resume-log", "list"],
+        &["install"],
+        &["uninstall"],
+        &["doctor"],
+    ] {
+        let run = sb.run(args, "{}");
+        if run.code == 0 {
+            // Landed since: then it must have done something visible.
+            assert!(!run.stdout.is_empty(), "{args:?} succeeded silently");
+        } else {
+            assert_eq!(run.code, 1, "{args:?}");
+            assert!(
+                run.stderr.contains("not yet available"),
+                "{args:?}: {}",
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn config_set_get_show_round_trip() {
+    let sb = Sandbox::new();
+    let set = sb.run(
+        &["config", "set", "context_monitor.warning_threshold", "0.72"],
+        "",
+    );
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    assert!(sb.path(".ctxmon/config.toml").exists());
+    let get = sb.run(&["config", "get", "context_monitor.warning_threshold"], "");
+    assert_eq!((get.code, get.stdout.trim()), (0, "0.72"));
+    let json = sb.run(
+        &[
+            "--json",
+            "config",
+            "get",
+            "context_monitor.warning_threshold",
+        ],
+        "",
+    );
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert!(v["source"].as_str().unwrap().contains("config.toml"), "{v}");
+    let show = sb.run(&["config", "show"], "");
+    assert!(
+        show.stdout.contains("warning_threshold = 0.72"),
+        "{}",
+        show.stdout
+    );
+    let local = sb.run(
+        &[
+            "config",
+            "set",
+            "context_monitor.inject",
+            "on-change",
+            "--scope",
+            "local",
+        ],
+        "",
+    );
+    assert_eq!(local.code, 0, "{}", local.stderr);
+    assert!(
+        std::fs::read_to_string(sb.path(".ctxmon/config.local.toml"))
+            .unwrap()
+            .contains("on-change")
+    );
+}
+
+#[test]
+fn config_mistakes_exit_2_and_write_nothing() {
+    let sb = Sandbox::new();
+    let unknown = sb.run(
+        &["config", "set", "context_monitor.warning_treshold", "0.7"],
+        "",
+    );
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("warning_threshold"),
+        "suggests the right key: {}",
+        unknown.stderr
+    );
+    let order = sb.run(
+        &["config", "set", "context_monitor.warning_threshold", "0.95"],
+        "",
+    );
+    assert_eq!(order.code, 2);
+    assert!(!sb.path(".ctxmon/config.toml").exists(), "nothing written");
+    let range = sb.run(
+        &[
+            "config",
+            "set",
+            "context_monitor.post_compaction_percent",
+            "5",
+        ],
+        "",
+    );
+    assert_eq!(range.code, 2);
+    assert_eq!(sb.run(&["config", "get", "no.such"], "").code, 2);
+}
+
+#[test]
+fn config_path_and_schema() {
+    let sb = Sandbox::new();
+    let paths = sb.run(&["config", "path"], "");
+    assert_eq!(paths.code, 0);
+    assert!(
+        paths.stdout.contains(".ctxmon/config.toml")
+            && paths.stdout.contains(".ctxmon/config.local.toml"),
+        "{}",
+        paths.stdout
+    );
+    let schema = sb.run(&["config", "schema"], "");
+    let v: serde_json::Value = serde_json::from_str(&schema.stdout).unwrap();
+    assert_eq!(
+        v["properties"]["context_monitor"]["properties"]["post_compaction_percent"]["maximum"],
+        60
+    );
+}
