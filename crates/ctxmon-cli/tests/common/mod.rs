@@ -1,7 +1,8 @@
 //! Test harness: runs the real `ctxmon` binary in a temp project with a cleared environment
 //! (only PATH, a temp HOME and what the test sets), like Claude Code would.
 
-#![allow(dead_code)]
+// Test support: a panic is how a broken precondition fails the test.
+#![allow(dead_code, clippy::unwrap_used)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
