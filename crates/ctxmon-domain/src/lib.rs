@@ -4,8 +4,10 @@
 //! depends on nothing but `serde`. Everything here is a total function of its inputs, so it
 //! cannot fail for reasons outside the caller's data.
 
+pub mod checkpoint;
 pub mod events;
 pub mod fill;
+pub mod resumption;
 pub mod session;
 pub mod state;
 pub mod tier;
@@ -14,8 +16,10 @@ pub mod tokens;
 pub mod window;
 pub mod xml;
 
+pub use checkpoint::{CheckpointData, CheckpointId, CompactionTrigger, ContextState, SessionInfo};
 pub use events::{DomainEvent, EventRecord};
 pub use fill::{FillEstimate, FillSource};
+pub use resumption::{FileToRead, QualityTrajectory, ResumptionOrigin, ResumptionState, Todo};
 pub use session::SessionKey;
 pub use state::{CompactionsSeen, SessionState};
 pub use tier::{ThresholdError, ThresholdTier, Thresholds};

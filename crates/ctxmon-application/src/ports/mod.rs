@@ -1,10 +1,15 @@
 //! Ports: the traits through which use cases reach the world. Adapters in `ctxmon-infra-fs`
 //! implement them; tests implement them in memory.
 
+mod checkpoints;
 mod error;
 mod stores;
 mod transcript;
 
+pub use checkpoints::{
+    CheckpointListing, CheckpointRepository, GitHead, GitInfo, ResumptionSource, SourceDocument,
+    StoredCheckpoint, TranscriptTail,
+};
 pub use error::{PortError, PortErrorKind};
 pub use stores::{Clock, EventLog, SessionStateStore};
 pub use transcript::{

@@ -1,0 +1,188 @@
+//! Checkpoints: the snapshot PreCompact writes so the work survives compaction (spec §5).
+
+use serde::{Deserialize, Serialize};
+
+use crate::{FillEstimate, ResumptionState, Timestamp};
+
+/// The fill at the moment of the checkpoint. The spec names it separately because it is the
+/// context the agent had, not the one it will have.
+pub type ContextState = FillEstimate;
+
+/// `cx-NNN`: monotonic per project, at least three digits. Parsing is strict because ids reach
+/// file names: `../../etc/passwd` or `cx-1;rm` are rejected, never sanitised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CheckpointId(u32);
+
+impl CheckpointId {
+    pub const FIRST: CheckpointId = CheckpointId(1);
+
+    pub fn new(sequence: u32) -> Option<CheckpointId> {
+        (sequence > 0).then_some(CheckpointId(sequence))
+    }
+
+    pub fn sequence(self) -> u32 {
+        self.0
+    }
+
+    pub fn next(self) -> Option<CheckpointId> {
+        self.0.checked_add(1).map(CheckpointId)
+    }
+
+    /// Accepts exactly `cx-` followed by 3 to 9 ASCII digits, not all zero.
+    pub fn parse(s: &str) -> Option<CheckpointId> {
+        let digits = s.strip_prefix("cx-")?;
+        if !(3..=9).contains(&digits.len()) || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        digits.parse::<u32>().ok().and_then(CheckpointId::new)
+    }
+
+    /// The data file's name, `cx-004-checkpoint.json`.
+    pub fn file_name(self) -> String {
+        format!("{self}-checkpoint.json")
+    }
+
+    /// The acknowledgement marker's name, `cx-004.acknowledged`.
+    pub fn marker_name(self) -> String {
+        format!("{self}.acknowledged")
+    }
+}
+
+impl std::fmt::Display for CheckpointId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cx-{:03}", self.0)
+    }
+}
+
+impl Serialize for CheckpointId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for CheckpointId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        CheckpointId::parse(&s).ok_or_else(|| {
+            serde::de::Error::custom(format!("invalid checkpoint id {s:?} (expected cx-NNN)"))
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CompactionTrigger {
+    Manual,
+    Auto,
+    #[default]
+    Unknown,
+}
+
+impl CompactionTrigger {
+    pub fn parse(s: Option<&str>) -> CompactionTrigger {
+        match s.map(str::trim) {
+            Some(t) if t.eq_ignore_ascii_case("manual") => CompactionTrigger::Manual,
+            Some(t) if t.eq_ignore_ascii_case("auto") => CompactionTrigger::Auto,
+            _ => CompactionTrigger::Unknown,
+        }
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            CompactionTrigger::Manual => "manual",
+            CompactionTrigger::Auto => "auto",
+            CompactionTrigger::Unknown => "unknown",
+        }
+    }
+}
+
+/// Where the session was when it was checkpointed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct SessionInfo {
+    pub session_id: Option<String>,
+    pub project_dir: Option<String>,
+    pub cwd: Option<String>,
+    pub transcript_path: Option<String>,
+    pub git_branch: Option<String>,
+    pub git_head: Option<String>,
+}
+
+/// `.ctxmon/checkpoints/cx-NNN-checkpoint.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointData {
+    pub schema_version: u32,
+    pub checkpoint_id: CheckpointId,
+    /// RFC 3339, for people; `created_at_ms` is what code compares.
+    pub timestamp: String,
+    pub created_at_ms: Timestamp,
+    /// 1 for the session's first compaction, 2 for its second, …
+    pub compaction_sequence: u32,
+    pub trigger: CompactionTrigger,
+    pub custom_instructions: Option<String>,
+    pub context_state: ContextState,
+    pub resumption_state: Option<ResumptionState>,
+    pub session_info: SessionInfo,
+}
+
+impl CheckpointData {
+    pub const SCHEMA_VERSION: u32 = 1;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn ids_parse_strictly() {
+        assert_eq!(CheckpointId::parse("cx-001"), CheckpointId::new(1));
+        assert_eq!(
+            CheckpointId::parse("cx-1234").map(|c| c.to_string()),
+            Some("cx-1234".into())
+        );
+        for bad in [
+            "cx-1",
+            "cx-000",
+            "../../etc/passwd",
+            "cx-1;rm",
+            "cx-001/..",
+            "CX-001",
+            "cx-0012345678",
+            " cx-001",
+            "cx-٣٣٣",
+        ] {
+            assert_eq!(CheckpointId::parse(bad), None, "{bad}");
+        }
+        assert_eq!(
+            CheckpointId::new(4).unwrap().file_name(),
+            "cx-004-checkpoint.json"
+        );
+        assert_eq!(
+            CheckpointId::new(4).unwrap().marker_name(),
+            "cx-004.acknowledged"
+        );
+    }
+
+    #[test]
+    fn ids_serialise_as_strings() {
+        let id = CheckpointId::new(12).unwrap();
+        assert_eq!(serde_json::to_string(&id).unwrap(), "\"cx-012\"");
+        assert!(serde_json::from_str::<CheckpointId>("\"cx-1;rm\"").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn display_parse_round_trip(n in 1u32..1_000_000_000) {
+            let id = CheckpointId::new(n).unwrap();
+            prop_assert_eq!(CheckpointId::parse(&id.to_string()), Some(id));
+        }
+
+        #[test]
+        fn parsed_ids_are_file_name_safe(s in any::<String>()) {
+            if let Some(id) = CheckpointId::parse(&s) {
+                prop_assert!(id.file_name().bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.'));
+            }
+        }
+    }
+}
