@@ -4,6 +4,7 @@
 //! or the wall clock. Use cases receive ports and plain values and return plain values, so every
 //! one of them runs in tests with in-memory adapters.
 
+pub mod assembly;
 pub mod config;
 pub mod fill;
 pub mod hooks;

@@ -4,6 +4,7 @@
 //! depends on nothing but `serde`. Everything here is a total function of its inputs, so it
 //! cannot fail for reasons outside the caller's data.
 
+pub mod assembly;
 pub mod checkpoint;
 pub mod events;
 pub mod fill;

@@ -1,0 +1,212 @@
+//! How each kind of item is written into a message. Text items are split into a prefix, the
+//! item's own text and a suffix, so a candidate can be priced and shortened without first
+//! copying a 50 MB file into a new string.
+
+use ctxmon_domain::Timestamp;
+use ctxmon_domain::assembly::{
+    FileDescriptor, GitDiff, JsonValue, MemoryChunk, RuntimeEvent, SymbolIndex,
+};
+
+/// The longest payload an event message shows, in characters (the seed's limit).
+pub const EVENT_PAYLOAD_CHARS: usize = 500;
+
+/// The longest symbol documentation shown, in characters (the seed's limit).
+pub const SYMBOL_DOC_CHARS: usize = 100;
+
+/// The words every shortened item ends with, so truncation is visible to the model and to
+/// anyone reading the bundle.
+pub const TRUNCATION_MARKER: &str = "[truncated:";
+
+/// Appended after a shortened item: `[truncated: showing the first 1200 of 50000 characters]`.
+pub fn truncation_marker(shown_chars: usize, total_chars: usize) -> String {
+    format!("\n{TRUNCATION_MARKER} showing the first {shown_chars} of {total_chars} characters]")
+}
+
+/// `--- File: path ---` and a fence tagged with the language, around the content.
+pub fn file_parts(file: &FileDescriptor) -> (String, &'static str) {
+    let language = file.language.as_deref().unwrap_or("");
+    (
+        format!("--- File: {} ---\n```{language}\n", file.path),
+        "\n```",
+    )
+}
+
+pub fn diff_parts(diff: &GitDiff) -> (String, &'static str) {
+    let mut prefix = format!("--- Diff: {} ---\n", diff.file);
+    if let Some(change) = &diff.change_type {
+        prefix.push_str(&format!("Change type: {change}\n"));
+    }
+    if let Some(additions) = diff.additions {
+        prefix.push_str(&format!("+{additions} additions\n"));
+    }
+    if let Some(deletions) = diff.deletions {
+        prefix.push_str(&format!("-{deletions} deletions\n"));
+    }
+    prefix.push_str("\n```diff\n");
+    (prefix, "\n```")
+}
+
+/// The one-line stand-in for a diff whose patch does not fit (the seed's stats fallback),
+/// saying that the patch was left out.
+pub fn diff_stats(diff: &GitDiff, patch_chars: usize) -> String {
+    let change = diff.change_type.as_ref().map_or("modified", |c| c.as_str());
+    format!(
+        "File: {} ({change}, +{}/-{}) [truncated: patch of {patch_chars} characters omitted]",
+        diff.file,
+        diff.additions.unwrap_or(0),
+        diff.deletions.unwrap_or(0)
+    )
+}
+
+/// `[Memory: id]`, importance, type, source and date lines, a blank line, then the content.
+pub fn memory_prefix(chunk: &MemoryChunk, importance: f64) -> String {
+    let mut prefix = format!(
+        "[Memory: {}]\nImportance: {}%\n",
+        chunk.id,
+        (importance * 100.0).round()
+    );
+    if let Some(kind) = &chunk.kind {
+        prefix.push_str(&format!("Type: {kind}\n"));
+    }
+    if let Some(source) = &chunk.source {
+        prefix.push_str(&format!("Source: {source}\n"));
+    }
+    if let Some(ts) = chunk.timestamp {
+        prefix.push_str(&format!(
+            "Date: {}\n",
+            Timestamp::from_millis(ts).to_rfc3339()
+        ));
+    }
+    prefix.push('\n');
+    prefix
+}
+
+/// `[Event: type]`, time, id, and the payload as pretty JSON cut at 500 characters. Returns the
+/// text and whether the payload was cut.
+pub fn event_text(event: &RuntimeEvent) -> (String, bool) {
+    let mut text = format!(
+        "[Event: {}]\nTime: {}\n",
+        event.event_type,
+        Timestamp::from_millis(event.timestamp).to_rfc3339()
+    );
+    if let Some(id) = &event.event_id {
+        text.push_str(&format!("ID: {id}\n"));
+    }
+    text.push_str("\nPayload:\n");
+    let (payload, total_bytes) = capped_pretty_json(&event.payload, EVENT_PAYLOAD_CHARS);
+    let cut = payload.chars().count() >= EVENT_PAYLOAD_CHARS && total_bytes > payload.len();
+    text.push_str(&payload);
+    if cut {
+        text.push_str(&format!(
+            "\n{TRUNCATION_MARKER} payload shows the first {EVENT_PAYLOAD_CHARS} characters of {total_bytes} bytes]"
+        ));
+    }
+    (text, cut)
+}
+
+/// A symbol's kind, name, location and documentation (cut at 100 characters). Returns the text
+/// and whether the documentation was cut.
+pub fn symbol_text(symbol: &SymbolIndex) -> (String, bool) {
+    let mut cut = false;
+    let mut text = format!(
+        "- {}: {}\n  File: {}:{}-{}",
+        symbol.kind, symbol.name, symbol.file, symbol.range.0, symbol.range.1
+    );
+    if let Some(doc) = &symbol.documentation {
+        let mut shown: String = doc.chars().take(SYMBOL_DOC_CHARS).collect();
+        if shown.len() < doc.len() {
+            shown.push_str(" [truncated]");
+            cut = true;
+        }
+        text.push_str(&format!("\n  Doc: {shown}"));
+    }
+    (text, cut)
+}
+
+/// Pretty JSON of `value`, keeping at most `max_chars` characters, plus the full length in bytes.
+/// The whole value is still walked (to report its size) but never held in memory, so a 10 MB
+/// tool result costs a walk, not a 10 MB string.
+fn capped_pretty_json(value: &JsonValue, max_chars: usize) -> (String, usize) {
+    let mut writer = CappedWriter {
+        kept: Vec::new(),
+        // Up to four bytes per character, plus one character's worth to find the boundary.
+        cap: max_chars.saturating_mul(4).saturating_add(4),
+        total: 0,
+    };
+    // Writing to memory cannot fail, and a JsonValue always serializes (non-finite floats
+    // become null); a failure would only shorten the shown payload.
+    let _ = serde_json::to_writer_pretty(&mut writer, value);
+    let text = String::from_utf8_lossy(&writer.kept);
+    (text.chars().take(max_chars).collect(), writer.total)
+}
+
+struct CappedWriter {
+    kept: Vec<u8>,
+    cap: usize,
+    total: usize,
+}
+
+impl std::io::Write for CappedWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let room = self.cap.saturating_sub(self.kept.len());
+        self.kept.extend_from_slice(&buf[..buf.len().min(room)]);
+        self.total = self.total.saturating_add(buf.len());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ctxmon_domain::assembly::RuntimeEventType;
+
+    #[test]
+    fn a_small_payload_is_shown_whole() {
+        let event = RuntimeEvent {
+            event_type: RuntimeEventType::ToolCall,
+            payload: JsonValue::object([("toolName", "read_files".into())]),
+            timestamp: 0,
+            event_id: Some("e1".into()),
+        };
+        let (text, cut) = event_text(&event);
+        assert!(!cut);
+        assert_eq!(
+            text,
+            "[Event: tool_call]\nTime: 1970-01-01T00:00:00.000Z\nID: e1\n\nPayload:\n{\n  \"toolName\": \"read_files\"\n}"
+        );
+    }
+
+    #[test]
+    fn a_large_payload_is_cut_and_says_so() {
+        let event = RuntimeEvent {
+            event_type: RuntimeEventType::ToolResult,
+            payload: JsonValue::object([("result", "é".repeat(10_000).into())]),
+            timestamp: 0,
+            event_id: None,
+        };
+        let (text, cut) = event_text(&event);
+        assert!(cut);
+        assert!(
+            text.contains("[truncated: payload shows the first 500 characters of 20"),
+            "{text}"
+        );
+        assert!(text.chars().count() < 700);
+    }
+
+    #[test]
+    fn long_symbol_docs_say_they_were_cut() {
+        let symbol = SymbolIndex {
+            name: "f".into(),
+            kind: "function".into(),
+            file: "a.rs".into(),
+            range: (1, 2),
+            documentation: Some("d".repeat(150)),
+        };
+        let (text, cut) = symbol_text(&symbol);
+        assert!(cut && text.ends_with(" [truncated]"));
+    }
+}

@@ -1,0 +1,235 @@
+//! `Packing`: the ledger strategies spend from. It holds every source's candidates and the
+//! token budget, and offers a source a slice of the budget; the source takes candidates best
+//! first, skipping any that do not fit (first fit), so budget one item cannot use goes to the
+//! next item and, when the offer ends, back to the pool for the next source.
+
+use ctxmon_domain::assembly::{ContextMessage, TokenBudget, TokenCounter};
+
+use super::candidate::Shortened;
+use super::notes::Notes;
+use super::sources::{FILES, SourceCandidates};
+
+/// How many excluded files `debug.excludedFiles` lists.
+pub const EXCLUDED_FILES_LISTED: usize = 100;
+
+/// Whether an offer may shorten items that do not fit whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fit {
+    WholeOnly,
+    /// Shorten (truncate with a marker, or fall back to a stand-in) if the run allows it.
+    MayShorten,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Pick {
+    Pending,
+    Whole,
+    Short(Shortened),
+}
+
+#[derive(Debug)]
+struct SourceState<'a> {
+    name: String,
+    offer: SourceCandidates<'a>,
+    header_cost: u64,
+    header_taken: bool,
+    picks: Vec<Pick>,
+    item_limit: usize,
+    kept: usize,
+}
+
+#[derive(Debug)]
+pub struct Packing<'a> {
+    budget: TokenBudget,
+    sources: Vec<SourceState<'a>>,
+    counter: &'a dyn TokenCounter,
+    allow_shortening: bool,
+    reserved: u64,
+}
+
+/// What packing produced, in bundle order, before the builder counts it.
+#[derive(Debug, Default)]
+pub struct Packed {
+    /// Each message with the index of its source in `source_names`.
+    pub messages: Vec<(usize, ContextMessage)>,
+    pub source_names: Vec<String>,
+    /// Per source: items included, excluded, shortened.
+    pub counts: Vec<(u64, u64, u64)>,
+    pub included_files: Vec<String>,
+    pub excluded_files: Vec<String>,
+    pub dropped_messages: u64,
+    pub summarizations: u64,
+    pub reserved: u64,
+    pub notes: Notes,
+}
+
+impl<'a> Packing<'a> {
+    /// `budget` already carries the fixed costs (system prompt, tools); sources are in bundle
+    /// order.
+    pub fn new(
+        budget: TokenBudget,
+        sources: Vec<(String, SourceCandidates<'a>)>,
+        counter: &'a dyn TokenCounter,
+        allow_shortening: bool,
+    ) -> Packing<'a> {
+        let sources = sources
+            .into_iter()
+            .map(|(name, offer)| SourceState {
+                header_cost: offer
+                    .header
+                    .as_ref()
+                    .map_or(0, |h| super::candidate::message_tokens(counter, h)),
+                header_taken: false,
+                picks: vec![Pick::Pending; offer.candidates.len()],
+                item_limit: usize::MAX,
+                kept: 0,
+                name,
+                offer,
+            })
+            .collect();
+        Packing {
+            budget,
+            sources,
+            counter,
+            allow_shortening,
+            reserved: 0,
+        }
+    }
+
+    /// Tokens not yet spent or reserved.
+    pub fn remaining(&self) -> u64 {
+        self.budget.remaining()
+    }
+
+    /// Keeps `percentage` of the total budget free (see `TokenBudget::reserve`).
+    pub fn reserve(&mut self, percentage: f64) -> u64 {
+        let amount = self.budget.reserve(percentage);
+        self.reserved = self.reserved.saturating_add(amount);
+        amount
+    }
+
+    /// Source names in bundle order.
+    pub fn source_names(&self) -> Vec<String> {
+        self.sources.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// Caps how many items `source` may keep in total.
+    pub fn limit_items(&mut self, source: &str, limit: usize) {
+        if let Some(state) = self.sources.iter_mut().find(|s| s.name == source) {
+            state.item_limit = state.item_limit.min(limit);
+        }
+    }
+
+    /// Whether `source` still has candidates it could take.
+    pub fn has_pending(&self, source: &str) -> bool {
+        self.sources
+            .iter()
+            .any(|s| s.name == source && s.kept < s.item_limit && s.picks.contains(&Pick::Pending))
+    }
+
+    /// Offers `source` up to `cap` tokens (never more than remain). Returns what it took.
+    pub fn offer(&mut self, source: &str, cap: u64, fit: Fit) -> u64 {
+        let Some(state) = self.sources.iter_mut().find(|s| s.name == source) else {
+            return 0;
+        };
+        let shorten = fit == Fit::MayShorten && self.allow_shortening;
+        let mut used = 0u64;
+        for i in 0..state.picks.len() {
+            if state.kept >= state.item_limit {
+                break;
+            }
+            if state.picks[i] != Pick::Pending {
+                continue;
+            }
+            let available = cap.saturating_sub(used).min(self.budget.remaining());
+            let header = if state.header_taken {
+                0
+            } else {
+                state.header_cost
+            };
+            // Every message costs at least its overhead, so nothing fits in `header` or less.
+            if available <= header {
+                break;
+            }
+            let room = available - header;
+            let candidate = &state.offer.candidates[i];
+            let (pick, cost) = if candidate.cost <= room {
+                (Pick::Whole, candidate.cost)
+            } else if shorten {
+                match candidate.shorten(self.counter, room) {
+                    Some((short, cost)) => (Pick::Short(short), cost),
+                    None => continue,
+                }
+            } else {
+                continue;
+            };
+            let total = cost.saturating_add(header);
+            if !self.budget.allocate(total, &state.name) {
+                continue;
+            }
+            state.header_taken = true;
+            state.picks[i] = pick;
+            state.kept += 1;
+            used = used.saturating_add(total);
+        }
+        used
+    }
+
+    /// Writes the kept items in bundle order: sources in order, each source's header first, then
+    /// its items by presentation rank.
+    pub fn finish(self) -> Packed {
+        let mut packed = Packed {
+            reserved: self.reserved,
+            ..Packed::default()
+        };
+        for (index, state) in self.sources.into_iter().enumerate() {
+            let mut kept: Vec<usize> = (0..state.picks.len())
+                .filter(|&i| state.picks[i] != Pick::Pending)
+                .collect();
+            kept.sort_by_key(|&i| state.offer.candidates[i].present_rank);
+            if !kept.is_empty()
+                && let Some(header) = &state.offer.header
+            {
+                packed.messages.push((index, header.clone()));
+            }
+            let mut shortened = 0;
+            for &i in &kept {
+                let candidate = &state.offer.candidates[i];
+                let messages = match &state.picks[i] {
+                    Pick::Short(short) => {
+                        shortened += 1;
+                        candidate.render_shortened(short)
+                    }
+                    _ => candidate.render_whole(),
+                };
+                packed
+                    .messages
+                    .extend(messages.into_iter().map(|m| (index, m)));
+                if let Some(path) = candidate.file_path {
+                    packed.included_files.push(path.to_owned());
+                }
+            }
+            let mut excluded = state.offer.unavailable;
+            for (i, pick) in state.picks.iter().enumerate() {
+                if *pick != Pick::Pending {
+                    continue;
+                }
+                let candidate = &state.offer.candidates[i];
+                excluded += 1;
+                packed.dropped_messages += candidate.message_count;
+                if state.name == FILES
+                    && packed.excluded_files.len() < EXCLUDED_FILES_LISTED
+                    && let Some(path) = candidate.file_path
+                {
+                    packed.excluded_files.push(path.to_owned());
+                }
+            }
+            packed.dropped_messages += state.offer.unavailable;
+            packed.summarizations += shortened;
+            packed.counts.push((kept.len() as u64, excluded, shortened));
+            packed.source_names.push(state.name);
+            packed.notes.append(state.offer.notes);
+        }
+        packed
+    }
+}

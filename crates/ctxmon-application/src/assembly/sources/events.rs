@@ -1,0 +1,266 @@
+//! Runtime events, newest first for selection and oldest first in the bundle.
+//!
+//! A tool call and every result or error answering it (same `toolCallId`) form one unit that is
+//! kept or dropped whole, with the call written first: a result is never shown without the call
+//! it answers. Results whose call is not in the input are left out for the same reason.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use ctxmon_domain::assembly::{
+    ContextMessage, MessageMetadata, MessageRole, RuntimeEvent, RuntimeEventType,
+};
+
+use super::{ContextSource, EVENTS, SourceCandidates, SourceContext};
+use crate::assembly::candidate::Candidate;
+use crate::assembly::format::event_text;
+use crate::assembly::notes::Notes;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EventSource;
+
+/// A tool call with its answers, or a single other event; indexes into `recentEvents`.
+struct Unit {
+    members: Vec<usize>,
+}
+
+impl ContextSource for EventSource {
+    fn name(&self) -> &str {
+        EVENTS
+    }
+
+    fn candidates<'a>(&self, ctx: &SourceContext<'a>) -> SourceCandidates<'a> {
+        let events = &ctx.input.recent_events;
+        if events.is_empty() {
+            return SourceCandidates::default();
+        }
+        let mut notes = Notes::new();
+        let mut unavailable = 0u64;
+        let effective = effective_times(events, ctx.input.constraints.now_ms, &mut notes);
+
+        // Repeated event ids: the first wins.
+        let mut alive = vec![true; events.len()];
+        let mut first_id: HashMap<&str, usize> = HashMap::new();
+        for (i, event) in events.iter().enumerate() {
+            if !event.event_type.is_known() {
+                notes.push_with(|| {
+                    format!(
+                        "recentEvents[{i}].type: unknown event type {:?}, shown as a plain event",
+                        event.event_type.as_str()
+                    )
+                });
+            }
+            let Some(id) = event.event_id.as_deref() else {
+                continue;
+            };
+            match first_id.entry(id) {
+                Entry::Occupied(first) => {
+                    alive[i] = false;
+                    unavailable += 1;
+                    let first = *first.get();
+                    notes.push_with(|| {
+                        format!("recentEvents[{i}].eventId: {id:?} repeats recentEvents[{first}], left out")
+                    });
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(i);
+                }
+            }
+        }
+
+        let mut units = group_units(events, &mut alive, &mut unavailable, &mut notes);
+        for unit in &mut units {
+            // The call (or the lone event) first, then its answers in time order.
+            if let Some(answers) = unit.members.get_mut(1..) {
+                answers.sort_by_key(|&i| (effective[i], i));
+            }
+        }
+
+        let newest = |u: &Unit| {
+            u.members
+                .iter()
+                .map(|&i| effective[i])
+                .max()
+                .unwrap_or(i64::MIN)
+        };
+        let oldest = |u: &Unit| {
+            u.members
+                .iter()
+                .map(|&i| effective[i])
+                .min()
+                .unwrap_or(i64::MIN)
+        };
+        let key = |u: &Unit| {
+            u.members
+                .first()
+                .and_then(|&i| events[i].event_id.as_deref())
+                .unwrap_or("")
+        };
+        let first = |u: &Unit| u.members.first().copied().unwrap_or(0);
+
+        if let (Some(max_age), Some(now)) = (ctx.input.constraints.max_event_age_ms, ctx.now_ms) {
+            units.retain(|u| {
+                let age = i128::from(now) - i128::from(newest(u));
+                let keep = age <= i128::from(max_age);
+                if !keep {
+                    unavailable += u.members.len() as u64;
+                }
+                keep
+            });
+        }
+
+        // Presentation: chronological, ties by id, then input position.
+        let mut by_time: Vec<usize> = (0..units.len()).collect();
+        by_time.sort_by(|&a, &b| {
+            let (ua, ub) = (&units[a], &units[b]);
+            oldest(ua)
+                .cmp(&oldest(ub))
+                .then_with(|| key(ua).cmp(key(ub)))
+                .then(first(ua).cmp(&first(ub)))
+        });
+        let mut present_rank = vec![0; units.len()];
+        for (rank, &u) in by_time.iter().enumerate() {
+            present_rank[u] = rank;
+        }
+        // Selection: newest first.
+        let mut by_recency: Vec<usize> = (0..units.len()).collect();
+        by_recency.sort_by(|&a, &b| {
+            let (ua, ub) = (&units[a], &units[b]);
+            newest(ub)
+                .cmp(&newest(ua))
+                .then_with(|| key(ua).cmp(key(ub)))
+                .then(first(ua).cmp(&first(ub)))
+        });
+        let candidates = by_recency
+            .into_iter()
+            .map(|u| {
+                let messages = units[u]
+                    .members
+                    .iter()
+                    .map(|&i| message(&events[i]))
+                    .collect();
+                Candidate::group(ctx.counter, messages, present_rank[u])
+            })
+            .collect();
+        SourceCandidates {
+            candidates,
+            header: None,
+            unavailable,
+            notes,
+        }
+    }
+}
+
+/// Event times for ordering and age: a time after `nowMs` is clock skew, read as "now".
+fn effective_times(events: &[RuntimeEvent], now_ms: Option<i64>, notes: &mut Notes) -> Vec<i64> {
+    events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| match now_ms {
+            Some(now) if e.timestamp > now => {
+                notes.push_with(|| {
+                    format!(
+                        "recentEvents[{i}].timestamp: {} is after nowMs {now}, treated as now",
+                        e.timestamp
+                    )
+                });
+                now
+            }
+            _ => e.timestamp,
+        })
+        .collect()
+}
+
+/// Groups live events into units: each tool call with an id collects the results and errors
+/// naming that id; answers without a call in the input are marked dead.
+fn group_units(
+    events: &[RuntimeEvent],
+    alive: &mut [bool],
+    unavailable: &mut u64,
+    notes: &mut Notes,
+) -> Vec<Unit> {
+    let mut units: Vec<Unit> = Vec::new();
+    let mut unit_of_call: HashMap<&str, usize> = HashMap::new();
+    for (i, event) in events.iter().enumerate() {
+        if !alive[i] || event.event_type.answers_a_call() {
+            continue;
+        }
+        if event.event_type == RuntimeEventType::ToolCall
+            && let Some(call_id) = event.tool_call_id()
+        {
+            match unit_of_call.entry(call_id) {
+                Entry::Occupied(_) => {
+                    alive[i] = false;
+                    *unavailable += 1;
+                    notes.push_with(|| {
+                        format!("recentEvents[{i}].payload.toolCallId: call {call_id:?} appears earlier, left out")
+                    });
+                    continue;
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(units.len());
+                }
+            }
+        }
+        units.push(Unit { members: vec![i] });
+    }
+    for (i, event) in events.iter().enumerate() {
+        if !alive[i] || !event.event_type.answers_a_call() {
+            continue;
+        }
+        match event.tool_call_id().and_then(|id| unit_of_call.get(id)) {
+            Some(&u) => units[u].members.push(i),
+            None => {
+                alive[i] = false;
+                *unavailable += 1;
+                notes.push_with(|| {
+                    format!(
+                        "recentEvents[{i}]: {} without its tool_call in the input, left out",
+                        event.event_type
+                    )
+                });
+            }
+        }
+    }
+    units
+}
+
+fn message(event: &RuntimeEvent) -> ContextMessage {
+    let (content, cut) = event_text(event);
+    let role = match event.event_type {
+        RuntimeEventType::ToolCall => MessageRole::Assistant,
+        RuntimeEventType::ToolResult | RuntimeEventType::ToolError => MessageRole::Tool,
+        _ => MessageRole::User,
+    };
+    let tool_ids = matches!(role, MessageRole::Assistant | MessageRole::Tool);
+    ContextMessage {
+        role,
+        content,
+        tool_call_id: tool_ids
+            .then(|| event.tool_call_id().map(str::to_owned))
+            .flatten(),
+        tool_name: tool_ids
+            .then(|| event.tool_name().map(str::to_owned))
+            .flatten(),
+        metadata: Some(MessageMetadata {
+            source: Some(format!("event:{}", event.event_type)),
+            priority: Some(priority(&event.event_type)),
+            original_size: None,
+            truncated: cut,
+        }),
+    }
+}
+
+/// The seed's event priorities, reported in metadata.
+fn priority(event_type: &RuntimeEventType) -> f64 {
+    match event_type {
+        RuntimeEventType::ToolError => 1.0,
+        RuntimeEventType::UserInterruption => 0.9,
+        RuntimeEventType::ExecutionResult => 0.7,
+        RuntimeEventType::ToolResult => 0.6,
+        RuntimeEventType::ToolCall => 0.5,
+        RuntimeEventType::AgentSwitch => 0.4,
+        RuntimeEventType::Checkpoint => 0.3,
+        RuntimeEventType::Other(_) => 0.5,
+    }
+}

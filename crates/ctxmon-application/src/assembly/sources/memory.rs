@@ -1,0 +1,137 @@
+//! Memory chunks of one kind (pinned, recent or summaries), most important first.
+
+use std::collections::HashSet;
+
+use ctxmon_domain::assembly::{MemoryChunk, MemorySnapshot, MessageMetadata, MessageRole};
+
+use super::{
+    ContextSource, MEMORY_PINNED, MEMORY_RECENT, MEMORY_SUMMARIES, SourceCandidates, SourceContext,
+};
+use crate::assembly::candidate::{Candidate, TextItem};
+use crate::assembly::format::memory_prefix;
+use crate::assembly::notes::{Notes, sanitize_score};
+
+/// The three memory lists, in the order a repeated id is resolved: pinned wins over recent,
+/// recent over summaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryKind {
+    Pinned,
+    Recent,
+    Summaries,
+}
+
+impl MemoryKind {
+    pub const ALL: [MemoryKind; 3] = [
+        MemoryKind::Pinned,
+        MemoryKind::Recent,
+        MemoryKind::Summaries,
+    ];
+
+    fn key(self) -> &'static str {
+        match self {
+            MemoryKind::Pinned => "pinned",
+            MemoryKind::Recent => "recent",
+            MemoryKind::Summaries => "summaries",
+        }
+    }
+
+    fn chunks(self, memory: &MemorySnapshot) -> &[MemoryChunk] {
+        match self {
+            MemoryKind::Pinned => &memory.pinned,
+            MemoryKind::Recent => &memory.recent,
+            MemoryKind::Summaries => &memory.summaries,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct MemorySource {
+    kind: MemoryKind,
+}
+
+impl MemorySource {
+    pub fn new(kind: MemoryKind) -> MemorySource {
+        MemorySource { kind }
+    }
+}
+
+impl ContextSource for MemorySource {
+    fn name(&self) -> &str {
+        match self.kind {
+            MemoryKind::Pinned => MEMORY_PINNED,
+            MemoryKind::Recent => MEMORY_RECENT,
+            MemoryKind::Summaries => MEMORY_SUMMARIES,
+        }
+    }
+
+    fn candidates<'a>(&self, ctx: &SourceContext<'a>) -> SourceCandidates<'a> {
+        let Some(memory) = &ctx.input.memory else {
+            return SourceCandidates::default();
+        };
+        let chunks = self.kind.chunks(memory);
+        if chunks.is_empty() {
+            return SourceCandidates::default();
+        }
+        let key = self.kind.key();
+        // Ids taken by a list that wins over this one.
+        let earlier: HashSet<&str> = MemoryKind::ALL
+            .iter()
+            .take_while(|k| **k != self.kind)
+            .flat_map(|k| k.chunks(memory))
+            .map(|c| c.id.as_str())
+            .collect();
+        let mut notes = Notes::new();
+        let mut unavailable = 0;
+        let mut seen = HashSet::with_capacity(chunks.len());
+        let mut ranked = Vec::with_capacity(chunks.len());
+        for (i, chunk) in chunks.iter().enumerate() {
+            if earlier.contains(chunk.id.as_str()) || !seen.insert(chunk.id.as_str()) {
+                unavailable += 1;
+                notes.push_with(|| {
+                    format!(
+                        "memory.{key}[{i}].id: {:?} appears earlier, left out",
+                        chunk.id
+                    )
+                });
+                continue;
+            }
+            let importance = sanitize_score(
+                Some(chunk.importance),
+                || format!("memory.{key}[{i}].importance"),
+                &mut notes,
+            );
+            ranked.push((importance, chunk.timestamp.unwrap_or(i64::MIN), chunk));
+        }
+        ranked.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(b.1.cmp(&a.1))
+                .then_with(|| a.2.id.cmp(&b.2.id))
+        });
+        let candidates = ranked
+            .into_iter()
+            .enumerate()
+            .map(|(rank, (importance, _, chunk))| {
+                let item = TextItem {
+                    role: MessageRole::System,
+                    prefix: memory_prefix(chunk, importance),
+                    text: &chunk.content,
+                    suffix: "",
+                    metadata: MessageMetadata {
+                        source: Some(format!("memory:{}", chunk.id)),
+                        priority: Some(importance),
+                        original_size: Some(chunk.content.len() as u64),
+                        truncated: false,
+                    },
+                    fallback: None,
+                };
+                Candidate::text(ctx.counter, item, rank, None)
+            })
+            .collect();
+        SourceCandidates {
+            candidates,
+            header: None,
+            unavailable,
+            notes,
+        }
+    }
+}

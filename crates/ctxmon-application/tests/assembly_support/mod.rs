@@ -1,0 +1,469 @@
+//! Shared fixtures, generators and checks for the assembly tests: the seed's sample repository,
+//! memory and events (with fixed times instead of `Date.now()`), random inputs for properties,
+//! and an independent recount of a bundle.
+
+#![allow(dead_code)]
+
+use ctxmon_application::assembly::{
+    ContextBuilder, ContextBuilderOptions, create_context_builder, message_tokens,
+};
+use ctxmon_domain::assembly::{
+    AgentDescriptor, AssemblyStrategyType, CharsPerFour, ContextBuildInput, ContextBundle,
+    ContextConstraints, ContextMessage, FileDescriptor, GitDiff, JsonValue, MemoryChunk,
+    MemorySnapshot, MessageRole, RepoMetadata, RepoSnapshot, RuntimeEvent, RuntimeEventType,
+    SymbolIndex, TokenCounter, UserGoal,
+};
+use proptest::prelude::*;
+
+/// 2026-01-01T00:00:00Z: "now" in every fixture.
+pub const NOW: i64 = 1_767_225_600_000;
+
+pub fn builder() -> ContextBuilder {
+    create_context_builder(ContextBuilderOptions::default())
+}
+
+pub fn sample_repo() -> RepoSnapshot {
+    RepoSnapshot {
+        root: "/workspace/project".into(),
+        files: vec![
+            FileDescriptor {
+                path: "src/index.ts".into(),
+                size: 1024,
+                language: Some("typescript".into()),
+                last_modified: Some(NOW - 1000),
+                content: Some("export const foo = \"bar\"".into()),
+                relevance_score: Some(0.9),
+            },
+            FileDescriptor {
+                path: "src/utils.ts".into(),
+                size: 512,
+                language: Some("typescript".into()),
+                last_modified: Some(NOW - 5000),
+                content: Some("export function helper() { return true }".into()),
+                relevance_score: Some(0.7),
+            },
+            FileDescriptor {
+                path: "README.md".into(),
+                size: 256,
+                language: Some("markdown".into()),
+                last_modified: Some(NOW - 10000),
+                content: Some("# Project\n\nDescription".into()),
+                relevance_score: Some(0.3),
+            },
+        ],
+        symbols: vec![SymbolIndex {
+            name: "foo".into(),
+            kind: "variable".into(),
+            file: "src/index.ts".into(),
+            range: (1, 1),
+            documentation: Some("Exported constant".into()),
+        }],
+        diffs: vec![GitDiff {
+            file: "src/index.ts".into(),
+            patch: "diff --git a/src/index.ts b/src/index.ts\n+export const foo = \"bar\"".into(),
+            change_type: Some("modified".into()),
+            additions: Some(1),
+            deletions: Some(0),
+        }],
+        metadata: Some(RepoMetadata {
+            branch: Some("main".into()),
+            commit: Some("abc123def456".into()),
+            dirty: Some(true),
+            remote_url: None,
+        }),
+    }
+}
+
+pub fn chunk(id: &str, content: &str, importance: f64, age_ms: i64) -> MemoryChunk {
+    MemoryChunk {
+        id: id.into(),
+        content: content.into(),
+        importance,
+        timestamp: Some(NOW - age_ms),
+        source: Some("user".into()),
+        kind: Some("fact".into()),
+        related_to: Vec::new(),
+    }
+}
+
+pub fn sample_memory() -> MemorySnapshot {
+    MemorySnapshot {
+        pinned: vec![chunk(
+            "mem-1",
+            "User prefers TypeScript over JavaScript",
+            0.9,
+            3_600_000,
+        )],
+        recent: vec![chunk(
+            "mem-2",
+            "Project uses pnpm for package management",
+            0.7,
+            7_200_000,
+        )],
+        summaries: vec![chunk(
+            "mem-3",
+            "Focus on clean architecture and DRY principles",
+            0.8,
+            86_400_000,
+        )],
+    }
+}
+
+pub fn event(kind: &str, payload: JsonValue, age_ms: i64, id: Option<&str>) -> RuntimeEvent {
+    RuntimeEvent {
+        event_type: kind.into(),
+        payload,
+        timestamp: NOW - age_ms,
+        event_id: id.map(str::to_owned),
+    }
+}
+
+/// The seed's three events, with the call ids its payload types require.
+pub fn sample_events() -> Vec<RuntimeEvent> {
+    vec![
+        event(
+            "tool_call",
+            JsonValue::object([
+                ("toolName", "read_files".into()),
+                ("toolCallId", "call-1".into()),
+                ("args", JsonValue::object([("path", "src/index.ts".into())])),
+            ]),
+            300_000,
+            Some("evt-1"),
+        ),
+        event(
+            "tool_result",
+            JsonValue::object([
+                ("toolName", "read_files".into()),
+                ("toolCallId", "call-1".into()),
+                ("result", "export const foo = \"bar\"".into()),
+            ]),
+            295_000,
+            Some("evt-2"),
+        ),
+        event(
+            "tool_error",
+            JsonValue::object([
+                ("toolName", "write_files".into()),
+                ("toolCallId", "call-2".into()),
+                ("error", "Permission denied".into()),
+                ("retryable", false.into()),
+            ]),
+            290_000,
+            Some("evt-3"),
+        ),
+    ]
+}
+
+pub fn agent(role: &str, capabilities: &[&str]) -> AgentDescriptor {
+    AgentDescriptor {
+        id: format!("{role}-agent"),
+        role: role.into(),
+        capabilities: capabilities.iter().map(|c| (*c).into()).collect(),
+        specializations: Vec::new(),
+    }
+}
+
+/// The seed's ContextBuilder test input.
+pub fn sample_input(strategy: AssemblyStrategyType, max_tokens: u64) -> ContextBuildInput {
+    ContextBuildInput {
+        run_id: "test-run-123".into(),
+        goal: UserGoal {
+            raw: "Fix the login bug".into(),
+            normalized: Some("Debug and fix authentication issue in login flow".into()),
+            intent_type: None,
+        },
+        agent: agent("coder", &["read_files", "write_files", "search"]),
+        repo: Some(sample_repo()),
+        memory: Some(sample_memory()),
+        recent_events: sample_events(),
+        constraints: ContextConstraints {
+            max_tokens,
+            strategy: Some(strategy),
+            allow_summarization: true,
+            now_ms: Some(NOW),
+            ..Default::default()
+        },
+    }
+}
+
+/// Counts a bundle from scratch, the way a consumer would: system, messages with overhead, and
+/// each tool's JSON.
+pub fn recount(bundle: &ContextBundle) -> u64 {
+    let c = CharsPerFour;
+    c.count(&bundle.system)
+        + bundle
+            .messages
+            .iter()
+            .map(|m| message_tokens(&c, m))
+            .sum::<u64>()
+        + bundle
+            .tools
+            .iter()
+            .map(|t| c.count(&serde_json::to_string(t).unwrap()))
+            .sum::<u64>()
+}
+
+/// Panics unless every tool result directly follows its call (other results of the same call
+/// may sit between them).
+pub fn assert_results_follow_calls(messages: &[ContextMessage]) {
+    for (i, m) in messages.iter().enumerate() {
+        if m.role != MessageRole::Tool {
+            continue;
+        }
+        let id = m
+            .tool_call_id
+            .as_deref()
+            .expect("a tool message carries its call id");
+        let mut j = i;
+        loop {
+            assert!(j > 0, "tool result {id:?} at {i} has no call before it");
+            j -= 1;
+            let prev = &messages[j];
+            if prev.role == MessageRole::Assistant && prev.tool_call_id.as_deref() == Some(id) {
+                break;
+            }
+            assert!(
+                prev.role == MessageRole::Tool && prev.tool_call_id.as_deref() == Some(id),
+                "tool result {id:?} at {i} is separated from its call by {prev:?}"
+            );
+        }
+    }
+}
+
+// ---- generators ----
+
+fn text(max: usize) -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => proptest::string::string_regex(&format!("[a-z ;(){{}}\n]{{0,{max}}}")).unwrap(),
+        1 => proptest::collection::vec(any::<char>(), 0..max.min(200)).prop_map(String::from_iter),
+    ]
+}
+
+fn score() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        6 => 0.0..=1.0f64,
+        1 => any::<f64>(),
+        1 => Just(f64::NAN),
+        1 => -5.0..0.0f64,
+    ]
+}
+
+fn file(index: usize) -> impl Strategy<Value = FileDescriptor> {
+    (
+        prop::option::weighted(0.9, text(1500)),
+        prop::option::of(score()),
+        prop::option::of(NOW - 100_000..NOW),
+        // A small path pool makes duplicates common.
+        prop_oneof![3 => Just(format!("src/f{index}.rs")), 1 => (0..4usize).prop_map(|i| format!("dup/{i}.rs"))],
+    )
+        .prop_map(|(content, relevance_score, last_modified, path)| FileDescriptor {
+            size: content.as_ref().map_or(0, |c| c.len() as u64),
+            path,
+            language: Some("rust".into()),
+            last_modified,
+            content,
+            relevance_score,
+        })
+}
+
+fn chunks(prefix: &'static str) -> impl Strategy<Value = Vec<MemoryChunk>> {
+    proptest::collection::vec(
+        (
+            0..8usize,
+            text(600),
+            score(),
+            prop::option::of(NOW - 1_000_000..NOW + 1000),
+        ),
+        0..5,
+    )
+    .prop_map(move |items| {
+        items
+            .into_iter()
+            .map(|(id, content, importance, timestamp)| MemoryChunk {
+                id: format!("{prefix}{id}"),
+                content,
+                importance,
+                timestamp,
+                source: None,
+                kind: None,
+                related_to: Vec::new(),
+            })
+            .collect()
+    })
+}
+
+fn runtime_event() -> impl Strategy<Value = RuntimeEvent> {
+    let kinds = prop::sample::select(vec![
+        "tool_call",
+        "tool_result",
+        "tool_error",
+        "execution_result",
+        "user_interruption",
+        "agent_switch",
+        "checkpoint",
+        "telepathy",
+    ]);
+    (
+        kinds,
+        prop::option::weighted(0.85, prop::sample::select(vec!["c1", "c2", "c3", "c4"])),
+        text(300),
+        NOW - 2_000_000..NOW + 500_000,
+        prop::option::of(prop::sample::select(vec![
+            "e1", "e2", "e3", "e4", "e5", "e6",
+        ])),
+    )
+        .prop_map(|(kind, call, body, timestamp, id)| {
+            let mut payload = vec![
+                ("toolName", JsonValue::from("git")),
+                ("result", body.into()),
+            ];
+            if let Some(call) = call {
+                payload.push(("toolCallId", call.into()));
+            }
+            RuntimeEvent {
+                event_type: kind.into(),
+                payload: JsonValue::object(payload),
+                timestamp,
+                event_id: id.map(str::to_owned),
+            }
+        })
+}
+
+fn diff() -> impl Strategy<Value = GitDiff> {
+    ((0..6usize), text(800)).prop_map(|(i, patch)| GitDiff {
+        file: format!("src/f{i}.rs"),
+        patch,
+        change_type: Some("modified".into()),
+        additions: Some(1),
+        deletions: None,
+    })
+}
+
+fn symbol() -> impl Strategy<Value = SymbolIndex> {
+    ((0..6usize), "[a-z]{1,8}", prop::option::of(text(150))).prop_map(|(i, name, documentation)| {
+        SymbolIndex {
+            name,
+            kind: "function".into(),
+            file: format!("src/f{i}.rs"),
+            range: (1, 9),
+            documentation,
+        }
+    })
+}
+
+fn constraints() -> impl Strategy<Value = ContextConstraints> {
+    (
+        prop_oneof![1 => 0..700u64, 6 => 700..6000u64, 2 => 6000..40_000u64],
+        prop::sample::select(AssemblyStrategyType::ALL.to_vec()),
+        any::<bool>(),
+        prop::option::weighted(
+            0.2,
+            prop_oneof![0.0..100.0f64, Just(f64::NAN), -10.0..200.0f64],
+        ),
+        prop::option::weighted(0.2, 0..5u64),
+        prop::option::weighted(0.3, 0..1_500_000u64),
+        prop::option::weighted(0.8, Just(NOW)),
+    )
+        .prop_map(
+            |(max_tokens, strategy, allow, buffer, max_files, max_age, now)| ContextConstraints {
+                max_tokens,
+                strategy: Some(strategy),
+                allow_summarization: allow,
+                buffer_percentage: buffer,
+                max_files,
+                max_event_age_ms: max_age,
+                now_ms: now,
+            },
+        )
+}
+
+/// Random inputs: every source, odd scores, duplicates, unknown roles and event types, future
+/// timestamps, tight and loose budgets.
+pub fn arb_input() -> impl Strategy<Value = ContextBuildInput> {
+    let files = proptest::collection::vec(0..1usize, 0..14).prop_flat_map(|slots| {
+        slots
+            .iter()
+            .enumerate()
+            .map(|(i, _)| file(i))
+            .collect::<Vec<_>>()
+    });
+    (
+        prop::sample::select(vec![
+            "planner", "coder", "reviewer", "executor", "generic", "wizard",
+        ]),
+        prop::sample::subsequence(
+            vec![
+                "read_files",
+                "write_files",
+                "git",
+                "run_tests",
+                "search",
+                "execute_code",
+                "deploy",
+            ],
+            0..=7,
+        ),
+        text(200),
+        files,
+        proptest::collection::vec(diff(), 0..4),
+        proptest::collection::vec(symbol(), 0..5),
+        (chunks("p"), chunks("r"), chunks("s")),
+        proptest::collection::vec(runtime_event(), 0..12),
+        constraints(),
+    )
+        .prop_map(
+            |(
+                role,
+                caps,
+                goal,
+                files,
+                diffs,
+                symbols,
+                (pinned, recent, summaries),
+                events,
+                constraints,
+            )| {
+                ContextBuildInput {
+                    run_id: "prop".into(),
+                    goal: UserGoal {
+                        raw: goal,
+                        normalized: None,
+                        intent_type: None,
+                    },
+                    agent: agent(role, &caps),
+                    repo: Some(RepoSnapshot {
+                        root: "/repo".into(),
+                        files,
+                        symbols,
+                        diffs,
+                        metadata: None,
+                    }),
+                    memory: Some(MemorySnapshot {
+                        summaries,
+                        pinned,
+                        recent,
+                    }),
+                    recent_events: events,
+                    constraints,
+                }
+            },
+        )
+}
+
+/// The importance assembly uses for sorting and display.
+pub fn effective_importance(v: f64) -> f64 {
+    if v.is_finite() {
+        v.clamp(0.0, 1.0)
+    } else {
+        0.5
+    }
+}
+
+/// `event_type` as written in a bundle's `event:` source.
+pub fn is_tool_event(kind: &RuntimeEventType) -> bool {
+    matches!(
+        kind,
+        RuntimeEventType::ToolCall | RuntimeEventType::ToolResult | RuntimeEventType::ToolError
+    )
+}

@@ -1,0 +1,76 @@
+//! The budget and knobs of one assembly run.
+
+use serde::{Deserialize, Serialize};
+
+/// Rejects unknown keys: a misspelt limit (`maxToken`, `maxEventAgeMS`) must not be ignored.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContextConstraints {
+    /// The hard ceiling on `tokenEstimate`, system prompt and tools included. Must be at least 1.
+    pub max_tokens: u64,
+    /// Absent: the builder's default (balanced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<AssemblyStrategyType>,
+    /// Whether content may be shortened (truncated with a visible marker, or a diff reduced to
+    /// its stats) instead of being left out.
+    #[serde(default)]
+    pub allow_summarization: bool,
+    /// Percent of `maxTokens` to leave unused. Absent: 0 for greedy, 10 for balanced; the
+    /// conservative strategy always keeps at least 20. Clamped to 0–100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_percentage: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_files: Option<u64>,
+    /// Events older than this (relative to `nowMs`) are left out. The seed's `maxEventAge` is
+    /// accepted as an alias.
+    #[serde(
+        default,
+        alias = "maxEventAge",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_event_age_ms: Option<u64>,
+    /// "Now" in milliseconds since the epoch. Assembly reads no clock, so age limits and future
+    /// timestamps are judged against this; absent, the newest event's time stands in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now_ms: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AssemblyStrategyType {
+    /// Sources in priority order, each taking all it can.
+    Greedy,
+    /// Pinned memory first, then a weighted share per source, leftovers passed on.
+    Balanced,
+    /// Pinned memory, the last two events and the top three files, with a 20% buffer.
+    Conservative,
+}
+
+impl AssemblyStrategyType {
+    pub const ALL: [AssemblyStrategyType; 3] = [
+        AssemblyStrategyType::Greedy,
+        AssemblyStrategyType::Balanced,
+        AssemblyStrategyType::Conservative,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AssemblyStrategyType::Greedy => "greedy",
+            AssemblyStrategyType::Balanced => "balanced",
+            AssemblyStrategyType::Conservative => "conservative",
+        }
+    }
+
+    /// Parses the lower-case name, ignoring case and surrounding space.
+    pub fn parse(s: &str) -> Option<AssemblyStrategyType> {
+        Self::ALL
+            .into_iter()
+            .find(|t| t.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+impl std::fmt::Display for AssemblyStrategyType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
