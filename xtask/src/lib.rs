@@ -4,6 +4,7 @@
 //! also run as an ordinary `#[test]` so that `cargo test --workspace` enforces them.
 
 pub mod arch;
+pub mod bench;
 pub mod budgets;
 pub mod ci;
 pub mod scan;

@@ -8,6 +8,8 @@ usage: cargo xtask <command>
 commands:
   check-arch   layer rules: crate dependencies (cargo metadata) and a source scan of the core
   budgets      token-budget checks of injected text
+  bench        benchmarks of the release binary; writes docs/benchmarks.md
+               [--quick] [--runs N] [--warmups N] [--out FILE]
   ci           everything CI runs: fmt, clippy, tests, check-arch, budgets, cargo-deny";
 
 fn main() -> ExitCode {
@@ -32,6 +34,8 @@ fn run() -> anyhow::Result<()> {
         ["check-arch"] => xtask::arch::run(&root),
         ["budgets"] => xtask::budgets::run_all(),
         ["ci"] => xtask::ci::run(&root),
+        [xtask::bench::runner::VERB] => xtask::bench::runner::serve(),
+        ["bench", rest @ ..] => xtask::bench::run(&root, &xtask::bench::Options::parse(rest)?),
         [] | ["help" | "-h" | "--help"] => {
             println!("{USAGE}");
             Ok(())

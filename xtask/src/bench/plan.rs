@@ -1,0 +1,171 @@
+//! What `cargo xtask bench` measures: the transcripts to generate, the rows, the ratios between
+//! rows, and the external benchmarks folded in. Adding a row starts here.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use super::cases::{self, BenchCase, MAX_SIZE_RATIO};
+use super::external::ExternalBench;
+use super::report::{RatioLine, Row};
+use super::transcript_gen::{GIB, Generated, KIB, MIB, TranscriptSpec};
+
+const fn spec(name: &'static str, target_bytes: u64, no_usage_tail_bytes: u64) -> TranscriptSpec {
+    TranscriptSpec {
+        name,
+        target_bytes,
+        no_usage_tail_bytes,
+    }
+}
+
+/// The cases and the ratios between them, for the generated transcripts.
+#[derive(Debug)]
+pub struct Plan {
+    pub cases: Vec<BenchCase>,
+    /// `(label, numerator row, denominator row, target)`.
+    pub ratios: Vec<(String, String, String, Option<f64>)>,
+}
+
+pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan> {
+    let hook = |label: &str| format!("`hooks prompt-submit`, {label}");
+    let status = |label: &str| format!("`status --transcript`, {label}");
+    let (big, big_label) = if quick {
+        ("100MiB", "100 MiB")
+    } else {
+        ("1GiB", "1 GiB")
+    };
+    let worst = format!("{big}-worst");
+    let worst_label = format!("{big_label}, worst case (last 2 MiB without usage)");
+    let floor = "`ctxmon --version` (process floor)".to_owned();
+
+    let mut cases = vec![
+        cases::process_floor(&floor),
+        cases::prompt_submit_without_transcript(&hook("no transcript")),
+        cases::prompt_submit(&hook("1 KiB"), &get("1KiB")?),
+        cases::prompt_submit(&hook("10 MiB"), &get("10MiB")?),
+        cases::prompt_submit(&hook("100 MiB"), &get("100MiB")?),
+    ];
+    if !quick {
+        cases.push(cases::prompt_submit(&hook("1 GiB"), &get("1GiB")?));
+    }
+    cases.push(cases::prompt_submit(&hook(&worst_label), &get(&worst)?));
+    cases.push(cases::status(&status("1 KiB"), &get("1KiB")?));
+    cases.push(cases::status(&status(big_label), &get(big)?));
+
+    let ratios = vec![
+        (
+            format!("`hooks prompt-submit` median, {big_label} / 1 KiB"),
+            hook(big_label),
+            hook("1 KiB"),
+            Some(MAX_SIZE_RATIO),
+        ),
+        (
+            format!("`hooks prompt-submit` median, {big_label} worst case / 1 KiB"),
+            hook(&worst_label),
+            hook("1 KiB"),
+            None,
+        ),
+        (
+            format!("`status --transcript` median, {big_label} / 1 KiB"),
+            status(big_label),
+            status("1 KiB"),
+            Some(MAX_SIZE_RATIO),
+        ),
+        (
+            "process floor / `hooks prompt-submit` 1 KiB (share of the hook that is process start)"
+                .to_owned(),
+            floor,
+            hook("1 KiB"),
+            None,
+        ),
+    ];
+    Ok(Plan { cases, ratios })
+}
+
+pub fn transcript_specs(quick: bool) -> Vec<TranscriptSpec> {
+    let mut specs = vec![
+        spec("1KiB", KIB, 0),
+        spec("10MiB", 10 * MIB, 0),
+        spec("100MiB", 100 * MIB, 0),
+    ];
+    if quick {
+        specs.push(spec("100MiB-worst", 100 * MIB, 2 * MIB));
+    } else {
+        specs.push(spec("1GiB", GIB, 0));
+        specs.push(spec("1GiB-worst", GIB, 2 * MIB));
+    }
+    specs
+}
+
+/// In-process benchmarks of other crates, folded in when their source exists.
+pub fn externals() -> Vec<ExternalBench> {
+    vec![ExternalBench {
+        label: "context assembly (`ctxmon-application` example `assembly_bench`)".to_owned(),
+        program: PathBuf::from(crate::cargo()),
+        args: [
+            "run",
+            "--release",
+            "--locked",
+            "--quiet",
+            "-p",
+            "ctxmon-application",
+            "--example",
+            "assembly_bench",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+        requires: vec![
+            PathBuf::from("crates/ctxmon-application/examples/assembly_bench.rs"),
+            PathBuf::from("crates/ctxmon-application/examples/assembly_bench/main.rs"),
+        ],
+    }]
+}
+
+pub fn ratio_lines(plan: &Plan, rows: &[Row]) -> Vec<RatioLine> {
+    let median = |name: &str| rows.iter().find(|r| r.name == name).map(|r| r.median_ms);
+    plan.ratios
+        .iter()
+        .filter_map(|(label, num, den, max)| {
+            let value = median(num)? / median(den)?;
+            Some(RatioLine {
+                label: label.clone(),
+                value,
+                max: *max,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::Context;
+
+    #[test]
+    fn every_planned_transcript_is_generated_and_every_ratio_names_a_case() {
+        for quick in [false, true] {
+            let specs = transcript_specs(quick);
+            let get = |name: &str| {
+                specs
+                    .iter()
+                    .find(|s| s.name == name)
+                    .map(|s| Generated {
+                        path: PathBuf::from(s.name),
+                        bytes: s.target_bytes,
+                        expected_tokens: 1,
+                        reused: true,
+                    })
+                    .with_context(|| format!("{name} not planned"))
+            };
+            let plan = plan(quick, &get).unwrap();
+            let names: Vec<&str> = plan.cases.iter().map(|c| c.name.as_str()).collect();
+            for (label, num, den, _) in &plan.ratios {
+                assert!(
+                    names.contains(&num.as_str()) && names.contains(&den.as_str()),
+                    "{label}"
+                );
+            }
+            assert_eq!(quick, !names.iter().any(|n| n.contains("1 GiB")));
+        }
+    }
+}
