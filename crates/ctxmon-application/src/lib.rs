@@ -11,3 +11,4 @@ pub mod hooks;
 pub mod memory;
 pub mod monitor_tag;
 pub mod ports;
+pub mod resumption;

@@ -1,0 +1,37 @@
+//! Resumption state from its two sources (spec §5): the source file's `resumption:` section
+//! (`from_section`) and the transcript tail (`derive_from_tail`).
+//!
+//! Both are pure and total: they take parsed JSON, skip what has the wrong shape item by item
+//! and never fail. Both bound what they keep — every text is trimmed and capped at
+//! [`MAX_TEXT_CHARS`], every list at [`MAX_LIST_ITEMS`] — so a 5 MB section or a tail full of
+//! tool calls cannot make the checkpoint, or the generators that read it, large or slow.
+//!
+//! Text is kept as data: `</resumption-context>` or `&` in a summary come through verbatim.
+//! Escaping is the generators' job, at the moment text is put into a tag.
+
+mod prompt;
+mod section;
+mod tail;
+mod text;
+
+pub use section::from_section;
+pub use tail::{commands_run, derive_from_tail, errors_seen};
+
+/// Longest text kept for one item (a summary, a decision, a request), in characters. Longer
+/// text is cut at a character boundary and ends with "…".
+pub const MAX_TEXT_CHARS: usize = 2_000;
+
+/// Most items kept in one list. From a source file the first ones are kept (document order);
+/// from a transcript the newest ones.
+pub const MAX_LIST_ITEMS: usize = 200;
+
+/// How many of the newest user requests a derived state keeps.
+pub const LAST_USER_REQUESTS: usize = 3;
+
+/// Longest path kept; a longer one is dropped rather than cut, because a cut path names a file
+/// that does not exist (4,096 is Linux's `PATH_MAX`).
+pub const MAX_PATH_CHARS: usize = 4_096;
+
+/// Longest error text kept by [`errors_seen`]: the first lines of a traceback say what failed,
+/// the rest is noise in a resume log.
+pub const MAX_ERROR_CHARS: usize = 500;
