@@ -9,14 +9,18 @@ pub mod clock;
 pub mod config;
 pub mod event_log;
 pub mod fsutil;
+pub mod git_info;
 pub mod hook_log;
 pub mod layout;
+pub mod resumption_source;
 pub mod state_store;
 pub mod transcript;
 
 pub use clock::SystemClock;
 pub use event_log::FsEventLog;
+pub use git_info::FsGitInfo;
 pub use hook_log::HookLog;
 pub use layout::ProjectLayout;
+pub use resumption_source::FsResumptionSource;
 pub use state_store::FsSessionStateStore;
 pub use transcript::{JsonlTranscriptReader, read_tail_lines};

@@ -76,3 +76,15 @@ pub fn read_tail_lines(path: &Path, max_bytes: u64) -> Result<TailLines, Transcr
     }
     Ok(out)
 }
+
+/// The transcript-tail port on the same reader: the use cases that derive state from the tail
+/// need only the parsed lines; counts of skipped lines are for diagnostics here.
+impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader {
+    fn read_tail(
+        &self,
+        path: &Path,
+        max_bytes: u64,
+    ) -> Result<Vec<serde_json::Value>, TranscriptError> {
+        read_tail_lines(path, max_bytes).map(|tail| tail.lines)
+    }
+}

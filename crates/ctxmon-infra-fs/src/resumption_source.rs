@@ -1,0 +1,246 @@
+//! The resumption source file adapter (spec §5): reads `resumption.source_file` (default
+//! `ORCHESTRATION.yaml`) from the project and hands its `resumption:` section over as JSON.
+//!
+//! Decisions:
+//! - The path is user configuration, so it is trusted like any other setting: a relative path
+//!   is taken from the project folder, an absolute one (or one through `..`) is used as given.
+//!   An empty setting means "no source file".
+//! - The file's type is checked from metadata before it is opened: opening a FIFO would block
+//!   the hook until a writer appears. A directory, FIFO or device is reported, not read.
+//! - Size is checked twice: from metadata (a file over the cap is not read at all), and while
+//!   reading (at most cap + 1 bytes), in case it grew in between.
+//! - `.json` files are read as JSON, everything else as YAML (a JSON file is YAML too, but
+//!   the JSON parser's messages are clearer for JSON).
+//! - Both are parsed under a budget of values, text bytes and depth (`bounded`), so a YAML
+//!   alias bomb or a deeply nested document is a warning, not a hung hook.
+//! - Warnings do not repeat the path: the caller prefixes it.
+
+mod bounded;
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use ctxmon_application::ports::{PortError, PortErrorKind, ResumptionSource, SourceDocument};
+use serde_json::Value;
+
+use bounded::{LIMITS, MAX_FLOW_DEPTH, bounded_value, flow_depth_over};
+
+/// Longest parser message kept in a warning: serde_norway prefixes its messages with the path
+/// to the bad value, which for a deeply nested or long-keyed document is itself long.
+const MAX_MESSAGE_CHARS: usize = 300;
+
+/// Reads the project's resumption source file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FsResumptionSource {
+    source_file: String,
+    max_bytes: u64,
+}
+
+impl FsResumptionSource {
+    /// `source_file` relative to the project folder (or absolute), `max_bytes` the size above
+    /// which the file is ignored (`resumption.max_source_bytes`, default 1 MiB).
+    pub fn new(source_file: String, max_bytes: u64) -> FsResumptionSource {
+        FsResumptionSource {
+            source_file,
+            max_bytes,
+        }
+    }
+
+    /// Where the file is looked for in `project_dir`; `None` when no file is configured.
+    pub fn path_in(&self, project_dir: &Path) -> Option<PathBuf> {
+        let name = self.source_file.trim();
+        (!name.is_empty()).then(|| project_dir.join(name))
+    }
+}
+
+impl ResumptionSource for FsResumptionSource {
+    fn read(&self, project_dir: &Path) -> Result<Option<SourceDocument>, PortError> {
+        let Some(path) = self.path_in(project_dir) else {
+            return Ok(None);
+        };
+        let mut doc = SourceDocument {
+            path: path.display().to_string(),
+            section: None,
+            warnings: Vec::new(),
+        };
+        let meta = match std::fs::metadata(&path) {
+            Ok(meta) => meta,
+            // A path through a regular file ("notes.txt/x") also means there is no such file.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ) =>
+            {
+                return Ok(None);
+            }
+            Err(e) => return Err(io_error(&path, &e)),
+        };
+        if !meta.is_file() {
+            doc.warnings.push(format!(
+                "ignored: not a regular file ({}); point resumption.source_file at a YAML or JSON file",
+                kind_of(&meta)
+            ));
+            return Ok(Some(doc));
+        }
+        if meta.len() > self.max_bytes {
+            doc.warnings.push(self.too_big(meta.len()));
+            return Ok(Some(doc));
+        }
+        let Some(bytes) = self.read_capped(&path, &mut doc)? else {
+            return Ok(Some(doc));
+        };
+        match parse(&path, &bytes) {
+            Ok(top) => doc.section = section_of(top, &mut doc.warnings),
+            Err(message) => doc.warnings.push(message),
+        }
+        Ok(Some(doc))
+    }
+}
+
+impl FsResumptionSource {
+    fn too_big(&self, len: u64) -> String {
+        format!(
+            "ignored: {len} bytes, over the {} cap (resumption.max_source_bytes); keep the resumption: section short or raise the cap",
+            human_size(self.max_bytes)
+        )
+    }
+
+    /// The file's bytes, or `None` (with a warning) when it is not a regular file after all or
+    /// grew over the cap since its metadata was read.
+    fn read_capped(
+        &self,
+        path: &Path,
+        doc: &mut SourceDocument,
+    ) -> Result<Option<Vec<u8>>, PortError> {
+        let file = File::open(path).map_err(|e| io_error(path, &e))?;
+        let meta = file.metadata().map_err(|e| io_error(path, &e))?;
+        if !meta.is_file() {
+            doc.warnings.push(
+                "ignored: not a regular file; point resumption.source_file at a YAML or JSON file"
+                    .into(),
+            );
+            return Ok(None);
+        }
+        let mut bytes = Vec::new();
+        file.take(self.max_bytes.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| io_error(path, &e))?;
+        if bytes.len() as u64 > self.max_bytes {
+            doc.warnings.push(self.too_big(bytes.len() as u64));
+            return Ok(None);
+        }
+        Ok(Some(bytes))
+    }
+}
+
+/// The whole document as JSON, or a warning that says what is wrong and where.
+fn parse(path: &Path, bytes: &[u8]) -> Result<Value, String> {
+    let is_json = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if is_json {
+        // serde_json stops at 128 levels by itself, in linear time.
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        bounded_value(&mut de, LIMITS)
+            .and_then(|v| de.end().map(|()| v))
+            .map_err(|e| {
+                format!(
+                    "ignored: invalid JSON at line {} column {}: {}",
+                    e.line(),
+                    e.column(),
+                    shorten(&e.to_string())
+                )
+            })
+    } else {
+        if flow_depth_over(bytes, MAX_FLOW_DEPTH) {
+            return Err(format!(
+                "ignored: invalid YAML: flow collections ([ or {{) nested more than {MAX_FLOW_DEPTH} levels deep; flatten it"
+            ));
+        }
+        bounded_value(serde_norway::Deserializer::from_slice(bytes), LIMITS).map_err(|e| {
+            // The location goes first so that shortening the message never loses it.
+            let at = e
+                .location()
+                .map(|l| format!(" at line {} column {}", l.line(), l.column()))
+                .unwrap_or_default();
+            format!("ignored: invalid YAML{at}: {}", shorten(&e.to_string()))
+        })
+    }
+}
+
+/// The `resumption:` section of the top-level map, when it is a map itself.
+fn section_of(top: Value, warnings: &mut Vec<String>) -> Option<Value> {
+    let Value::Object(mut map) = top else {
+        warnings.push(if top.is_null() {
+            "has no resumption: section (the file is empty)".to_string()
+        } else {
+            "ignored: the top level must be a map with a resumption: key".to_string()
+        });
+        return None;
+    };
+    match map.remove("resumption") {
+        Some(section @ Value::Object(_)) => Some(section),
+        Some(_) => {
+            warnings.push("ignored: resumption: must be a map".to_string());
+            None
+        }
+        None => {
+            warnings.push("has no resumption: section".to_string());
+            None
+        }
+    }
+}
+
+fn shorten(message: &str) -> String {
+    match message.char_indices().nth(MAX_MESSAGE_CHARS) {
+        Some((end, _)) => format!("{}…", message.get(..end).unwrap_or(message)),
+        None => message.to_string(),
+    }
+}
+
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    "not a file"
+}
+
+fn human_size(bytes: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    const KIB: u64 = 1024;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes}-byte")
+    }
+}
+
+fn io_error(path: &Path, e: &io::Error) -> PortError {
+    let shown = path.display();
+    match e.kind() {
+        io::ErrorKind::PermissionDenied => PortError::new(
+            PortErrorKind::PermissionDenied,
+            format!("cannot read {shown}: permission denied, check its owner and mode"),
+        ),
+        _ => PortError::new(PortErrorKind::Io, format!("cannot read {shown}: {e}")),
+    }
+}
