@@ -5,6 +5,8 @@
 //! one of them runs in tests with in-memory adapters.
 
 pub mod assembly;
+pub mod budget_writer;
+pub mod compaction_alert;
 pub mod config;
 pub mod fill;
 pub mod hooks;
@@ -12,3 +14,4 @@ pub mod memory;
 pub mod monitor_tag;
 pub mod ports;
 pub mod resumption;
+pub mod resumption_context;

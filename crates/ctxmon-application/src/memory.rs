@@ -83,3 +83,145 @@ impl EventLog for MemoryEvents {
         Ok(())
     }
 }
+
+/// Checkpoints in a vector, ids allocated like the file repository's (never reused).
+#[derive(Debug, Default)]
+pub struct MemoryCheckpoints {
+    pub stored: RefCell<Vec<crate::ports::StoredCheckpoint>>,
+    pub next: Cell<u32>,
+    pub fail: Cell<bool>,
+}
+
+impl MemoryCheckpoints {
+    fn check(&self) -> Result<(), PortError> {
+        if self.fail.get() {
+            Err(PortError::new(
+                PortErrorKind::PermissionDenied,
+                "checkpoint folder is read-only",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl crate::ports::CheckpointRepository for MemoryCheckpoints {
+    fn save_new(
+        &self,
+        build: &mut dyn FnMut(ctxmon_domain::CheckpointId) -> ctxmon_domain::CheckpointData,
+    ) -> Result<ctxmon_domain::CheckpointData, PortError> {
+        self.check()?;
+        let seq = self.next.get().saturating_add(1);
+        let id = ctxmon_domain::CheckpointId::new(seq)
+            .ok_or_else(|| PortError::new(PortErrorKind::Io, "ids exhausted"))?;
+        self.next.set(seq);
+        let data = build(id);
+        self.stored
+            .borrow_mut()
+            .push(crate::ports::StoredCheckpoint {
+                data: data.clone(),
+                acknowledged: false,
+            });
+        Ok(data)
+    }
+
+    fn get(
+        &self,
+        id: ctxmon_domain::CheckpointId,
+    ) -> Result<Option<crate::ports::StoredCheckpoint>, PortError> {
+        self.check()?;
+        Ok(self
+            .stored
+            .borrow()
+            .iter()
+            .find(|s| s.data.checkpoint_id == id)
+            .cloned())
+    }
+
+    fn latest_unacknowledged(
+        &self,
+        session: Option<&str>,
+    ) -> Result<Option<ctxmon_domain::CheckpointData>, PortError> {
+        self.check()?;
+        Ok(self
+            .stored
+            .borrow()
+            .iter()
+            .rev()
+            .find(|s| {
+                !s.acknowledged
+                    && session
+                        .is_none_or(|want| s.data.session_info.session_id.as_deref() == Some(want))
+            })
+            .map(|s| s.data.clone()))
+    }
+
+    fn acknowledge(&self, id: ctxmon_domain::CheckpointId) -> Result<bool, PortError> {
+        self.check()?;
+        let mut stored = self.stored.borrow_mut();
+        let entry = stored
+            .iter_mut()
+            .find(|s| s.data.checkpoint_id == id)
+            .ok_or_else(|| {
+                PortError::new(PortErrorKind::NotFound, format!("no checkpoint {id}"))
+            })?;
+        let created = !entry.acknowledged;
+        entry.acknowledged = true;
+        Ok(created)
+    }
+
+    fn list(&self) -> Result<crate::ports::CheckpointListing, PortError> {
+        self.check()?;
+        Ok(crate::ports::CheckpointListing {
+            checkpoints: self.stored.borrow().clone(),
+            problems: Vec::new(),
+        })
+    }
+
+    fn prune(&self, keep: usize) -> Result<Vec<ctxmon_domain::CheckpointId>, PortError> {
+        self.check()?;
+        let mut stored = self.stored.borrow_mut();
+        let excess = stored.len().saturating_sub(keep);
+        Ok(stored
+            .drain(..excess)
+            .map(|s| s.data.checkpoint_id)
+            .collect())
+    }
+}
+
+/// A resumption source that returns a fixed document (or none).
+#[derive(Debug, Default)]
+pub struct MemorySource(pub RefCell<Option<crate::ports::SourceDocument>>);
+
+impl crate::ports::ResumptionSource for MemorySource {
+    fn read(
+        &self,
+        _project_dir: &std::path::Path,
+    ) -> Result<Option<crate::ports::SourceDocument>, PortError> {
+        Ok(self.0.borrow().clone())
+    }
+}
+
+/// A transcript tail of fixed lines.
+#[derive(Debug, Default)]
+pub struct MemoryTail(pub RefCell<Vec<serde_json::Value>>);
+
+impl crate::ports::TranscriptTail for MemoryTail {
+    fn read_tail(
+        &self,
+        _path: &std::path::Path,
+        _max_bytes: u64,
+    ) -> Result<Vec<serde_json::Value>, crate::ports::TranscriptError> {
+        Ok(self.0.borrow().clone())
+    }
+}
+
+/// Git that reports a fixed head (or no repository).
+#[derive(Debug, Default)]
+pub struct MemoryGit(pub Option<crate::ports::GitHead>);
+
+impl crate::ports::GitInfo for MemoryGit {
+    fn head(&self, _dir: &std::path::Path) -> Option<crate::ports::GitHead> {
+        self.0.clone()
+    }
+}

@@ -67,6 +67,15 @@ pub enum DomainEvent {
         path: String,
         tokens: u64,
     },
+    /// PostCompact: the compaction finished (the summary's size, not its text, is recorded).
+    CompactionCompleted {
+        trigger: String,
+        summary_chars: u64,
+    },
+    /// SessionEnd, with Claude Code's reason.
+    SessionEnded {
+        reason: String,
+    },
 }
 
 impl DomainEvent {
@@ -79,6 +88,8 @@ impl DomainEvent {
             DomainEvent::ResumptionDelivered { .. } => "ResumptionDelivered",
             DomainEvent::SessionAbandoned { .. } => "SessionAbandoned",
             DomainEvent::ResumeLogGenerated { .. } => "ResumeLogGenerated",
+            DomainEvent::CompactionCompleted { .. } => "CompactionCompleted",
+            DomainEvent::SessionEnded { .. } => "SessionEnded",
         }
     }
 }

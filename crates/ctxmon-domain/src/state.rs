@@ -17,6 +17,9 @@ pub struct SessionState {
     pub compactions_seen: CompactionsSeen,
     pub handoff_complete: bool,
     pub threshold_crossed_at: Option<Timestamp>,
+    /// The checkpoint whose resumption context was handed to this session (SessionStart or the
+    /// prompt-submit fallback), so it is delivered once.
+    pub resumption_delivered: Option<String>,
     pub updated_at: Option<Timestamp>,
 }
 
@@ -26,8 +29,10 @@ pub struct CompactionsSeen {
     pub count: u32,
     pub last_boundary_uuid: Option<String>,
     pub last_boundary_timestamp: Option<String>,
-    /// The newest checkpoint whose compaction this session has already reset for (BUG-329).
+    /// The newest checkpoint taken for this session (BUG-329): a usage record older than
+    /// `last_checkpoint_at` predates the compaction and no longer describes the context.
     pub last_checkpoint_id: Option<String>,
+    pub last_checkpoint_at: Option<Timestamp>,
 }
 
 impl SessionState {

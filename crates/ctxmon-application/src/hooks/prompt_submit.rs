@@ -1,151 +1,117 @@
-//! UserPromptSubmit: measure the fill, remember it per session, record tier changes and decide
-//! whether to inject the `<context-monitor>` tag (spec §3, §4).
+//! UserPromptSubmit: measure the fill, remember it per session, record tier changes, decide
+//! whether to inject `<context-monitor>` (spec §3, §4) and, on the first prompt after a
+//! checkpoint, add `<compaction-alert>` — with the resumption context when SessionStart's
+//! delivery never happened (spec §7).
 
 use std::path::Path;
 
 use ctxmon_domain::{
-    DomainEvent, EventRecord, FillEstimate, FillSource, SessionKey, SessionState, ThresholdTier,
+    CheckpointData, DomainEvent, FillEstimate, FillSource, SessionState, ThresholdTier,
 };
 
-use crate::config::{Config, InjectPolicy};
-use crate::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
+use super::compaction::{note_checkpoint, reset_if_stale};
+use super::delivery::deliver;
+use super::{HookContext, HookPorts, load_state, record, save_state};
+use crate::compaction_alert::render_compaction_alert;
+use crate::config::InjectPolicy;
+use crate::fill::{ContextFillEstimator, EstimateRequest};
 use crate::monitor_tag::render_context_monitor;
-use crate::ports::{Clock, EventLog, SessionStateStore, TranscriptReader};
-
-/// The ports the use case needs.
-#[derive(Clone, Copy)]
-pub struct PromptSubmitPorts<'a> {
-    pub transcripts: &'a dyn TranscriptReader,
-    pub states: &'a dyn SessionStateStore,
-    pub events: &'a dyn EventLog,
-    pub clock: &'a dyn Clock,
-}
-
-impl std::fmt::Debug for PromptSubmitPorts<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("PromptSubmitPorts")
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct PromptSubmitInput<'a> {
-    /// The raw `session_id` from the hook input (recorded in events as given).
-    pub session_id: Option<&'a str>,
-    pub transcript_path: Option<&'a Path>,
-}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptSubmitOutcome {
     /// The text for `additionalContext`, when anything is to be injected.
     pub additional_context: Option<String>,
     pub estimate: FillEstimate,
+    /// The checkpoint acknowledged by this prompt's alert.
+    pub acknowledged: Option<String>,
     /// Problems that did not stop the hook (state unwritable, log unwritable); for the hook log.
     pub warnings: Vec<String>,
 }
 
-/// Runs the use case. Never fails: storage problems become warnings and the answer is still
-/// computed from what could be measured.
-pub fn prompt_submit(
-    config: &Config,
-    settings: &FillSettings,
-    ports: PromptSubmitPorts<'_>,
-    input: PromptSubmitInput<'_>,
-) -> PromptSubmitOutcome {
-    let estimator = ContextFillEstimator::new(ports.transcripts, settings);
-    let measurement = estimator.measure(EstimateRequest {
-        transcript_path: input.transcript_path,
-        ..Default::default()
-    });
-    let estimate = measurement.estimate;
-    let now = ports.clock.now();
+pub fn prompt_submit(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> PromptSubmitOutcome {
     let mut warnings = Vec::new();
-    let key = SessionKey::from_raw(input.session_id.unwrap_or(""));
-
-    let mut state = match ports.states.load(&key) {
-        Ok(state) => state.unwrap_or_default(),
-        Err(e) => {
-            warnings.push(format!("session state unreadable, starting afresh: {e}"));
-            SessionState::default()
-        }
-    };
-    state.schema_version = SessionState::SCHEMA_VERSION;
     let mut events = Vec::new();
+    let measurement =
+        ContextFillEstimator::new(ports.transcripts, ctx.settings).measure(EstimateRequest {
+            transcript_path: ctx.transcript_path,
+            ..Default::default()
+        });
+    let mut state = load_state(ctx, ports, &mut warnings);
 
-    // A boundary newer than the last response is a compaction the session has not answered yet:
-    // count it once and clear the flags that belong to the pre-compaction context (BUG-329).
-    if let Some(boundary) = measurement
-        .reading
-        .as_ref()
-        .and_then(|r| r.boundary.as_ref())
+    // The first prompt after a checkpoint of this session: alert (and acknowledge) it. If
+    // PreCompact could not record the compaction in the state, it is recorded here.
+    let pending = match ctx
+        .session_id
+        .map(|s| ports.checkpoints.latest_unacknowledged(Some(s)))
     {
-        let seen = &mut state.compactions_seen;
-        let id = boundary.uuid.clone().or_else(|| boundary.timestamp.clone());
-        if id.is_some() && id != seen.last_boundary_uuid {
-            seen.count = seen.count.saturating_add(1);
-            seen.last_boundary_uuid = id;
-            seen.last_boundary_timestamp = boundary.timestamp.clone();
-            state.threshold_crossed_at = None;
-            state.handoff_complete = false;
+        Some(Ok(cp)) => cp,
+        Some(Err(e)) => {
+            warnings.push(format!("checkpoints unreadable: {e}"));
+            None
         }
+        None => None,
+    };
+    if let Some(cp) = &pending {
+        note_checkpoint(&mut state, cp);
     }
+    note_boundary(&mut state, measurement.reading.as_ref());
+    let estimate = reset_if_stale(
+        measurement.estimate,
+        measurement.reading.as_ref(),
+        &state,
+        ctx.settings,
+    );
+    track_tier(&mut state, &estimate, &mut events, ports);
 
     let measured = estimate.source != FillSource::Unavailable;
     let tier = estimate.threshold_tier;
-    if measured {
-        let previous = state.last_tier.unwrap_or(ThresholdTier::Nominal);
-        if previous != tier {
-            events.push(DomainEvent::ContextThresholdReached {
-                previous_tier: previous,
-                new_tier: tier,
-                fill_percentage: estimate.fill_percentage,
-                input_tokens: estimate.input_tokens.get(),
-            });
-        }
-        if tier >= ThresholdTier::Warning {
-            state.threshold_crossed_at.get_or_insert(now);
-        } else {
-            state.threshold_crossed_at = None;
-        }
-        state.last_tier = Some(tier);
-        state.last_fill = Some(estimate.fill_percentage);
-        state.last_tokens = Some(estimate.input_tokens.get());
-    }
-
-    // An unmeasured fill is not injected: a made-up "0%" would be the lying figure ctxmon exists
-    // to replace. The reason goes to the hook log instead.
-    let inject = measured
-        && config.context_monitor.enabled
+    let inject_monitor = measured
+        && ctx.config.context_monitor.enabled
         && should_inject(
-            config.context_monitor.inject,
+            ctx.config.context_monitor.inject,
             state.last_injected_tier,
             tier,
         );
-    let additional_context =
-        inject.then(|| render_context_monitor(&estimate, &settings.thresholds));
-    if inject {
+    let mut parts: Vec<String> = Vec::new();
+    if inject_monitor {
+        parts.push(render_context_monitor(&estimate, &ctx.settings.thresholds));
         state.last_injected_tier = Some(tier);
     }
     if !measured && let Some(note) = &estimate.note {
         warnings.push(format!("fill not measured: {note}"));
     }
-    state.updated_at = Some(now);
-
-    if let Err(e) = ports.states.save(&key, &state) {
-        warnings.push(format!("session state not saved: {e}"));
-    }
-    if !events.is_empty() {
-        let session = input.session_id.map(str::to_string);
-        let records: Vec<EventRecord> = events
-            .into_iter()
-            .map(|e| EventRecord::new(now, session.clone(), e))
-            .collect();
-        if let Err(e) = ports.events.append(&records) {
-            warnings.push(format!("events not recorded: {e}"));
+    let acknowledged = if let Some(cp) = &pending {
+        parts.push(render_compaction_alert(
+            cp,
+            &checkpoint_path(ctx.project_dir, cp),
+        ));
+        if state.resumption_delivered.as_deref() != Some(cp.checkpoint_id.to_string().as_str()) {
+            let (text, event) = deliver(
+                ctx,
+                ports,
+                cp,
+                &mut state,
+                "prompt_submit",
+                None,
+                &mut warnings,
+            );
+            if !text.is_empty() {
+                parts.push(text);
+                events.extend(event);
+            }
         }
-    }
+        acknowledge(ports, cp, &mut events, &mut warnings)
+    } else {
+        acknowledge_delivered_elsewhere(ports, &state, &mut events, &mut warnings)
+    };
+
+    save_state(ctx, ports, &mut state, &mut warnings);
+    record(ctx, ports, events, &mut warnings);
+    let additional_context = (!parts.is_empty()).then(|| parts.join("\n"));
     PromptSubmitOutcome {
         additional_context,
         estimate,
+        acknowledged,
         warnings,
     }
 }
@@ -160,5 +126,112 @@ pub fn should_inject(
         InjectPolicy::Always => true,
         InjectPolicy::OnChange => last_injected != Some(tier),
         InjectPolicy::WarningAndAbove => tier >= ThresholdTier::Warning,
+    }
+}
+
+/// A boundary newer than the last response is a compaction the session has not answered yet:
+/// count it once and clear the flags that belong to the pre-compaction context (BUG-329).
+fn note_boundary(state: &mut SessionState, reading: Option<&crate::ports::TranscriptReading>) {
+    let Some(boundary) = reading.and_then(|r| r.boundary.as_ref()) else {
+        return;
+    };
+    let seen = &mut state.compactions_seen;
+    let id = boundary.uuid.clone().or_else(|| boundary.timestamp.clone());
+    if id.is_some() && id != seen.last_boundary_uuid {
+        seen.count = seen.count.saturating_add(1);
+        seen.last_boundary_uuid = id;
+        seen.last_boundary_timestamp = boundary.timestamp.clone();
+        state.threshold_crossed_at = None;
+        state.handoff_complete = false;
+    }
+}
+
+/// Records a tier change and keeps the per-session fill figures.
+fn track_tier(
+    state: &mut SessionState,
+    estimate: &FillEstimate,
+    events: &mut Vec<DomainEvent>,
+    ports: &HookPorts<'_>,
+) {
+    if estimate.source == FillSource::Unavailable {
+        return;
+    }
+    let tier = estimate.threshold_tier;
+    let previous = state.last_tier.unwrap_or(ThresholdTier::Nominal);
+    if previous != tier {
+        events.push(DomainEvent::ContextThresholdReached {
+            previous_tier: previous,
+            new_tier: tier,
+            fill_percentage: estimate.fill_percentage,
+            input_tokens: estimate.input_tokens.get(),
+        });
+    }
+    if tier >= ThresholdTier::Warning {
+        if state.threshold_crossed_at.is_none() {
+            state.threshold_crossed_at = Some(ports.clock.now());
+        }
+    } else {
+        state.threshold_crossed_at = None;
+    }
+    state.last_tier = Some(tier);
+    state.last_fill = Some(estimate.fill_percentage);
+    state.last_tokens = Some(estimate.input_tokens.get());
+}
+
+fn checkpoint_path(project_dir: &Path, cp: &CheckpointData) -> String {
+    project_dir
+        .join(".ctxmon")
+        .join("checkpoints")
+        .join(cp.checkpoint_id.file_name())
+        .display()
+        .to_string()
+}
+
+fn acknowledge(
+    ports: &HookPorts<'_>,
+    cp: &CheckpointData,
+    events: &mut Vec<DomainEvent>,
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    match ports.checkpoints.acknowledge(cp.checkpoint_id) {
+        Ok(created) => {
+            if created {
+                events.push(DomainEvent::CheckpointAcknowledged {
+                    checkpoint_id: cp.checkpoint_id.to_string(),
+                });
+            }
+            Some(cp.checkpoint_id.to_string())
+        }
+        Err(e) => {
+            warnings.push(format!(
+                "checkpoint {} not acknowledged: {e}",
+                cp.checkpoint_id
+            ));
+            None
+        }
+    }
+}
+
+/// A new session that SessionStart handed another session's checkpoint to: its first prompt
+/// completes the handoff, so the checkpoint is not offered to every later session.
+fn acknowledge_delivered_elsewhere(
+    ports: &HookPorts<'_>,
+    state: &SessionState,
+    events: &mut Vec<DomainEvent>,
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    let id = state
+        .resumption_delivered
+        .as_deref()
+        .and_then(ctxmon_domain::CheckpointId::parse)?;
+    match ports.checkpoints.get(id) {
+        Ok(Some(stored)) if !stored.acknowledged => {
+            acknowledge(ports, &stored.data, events, warnings)
+        }
+        Ok(_) => None,
+        Err(e) => {
+            warnings.push(format!("checkpoint {id} unreadable: {e}"));
+            None
+        }
     }
 }

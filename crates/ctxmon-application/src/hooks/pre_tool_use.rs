@@ -1,0 +1,131 @@
+//! PreToolUse: warn when the agent edits the resumption source file while its
+//! `resumption.updated_at` is stale (spec §8). Never blocks: the decision is always `allow`,
+//! and any other tool call costs nothing but a string comparison.
+
+use std::path::{Component, Path, PathBuf};
+
+use ctxmon_domain::Timestamp;
+use ctxmon_domain::xml::{escape_attr, escape_text};
+
+use super::{HookContext, HookPorts};
+
+const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PreToolUseOutcome {
+    /// A warning for `additionalContext`; `None` means answer nothing.
+    pub additional_context: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+pub fn pre_tool_use(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    tool_name: Option<&str>,
+    file_path: Option<&str>,
+) -> PreToolUseOutcome {
+    let (Some(tool), Some(file)) = (tool_name, file_path) else {
+        return PreToolUseOutcome::default();
+    };
+    if !WRITE_TOOLS.contains(&tool) {
+        return PreToolUseOutcome::default();
+    }
+    let source_rel = &ctx.config.resumption.source_file;
+    let source = normalize(&ctx.project_dir.join(source_rel));
+    let base = ctx.cwd.map_or(ctx.project_dir.to_path_buf(), PathBuf::from);
+    if normalize(&base.join(file)) != source {
+        return PreToolUseOutcome::default();
+    }
+    let mut warnings = Vec::new();
+    let updated_at = match ports.source.read(ctx.project_dir) {
+        Ok(Some(doc)) => doc
+            .section
+            .as_ref()
+            .and_then(|s| s.get("updated_at"))
+            // YAML `updated_at:` with no value is null: missing, not malformed.
+            .filter(|v| !v.is_null())
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| v.to_string())
+            }),
+        Ok(None) => None,
+        Err(e) => {
+            warnings.push(format!("resumption source unreadable: {e}"));
+            None
+        }
+    };
+    let problem = staleness(ctx, ports, updated_at.as_deref(), &mut warnings);
+    let additional_context = problem.map(|why| {
+        format!(
+            "<resumption-staleness file=\"{}\">{} When you write this file, update its resumption: section to the current state and set resumption.updated_at to the current time (RFC 3339).</resumption-staleness>",
+            escape_attr(source_rel),
+            escape_text(&why)
+        )
+    });
+    PreToolUseOutcome {
+        additional_context,
+        warnings,
+    }
+}
+
+/// Why `updated_at` is stale, or `None` when it is fresh.
+fn staleness(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    updated_at: Option<&str>,
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    let Some(raw) = updated_at else {
+        return Some("resumption.updated_at is missing.".to_string());
+    };
+    let shown: String = raw.chars().take(40).collect();
+    let Some(at) = Timestamp::parse_rfc3339(raw) else {
+        return Some(format!(
+            "resumption.updated_at ({shown}) is not an RFC 3339 time."
+        ));
+    };
+    match ports.checkpoints.list() {
+        Ok(listing) => {
+            if let Some(newest) = listing.checkpoints.last().map(|c| &c.data)
+                && at < newest.created_at_ms
+            {
+                return Some(format!(
+                    "resumption.updated_at ({shown}) is older than checkpoint {} ({}).",
+                    newest.checkpoint_id, newest.timestamp
+                ));
+            }
+        }
+        Err(e) => warnings.push(format!("checkpoints unreadable: {e}")),
+    }
+    let limit_ms = i64::try_from(
+        ctx.config
+            .resumption
+            .stale_after_minutes
+            .saturating_mul(60_000),
+    )
+    .unwrap_or(i64::MAX);
+    let age_ms = ports.clock.now().millis().saturating_sub(at.millis());
+    (age_ms > limit_ms).then(|| {
+        format!(
+            "resumption.updated_at ({shown}) is {} minutes old (limit {}).",
+            age_ms / 60_000,
+            ctx.config.resumption.stale_after_minutes
+        )
+    })
+}
+
+/// Lexical normalisation (no file-system access): drops `.` and resolves `..`.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}

@@ -1,0 +1,353 @@
+//! The compaction-resilience cycle over in-memory ports: PreCompact → SessionStart →
+//! prompt-submit, the fallback when SessionStart never ran, the post-compaction reset and the
+//! staleness check.
+
+use ctxmon_domain::{FillSource, ThresholdTier, TokenCount, estimate_tokens};
+use serde_json::json;
+
+use super::lifecycle::{post_compact, session_end};
+use super::pre_compact::{PreCompactInput, pre_compact};
+use super::pre_tool_use::pre_tool_use;
+use super::session_start::session_start;
+use super::test_world::World;
+use crate::config::InjectPolicy;
+use crate::ports::SourceDocument;
+
+/// Before the checkpoint the clock reads 2026-11-20T10:00Z; usage lines are a minute older.
+const BEFORE: &str = "2026-11-20T09:59:00.000Z";
+const AFTER: &str = "2026-11-20T11:00:00.000Z";
+
+fn tail_lines() -> Vec<serde_json::Value> {
+    vec![
+        json!({"type":"user","message":{"role":"user","content":"Refactor the billing module & keep tests green"},"uuid":"u1"}),
+        json!({"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"TodoWrite","input":{"todos":[
+            {"content":"Split billing.rs","status":"completed","activeForm":"Splitting"},
+            {"content":"Move tax rules into tax.rs","status":"in_progress","activeForm":"Moving"},
+            {"content":"Run cargo test","status":"pending","activeForm":"Testing"}]}}]}}),
+        json!({"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Edit","input":{"file_path":"/proj/src/billing/tax.rs","old_string":"a","new_string":"b"}}]}}),
+        json!({"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Tax rules moved; next I run the tests."}]}}),
+    ]
+}
+
+fn compacted_world() -> World {
+    let w = World::new(InjectPolicy::Always);
+    *w.tail.0.borrow_mut() = tail_lines();
+    w.script.usage_at(170_000, Some(BEFORE));
+    let first = w.prompt();
+    assert!(
+        first
+            .additional_context
+            .as_deref()
+            .unwrap_or("")
+            .contains("CRITICAL")
+    );
+    let out = w.with(|c, p| {
+        pre_compact(
+            c,
+            p,
+            PreCompactInput {
+                trigger: Some("auto"),
+                custom_instructions: None,
+            },
+        )
+    });
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    assert_eq!(
+        out.system_message.as_deref(),
+        Some("Checkpoint cx-001 saved at 85% context fill")
+    );
+    w
+}
+
+#[test]
+fn pre_compact_builds_a_complete_checkpoint() {
+    let w = compacted_world();
+    let stored = w.checkpoints.stored.borrow();
+    let cp = &stored[0].data;
+    assert_eq!(cp.checkpoint_id.to_string(), "cx-001");
+    assert_eq!(cp.compaction_sequence, 1);
+    assert_eq!(cp.context_state.input_tokens, TokenCount(170_000));
+    assert_eq!(cp.session_info.git_branch.as_deref(), Some("main"));
+    let state = cp.resumption_state.as_ref().unwrap();
+    assert_eq!(
+        state.last_user_requests.last().map(String::as_str),
+        Some("Refactor the billing module & keep tests green")
+    );
+    assert_eq!(state.todos.len(), 3);
+    assert_eq!(
+        state.files_touched,
+        vec!["/proj/src/billing/tax.rs".to_string()]
+    );
+    assert_eq!(
+        w.event_names()[1..],
+        [
+            "CompactionDetected",
+            "CheckpointCreated",
+            "SessionAbandoned"
+        ]
+    );
+    let st = w.state();
+    assert_eq!(
+        st.compactions_seen.last_checkpoint_id.as_deref(),
+        Some("cx-001")
+    );
+    assert_eq!(st.threshold_crossed_at, None);
+}
+
+#[test]
+fn the_whole_cycle_alerts_once_and_drops_the_fill() {
+    let w = compacted_world();
+    let start = w.with(|c, p| session_start(c, p, Some("compact"), None));
+    let ctx = start.additional_context.expect("resumption context");
+    assert!(
+        ctx.starts_with("<resumption-context checkpoint=\"cx-001\""),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains("[in progress] Move tax rules into tax.rs"),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains("Refactor the billing module &amp; keep tests green"),
+        "{ctx}"
+    );
+    assert!(estimate_tokens(&ctx).get() <= 760);
+    roxmltree::Document::parse(&ctx).unwrap();
+
+    // The transcript still ends with the pre-compaction usage: the estimate must not scream.
+    let after = w.prompt();
+    assert_eq!(after.estimate.source, FillSource::Compaction);
+    assert_eq!(after.estimate.input_tokens, TokenCount(60_000));
+    assert_eq!(after.estimate.threshold_tier, ThresholdTier::Nominal);
+    let text = after.additional_context.unwrap();
+    assert_eq!(text.matches("<compaction-alert").count(), 1, "{text}");
+    assert!(
+        !text.contains("<resumption-context"),
+        "already delivered at SessionStart"
+    );
+    assert_eq!(after.acknowledged.as_deref(), Some("cx-001"));
+
+    // Once a new response exists, the transcript is believed again; no second alert.
+    w.script.usage_at(64_000, Some(AFTER));
+    let later = w.prompt();
+    assert_eq!(
+        (later.estimate.source, later.estimate.input_tokens),
+        (FillSource::Transcript, TokenCount(64_000))
+    );
+    assert!(
+        !later
+            .additional_context
+            .unwrap()
+            .contains("compaction-alert")
+    );
+    let names = w.event_names();
+    assert_eq!(
+        names
+            .iter()
+            .filter(|n| **n == "CheckpointAcknowledged")
+            .count(),
+        1
+    );
+    assert_eq!(
+        names
+            .iter()
+            .filter(|n| **n == "ResumptionDelivered")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn without_session_start_the_first_prompt_delivers_the_resumption_context() {
+    let w = compacted_world();
+    let text = w.prompt().additional_context.unwrap();
+    assert!(
+        text.contains("<compaction-alert") && text.contains("<resumption-context"),
+        "{text}"
+    );
+    let wrapped = format!("<all>{text}</all>");
+    let doc = roxmltree::Document::parse(&wrapped).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let tags: Vec<&str> = doc
+        .root_element()
+        .children()
+        .filter(|n| n.is_element())
+        .map(|n| n.tag_name().name())
+        .collect();
+    assert_eq!(
+        tags,
+        ["context-monitor", "compaction-alert", "resumption-context"]
+    );
+    let via: Vec<String> = w
+        .events
+        .records
+        .borrow()
+        .iter()
+        .filter_map(|r| match &r.event {
+            ctxmon_domain::DomainEvent::ResumptionDelivered { via, .. } => Some(via.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(via, vec!["prompt_submit".to_string()]);
+}
+
+#[test]
+fn a_source_file_wins_over_the_transcript() {
+    let w = World::new(InjectPolicy::Always);
+    *w.tail.0.borrow_mut() = tail_lines();
+    *w.source.0.borrow_mut() = Some(SourceDocument {
+        path: "/proj/ORCHESTRATION.yaml".into(),
+        section: Some(
+            json!({"summary": "Phase 2 of 3", "next_steps": ["Write the migration"], "decisions": ["Use sqlx"], "updated_at": AFTER}),
+        ),
+        warnings: vec![],
+    });
+    w.script.usage_at(170_000, Some(BEFORE));
+    w.with(|c, p| {
+        pre_compact(
+            c,
+            p,
+            PreCompactInput {
+                trigger: Some("manual"),
+                custom_instructions: Some("keep the plan"),
+            },
+        )
+    });
+    let cp = w.checkpoints.stored.borrow()[0].data.clone();
+    let state = cp.resumption_state.unwrap();
+    assert_eq!(state.next_steps, vec!["Write the migration".to_string()]);
+    assert!(state.todos.is_empty(), "the transcript is not mixed in");
+    assert_eq!(cp.custom_instructions.as_deref(), Some("keep the plan"));
+}
+
+#[test]
+fn startup_hands_back_only_recent_checkpoints() {
+    let mut w = compacted_world();
+    w.session = "s2".into();
+    let fresh = w.with(|c, p| {
+        session_start(
+            c,
+            p,
+            Some("startup"),
+            Some("/proj/.ctxmon/resume-logs/session-s1.md"),
+        )
+    });
+    let text = fresh.additional_context.unwrap();
+    assert!(
+        text.contains("<resume-log>/proj/.ctxmon/resume-logs/session-s1.md</resume-log>"),
+        "{text}"
+    );
+    // The new session's first prompt completes the handoff.
+    w.script.usage_at(20_000, Some(AFTER));
+    assert_eq!(w.prompt().acknowledged.as_deref(), Some("cx-001"));
+    assert!(
+        w.with(|c, p| session_start(c, p, Some("startup"), None))
+            .additional_context
+            .is_none()
+    );
+
+    let old = compacted_world();
+    old.clock
+        .set(ctxmon_domain::Timestamp(1_795_168_800_000 + 25 * 3_600_000));
+    assert!(
+        old.with(|c, p| session_start(c, p, Some("clear"), None))
+            .additional_context
+            .is_none(),
+        "older than 24 h"
+    );
+}
+
+#[test]
+fn nothing_to_resume_means_no_context() {
+    let w = World::new(InjectPolicy::Always);
+    w.script.usage_at(170_000, Some(BEFORE));
+    w.with(|c, p| pre_compact(c, p, PreCompactInput::default()));
+    let start = w.with(|c, p| session_start(c, p, Some("compact"), None));
+    assert_eq!(start.additional_context, None);
+    assert!(!w.event_names().contains(&"ResumptionDelivered"));
+}
+
+#[test]
+fn a_failing_repository_fails_open() {
+    let w = World::new(InjectPolicy::Always);
+    w.checkpoints.fail.set(true);
+    w.script.usage(150_000);
+    let out = w.with(|c, p| pre_compact(c, p, PreCompactInput::default()));
+    assert!(out.checkpoint.is_none() && !out.warnings.is_empty());
+    assert!(
+        w.with(|c, p| session_start(c, p, Some("compact"), None))
+            .additional_context
+            .is_none()
+    );
+    assert!(w.prompt().additional_context.unwrap().contains("WARNING"));
+}
+
+#[test]
+fn staleness_warns_only_for_the_source_file() {
+    let w = compacted_world();
+    let stale_at = |updated: Option<&str>, path: &str| {
+        *w.source.0.borrow_mut() = Some(SourceDocument {
+            path: "ORCHESTRATION.yaml".into(),
+            section: Some(json!({"updated_at": updated})),
+            warnings: vec![],
+        });
+        w.with(|c, p| pre_tool_use(c, p, Some("Edit"), Some(path)))
+            .additional_context
+    };
+    let stale = |updated: Option<&str>| stale_at(updated, "ORCHESTRATION.yaml");
+    assert!(
+        stale(None)
+            .unwrap()
+            .contains("resumption.updated_at is missing")
+    );
+    assert!(
+        stale(Some("yesterday"))
+            .unwrap()
+            .contains("not an RFC 3339 time")
+    );
+    assert!(
+        stale(Some(BEFORE))
+            .unwrap()
+            .contains("older than checkpoint cx-001")
+    );
+    assert_eq!(
+        stale(Some(AFTER)),
+        None,
+        "fresh and newer than every checkpoint"
+    );
+    assert!(
+        w.with(|c, p| pre_tool_use(c, p, Some("Edit"), Some("/proj/src/main.rs")))
+            .additional_context
+            .is_none()
+    );
+    assert!(
+        w.with(|c, p| pre_tool_use(c, p, Some("Read"), Some("ORCHESTRATION.yaml")))
+            .additional_context
+            .is_none()
+    );
+    assert!(
+        stale_at(Some(BEFORE), "/proj/./docs/../ORCHESTRATION.yaml").is_some(),
+        "the same file by another spelling"
+    );
+    let too_old = stale_at(Some("2026-11-20T07:00:00.000Z"), "ORCHESTRATION.yaml").unwrap();
+    assert!(too_old.contains("older than checkpoint"), "{too_old}");
+}
+
+#[test]
+fn lifecycle_hooks_record_events() {
+    let w = World::new(InjectPolicy::Always);
+    assert!(
+        w.with(|c, p| post_compact(c, p, Some("manual"), Some("Summary…")))
+            .is_empty()
+    );
+    assert!(
+        w.with(|c, p| session_end(c, p, Some("prompt_input_exit")))
+            .is_empty()
+    );
+    assert_eq!(w.event_names(), vec!["CompactionCompleted", "SessionEnded"]);
+    w.events.fail.set(true);
+    assert_eq!(
+        w.with(|c, p| session_end(c, p, None)).len(),
+        1,
+        "a warning, not a failure"
+    );
+}

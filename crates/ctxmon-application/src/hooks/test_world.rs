@@ -1,0 +1,168 @@
+//! A world of in-memory ports for the hook use-case tests.
+
+use std::cell::RefCell;
+use std::path::Path;
+
+use ctxmon_domain::{DomainEvent, SessionKey, SessionState, ThresholdTier, Timestamp, TokenCount};
+
+use super::{HookContext, HookPorts};
+use crate::config::{Config, InjectPolicy};
+use crate::fill::FillSettings;
+use crate::memory::{
+    FixedClock, MemoryCheckpoints, MemoryEvents, MemoryGit, MemorySource, MemoryStates, MemoryTail,
+};
+use crate::ports::{
+    ChainScope, CompactionBoundary, GitHead, ScanLimits, TranscriptError, TranscriptErrorKind,
+    TranscriptReader, TranscriptReading, UsageRecord,
+};
+
+/// A transcript whose next reading the test sets.
+#[derive(Default)]
+pub struct Script(RefCell<Option<Result<TranscriptReading, TranscriptError>>>);
+
+impl Script {
+    pub fn usage_at(&self, tokens: u64, timestamp: Option<&str>) {
+        *self.0.borrow_mut() = Some(Ok(TranscriptReading {
+            usage: Some(UsageRecord {
+                tokens: TokenCount(tokens),
+                model: None,
+                message_id: None,
+                timestamp: timestamp.map(str::to_string),
+            }),
+            boundary: None,
+            scope: ChainScope::Main,
+            bytes_scanned: 10,
+            hit_scan_limit: false,
+        }));
+    }
+    pub fn usage(&self, tokens: u64) {
+        self.usage_at(tokens, None);
+    }
+    pub fn boundary(&self, uuid: &str, post: Option<u64>) {
+        *self.0.borrow_mut() = Some(Ok(TranscriptReading {
+            usage: None,
+            boundary: Some(CompactionBoundary {
+                uuid: Some(uuid.into()),
+                timestamp: None,
+                trigger: Some("auto".into()),
+                pre_tokens: None,
+                post_tokens: post.map(TokenCount),
+            }),
+            scope: ChainScope::Main,
+            bytes_scanned: 10,
+            hit_scan_limit: false,
+        }));
+    }
+    pub fn missing(&self) {
+        *self.0.borrow_mut() = Some(Err(TranscriptError::new(
+            TranscriptErrorKind::NotFound,
+            "no file",
+        )));
+    }
+}
+
+impl TranscriptReader for Script {
+    fn read_latest(&self, _: &Path, _: ScanLimits) -> Result<TranscriptReading, TranscriptError> {
+        self.0
+            .borrow()
+            .clone()
+            .unwrap_or_else(|| Err(TranscriptError::new(TranscriptErrorKind::Empty, "empty")))
+    }
+}
+
+pub struct World {
+    pub config: Config,
+    pub script: Script,
+    pub tail: MemoryTail,
+    pub states: MemoryStates,
+    pub events: MemoryEvents,
+    pub clock: FixedClock,
+    pub checkpoints: MemoryCheckpoints,
+    pub source: MemorySource,
+    pub git: MemoryGit,
+    pub session: String,
+}
+
+impl World {
+    pub fn new(policy: InjectPolicy) -> World {
+        let mut config = Config::default();
+        config.context_monitor.inject = policy;
+        World {
+            config,
+            script: Script::default(),
+            tail: MemoryTail::default(),
+            states: MemoryStates::default(),
+            events: MemoryEvents::default(),
+            // 2026-11-20T10:00:00Z, one millisecond per clock read.
+            clock: FixedClock::new(Timestamp(1_795_168_800_000), 1),
+            checkpoints: MemoryCheckpoints::default(),
+            source: MemorySource::default(),
+            git: MemoryGit(Some(GitHead {
+                branch: Some("main".into()),
+                head: Some("0123abcd".into()),
+            })),
+            session: "s1".into(),
+        }
+    }
+
+    pub fn with<T>(&self, f: impl FnOnce(&HookContext<'_>, &HookPorts<'_>) -> T) -> T {
+        let settings = FillSettings::from_config(&self.config).unwrap();
+        let ports = HookPorts {
+            transcripts: &self.script,
+            tail: &self.tail,
+            states: &self.states,
+            events: &self.events,
+            clock: &self.clock,
+            checkpoints: &self.checkpoints,
+            source: &self.source,
+            git: &self.git,
+        };
+        let ctx = HookContext {
+            config: &self.config,
+            settings: &settings,
+            project_dir: Path::new("/proj"),
+            session_id: Some(&self.session),
+            transcript_path: Some(Path::new("/proj/t.jsonl")),
+            cwd: Some("/proj"),
+        };
+        f(&ctx, &ports)
+    }
+
+    pub fn prompt(&self) -> super::prompt_submit::PromptSubmitOutcome {
+        self.with(super::prompt_submit::prompt_submit)
+    }
+
+    pub fn event_names(&self) -> Vec<&'static str> {
+        self.events
+            .records
+            .borrow()
+            .iter()
+            .map(|r| r.event.name())
+            .collect()
+    }
+
+    pub fn tier_events(&self) -> Vec<(ThresholdTier, ThresholdTier)> {
+        self.events
+            .records
+            .borrow()
+            .iter()
+            .filter_map(|r| match r.event {
+                DomainEvent::ContextThresholdReached {
+                    previous_tier,
+                    new_tier,
+                    ..
+                } => Some((previous_tier, new_tier)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn state(&self) -> SessionState {
+        self.states
+            .states
+            .borrow()
+            .get(&SessionKey::from_raw(&self.session))
+            .cloned()
+            .unwrap()
+    }
+}
