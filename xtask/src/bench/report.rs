@@ -185,8 +185,9 @@ const METHOD: &str = r#"
 ## Method
 
 - **Data.** Transcripts are generated at run time into `target/bench-data/` (never committed)
-  and reused while the generator version and size match. Each repeats a realistic Claude Code
-  turn (about 45 KiB): a user prompt; assistant lines with `message.usage` where several lines
+  and reused while the generator version and size match. The body repeats a block of 64
+  distinct, realistic Claude Code turns (about 45 KiB each; ids and timestamps repeat from one
+  block to the next, which a backward reader never looks at): a user prompt; assistant lines with `message.usage` where several lines
   of one response share `message.id` (streaming duplicates); Read, Edit, Write, TodoWrite and
   Bash tool uses with multi-kilobyte tool results; inline sidechain lines; progress, system and
   file-history-snapshot lines. The newest qualifying main-chain line has a known usage

@@ -4,8 +4,8 @@
 //! Files go to `target/bench-data/` (never committed) and are reused when a file of the same
 //! generator version, name and plausible size is already there. A file is written under a
 //! `.partial` name and renamed when complete, so an interrupted run never leaves a file that
-//! looks reusable. Generation renders whole turns into an 8 MiB buffer and writes it in one call:
-//! 1 GiB takes a few seconds.
+//! looks reusable. The body repeats a block of [`CYCLE_TURNS`] distinct turns, so writing 1 GiB
+//! costs little more than the disk writes; only the last turns of a file are unique.
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 use super::lines::{EXPECTED_TOKENS, LineMaker};
 
 /// Bump when the generated content changes, so stale files in `target/bench-data/` are not reused.
-pub const GENERATOR_VERSION: u32 = 1;
+pub const GENERATOR_VERSION: u32 = 2;
 
 pub const KIB: u64 = 1024;
 pub const MIB: u64 = 1024 * KIB;
@@ -24,7 +24,10 @@ pub const GIB: u64 = 1024 * MIB;
 
 /// Below this target only the minimal final turn is written (a 1 KiB file holds two lines).
 const MINIMAL_BELOW: u64 = 64 * KIB;
-const CHUNK: usize = 8 * 1024 * 1024;
+/// Distinct turns in the repeating body (about 2.9 MiB). Uuids, message ids and timestamps repeat
+/// every cycle; a backward reader never compares them, and line lengths and the mix of line
+/// kinds are what its cost depends on.
+pub const CYCLE_TURNS: u64 = 64;
 
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,8 +70,8 @@ pub fn ensure(dir: &Path, spec: &TranscriptSpec) -> Result<Generated> {
     let partial = path.with_extension("jsonl.partial");
     let mut file =
         File::create(&partial).with_context(|| format!("creating {}", partial.display()))?;
+    // No fsync: the data is disposable, and a file cut short by a crash fails the size check.
     let bytes = write_transcript(&mut file, spec)
-        .and_then(|n| file.sync_all().map(|()| n).map_err(Into::into))
         .with_context(|| format!("writing {}", partial.display()))?;
     drop(file);
     fs::rename(&partial, &path).with_context(|| format!("renaming to {}", path.display()))?;
@@ -91,24 +94,31 @@ pub fn write_transcript(out: &mut impl Write, spec: &TranscriptSpec) -> Result<u
     write_no_usage_tail(&mut probe, &mut scratch, spec.no_usage_tail_bytes)?;
     let budget = spec.target_bytes.saturating_sub(scratch.len() as u64);
 
+    // Up to CYCLE_TURNS distinct turns are rendered once, then written again and again: the
+    // body is memcpy-fast even in xtask's unoptimised build (1 GiB in seconds).
     let mut maker = LineMaker::new();
-    let mut chunk = Vec::with_capacity(CHUNK + 256 * 1024);
-    let mut turn_buf = Vec::with_capacity(128 * 1024);
-    let mut written = 0u64;
-    for turn in 0.. {
-        turn_buf.clear();
-        maker.turn(&mut turn_buf, turn)?;
-        let len = turn_buf.len() as u64;
-        if written + chunk.len() as u64 + len > budget {
+    let mut cycle = Vec::new();
+    let mut turn_ends = Vec::new();
+    for turn in 0..CYCLE_TURNS {
+        if cycle.len() as u64 >= budget {
             break;
         }
-        chunk.extend_from_slice(&turn_buf);
-        if chunk.len() >= CHUNK {
-            out.write_all(&chunk)?;
-            written += chunk.len() as u64;
-            chunk.clear();
-        }
+        maker.turn(&mut cycle, turn)?;
+        turn_ends.push(cycle.len() as u64);
     }
+    let cycle_len = cycle.len() as u64;
+    let mut written = 0u64;
+    while cycle_len > 0 && written + cycle_len <= budget {
+        out.write_all(&cycle)?;
+        written += cycle_len;
+    }
+    // Then as many whole turns of the cycle as still fit.
+    if let Some(&end) = turn_ends.iter().rev().find(|&&end| written + end <= budget) {
+        let end = usize::try_from(end).context("turn offset beyond usize")?;
+        out.write_all(&cycle[..end])?;
+        written += end as u64;
+    }
+    let mut chunk = Vec::new();
     maker.final_turn(&mut chunk, minimal)?;
     write_no_usage_tail(&mut maker, &mut chunk, spec.no_usage_tail_bytes)?;
     out.write_all(&chunk)?;

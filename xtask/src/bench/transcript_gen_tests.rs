@@ -16,6 +16,12 @@ const MEDIUM: TranscriptSpec = TranscriptSpec {
     target_bytes: 300 * KIB,
     no_usage_tail_bytes: 0,
 };
+/// More than one cycle of distinct turns.
+const CYCLES: TranscriptSpec = TranscriptSpec {
+    name: "4MiB",
+    target_bytes: 4 * MIB,
+    no_usage_tail_bytes: 0,
+};
 const WORST: TranscriptSpec = TranscriptSpec {
     name: "300KiB-worst",
     target_bytes: 300 * KIB,
@@ -74,7 +80,7 @@ fn newest_main_usage(lines: &[Value]) -> (usize, u64) {
 
 #[test]
 fn the_newest_main_chain_usage_is_the_expected_value() {
-    for spec in [SMALL, MEDIUM, WORST] {
+    for spec in [SMALL, MEDIUM, WORST, CYCLES] {
         let (_, lines) = generate(&spec);
         let (_, tokens) = newest_main_usage(&lines);
         assert_eq!(tokens, EXPECTED_TOKENS, "{}", spec.name);
@@ -102,7 +108,7 @@ fn every_other_usage_is_smaller_than_the_expected_value() {
 
 #[test]
 fn sizes_are_close_to_the_target() {
-    for spec in [SMALL, MEDIUM, WORST] {
+    for spec in [SMALL, MEDIUM, WORST, CYCLES] {
         let (bytes, _) = generate(&spec);
         let len = bytes.len() as u64;
         let low = spec
@@ -187,4 +193,19 @@ fn ensure_writes_once_and_then_reuses() {
     // A file of an implausible size (an older, truncated one) is regenerated.
     fs::write(&first.path, b"{}\n").unwrap();
     assert!(!ensure(dir.path(), &MEDIUM).unwrap().reused);
+}
+
+#[test]
+fn the_body_repeats_a_cycle_of_distinct_turns() {
+    let (_, lines) = generate(&CYCLES);
+    let prompts: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "user" && l["message"]["content"].is_string())
+        .map(|l| &l["message"]["content"])
+        .collect();
+    let distinct: std::collections::BTreeSet<String> =
+        prompts.iter().map(|p| p.to_string()).collect();
+    assert!(prompts.len() as u64 > CYCLE_TURNS, "{}", prompts.len());
+    // Every turn of the cycle, plus the final turn's prompt and the sidechain's.
+    assert_eq!(distinct.len() as u64, CYCLE_TURNS + 2);
 }
