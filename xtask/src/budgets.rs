@@ -19,10 +19,20 @@ pub struct Check {
 }
 
 /// Every budget check `cargo xtask budgets` and `cargo xtask ci` run, in order.
-pub const CHECKS: &[Check] = &[Check {
-    name: "context-monitor tag",
-    run: || context_monitor_tag(ctxmon_application::monitor_tag::render_context_monitor),
-}];
+pub const CHECKS: &[Check] = &[
+    Check {
+        name: "context-monitor tag",
+        run: || context_monitor_tag(ctxmon_application::monitor_tag::render_context_monitor),
+    },
+    Check {
+        name: "resumption-context tag",
+        run: crate::budgets_resilience::resumption_context,
+    },
+    Check {
+        name: "compaction-alert tag",
+        run: crate::budgets_resilience::compaction_alert,
+    },
+];
 
 /// The `<context-monitor>` tag's size at every tier (spec §3).
 pub const MONITOR_TAG_BUDGET: RangeInclusive<u64> = 40..=200;

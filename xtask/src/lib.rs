@@ -6,6 +6,7 @@
 pub mod arch;
 pub mod bench;
 pub mod budgets;
+pub mod budgets_resilience;
 pub mod ci;
 pub mod scan;
 

@@ -41,14 +41,21 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         ResumptionOrigin::SourceFile => "source-file",
         ResumptionOrigin::Transcript => "transcript",
     };
-    let mut w = BudgetWriter::new(RESUMPTION_MAX_TOKENS, CLOSING);
+    // The pointer to the full checkpoint is reserved with the closing tag: whatever the lists
+    // leave out, the agent can still find it.
+    let closing = format!(
+        "<read-more>ctxmon checkpoint show {}</read-more>\n{CLOSING}",
+        escape_attr(&id)
+    );
+    let mut w = BudgetWriter::new(RESUMPTION_MAX_TOKENS, &closing);
     w.raw(&format!(
         "<resumption-context checkpoint=\"{}\" sequence=\"{}\" fill-at-compaction=\"{}%\" trigger=\"{}\" created=\"{}\" origin=\"{origin}\">\n",
         escape_attr(&id),
         cp.compaction_sequence,
         fill.percent(),
         cp.trigger.key(),
-        escape_attr(&cp.timestamp)
+        // A hand-edited checkpoint could hold anything here; the header must stay small.
+        escape_attr(&cp.timestamp.chars().take(40).collect::<String>())
     ));
     let mut recovery = format!(
         "Context was compacted at {}% ({} of {} tokens); this is what you were doing.",
@@ -60,7 +67,11 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         recovery.push(' ');
         recovery.push_str(summary);
     }
-    w.element("recovery", &recovery, ItemKind::Text);
+    // The summary is prose of any length; capped like a list item so the priority sections
+    // below always get their share.
+    let recovery =
+        crate::budget_writer::fit(&recovery, ITEM_CAP, ItemKind::Text).unwrap_or_default();
+    w.raw(&format!("<recovery>{recovery}</recovery>\n"));
 
     let (next_steps, done) = next_and_done(state);
     w.list(
@@ -152,12 +163,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     if let Some(log) = input.resume_log {
         w.element("resume-log", log, ItemKind::Atom);
     }
-    w.element(
-        "read-more",
-        &format!("ctxmon checkpoint show {id}"),
-        ItemKind::Atom,
-    );
-    w.finish(CLOSING)
+    w.finish(&closing)
 }
 
 /// Next steps and completed work: the source file's `next_steps`, or — derived from the

@@ -1,0 +1,252 @@
+//! Golden snapshots of `<resumption-context>` and `<compaction-alert>`, and the budget
+//! properties that hold for any input: well-formed XML within 760 / 280 tokens.
+
+use ctxmon_application::compaction_alert::{ALERT_MAX_TOKENS, render_compaction_alert};
+use ctxmon_application::resumption_context::{
+    HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
+};
+use ctxmon_domain::{
+    CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FileToRead, FillEstimate,
+    FillSource, QualityTrajectory, ResumptionOrigin, ResumptionState, SessionInfo, Thresholds,
+    Timestamp, Todo, TokenCount, estimate_tokens,
+};
+use proptest::prelude::*;
+
+fn checkpoint(state: Option<ResumptionState>) -> CheckpointData {
+    let fill = FillEstimate::measured(
+        TokenCount(166_400),
+        ContextWindow::DEFAULT,
+        &Thresholds::default(),
+        TokenCount(33_000),
+        FillSource::Transcript,
+        Some("claude-sonnet-4-5".into()),
+    );
+    CheckpointData {
+        schema_version: 1,
+        checkpoint_id: CheckpointId::new(4).unwrap(),
+        timestamp: "2026-11-20T10:15:00.000Z".into(),
+        created_at_ms: Timestamp(1_795_169_700_000),
+        compaction_sequence: 2,
+        trigger: CompactionTrigger::Auto,
+        custom_instructions: Some("Keep the migration plan".into()),
+        context_state: fill,
+        resumption_state: state,
+        session_info: SessionInfo {
+            session_id: Some("s1".into()),
+            ..Default::default()
+        },
+    }
+}
+
+fn rich() -> ResumptionState {
+    ResumptionState {
+        origin: ResumptionOrigin::SourceFile,
+        summary: Some("Phase 2 of 3: schema migration done, API layer in progress".into()),
+        quality_trajectory: Some(QualityTrajectory {
+            score: Some(0.92),
+            iteration: Some(3),
+        }),
+        decisions: vec![
+            "Use sqlx over diesel — compile-time checked queries".into(),
+            "Keep v1 endpoints until clients move".into(),
+        ],
+        agent_summaries: vec!["reviewer: approved schema with 2 nits".into()],
+        files_to_read: vec![
+            FileToRead {
+                path: "docs/plan.md".into(),
+                priority: Some(1),
+                reason: Some("the plan".into()),
+            },
+            FileToRead {
+                path: "src/api/orders.rs".into(),
+                priority: Some(2),
+                reason: None,
+            },
+        ],
+        next_steps: vec![
+            "Port GET /orders to the new schema".into(),
+            "Run the contract tests".into(),
+        ],
+        updated_at: Some("2026-11-20T10:10:00Z".into()),
+        last_user_requests: vec![
+            "Start the API port".into(),
+            "Port the orders endpoints & keep <v1> alive".into(),
+        ],
+        todos: vec![],
+        files_touched: vec!["src/db/schema.rs".into()],
+        last_assistant_text: Some("Schema migrated; moving on to the API.".into()),
+    }
+}
+
+#[test]
+fn snapshot_rich_resumption_context() {
+    let cp = checkpoint(Some(rich()));
+    let history = [HistoryEntry {
+        checkpoint_id: "cx-002".into(),
+        fill_percent: 84,
+    }];
+    let text = render_resumption_context(ResumptionInput {
+        checkpoint: &cp,
+        history: &history,
+        resume_log: Some("/p/.ctxmon/resume-logs/session-s1.md"),
+    });
+    roxmltree::Document::parse(&text).unwrap();
+    insta::assert_snapshot!("resumption_context_rich", text);
+}
+
+#[test]
+fn snapshot_minimal_resumption_context() {
+    let state = ResumptionState {
+        last_user_requests: vec!["Fix the flaky test".into()],
+        ..Default::default()
+    };
+    let cp = checkpoint(Some(state));
+    let text = render_resumption_context(ResumptionInput {
+        checkpoint: &cp,
+        history: &[],
+        resume_log: None,
+    });
+    insta::assert_snapshot!("resumption_context_minimal", text);
+}
+
+#[test]
+fn no_resumption_state_renders_nothing() {
+    for state in [None, Some(ResumptionState::default())] {
+        let cp = checkpoint(state);
+        assert_eq!(
+            render_resumption_context(ResumptionInput {
+                checkpoint: &cp,
+                history: &[],
+                resume_log: None
+            }),
+            ""
+        );
+    }
+}
+
+#[test]
+fn snapshot_compaction_alert() {
+    let cp = checkpoint(None);
+    let text = render_compaction_alert(&cp, "/p/.ctxmon/checkpoints/cx-004-checkpoint.json");
+    roxmltree::Document::parse(&text).unwrap();
+    insta::assert_snapshot!("compaction_alert", text);
+}
+
+#[test]
+fn oversized_lists_are_counted_not_cut() {
+    let mut state = rich();
+    state.next_steps = (1..=60)
+        .map(|i| format!("Step {i}: port endpoint number {i} to the new schema"))
+        .collect();
+    state.decisions = (1..=40).map(|i| format!("Decision {i}")).collect();
+    state.files_to_read = (1..=80)
+        .map(|i| FileToRead {
+            path: format!("src/module_{i}/very/deep/path/file_{i}.rs"),
+            priority: Some(i),
+            reason: None,
+        })
+        .collect();
+    let cp = checkpoint(Some(state));
+    let text = render_resumption_context(ResumptionInput {
+        checkpoint: &cp,
+        history: &[],
+        resume_log: None,
+    });
+    assert!(
+        estimate_tokens(&text).get() <= RESUMPTION_MAX_TOKENS,
+        "{}",
+        estimate_tokens(&text)
+    );
+    assert!(text.contains("more next steps in cx-004"), "{text}");
+    // Every listed path is complete: it appears exactly as in the input.
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let files = doc.descendants().find(|n| n.has_tag_name("files-to-read"));
+    if let Some(files) = files {
+        for line in files
+            .text()
+            .unwrap_or("")
+            .lines()
+            .filter(|l| l.starts_with("- src/"))
+        {
+            let path = line.trim_start_matches("- ");
+            assert!(
+                path.ends_with(".rs") && path.starts_with("src/module_"),
+                "cut path: {path}"
+            );
+        }
+    }
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z ]{0,40}",
+        any::<String>(),
+        "(</resumption-context>|&amp;|<x>|\\]\\]>){1,20}",
+        "[a-z]{1,10}".prop_map(|w| w.repeat(400)),
+    ]
+}
+
+fn state() -> impl Strategy<Value = ResumptionState> {
+    (
+        proptest::option::of(text()),
+        proptest::collection::vec(text(), 0..30),
+        proptest::collection::vec(text(), 0..30),
+        proptest::collection::vec((text(), proptest::option::of(any::<i64>())), 0..30),
+        proptest::collection::vec(text(), 0..10),
+        proptest::collection::vec((text(), "(pending|in_progress|completed)"), 0..30),
+        proptest::collection::vec(text(), 0..30),
+        proptest::option::of(text()),
+    )
+        .prop_map(
+            |(summary, next_steps, decisions, files, requests, todos, touched, last)| {
+                ResumptionState {
+                    origin: ResumptionOrigin::Transcript,
+                    summary,
+                    quality_trajectory: None,
+                    decisions,
+                    agent_summaries: vec![],
+                    files_to_read: files
+                        .into_iter()
+                        .map(|(path, priority)| FileToRead {
+                            path,
+                            priority,
+                            reason: None,
+                        })
+                        .collect(),
+                    next_steps,
+                    updated_at: None,
+                    last_user_requests: requests,
+                    todos: todos
+                        .into_iter()
+                        .map(|(content, status)| Todo { content, status })
+                        .collect(),
+                    files_touched: touched,
+                    last_assistant_text: last,
+                }
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn any_state_fits_and_parses(s in state(), history in proptest::collection::vec(("cx-[0-9]{3}", 0u64..200), 0..20)) {
+        let cp = checkpoint(Some(s));
+        let history: Vec<HistoryEntry> = history.into_iter().map(|(checkpoint_id, fill_percent)| HistoryEntry { checkpoint_id, fill_percent }).collect();
+        let text = render_resumption_context(ResumptionInput { checkpoint: &cp, history: &history, resume_log: Some("/p/log.md") });
+        prop_assert!(estimate_tokens(&text).get() <= RESUMPTION_MAX_TOKENS, "{} tokens", estimate_tokens(&text));
+        if !text.is_empty() {
+            prop_assert!(roxmltree::Document::parse(&text).is_ok(), "{}", text);
+        }
+    }
+
+    #[test]
+    fn any_alert_fits_and_parses(instructions in proptest::option::of(text()), path in text()) {
+        let mut cp = checkpoint(None);
+        cp.custom_instructions = instructions;
+        let alert = render_compaction_alert(&cp, &path);
+        prop_assert!(estimate_tokens(&alert).get() <= ALERT_MAX_TOKENS);
+        prop_assert!(roxmltree::Document::parse(&alert).is_ok(), "{}", alert);
+    }
+}
