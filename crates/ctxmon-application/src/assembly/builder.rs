@@ -236,11 +236,11 @@ fn note_odd_input(input: &ContextBuildInput, notes: &mut Notes) {
     if let Some(pct) = input.constraints.buffer_percentage {
         if !pct.is_finite() {
             notes.push_with(|| {
-                format!("constraints.bufferPercentage: {pct} is not a number, the strategy's default is used")
+                format!("constraints.bufferPercentage: {pct:?} is not a number, the strategy's default is used")
             });
         } else if !(0.0..=100.0).contains(&pct) {
             notes.push_with(|| {
-                format!("constraints.bufferPercentage: {pct} is outside 0-100, clamped")
+                format!("constraints.bufferPercentage: {pct:?} is outside 0-100, clamped")
             });
         }
     }

@@ -47,12 +47,12 @@ pub fn sanitize_score(value: Option<f64>, path: impl FnOnce() -> String, notes: 
     match value {
         None => 0.5,
         Some(v) if !v.is_finite() => {
-            notes.push_with(|| format!("{}: {v} is not a number, treated as 0.5", path()));
+            notes.push_with(|| format!("{}: {v:?} is not a number, treated as 0.5", path()));
             0.5
         }
         Some(v) if !(0.0..=1.0).contains(&v) => {
             let clamped = v.clamp(0.0, 1.0);
-            notes.push_with(|| format!("{}: {v} is outside 0-1, treated as {clamped}", path()));
+            notes.push_with(|| format!("{}: {v:?} is outside 0-1, treated as {clamped:?}", path()));
             clamped
         }
         Some(v) => v,
@@ -81,7 +81,7 @@ mod tests {
         let notes = notes.into_vec();
         assert_eq!(notes.len(), 4);
         assert_eq!(notes[0], "c: NaN is not a number, treated as 0.5");
-        assert_eq!(notes[2], "e: -2 is outside 0-1, treated as 0");
+        assert_eq!(notes[2], "e: -2.0 is outside 0-1, treated as 0.0");
     }
 
     #[test]

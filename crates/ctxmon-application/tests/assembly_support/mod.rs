@@ -2,6 +2,7 @@
 //! memory and events (with fixed times instead of `Date.now()`), random inputs for properties,
 //! and an independent recount of a bundle.
 
+#![allow(clippy::unwrap_used)] // helpers for tests: a panic fails the test, as it should
 #![allow(dead_code)]
 
 use ctxmon_application::assembly::{
@@ -231,13 +232,82 @@ pub fn assert_results_follow_calls(messages: &[ContextMessage]) {
     }
 }
 
+pub fn big_file(path: &str, chars: usize, relevance: f64) -> FileDescriptor {
+    FileDescriptor {
+        path: path.into(),
+        size: chars as u64,
+        language: None,
+        last_modified: Some(NOW),
+        content: Some("let x = 1;\n".repeat(chars / 11 + 1)),
+        relevance_score: Some(relevance),
+    }
+}
+
+pub fn files_only(
+    files: Vec<FileDescriptor>,
+    strategy: AssemblyStrategyType,
+    max_tokens: u64,
+    allow: bool,
+) -> ContextBuildInput {
+    let mut input = sample_input(strategy, max_tokens);
+    input.memory = None;
+    input.recent_events.clear();
+    input.repo = Some(RepoSnapshot {
+        root: "/r".into(),
+        files,
+        ..Default::default()
+    });
+    input.constraints.allow_summarization = allow;
+    input
+}
+
 // ---- generators ----
 
+/// Text up to `max` characters: mostly code-like ASCII with newlines, sometimes any Unicode
+/// (control characters, right-to-left marks, astral planes). Built from a seed with a cheap
+/// generator, because proptest's regex strings dominate a debug-build run.
 fn text(max: usize) -> impl Strategy<Value = String> {
-    prop_oneof![
-        4 => proptest::string::string_regex(&format!("[a-z ;(){{}}\n]{{0,{max}}}")).unwrap(),
-        1 => proptest::collection::vec(any::<char>(), 0..max.min(200)).prop_map(String::from_iter),
-    ]
+    (0..=max, any::<u64>(), prop::bool::weighted(0.2)).prop_map(|(len, seed, unicode)| {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        const CODE: &[u8] = b"abcdefghijklmnopqrstuvwxyz    ;(){}\n";
+        (0..len)
+            .map(|_| {
+                let r = next();
+                if unicode && r % 3 == 0 {
+                    char::from_u32((r >> 8) as u32 % 0x11_0000).unwrap_or('\u{fffd}')
+                } else {
+                    CODE[(r % CODE.len() as u64) as usize] as char
+                }
+            })
+            .collect()
+    })
+}
+
+/// Where two strings first differ, with some context, for readable property failures.
+pub fn first_difference(a: &str, b: &str) -> String {
+    let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let window = |s: &str| {
+        let mut start = at.saturating_sub(120);
+        while !s.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = (at + 120).min(s.len());
+        while !s.is_char_boundary(end) {
+            end += 1;
+        }
+        s[start..end].to_owned()
+    };
+    format!(
+        "at byte {at}:\n  left:  {}\n  right: {}",
+        window(a),
+        window(b)
+    )
 }
 
 fn score() -> impl Strategy<Value = f64> {
@@ -267,11 +337,11 @@ fn file(index: usize) -> impl Strategy<Value = FileDescriptor> {
         })
 }
 
-fn chunks(prefix: &'static str) -> impl Strategy<Value = Vec<MemoryChunk>> {
+fn chunks(prefix: &'static str, max_chars: usize) -> impl Strategy<Value = Vec<MemoryChunk>> {
     proptest::collection::vec(
         (
             0..8usize,
-            text(600),
+            text(max_chars),
             score(),
             prop::option::of(NOW - 1_000_000..NOW + 1000),
         ),
@@ -294,8 +364,13 @@ fn chunks(prefix: &'static str) -> impl Strategy<Value = Vec<MemoryChunk>> {
 }
 
 fn runtime_event() -> impl Strategy<Value = RuntimeEvent> {
+    // Calls and results are weighted up so that pairs are common.
     let kinds = prop::sample::select(vec![
         "tool_call",
+        "tool_call",
+        "tool_call",
+        "tool_result",
+        "tool_result",
         "tool_result",
         "tool_error",
         "execution_result",
@@ -408,7 +483,8 @@ pub fn arb_input() -> impl Strategy<Value = ContextBuildInput> {
         files,
         proptest::collection::vec(diff(), 0..4),
         proptest::collection::vec(symbol(), 0..5),
-        (chunks("p"), chunks("r"), chunks("s")),
+        // Pinned chunks can be large, so that some do not fit.
+        (chunks("p", 6000), chunks("r", 600), chunks("s", 600)),
         proptest::collection::vec(runtime_event(), 0..12),
         constraints(),
     )
