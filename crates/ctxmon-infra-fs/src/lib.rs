@@ -4,6 +4,7 @@
 //! Architecture invariant: nothing here decides policy; adapters report what they find and the
 //! application decides what it means.
 
+pub mod checkpoint_repo;
 pub mod claude_paths;
 pub mod clock;
 pub mod config;
@@ -16,6 +17,7 @@ pub mod resumption_source;
 pub mod state_store;
 pub mod transcript;
 
+pub use checkpoint_repo::FsCheckpointRepository;
 pub use clock::SystemClock;
 pub use event_log::FsEventLog;
 pub use git_info::FsGitInfo;

@@ -1,0 +1,129 @@
+//! The checkpoint folder by name only: which entries are checkpoints, acknowledgement markers,
+//! ctxmon's own bookkeeping, or something else.
+//!
+//! Classifying names costs one `read_dir` and no file reads, which is what keeps
+//! `latest_unacknowledged` cheap enough to run on every prompt.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use ctxmon_application::ports::PortError;
+use ctxmon_domain::CheckpointId;
+
+use crate::fsutil::io_error;
+
+/// The lock every writer of the folder holds (spec §12).
+pub(super) const LOCK_NAME: &str = ".lock";
+/// The next sequence to allocate, so that deleting the newest files never brings an id back.
+pub(super) const NEXT_ID_NAME: &str = ".next-id";
+/// `fsutil::write_atomic`'s temp-file prefix.
+const TEMP_PREFIX: &str = ".tmp-";
+
+/// What one directory entry's name says it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Name {
+    Checkpoint(CheckpointId),
+    Marker(CheckpointId),
+    /// `.lock` and `.next-id`.
+    Bookkeeping,
+    /// A temp file of `write_atomic`; it only outlives its writer when that writer was killed.
+    Temp,
+    Foreign,
+}
+
+/// Only canonical names count: `cx-0001-checkpoint.json` parses to the same id as
+/// `cx-001-checkpoint.json`, but two files must never claim one id, so the non-canonical one is
+/// foreign.
+pub(super) fn classify(name: &str) -> Name {
+    if name == LOCK_NAME || name == NEXT_ID_NAME {
+        return Name::Bookkeeping;
+    }
+    if name.starts_with(TEMP_PREFIX) {
+        return Name::Temp;
+    }
+    if let Some(stem) = name.strip_suffix("-checkpoint.json")
+        && let Some(id) = CheckpointId::parse(stem)
+        && id.file_name() == name
+    {
+        return Name::Checkpoint(id);
+    }
+    if let Some(stem) = name.strip_suffix(".acknowledged")
+        && let Some(id) = CheckpointId::parse(stem)
+        && id.marker_name() == name
+    {
+        return Name::Marker(id);
+    }
+    Name::Foreign
+}
+
+/// The folder's entries, grouped by what their names say.
+#[derive(Debug, Default)]
+pub(super) struct Scan {
+    /// Every canonical checkpoint name, whatever its content (corrupt files still own their id).
+    pub checkpoints: BTreeSet<CheckpointId>,
+    pub markers: BTreeSet<CheckpointId>,
+    /// Names that are none of ours (lossily decoded when not UTF-8), sorted.
+    pub foreign: Vec<String>,
+    pub temps: Vec<PathBuf>,
+}
+
+impl Scan {
+    /// A missing folder is an empty one: nothing has been checkpointed yet.
+    pub fn read(dir: &Path) -> Result<Scan, PortError> {
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Scan::default()),
+            Err(e) => return Err(io_error(dir, &e)),
+        };
+        let mut scan = Scan::default();
+        for entry in entries {
+            let entry = entry.map_err(|e| io_error(dir, &e))?;
+            let os_name = entry.file_name();
+            let Some(name) = os_name.to_str() else {
+                scan.foreign.push(os_name.to_string_lossy().into_owned());
+                continue;
+            };
+            match classify(name) {
+                Name::Checkpoint(id) => {
+                    scan.checkpoints.insert(id);
+                }
+                Name::Marker(id) => {
+                    scan.markers.insert(id);
+                }
+                Name::Bookkeeping => {}
+                Name::Temp => scan.temps.push(entry.path()),
+                Name::Foreign => scan.foreign.push(name.to_string()),
+            }
+        }
+        scan.foreign.sort();
+        Ok(scan)
+    }
+
+    /// The highest id any name claims. Markers count too: a marker whose checkpoint was deleted
+    /// must not acknowledge a new checkpoint that reused its id.
+    pub fn highest(&self) -> Option<CheckpointId> {
+        let a = self.checkpoints.last().copied();
+        let b = self.markers.last().copied();
+        a.max(b)
+    }
+
+    /// Checkpoints without a marker, newest first.
+    pub fn unacknowledged_newest_first(&self) -> impl Iterator<Item = CheckpointId> + '_ {
+        self.checkpoints
+            .iter()
+            .rev()
+            .copied()
+            .filter(|id| !self.markers.contains(id))
+    }
+
+    /// Deletes the temp files of writers that died mid-write. Only call this under the folder's
+    /// lock: every writer holds it from temp file to rename, so under the lock no temp file
+    /// belongs to a live writer. Best effort: a leftover is invisible to readers anyway.
+    pub fn remove_orphaned_temps(&self) {
+        for temp in &self.temps {
+            let _ = fs::remove_file(temp);
+        }
+    }
+}
