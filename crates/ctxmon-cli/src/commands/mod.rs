@@ -1,5 +1,6 @@
 //! Command dispatch and error reporting.
 
+mod checkpoint;
 mod config;
 mod hooks;
 mod status;
@@ -16,7 +17,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Hooks(hook) => return hooks::run(hook, &global),
         Command::Status(args) => status::run(&args, &global),
         Command::Statusline => unavailable::command("statusline", 7),
-        Command::Checkpoint(_) => unavailable::command("checkpoint", 4),
+        Command::Checkpoint(cmd) => checkpoint::run(cmd, &global),
         Command::ResumeLog(_) => unavailable::command("resume-log", 5),
         Command::Config(cmd) => config::run(cmd, &global),
         Command::Assemble(_) => unavailable::command("assemble", 6),

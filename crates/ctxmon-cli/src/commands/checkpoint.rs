@@ -1,0 +1,238 @@
+//! `ctxmon checkpoint list|show ID|ack ID|prune --keep N`: inspect and maintain the checkpoints
+//! PreCompact writes to `.ctxmon/checkpoints/`.
+//!
+//! An id that is not `cx-NNN` is a usage error (exit 2) and never reaches a path; an id with no
+//! checkpoint, or a folder ctxmon cannot read or write, is exit 1. Files `list` cannot use are
+//! named on stderr and skipped: one bad file never hides the others.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use anyhow::anyhow;
+use ctxmon_application::ports::{CheckpointRepository, PortError, PortErrorKind, StoredCheckpoint};
+use ctxmon_domain::CheckpointId;
+use ctxmon_infra_fs::{FsCheckpointRepository, ProjectLayout};
+use serde_json::{Value, json};
+
+use crate::bootstrap;
+use crate::cli::{CheckpointCommand, GlobalArgs};
+use crate::exit::{CmdResult, Failure};
+
+pub fn run(cmd: CheckpointCommand, global: &GlobalArgs) -> CmdResult {
+    let layout = ProjectLayout::new(bootstrap::project_dir(global, None));
+    let repo = FsCheckpointRepository::new(layout);
+    match cmd {
+        CheckpointCommand::List => list(&repo, global.json),
+        CheckpointCommand::Show { id } => show(&repo, &parse_id(&id)?, global.json),
+        CheckpointCommand::Ack { id } => ack(&repo, parse_id(&id)?, global.json),
+        CheckpointCommand::Prune { keep } => prune(&repo, keep, global.json),
+    }
+}
+
+fn parse_id(text: &str) -> Result<CheckpointId, Failure> {
+    CheckpointId::parse(text).ok_or_else(|| {
+        Failure::usage(anyhow!(
+            "invalid checkpoint id {:?}: expected cx- and 3 to 9 digits, like cx-001 (`ctxmon checkpoint list` shows the ids)",
+            clip(text, 40)
+        ))
+    })
+}
+
+fn list(repo: &FsCheckpointRepository, json: bool) -> CmdResult {
+    let listing = repo.list().map_err(storage)?;
+    for problem in &listing.problems {
+        note(problem);
+    }
+    if json {
+        let items = listing
+            .checkpoints
+            .iter()
+            .map(stored_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        emit(&pretty(&Value::Array(items)))
+    } else if listing.checkpoints.is_empty() {
+        emit(&format!("no checkpoints in {}", repo.dir().display()))
+    } else {
+        emit(table(&listing.checkpoints).trim_end())
+    }
+}
+
+fn show(repo: &FsCheckpointRepository, id: &CheckpointId, json: bool) -> CmdResult {
+    let stored = repo
+        .get(*id)
+        .map_err(storage)?
+        .ok_or_else(|| not_found(*id, &repo.dir()))?;
+    let value = stored_json(&stored)?;
+    // JSON either way: a checkpoint is a nested document, and this keeps it copy-pastable.
+    if json {
+        emit(&value.to_string())
+    } else {
+        emit(&pretty(&value))
+    }
+}
+
+fn ack(repo: &FsCheckpointRepository, id: CheckpointId, json: bool) -> CmdResult {
+    let created = match repo.acknowledge(id) {
+        Ok(created) => created,
+        Err(e) if e.kind == PortErrorKind::NotFound => return Err(not_found(id, &repo.dir())),
+        Err(e) => return Err(storage(e)),
+    };
+    if json {
+        emit(
+            &json!({"id": id.to_string(), "acknowledged": true, "already_acknowledged": !created})
+                .to_string(),
+        )
+    } else if created {
+        emit(&format!("acknowledged {id}"))
+    } else {
+        emit(&format!("{id} was already acknowledged"))
+    }
+}
+
+/// `--keep 0` is allowed and deletes every checkpoint: it is what a user clearing the folder
+/// means, and ids still never repeat afterwards.
+fn prune(repo: &FsCheckpointRepository, keep: u64, json: bool) -> CmdResult {
+    let keep = usize::try_from(keep).unwrap_or(usize::MAX);
+    let pruned = repo.prune(keep).map_err(storage)?;
+    if json {
+        let ids: Vec<String> = pruned.iter().map(ToString::to_string).collect();
+        return emit(&json!({"pruned": ids, "keep": keep}).to_string());
+    }
+    let kept = if keep == 0 {
+        "kept none".to_string()
+    } else {
+        format!("kept the newest {keep}")
+    };
+    let text = match pruned.as_slice() {
+        [] => format!("nothing to prune ({kept})"),
+        [only] => format!("pruned 1 checkpoint: {only} ({kept})"),
+        [first, .., last] if pruned.len() > 8 => format!(
+            "pruned {} checkpoints, {first} to {last} ({kept})",
+            pruned.len()
+        ),
+        ids => {
+            let names: Vec<String> = ids.iter().map(ToString::to_string).collect();
+            format!(
+                "pruned {} checkpoints: {} ({kept})",
+                ids.len(),
+                names.join(", ")
+            )
+        }
+    };
+    emit(&text)
+}
+
+/// The stored data with its acknowledgement, as one JSON object.
+fn stored_json(stored: &StoredCheckpoint) -> Result<Value, Failure> {
+    let mut value = serde_json::to_value(&stored.data).map_err(|e| Failure::Other(anyhow!(e)))?;
+    if let Some(object) = value.as_object_mut() {
+        object.insert("acknowledged".into(), stored.acknowledged.into());
+    }
+    Ok(value)
+}
+
+/// The human table of `list`: one row per checkpoint, oldest first.
+fn table(checkpoints: &[StoredCheckpoint]) -> String {
+    let header = [
+        "ID",
+        "CREATED (UTC)",
+        "SESSION",
+        "TRIGGER",
+        "FILL",
+        "TIER",
+        "ACK",
+    ];
+    let rows: Vec<[String; 7]> = checkpoints
+        .iter()
+        .map(|c| {
+            let d = &c.data;
+            let created = d.created_at_ms.to_rfc3339();
+            [
+                d.checkpoint_id.to_string(),
+                created.get(..19).unwrap_or(&created).replacen('T', " ", 1),
+                d.session_info
+                    .session_id
+                    .as_deref()
+                    .map_or_else(|| "-".to_string(), |s| clip(s, 16)),
+                d.trigger.key().to_string(),
+                format!("{}%", d.context_state.percent()),
+                d.context_state.threshold_tier.key().to_string(),
+                if c.acknowledged { "yes" } else { "no" }.to_string(),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut push_row = |cells: &[String]| {
+        let line: Vec<String> = cells
+            .iter()
+            .zip(widths)
+            .enumerate()
+            // The fill column is a number: right-aligned so the percentages line up.
+            .map(|(i, (cell, w))| {
+                if i == 4 {
+                    format!("{cell:>w$}")
+                } else {
+                    format!("{cell:<w$}")
+                }
+            })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    };
+    push_row(&header.map(String::from));
+    for row in &rows {
+        push_row(row);
+    }
+    out
+}
+
+/// At most `max` characters, control characters made visible: session ids and rejected ids
+/// come from outside and must not garble the terminal or flood it.
+fn clip(s: &str, max: usize) -> String {
+    let mut out: String = s
+        .chars()
+        .take(max)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if s.chars().nth(max).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Prints `text` and a newline. A reader that stopped early (`| head`) is not a failure, and
+/// must not become a panic the way `println!` would make it.
+fn emit(text: &str) -> CmdResult {
+    let mut out = io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure::Other(anyhow!("cannot write to stdout: {e}"))),
+    }
+}
+
+/// A skipped-file note on stderr; a closed stderr is no reason to fail the listing.
+fn note(text: &str) {
+    let _ = writeln!(io::stderr().lock(), "ctxmon: {text}");
+}
+
+fn not_found(id: CheckpointId, dir: &Path) -> Failure {
+    Failure::Other(anyhow!(
+        "no checkpoint {id} in {}; `ctxmon checkpoint list` shows the ids there are",
+        dir.display()
+    ))
+}
+
+fn storage(e: PortError) -> Failure {
+    Failure::Other(anyhow!("{e}"))
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
