@@ -13,12 +13,18 @@ use std::time::{Duration, Instant};
 
 use ctxmon_application::config::Config;
 use ctxmon_application::fill::FillSettings;
-use ctxmon_application::hooks::prompt_submit::{
-    PromptSubmitInput, PromptSubmitPorts, prompt_submit,
-};
+use ctxmon_application::hooks::lifecycle::{post_compact, session_end};
+use ctxmon_application::hooks::pre_compact::{PreCompactInput, pre_compact};
+use ctxmon_application::hooks::pre_tool_use::pre_tool_use;
+use ctxmon_application::hooks::prompt_submit::prompt_submit;
+use ctxmon_application::hooks::session_start::session_start;
+use ctxmon_application::hooks::{HookContext, HookPorts};
 use ctxmon_application::ports::Clock;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
-use ctxmon_infra_fs::{FsEventLog, FsSessionStateStore, HookLog, ProjectLayout, SystemClock};
+use ctxmon_infra_fs::{
+    FsCheckpointRepository, FsEventLog, FsGitInfo, FsResumptionSource, FsSessionStateStore,
+    HookLog, ProjectLayout, SystemClock,
+};
 
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, HookCommand};
@@ -101,6 +107,12 @@ impl HookEnv {
         self.log
             .write(self.clock.now(), self.hook.name(), "warn", message);
     }
+
+    fn warn_all(&self, warnings: &[String]) {
+        for w in warnings {
+            self.warn(w);
+        }
+    }
 }
 
 fn handle(hook: HookCommand, global: &GlobalArgs, tx: &mpsc::Sender<Message>) -> String {
@@ -151,19 +163,6 @@ fn handle(hook: HookCommand, global: &GlobalArgs, tx: &mpsc::Sender<Message>) ->
         None => env.warn("hook input has no hook_event_name; treating it as this hook's event"),
         Some(_) => {}
     }
-    match hook {
-        HookCommand::PromptSubmit => prompt_submit_hook(&env),
-        other => {
-            env.warn(&format!(
-                "`hooks {}` is not yet available in this build; answering nothing",
-                other.name()
-            ));
-            String::new()
-        }
-    }
-}
-
-fn prompt_submit_hook(env: &HookEnv) -> String {
     let settings = match FillSettings::from_config(&env.config) {
         Ok(s) => s,
         Err(e) => {
@@ -174,25 +173,115 @@ fn prompt_submit_hook(env: &HookEnv) -> String {
             }
         }
     };
-    let reader = JsonlTranscriptReader::new();
-    let states = FsSessionStateStore::new(env.layout.clone());
-    let events = FsEventLog::new(env.layout.clone());
-    let ports = PromptSubmitPorts {
-        transcripts: &reader,
-        states: &states,
-        events: &events,
-        clock: &env.clock,
-    };
-    let input = PromptSubmitInput {
+    let adapters = Adapters::new(&env);
+    let ports = adapters.ports(&env.clock);
+    let ctx = HookContext {
+        config: &env.config,
+        settings: &settings,
+        project_dir: env.layout.project_dir(),
         session_id: env.input.session_id.as_deref(),
         transcript_path: env.input.transcript_path.as_deref().map(Path::new),
+        cwd: env.input.cwd.as_deref(),
     };
-    let outcome = prompt_submit(&env.config, &settings, ports, input);
-    for warning in &outcome.warnings {
-        env.warn(warning);
+    dispatch(&env, &ctx, &ports)
+}
+
+/// The file-system adapters behind every port, built once per hook.
+struct Adapters {
+    reader: JsonlTranscriptReader,
+    states: FsSessionStateStore,
+    events: FsEventLog,
+    checkpoints: FsCheckpointRepository,
+    source: FsResumptionSource,
+    git: FsGitInfo,
+}
+
+impl Adapters {
+    fn new(env: &HookEnv) -> Adapters {
+        let r = &env.config.resumption;
+        Adapters {
+            reader: JsonlTranscriptReader::new(),
+            states: FsSessionStateStore::new(env.layout.clone()),
+            events: FsEventLog::new(env.layout.clone()),
+            // A lock held by a stuck peer must cost this hook less than its own deadline.
+            checkpoints: FsCheckpointRepository::new(env.layout.clone())
+                .with_lock_wait(Duration::from_millis(env.config.hooks.deadline_ms * 2 / 3)),
+            source: FsResumptionSource::new(r.source_file.clone(), r.max_source_bytes),
+            git: FsGitInfo::new(),
+        }
     }
-    outcome
-        .additional_context
-        .and_then(|text| hook_output::additional_context(env.hook.event_name(), &text))
-        .unwrap_or_default()
+
+    fn ports<'a>(&'a self, clock: &'a SystemClock) -> HookPorts<'a> {
+        HookPorts {
+            transcripts: &self.reader,
+            // The transcript reader also serves the tail (one adapter, one file format).
+            tail: &self.reader,
+            states: &self.states,
+            events: &self.events,
+            clock,
+            checkpoints: &self.checkpoints,
+            source: &self.source,
+            git: &self.git,
+        }
+    }
+}
+
+fn dispatch(env: &HookEnv, ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> String {
+    let event = env.hook.event_name();
+    let input = &env.input;
+    match env.hook {
+        HookCommand::PromptSubmit => {
+            let outcome = prompt_submit(ctx, ports);
+            env.warn_all(&outcome.warnings);
+            outcome
+                .additional_context
+                .and_then(|text| hook_output::additional_context(event, &text))
+                .unwrap_or_default()
+        }
+        HookCommand::SessionStart => {
+            let outcome = session_start(ctx, ports, input.source.as_deref(), None);
+            env.warn_all(&outcome.warnings);
+            outcome
+                .additional_context
+                .and_then(|text| hook_output::additional_context(event, &text))
+                .unwrap_or_default()
+        }
+        HookCommand::PreCompact => {
+            let outcome = pre_compact(
+                ctx,
+                ports,
+                PreCompactInput {
+                    trigger: input.trigger.as_deref(),
+                    custom_instructions: input.custom_instructions.as_deref(),
+                },
+            );
+            env.warn_all(&outcome.warnings);
+            outcome
+                .system_message
+                .map(|m| hook_output::system_message(&m))
+                .unwrap_or_default()
+        }
+        HookCommand::PreToolUse => {
+            let file_path = input
+                .tool_input
+                .as_ref()
+                .and_then(|t| t.get("file_path").or_else(|| t.get("notebook_path")))
+                .and_then(|v| v.as_str());
+            let outcome = pre_tool_use(ctx, ports, input.tool_name.as_deref(), file_path);
+            env.warn_all(&outcome.warnings);
+            outcome
+                .additional_context
+                .and_then(|text| hook_output::allow_with_context(&text))
+                .unwrap_or_default()
+        }
+        HookCommand::PostCompact => {
+            let summary = input.compact_summary.as_deref();
+            env.warn_all(&post_compact(ctx, ports, input.trigger.as_deref(), summary));
+            String::new()
+        }
+        HookCommand::SessionEnd => {
+            env.warn_all(&session_end(ctx, ports, input.reason.as_deref()));
+            String::new()
+        }
+    }
 }

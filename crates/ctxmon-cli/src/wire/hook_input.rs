@@ -25,6 +25,8 @@ pub struct HookInput {
     pub tool_input: Option<Value>,
     pub reason: Option<String>,
     pub model: Option<String>,
+    /// PostCompact's summary of the compacted conversation.
+    pub compact_summary: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,6 +95,7 @@ impl HookInput {
             tool_input: obj.get("tool_input").cloned(),
             reason: text("reason"),
             model,
+            compact_summary: text("compact_summary"),
         })
     }
 }

@@ -17,6 +17,20 @@ pub fn additional_context(event_name: &str, text: &str) -> Option<String> {
     )
 }
 
+/// PreToolUse's answer: always `allow` (ctxmon never blocks a tool) with a warning.
+pub fn allow_with_context(text: &str) -> Option<String> {
+    if text.is_empty() || text.chars().count() >= MAX_CONTEXT_CHARS {
+        return None;
+    }
+    Some(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "additionalContext": text}}).to_string())
+}
+
+/// A `systemMessage` answer (PreCompact's checkpoint notice), capped like every answer.
+pub fn system_message(text: &str) -> String {
+    let capped: String = text.chars().take(MAX_CONTEXT_CHARS - 1).collect();
+    json!({ "systemMessage": capped }).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
