@@ -1,5 +1,6 @@
 //! Command dispatch and error reporting.
 
+mod assemble;
 mod checkpoint;
 mod config;
 mod hooks;
@@ -20,7 +21,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Checkpoint(cmd) => checkpoint::run(cmd, &global),
         Command::ResumeLog(_) => unavailable::command("resume-log", 5),
         Command::Config(cmd) => config::run(cmd, &global),
-        Command::Assemble(_) => unavailable::command("assemble", 6),
+        Command::Assemble(args) => assemble::run(&args, &global),
         Command::Install(_) => unavailable::command("install", 7),
         Command::Uninstall(_) => unavailable::command("uninstall", 7),
         Command::Doctor => unavailable::command("doctor", 7),
