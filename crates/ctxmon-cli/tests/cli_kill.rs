@@ -5,7 +5,6 @@
 mod common;
 
 #[path = "../../ctxmon-infra-fs/tests/support/proof.rs"]
-#[allow(dead_code, clippy::unwrap_used)]
 mod proof;
 
 use std::io::Write;
