@@ -1,6 +1,9 @@
 //! Golden snapshots of `<resumption-context>` and `<compaction-alert>`, and the budget
 //! properties that hold for any input: well-formed XML within 760 / 280 tokens.
 
+// Test helpers: a panic is how a broken precondition fails the test.
+#![allow(clippy::unwrap_used)]
+
 use ctxmon_application::compaction_alert::{ALERT_MAX_TOKENS, render_compaction_alert};
 use ctxmon_application::resumption_context::{
     HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,

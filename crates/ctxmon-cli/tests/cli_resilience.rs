@@ -3,6 +3,9 @@
 //! checkpoint file, the injected XML, the single alert, the acknowledgement, the fill drop and
 //! the events log; then 50 concurrent pre-compact processes.
 
+// Test helpers: a panic is how a broken precondition fails the test.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use std::path::Path;
