@@ -186,6 +186,7 @@ mod tests {
 
     fn out(stdout: &str) -> RunOutput {
         RunOutput {
+            case: 0,
             wall_ns: 0,
             max_rss_kib: None,
             floor_kib: None,

@@ -1,5 +1,5 @@
-//! Runs a command many times (through the `runner` process) and summarises the runs: wall time
-//! from spawn until the child is reaped, and peak RSS from `wait4`'s rusage.
+//! Runs the cases many times (through the `runner` process, in interleaved rounds) and summarises
+//! the runs: wall time from spawn until the child is reaped, and peak RSS from `wait4`'s rusage.
 //!
 //! Every run happens in a [`Sandbox`]: a fresh project directory (the working directory and
 //! `CLAUDE_PROJECT_DIR`) and a fresh `HOME`, with the environment otherwise cleared except
@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use super::runner::{RunOutput, RunRequest, run_in_runner};
+use super::cases::Check;
+use super::runner::{RunBatch, RunOutput, RunRequest, run_in_runner};
 use super::stats::Summary;
 
 /// A throw-away project and home directory for one case.
@@ -49,9 +50,6 @@ pub struct Invocation<'a> {
     pub stdin: &'a str,
 }
 
-/// Checks one run's output; `Err` explains what is wrong with it.
-pub type Check<'a> = &'a dyn Fn(&RunOutput) -> Result<(), String>;
-
 /// A case's measurements.
 #[derive(Debug, Clone, Copy)]
 pub struct Measured {
@@ -62,50 +60,63 @@ pub struct Measured {
     pub floor_kib: Option<u64>,
 }
 
-/// Runs `inv` `warmups` times unmeasured, then `runs` times measured, in a fresh runner
-/// process; every run is checked, warm-ups included.
-pub fn measure(
-    sandbox: &Sandbox,
-    inv: Invocation<'_>,
-    warmups: usize,
-    runs: usize,
-    check: Check<'_>,
-) -> Result<Measured> {
-    let request = RunRequest {
-        program: inv.program.to_path_buf(),
-        args: inv.args.to_vec(),
-        stdin: inv.stdin.to_owned(),
-        home: sandbox.home.clone(),
-        project: sandbox.project.clone(),
-        stderr_path: sandbox.stderr.clone(),
-        count: warmups + runs,
+/// One case to measure: where, what, and how to check its answer.
+#[derive(Debug)]
+pub struct CaseRun<'a> {
+    pub sandbox: Sandbox,
+    pub inv: Invocation<'a>,
+    pub check: &'a Check,
+}
+
+/// Runs every case `warmups` rounds unmeasured, then `runs` rounds measured, each round running
+/// every case once, in one runner process. Every run is checked, warm-ups included. Returns one
+/// measurement per case, in order.
+pub fn measure_all(cases: &[CaseRun<'_>], warmups: usize, runs: usize) -> Result<Vec<Measured>> {
+    let batch = RunBatch {
+        requests: cases
+            .iter()
+            .map(|c| RunRequest {
+                program: c.inv.program.to_path_buf(),
+                args: c.inv.args.to_vec(),
+                stdin: c.inv.stdin.to_owned(),
+                home: c.sandbox.home.clone(),
+                project: c.sandbox.project.clone(),
+                stderr_path: c.sandbox.stderr.clone(),
+            })
+            .collect(),
+        rounds: warmups + runs,
     };
-    let outputs = run_in_runner(&request)?;
-    if outputs.len() != warmups + runs {
+    let outputs = run_in_runner(&batch)?;
+    if outputs.len() != cases.len() * (warmups + runs) {
         bail!(
-            "the runner reported {} runs of {}",
+            "the runner reported {} runs, expected {}",
             outputs.len(),
-            warmups + runs
+            cases.len() * (warmups + runs)
         );
     }
-    for (i, out) in outputs.iter().enumerate() {
-        if let Err(problem) = check(out) {
-            bail!(
-                "wrong answer on run {} of `{} {}`: {problem}\nstdout: {}\nstderr: {}",
-                i + 1,
-                inv.program.display(),
-                inv.args.join(" "),
-                out.stdout.trim_end(),
-                out.stderr.trim_end()
-            );
+    let mut measured = Vec::with_capacity(cases.len());
+    for (index, case) in cases.iter().enumerate() {
+        let own: Vec<&RunOutput> = outputs.iter().filter(|o| o.case == index).collect();
+        for (round, out) in own.iter().enumerate() {
+            if let Err(problem) = case.check.verify(out) {
+                bail!(
+                    "wrong answer in round {} of `{} {}`: {problem}\nstdout: {}\nstderr: {}",
+                    round + 1,
+                    case.inv.program.display(),
+                    case.inv.args.join(" "),
+                    out.stdout.trim_end(),
+                    out.stderr.trim_end()
+                );
+            }
         }
+        let kept = own.get(warmups..).unwrap_or_default();
+        let walls: Vec<_> = kept.iter().map(|o| o.wall()).collect();
+        let summary = Summary::of(&walls).context("no measured runs (--runs 0?)")?;
+        measured.push(Measured {
+            summary,
+            max_rss_kib: kept.iter().filter_map(|o| o.max_rss_kib).max(),
+            floor_kib: kept.iter().filter_map(|o| o.floor_kib).max(),
+        });
     }
-    let measured = &outputs[warmups..];
-    let walls: Vec<_> = measured.iter().map(RunOutput::wall).collect();
-    let summary = Summary::of(&walls).context("no measured runs (--runs 0?)")?;
-    Ok(Measured {
-        summary,
-        max_rss_kib: measured.iter().filter_map(|o| o.max_rss_kib).max(),
-        floor_kib: measured.iter().filter_map(|o| o.floor_kib).max(),
-    })
+    Ok(measured)
 }

@@ -29,7 +29,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use external::ExternalOutcome;
-use measure::{Invocation, Sandbox};
+use measure::{CaseRun, Invocation, Sandbox};
 use plan::{externals, plan, ratio_lines, transcript_specs};
 use report::{Report, Row};
 
@@ -116,20 +116,29 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     let plan = plan(options.quick, &get)?;
 
     println!(
-        "==> {} runs per case after {} warm-ups",
+        "==> {} measured rounds after {} warm-up rounds; each round runs every case once",
         options.runs, options.warmups
     );
+    let sandboxes = data_dir.join("sandbox");
+    if sandboxes.exists() {
+        std::fs::remove_dir_all(&sandboxes)
+            .with_context(|| format!("emptying {}", sandboxes.display()))?;
+    }
+    let mut runs = Vec::with_capacity(plan.cases.len());
+    for (index, case) in plan.cases.iter().enumerate() {
+        runs.push(CaseRun {
+            sandbox: Sandbox::fresh(&sandboxes.join(index.to_string()))?,
+            inv: Invocation {
+                program: &binary,
+                args: &case.args,
+                stdin: &case.stdin,
+            },
+            check: &case.check,
+        });
+    }
+    let measured = measure::measure_all(&runs, options.warmups, options.runs)?;
     let mut rows = Vec::new();
-    for case in &plan.cases {
-        let sandbox = Sandbox::fresh(&data_dir.join("sandbox"))?;
-        let inv = Invocation {
-            program: &binary,
-            args: &case.args,
-            stdin: &case.stdin,
-        };
-        let check = |out: &runner::RunOutput| case.check.verify(out);
-        let m = measure::measure(&sandbox, inv, options.warmups, options.runs, &check)
-            .with_context(|| format!("benchmark {}", case.name))?;
+    for (case, m) in plan.cases.iter().zip(measured) {
         let row = Row {
             name: case.name.clone(),
             median_ms: m.summary.median_ms,

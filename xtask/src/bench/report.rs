@@ -131,7 +131,7 @@ pub fn render(r: &Report) -> String {
     let _ = writeln!(s, "| rustc | {} |", m.rustc);
     let _ = writeln!(
         s,
-        "| runs | {} measured per case after {} warm-up(s) |",
+        "| runs | {} measured rounds after {} warm-up round(s); every case runs once per round |",
         r.runs, r.warmups
     );
     let _ = writeln!(
@@ -201,8 +201,10 @@ const METHOD: &str = r#"
   `status` must report 157,321 `input_tokens` from source `transcript`. A wrong answer stops the
   benchmark with a non-zero exit: a time measured for a wrong answer is worthless.
 - **Timing.** Wall time from spawning the release binary to reaping it, with stdin written and
-  stdout read in between (what Claude Code waits for). Median and nearest-rank p95 over the
-  measured runs; warm-ups are discarded.
+  stdout read in between (what Claude Code waits for). The cases run in interleaved rounds
+  (every case once per round), so a machine that gets busier or quieter during the run shifts
+  all rows alike rather than skewing the ratios. Median and nearest-rank p95 over the measured
+  rounds; warm-up rounds are discarded.
 - **Memory.** Peak RSS is `ru_maxrss` from `wait4(2)` (KiB on Linux), the largest over the
   measured runs. Linux folds the spawning process's RSS high-water mark into the child's
   `ru_maxrss` at `exec`, so the children are spawned by a small runner process

@@ -10,7 +10,10 @@
 //! reading at the floor means "at most this much". (The kernel's RSS counters are per-CPU and
 //! approximate, so a reading can land a little below the floor as well.)
 //!
-//! Protocol: one JSON [`RunRequest`] on stdin; one JSON [`RunOutput`] line per run on stdout.
+//! The runner measures all cases in rounds (every case once per round), so that a machine getting
+//! busier or quieter during the benchmark shifts every row alike instead of skewing the ratios.
+//!
+//! Protocol: one JSON [`RunBatch`] on stdin; one JSON [`RunOutput`] line per run on stdout.
 
 use std::fs::{self, File};
 use std::io::{ErrorKind, Read, Write};
@@ -39,12 +42,20 @@ pub struct RunRequest {
     pub project: PathBuf,
     /// Where the child's stderr goes (truncated before each run).
     pub stderr_path: PathBuf,
-    pub count: usize,
+}
+
+/// Every case, run `rounds` times in round-robin order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunBatch {
+    pub requests: Vec<RunRequest>,
+    pub rounds: usize,
 }
 
 /// What one run produced.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunOutput {
+    /// Index of the request in [`RunBatch::requests`].
+    pub case: usize,
     pub wall_ns: u64,
     /// The child's peak RSS in KiB (`ru_maxrss`); never below `floor_kib`.
     pub max_rss_kib: Option<u64>,
@@ -61,8 +72,8 @@ impl RunOutput {
     }
 }
 
-/// Runs `request` in a fresh runner process and returns every run's output.
-pub fn run_in_runner(request: &RunRequest) -> Result<Vec<RunOutput>> {
+/// Runs `batch` in a fresh runner process and returns every run's output, in run order.
+pub fn run_in_runner(batch: &RunBatch) -> Result<Vec<RunOutput>> {
     let exe = std::env::current_exe().context("locating the xtask executable")?;
     let mut child = Command::new(&exe)
         .arg(VERB)
@@ -72,7 +83,7 @@ pub fn run_in_runner(request: &RunRequest) -> Result<Vec<RunOutput>> {
         .spawn()
         .with_context(|| format!("starting {} {VERB}", exe.display()))?;
     if let Some(mut stdin) = child.stdin.take() {
-        serde_json::to_writer(&mut stdin, request).context("sending the run request")?;
+        serde_json::to_writer(&mut stdin, batch).context("sending the run batch")?;
     }
     let output = child.wait_with_output().context("waiting for the runner")?;
     if !output.status.success() {
@@ -88,18 +99,23 @@ pub fn run_in_runner(request: &RunRequest) -> Result<Vec<RunOutput>> {
         .collect()
 }
 
-/// The runner's main: reads a [`RunRequest`] from stdin and reports each run on stdout.
+/// The runner's main: reads a [`RunBatch`] from stdin and reports each run on stdout.
 pub fn serve() -> Result<()> {
     let mut input = String::new();
     std::io::stdin()
         .read_to_string(&mut input)
-        .context("reading the run request")?;
-    let request: RunRequest = serde_json::from_str(&input).context("parsing the run request")?;
+        .context("reading the run batch")?;
+    let batch: RunBatch = serde_json::from_str(&input).context("parsing the run batch")?;
     let mut out = std::io::stdout().lock();
-    for _ in 0..request.count {
-        let run = run_once(&request)?;
-        serde_json::to_writer(&mut out, &run)?;
-        out.write_all(b"\n")?;
+    for _ in 0..batch.rounds {
+        for (case, request) in batch.requests.iter().enumerate() {
+            let run = RunOutput {
+                case,
+                ..run_once(request)?
+            };
+            serde_json::to_writer(&mut out, &run)?;
+            out.write_all(b"\n")?;
+        }
     }
     out.flush()?;
     Ok(())
@@ -153,6 +169,7 @@ fn run_once(req: &RunRequest) -> Result<RunOutput> {
 
     let stderr = fs::read(&req.stderr_path).unwrap_or_default();
     Ok(RunOutput {
+        case: 0,
         wall_ns: u64::try_from(wall.as_nanos()).unwrap_or(u64::MAX),
         max_rss_kib: reaped.max_rss_kib,
         floor_kib,
@@ -195,7 +212,6 @@ mod tests {
             home: home.clone(),
             project: project.clone(),
             stderr_path: dir.path().join("stderr.txt"),
-            count: 1,
         };
         let out = run_once(&request).unwrap();
         assert_eq!(out.stdout, "hello");
