@@ -223,6 +223,9 @@ const METHOD: &str = r#"
 - **Process floor.** `ctxmon --version` is process start, argument parsing and exit with no
   work; subtract it from a row to see what the row's work costs.
 - **`status`** has no target of its own in spec §16; it is held to the hooks' bar.
+- **External rows** (when present) come from the `BENCH {json}` lines of in-process benchmarks
+  such as `cargo run --release -p ctxmon-application --example assembly_bench`: they time a
+  function call, not a process, with their own iteration counts, so their peak RSS is n/a.
 - **Targets are reported, not gated.** A missed target shows as **MISSED** here and is printed
   loudly, but `cargo xtask bench` still exits 0; only a wrong answer (or a failed command) fails
   it. Timings on a shared machine are noisy: compare runs on a quiet machine (see the load
