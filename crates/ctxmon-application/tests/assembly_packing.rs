@@ -315,3 +315,34 @@ fn a_diff_that_does_not_fit_falls_back_to_its_stats() {
     );
     assert!(stats.metadata.as_ref().unwrap().truncated);
 }
+
+#[test]
+fn recent_history_has_no_gaps() {
+    // The newest event is large; an older one is small. With room for the small one only, the
+    // older event must not appear without the newer one.
+    let mut input = sample_input(S::Greedy, 0);
+    input.memory = None;
+    input.repo = None;
+    input.recent_events = vec![
+        event("checkpoint", JsonValue::Null, 5000, Some("old")),
+        event(
+            "checkpoint",
+            JsonValue::from("x".repeat(400)),
+            10,
+            Some("new"),
+        ),
+    ];
+    input.constraints.max_tokens = 100_000;
+    let b = builder()
+        .build(&input)
+        .unwrap()
+        .debug
+        .unwrap()
+        .token_breakdown;
+    let fixed = b.system + b.tools;
+    input.constraints.max_tokens = fixed + 60;
+    let bundle = builder().build(&input).unwrap();
+    assert!(bundle.messages.is_empty(), "{:?}", bundle.messages);
+    input.constraints.max_tokens = fixed + b.messages + b.overhead;
+    assert_eq!(builder().build(&input).unwrap().messages.len(), 2);
+}

@@ -202,7 +202,8 @@ proptest! {
                     continue;
                 }
                 let (prefix, suffix) = file_parts(file);
-                let cost = CharsPerFour.count_parts(&[&prefix, content, suffix]) + MESSAGE_OVERHEAD;
+                let pieces: Vec<&str> = prefix.into_iter().chain([content, suffix]).collect();
+                let cost = CharsPerFour.count_parts(&pieces) + MESSAGE_OVERHEAD;
                 prop_assert!(cost > left, "{} ({cost} tokens) left out with {left} free", file.path);
             }
         }

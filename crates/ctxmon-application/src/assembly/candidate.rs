@@ -1,6 +1,8 @@
 //! A candidate is one item a source could add to the bundle, priced exactly before it is
 //! written: a file, a diff, a memory, a symbol, or a tool call together with its results.
 
+use std::cell::{Cell, OnceCell};
+
 use ctxmon_domain::assembly::{ContextMessage, MessageMetadata, MessageRole, TokenCounter};
 
 use super::format::truncation_marker;
@@ -33,8 +35,11 @@ pub fn message_tokens(counter: &dyn TokenCounter, message: &ContextMessage) -> u
 
 #[derive(Debug)]
 pub struct Candidate<'a> {
-    /// Tokens of the item whole, overhead included (a source header is priced separately).
-    pub cost: u64,
+    /// A lower bound on `cost`, known without counting the text.
+    cost_floor: u64,
+    /// Tokens of the item whole, overhead included (a source header is priced separately);
+    /// counted the first time an offer could afford the floor.
+    cost: Cell<Option<u64>>,
     /// Where the item goes among its source's kept items (sources rank by priority but may
     /// present in another order, e.g. events chronologically).
     pub present_rank: usize,
@@ -49,22 +54,100 @@ pub struct Candidate<'a> {
 pub enum CandidateBody<'a> {
     /// One message: `prefix + text + suffix`, which may be shortened.
     Text(TextItem<'a>),
-    /// Messages kept or dropped together, already written (a tool call and its results).
+    /// Messages kept or dropped together, already written.
     Group(Vec<ContextMessage>),
+    /// Messages kept or dropped together (a tool call and its results), written the first time
+    /// they are priced: a long history costs what is shown, not what is stored.
+    Lazy(LazyGroup<'a>),
+}
+
+pub struct LazyGroup<'a> {
+    write: Box<dyn Fn() -> Vec<ContextMessage> + 'a>,
+    written: OnceCell<Vec<ContextMessage>>,
+}
+
+impl LazyGroup<'_> {
+    fn messages(&self) -> &[ContextMessage] {
+        self.written.get_or_init(|| (self.write)())
+    }
+}
+
+impl std::fmt::Debug for LazyGroup<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyGroup")
+            .field("written", &self.written.get())
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug)]
 pub struct TextItem<'a> {
     pub role: MessageRole,
-    pub prefix: String,
+    pub prefix: Prefix<'a>,
     pub text: &'a str,
     pub suffix: &'static str,
-    pub metadata: MessageMetadata,
+    pub meta: ItemMeta<'a>,
     /// A smaller stand-in for when the whole item does not fit and shortening is allowed.
     pub fallback: Option<String>,
 }
 
-/// The cheapest-first way an item ended up in the bundle.
+/// What becomes the message's metadata, kept borrowed until the item is written, so an item
+/// that is left out costs no allocation.
+#[derive(Debug, Clone, Copy)]
+pub struct ItemMeta<'a> {
+    /// Written before `source` (`memory:`, `diff:`, or empty for a file path).
+    pub source_prefix: &'static str,
+    pub source: &'a str,
+    pub priority: f64,
+    pub original_size: Option<u64>,
+}
+
+impl ItemMeta<'_> {
+    fn metadata(&self, truncated: bool) -> MessageMetadata {
+        MessageMetadata {
+            source: Some(format!("{}{}", self.source_prefix, self.source)),
+            priority: Some(self.priority),
+            original_size: self.original_size,
+            truncated,
+        }
+    }
+}
+
+/// The text before an item's own text: written out, or borrowed pieces (so the 100,000th file
+/// costs no allocation until it is kept).
+#[derive(Debug)]
+pub enum Prefix<'a> {
+    Owned(String),
+    Parts([&'a str; 5]),
+}
+
+impl Prefix<'_> {
+    fn parts(&self) -> [&str; 5] {
+        match self {
+            Prefix::Owned(s) => [s, "", "", "", ""],
+            Prefix::Parts(parts) => *parts,
+        }
+    }
+}
+
+impl TextItem<'_> {
+    /// Every piece of the message with `text` replaced by `shown` and `tail` appended.
+    fn pieces<'s>(&'s self, shown: &'s str, tail: &'s str) -> [&'s str; 8] {
+        let [a, b, c, d, e] = self.prefix.parts();
+        [a, b, c, d, e, shown, self.suffix, tail]
+    }
+
+    fn write(&self, shown: &str, tail: &str) -> String {
+        let pieces = self.pieces(shown, tail);
+        let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
+        for piece in pieces {
+            out.push_str(piece);
+        }
+        out
+    }
+}
+
+/// How a kept item ended up in the bundle when it did not fit whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Shortened {
     /// `prefix + text[..end] + suffix + marker`.
@@ -76,18 +159,17 @@ pub enum Shortened {
 }
 
 impl<'a> Candidate<'a> {
-    /// Prices a text item whole.
+    /// A text item, priced lazily: only its bounds are computed here.
     pub fn text(
         counter: &dyn TokenCounter,
         item: TextItem<'a>,
         present_rank: usize,
         file_path: Option<&'a str>,
     ) -> Candidate<'a> {
-        let cost = counter
-            .count_parts(&[&item.prefix, item.text, item.suffix])
-            .saturating_add(MESSAGE_OVERHEAD);
+        let (lower, upper) = counter.bounds_parts(&item.pieces(item.text, ""));
         Candidate {
-            cost,
+            cost_floor: lower.saturating_add(MESSAGE_OVERHEAD),
+            cost: Cell::new((lower == upper).then(|| lower.saturating_add(MESSAGE_OVERHEAD))),
             present_rank,
             message_count: 1,
             file_path,
@@ -101,12 +183,10 @@ impl<'a> Candidate<'a> {
         messages: Vec<ContextMessage>,
         present_rank: usize,
     ) -> Candidate<'a> {
-        let cost = messages
-            .iter()
-            .map(|m| message_tokens(counter, m))
-            .fold(0u64, u64::saturating_add);
+        let cost = group_tokens(counter, &messages);
         Candidate {
-            cost,
+            cost_floor: cost,
+            cost: Cell::new(Some(cost)),
             present_rank,
             message_count: messages.len() as u64,
             file_path: None,
@@ -114,37 +194,78 @@ impl<'a> Candidate<'a> {
         }
     }
 
-    /// The messages of the whole item.
+    /// A group of `message_count` messages written by `write` when first priced. Its cost floor
+    /// is only the per-message overhead, so it suits sources whose offers stop at the first item
+    /// that does not fit (`SourceCandidates::contiguous`).
+    pub fn lazy_group(
+        message_count: u64,
+        present_rank: usize,
+        write: impl Fn() -> Vec<ContextMessage> + 'a,
+    ) -> Candidate<'a> {
+        Candidate {
+            cost_floor: message_count.saturating_mul(MESSAGE_OVERHEAD),
+            cost: Cell::new(None),
+            present_rank,
+            message_count,
+            file_path: None,
+            body: CandidateBody::Lazy(LazyGroup {
+                write: Box::new(write),
+                written: OnceCell::new(),
+            }),
+        }
+    }
+
+    /// No more than `cost`; free to ask.
+    pub fn cost_floor(&self) -> u64 {
+        self.cost_floor
+    }
+
+    /// Tokens of the item whole, overhead included.
+    pub fn cost(&self, counter: &dyn TokenCounter) -> u64 {
+        if let Some(cost) = self.cost.get() {
+            return cost;
+        }
+        let cost = match &self.body {
+            CandidateBody::Text(item) => counter
+                .count_parts(&item.pieces(item.text, ""))
+                .saturating_add(MESSAGE_OVERHEAD),
+            CandidateBody::Group(messages) => group_tokens(counter, messages),
+            CandidateBody::Lazy(group) => group_tokens(counter, group.messages()),
+        };
+        self.cost.set(Some(cost));
+        cost
+    }
+
+    /// The messages of the whole item (a group's are copied; items are kept in place so that
+    /// the many left out are never moved).
     pub fn render_whole(&self) -> Vec<ContextMessage> {
         match &self.body {
             CandidateBody::Text(item) => vec![ContextMessage {
                 role: item.role,
-                content: format!("{}{}{}", item.prefix, item.text, item.suffix),
+                content: item.write(item.text, ""),
                 tool_call_id: None,
                 tool_name: None,
-                metadata: Some(item.metadata.clone()),
+                metadata: Some(item.meta.metadata(false)),
             }],
             CandidateBody::Group(messages) => messages.clone(),
+            CandidateBody::Lazy(group) => group.messages().to_vec(),
         }
     }
 
     /// The item's single message in shortened form, marked as truncated.
-    pub fn render_shortened(&self, shortened: &Shortened) -> Vec<ContextMessage> {
+    pub fn render_shortened(&self, shortened: Shortened) -> Vec<ContextMessage> {
         let CandidateBody::Text(item) = &self.body else {
             return self.render_whole();
         };
         let content = match shortened {
-            Shortened::Prefix { content, .. } | Shortened::Fallback(content) => content.clone(),
+            Shortened::Prefix { content, .. } | Shortened::Fallback(content) => content,
         };
         vec![ContextMessage {
             role: item.role,
             content,
             tool_call_id: None,
             tool_name: None,
-            metadata: Some(MessageMetadata {
-                truncated: true,
-                ..item.metadata.clone()
-            }),
+            metadata: Some(item.meta.metadata(true)),
         }]
     }
 
@@ -155,7 +276,13 @@ impl<'a> Candidate<'a> {
         let CandidateBody::Text(item) = &self.body else {
             return None;
         };
-        self.shorten_prefix(counter, item, available).or_else(|| {
+        // Cheap refusal first: most offers after the budget is spent end here.
+        let prefix = if available >= MIN_SHOWN_TOKENS + MESSAGE_OVERHEAD {
+            self.shorten_prefix(counter, item, available)
+        } else {
+            None
+        };
+        prefix.or_else(|| {
             let fallback = item.fallback.as_ref()?;
             let cost = counter.count(fallback).saturating_add(MESSAGE_OVERHEAD);
             (cost <= available).then(|| (Shortened::Fallback(fallback.clone()), cost))
@@ -172,7 +299,7 @@ impl<'a> Candidate<'a> {
         // is rarely too long, and so hopeless offers are refused before counting a large text.
         let widest = truncation_marker(item.text.len(), item.text.len());
         let frame = counter
-            .count_parts(&[&item.prefix, item.suffix, &widest])
+            .count_parts(&item.pieces("", &widest))
             .saturating_add(MESSAGE_OVERHEAD);
         let mut text_budget = available.checked_sub(frame)?;
         if text_budget < MIN_SHOWN_TOKENS {
@@ -181,19 +308,18 @@ impl<'a> Candidate<'a> {
         let total_chars = item.text.chars().count();
         while text_budget >= MIN_SHOWN_TOKENS {
             let end = prefer_line_break(item.text, counter.fit_prefix(item.text, text_budget));
-            let shown = &item.text[..end];
-            let shown_chars = shown.chars().count();
             if end >= item.text.len() {
                 // Everything would show: not a truncation. Only a counter that disagrees with
                 // its own whole-item price gets here; leave the item out.
                 return None;
             }
-            let marker = truncation_marker(shown_chars, total_chars);
+            let shown = &item.text[..end];
+            let marker = truncation_marker(shown.chars().count(), total_chars);
             let cost = counter
-                .count_parts(&[&item.prefix, shown, item.suffix, &marker])
+                .count_parts(&item.pieces(shown, &marker))
                 .saturating_add(MESSAGE_OVERHEAD);
             if cost <= available {
-                let content = format!("{}{shown}{}{marker}", item.prefix, item.suffix);
+                let content = item.write(shown, &marker);
                 return Some((Shortened::Prefix { end, content }, cost));
             }
             // A counter that is not additive can overshoot; step down by the excess.
@@ -201,6 +327,13 @@ impl<'a> Candidate<'a> {
         }
         None
     }
+}
+
+fn group_tokens(counter: &dyn TokenCounter, messages: &[ContextMessage]) -> u64 {
+    messages
+        .iter()
+        .map(|m| message_tokens(counter, m))
+        .fold(0u64, u64::saturating_add)
 }
 
 /// Moves `end` back to the last line break in its final fifth, so shortened text stops at a
@@ -225,10 +358,15 @@ mod tests {
     fn item(text: &str) -> TextItem<'_> {
         TextItem {
             role: MessageRole::User,
-            prefix: "--- File: a ---\n```\n".into(),
+            prefix: Prefix::Parts(["--- File: ", "a", " ---\n```", "", "\n"]),
             text,
             suffix: "\n```",
-            metadata: MessageMetadata::default(),
+            meta: ItemMeta {
+                source_prefix: "",
+                source: "a",
+                priority: 0.5,
+                original_size: None,
+            },
             fallback: None,
         }
     }
@@ -236,9 +374,11 @@ mod tests {
     #[test]
     fn whole_cost_matches_the_rendered_message() {
         let c = Candidate::text(&CharsPerFour, item("fn main() {}\n"), 0, None);
+        let cost = c.cost(&CharsPerFour);
+        assert!(c.cost_floor() <= cost);
         let rendered = c.render_whole();
         assert_eq!(rendered.len(), 1);
-        assert_eq!(message_tokens(&CharsPerFour, &rendered[0]), c.cost);
+        assert_eq!(message_tokens(&CharsPerFour, &rendered[0]), cost);
     }
 
     #[test]
@@ -247,7 +387,8 @@ mod tests {
         let c = Candidate::text(&CharsPerFour, item(&text), 0, None);
         for available in [60, 61, 100, 333, 1000, 3000] {
             let (short, cost) = c.shorten(&CharsPerFour, available).unwrap();
-            let rendered = c.render_shortened(&short);
+            assert!(matches!(short, Shortened::Prefix { .. }));
+            let rendered = c.render_shortened(short);
             assert_eq!(message_tokens(&CharsPerFour, &rendered[0]), cost);
             assert!(cost <= available, "{cost} > {available}");
             assert!(
@@ -276,6 +417,27 @@ mod tests {
     }
 
     #[test]
+    fn lazy_groups_are_written_once_when_priced() {
+        let writes = Cell::new(0);
+        let c = Candidate::lazy_group(1, 0, || {
+            writes.set(writes.get() + 1);
+            vec![ContextMessage {
+                role: MessageRole::User,
+                content: "abcdefgh".into(),
+                tool_call_id: None,
+                tool_name: None,
+                metadata: None,
+            }]
+        });
+        assert_eq!(writes.get(), 0);
+        assert_eq!(c.cost_floor(), MESSAGE_OVERHEAD);
+        assert_eq!(c.cost(&CharsPerFour), 2 + MESSAGE_OVERHEAD);
+        assert_eq!(c.cost(&CharsPerFour), 2 + MESSAGE_OVERHEAD);
+        assert_eq!(c.render_whole().len(), 1);
+        assert_eq!(writes.get(), 1);
+    }
+
+    #[test]
     fn groups_cost_the_sum_of_their_messages() {
         let m = |content: &str| ContextMessage {
             role: MessageRole::Tool,
@@ -286,7 +448,7 @@ mod tests {
         };
         let c = Candidate::group(&CharsPerFour, vec![m("abcd"), m("abcdefgh")], 0);
         // (1 + 2 + 1) + (2 + 2 + 1) + 2 * 4
-        assert_eq!(c.cost, 17);
+        assert_eq!(c.cost(&CharsPerFour), 17);
         assert_eq!(c.message_count, 2);
     }
 }

@@ -22,11 +22,12 @@ pub fn truncation_marker(shown_chars: usize, total_chars: usize) -> String {
     format!("\n{TRUNCATION_MARKER} showing the first {shown_chars} of {total_chars} characters]")
 }
 
-/// `--- File: path ---` and a fence tagged with the language, around the content.
-pub fn file_parts(file: &FileDescriptor) -> (String, &'static str) {
+/// `--- File: path ---` and a fence tagged with the language, around the content: the prefix
+/// as borrowed pieces (their concatenation) and the suffix.
+pub fn file_parts(file: &FileDescriptor) -> ([&str; 5], &'static str) {
     let language = file.language.as_deref().unwrap_or("");
     (
-        format!("--- File: {} ---\n```{language}\n", file.path),
+        ["--- File: ", &file.path, " ---\n```", language, "\n"],
         "\n```",
     )
 }
@@ -84,22 +85,31 @@ pub fn memory_prefix(chunk: &MemoryChunk, importance: f64) -> String {
 /// `[Event: type]`, time, id, and the payload as pretty JSON cut at 500 characters. Returns the
 /// text and whether the payload was cut.
 pub fn event_text(event: &RuntimeEvent) -> (String, bool) {
-    let mut text = format!(
+    use std::fmt::Write as _;
+
+    let (kept, cut) = capped_payload(&event.payload);
+    let payload = match kept.char_indices().nth(EVENT_PAYLOAD_CHARS) {
+        Some((end, _)) => &kept[..end],
+        None => &kept[..],
+    };
+    let mut text = String::with_capacity(payload.len() + 128);
+    // Writing to a String cannot fail.
+    let _ = write!(
+        text,
         "[Event: {}]\nTime: {}\n",
         event.event_type,
         Timestamp::from_millis(event.timestamp).to_rfc3339()
     );
     if let Some(id) = &event.event_id {
-        text.push_str(&format!("ID: {id}\n"));
+        let _ = writeln!(text, "ID: {id}");
     }
     text.push_str("\nPayload:\n");
-    let (payload, total_bytes) = capped_pretty_json(&event.payload, EVENT_PAYLOAD_CHARS);
-    let cut = payload.chars().count() >= EVENT_PAYLOAD_CHARS && total_bytes > payload.len();
-    text.push_str(&payload);
+    text.push_str(payload);
     if cut {
-        text.push_str(&format!(
-            "\n{TRUNCATION_MARKER} payload shows the first {EVENT_PAYLOAD_CHARS} characters of {total_bytes} bytes]"
-        ));
+        let _ = write!(
+            text,
+            "\n{TRUNCATION_MARKER} payload cut at {EVENT_PAYLOAD_CHARS} characters]"
+        );
     }
     (text, cut)
 }
@@ -123,35 +133,48 @@ pub fn symbol_text(symbol: &SymbolIndex) -> (String, bool) {
     (text, cut)
 }
 
-/// Pretty JSON of `value`, keeping at most `max_chars` characters, plus the full length in bytes.
-/// The whole value is still walked (to report its size) but never held in memory, so a 10 MB
-/// tool result costs a walk, not a 10 MB string.
-fn capped_pretty_json(value: &JsonValue, max_chars: usize) -> (String, usize) {
-    let mut writer = CappedWriter {
-        kept: Vec::new(),
-        // Up to four bytes per character, plus one character's worth to find the boundary.
-        cap: max_chars.saturating_mul(4).saturating_add(4),
-        total: 0,
-    };
-    // Writing to memory cannot fail, and a JsonValue always serializes (non-finite floats
-    // become null); a failure would only shorten the shown payload.
-    let _ = serde_json::to_writer_pretty(&mut writer, value);
-    let text = String::from_utf8_lossy(&writer.kept);
-    (text.chars().take(max_chars).collect(), writer.total)
+/// The payload as pretty JSON, cut soon after `EVENT_PAYLOAD_CHARS` characters, and whether
+/// there was more. Writing stops at the cap, so a 10 MB tool result costs what 500 characters
+/// cost. The first pass allows one byte per character (ASCII, the common case); only text with
+/// multi-byte characters that falls short is written again with room for four.
+fn capped_payload(payload: &JsonValue) -> (String, bool) {
+    for bytes_per_char in [1, 4] {
+        let mut writer = CappedWriter {
+            kept: Vec::with_capacity(EVENT_PAYLOAD_CHARS + 8),
+            cap: (EVENT_PAYLOAD_CHARS + 1) * bytes_per_char,
+        };
+        // The only error is the writer's own "enough"; a JsonValue always serializes
+        // (non-finite floats become null).
+        let stopped = serde_json::to_writer_pretty(&mut writer, payload).is_err();
+        // serde_json writes UTF-8; only the cap can split a character, at the very end.
+        let valid = match std::str::from_utf8(&writer.kept) {
+            Ok(_) => writer.kept.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        writer.kept.truncate(valid);
+        let text = String::from_utf8(writer.kept).unwrap_or_default();
+        let chars = text.chars().count();
+        if !stopped || chars > EVENT_PAYLOAD_CHARS {
+            return (text, chars > EVENT_PAYLOAD_CHARS);
+        }
+    }
+    (String::new(), true)
 }
 
 struct CappedWriter {
     kept: Vec<u8>,
     cap: usize,
-    total: usize,
 }
 
 impl std::io::Write for CappedWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let room = self.cap.saturating_sub(self.kept.len());
-        self.kept.extend_from_slice(&buf[..buf.len().min(room)]);
-        self.total = self.total.saturating_add(buf.len());
-        Ok(buf.len())
+        if room == 0 {
+            return Err(std::io::Error::other("enough"));
+        }
+        let take = buf.len().min(room);
+        self.kept.extend_from_slice(&buf[..take]);
+        Ok(take)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -163,6 +186,21 @@ impl std::io::Write for CappedWriter {
 mod tests {
     use super::*;
     use ctxmon_domain::assembly::RuntimeEventType;
+
+    #[test]
+    fn payloads_are_cut_at_500_characters_of_any_width() {
+        for ch in ["a", "é", "日", "𝄞"] {
+            for n in [499, 500, 501, 2000] {
+                let (text, cut) = capped_payload(&JsonValue::from(ch.repeat(n)));
+                // The JSON string adds two quotes.
+                assert_eq!(cut, n + 2 > EVENT_PAYLOAD_CHARS, "{ch} x {n}");
+                assert!(
+                    text.chars().count() >= (n + 2).min(EVENT_PAYLOAD_CHARS),
+                    "{ch} x {n}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_small_payload_is_shown_whole() {
@@ -191,7 +229,7 @@ mod tests {
         let (text, cut) = event_text(&event);
         assert!(cut);
         assert!(
-            text.contains("[truncated: payload shows the first 500 characters of 20"),
+            text.contains("[truncated: payload cut at 500 characters]"),
             "{text}"
         );
         assert!(text.chars().count() < 700);

@@ -29,8 +29,8 @@ mod system_prompt;
 pub use assembler::ContextAssembler;
 pub use builder::{ContextBuilder, ContextBuilderOptions, create_context_builder};
 pub use candidate::{
-    Candidate, CandidateBody, MESSAGE_OVERHEAD, MIN_SHOWN_TOKENS, Shortened, TextItem,
-    message_text_tokens, message_tokens,
+    Candidate, CandidateBody, ItemMeta, MESSAGE_OVERHEAD, MIN_SHOWN_TOKENS, Prefix, Shortened,
+    TextItem, message_text_tokens, message_tokens,
 };
 pub use default_tools::default_tools;
 pub use error::{AssemblyError, AssemblyErrorKind};

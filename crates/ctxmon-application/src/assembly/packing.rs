@@ -153,15 +153,20 @@ impl<'a> Packing<'a> {
             }
             let room = available - header;
             let candidate = &state.offer.candidates[i];
-            let (pick, cost) = if candidate.cost <= room {
-                (Pick::Whole, candidate.cost)
-            } else if shorten {
-                match candidate.shorten(self.counter, room) {
-                    Some((short, cost)) => (Pick::Short(short), cost),
-                    None => continue,
-                }
-            } else {
-                continue;
+            // The floor is free; only an item that might fit is counted.
+            let whole = (candidate.cost_floor() <= room)
+                .then(|| candidate.cost(self.counter))
+                .filter(|&cost| cost <= room);
+            let shortened = match whole {
+                Some(_) => None,
+                None if shorten => candidate.shorten(self.counter, room),
+                None => None,
+            };
+            let (pick, cost) = match (whole, shortened) {
+                (Some(cost), _) => (Pick::Whole, cost),
+                (None, Some((short, cost))) => (Pick::Short(short), cost),
+                (None, None) if state.offer.contiguous => break,
+                (None, None) => continue,
             };
             let total = cost.saturating_add(header);
             if !self.budget.allocate(total, &state.name) {
@@ -183,19 +188,47 @@ impl<'a> Packing<'a> {
             ..Packed::default()
         };
         for (index, state) in self.sources.into_iter().enumerate() {
-            let mut kept: Vec<usize> = (0..state.picks.len())
-                .filter(|&i| state.picks[i] != Pick::Pending)
-                .collect();
-            kept.sort_by_key(|&i| state.offer.candidates[i].present_rank);
+            let SourceState {
+                name, offer, picks, ..
+            } = state;
+            let SourceCandidates {
+                candidates,
+                header,
+                unavailable,
+                notes,
+                ..
+            } = offer;
+            let mut kept = Vec::new();
+            let mut excluded = unavailable;
+            for (i, pick) in picks.into_iter().enumerate() {
+                let candidate = &candidates[i];
+                if pick == Pick::Pending {
+                    excluded += 1;
+                    packed.dropped_messages += candidate.message_count;
+                    if name == FILES
+                        && packed.excluded_files.len() < EXCLUDED_FILES_LISTED
+                        && let Some(path) = candidate.file_path
+                    {
+                        packed.excluded_files.push(path.to_owned());
+                    }
+                } else {
+                    kept.push((candidate.present_rank, i, pick));
+                }
+            }
+            kept.sort_unstable_by_key(|(rank, i, _)| (*rank, *i));
             if !kept.is_empty()
-                && let Some(header) = &state.offer.header
+                && let Some(header) = header
             {
-                packed.messages.push((index, header.clone()));
+                packed.messages.push((index, header));
             }
             let mut shortened = 0;
-            for &i in &kept {
-                let candidate = &state.offer.candidates[i];
-                let messages = match &state.picks[i] {
+            let included = kept.len() as u64;
+            for (_, i, pick) in kept {
+                let candidate = &candidates[i];
+                if let Some(path) = candidate.file_path {
+                    packed.included_files.push(path.to_owned());
+                }
+                let messages = match pick {
                     Pick::Short(short) => {
                         shortened += 1;
                         candidate.render_shortened(short)
@@ -205,30 +238,12 @@ impl<'a> Packing<'a> {
                 packed
                     .messages
                     .extend(messages.into_iter().map(|m| (index, m)));
-                if let Some(path) = candidate.file_path {
-                    packed.included_files.push(path.to_owned());
-                }
             }
-            let mut excluded = state.offer.unavailable;
-            for (i, pick) in state.picks.iter().enumerate() {
-                if *pick != Pick::Pending {
-                    continue;
-                }
-                let candidate = &state.offer.candidates[i];
-                excluded += 1;
-                packed.dropped_messages += candidate.message_count;
-                if state.name == FILES
-                    && packed.excluded_files.len() < EXCLUDED_FILES_LISTED
-                    && let Some(path) = candidate.file_path
-                {
-                    packed.excluded_files.push(path.to_owned());
-                }
-            }
-            packed.dropped_messages += state.offer.unavailable;
+            packed.dropped_messages += unavailable;
             packed.summarizations += shortened;
-            packed.counts.push((kept.len() as u64, excluded, shortened));
-            packed.source_names.push(state.name);
-            packed.notes.append(state.offer.notes);
+            packed.counts.push((included, excluded, shortened));
+            packed.source_names.push(name);
+            packed.notes.append(notes);
         }
         packed
     }

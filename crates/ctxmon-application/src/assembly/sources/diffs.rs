@@ -1,11 +1,9 @@
 //! Uncommitted changes, in the order of their files' relevance (then path), under one header.
 
-use std::collections::HashSet;
+use ctxmon_domain::assembly::{ContextMessage, MessageRole};
 
-use ctxmon_domain::assembly::{ContextMessage, MessageMetadata, MessageRole};
-
-use super::{ContextSource, DIFFS, SourceCandidates, SourceContext, file_relevance};
-use crate::assembly::candidate::{Candidate, TextItem};
+use super::{ContextSource, DIFFS, SourceCandidates, SourceContext, earlier_duplicates};
+use crate::assembly::candidate::{Candidate, ItemMeta, Prefix, TextItem};
 use crate::assembly::format::{diff_parts, diff_stats};
 use crate::assembly::notes::Notes;
 
@@ -21,13 +19,13 @@ impl ContextSource for DiffSource {
         let Some(repo) = ctx.input.repo.as_ref().filter(|r| !r.diffs.is_empty()) else {
             return SourceCandidates::default();
         };
-        let relevance = file_relevance(ctx.input);
         let mut notes = Notes::new();
         let mut unavailable = 0;
-        let mut seen = HashSet::with_capacity(repo.diffs.len());
+        let keys: Vec<Option<&str>> = repo.diffs.iter().map(|d| Some(d.file.as_str())).collect();
+        let earlier = earlier_duplicates(&keys);
         let mut ranked = Vec::with_capacity(repo.diffs.len());
         for (i, diff) in repo.diffs.iter().enumerate() {
-            if !seen.insert(diff.file.as_str()) {
+            if earlier[i].is_some() {
                 unavailable += 1;
                 notes.push_with(|| {
                     format!(
@@ -37,8 +35,7 @@ impl ContextSource for DiffSource {
                 });
                 continue;
             }
-            let score = relevance.get(diff.file.as_str()).copied().unwrap_or(0.5);
-            ranked.push((score, diff));
+            ranked.push((ctx.file_relevance(&diff.file), diff));
         }
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.file.cmp(&b.1.file)));
         let candidates = ranked
@@ -48,14 +45,14 @@ impl ContextSource for DiffSource {
                 let (prefix, suffix) = diff_parts(diff);
                 let item = TextItem {
                     role: MessageRole::User,
-                    prefix,
+                    prefix: Prefix::Owned(prefix),
                     text: &diff.patch,
                     suffix,
-                    metadata: MessageMetadata {
-                        source: Some(format!("diff:{}", diff.file)),
-                        priority: Some(score),
+                    meta: ItemMeta {
+                        source_prefix: "diff:",
+                        source: &diff.file,
+                        priority: score,
                         original_size: Some(diff.patch.len() as u64),
-                        truncated: false,
                     },
                     fallback: Some(diff_stats(diff, diff.patch.chars().count())),
                 };
@@ -73,6 +70,7 @@ impl ContextSource for DiffSource {
             }),
             unavailable,
             notes,
+            contiguous: false,
         }
     }
 }

@@ -1,17 +1,14 @@
-//! Runtime events, newest first for selection and oldest first in the bundle.
+//! Runtime events, newest first for selection (without gaps) and oldest first in the bundle.
 //!
 //! A tool call and every result or error answering it (same `toolCallId`) form one unit that is
 //! kept or dropped whole, with the call written first: a result is never shown without the call
 //! it answers. Results whose call is not in the input are left out for the same reason.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-
 use ctxmon_domain::assembly::{
     ContextMessage, MessageMetadata, MessageRole, RuntimeEvent, RuntimeEventType,
 };
 
-use super::{ContextSource, EVENTS, SourceCandidates, SourceContext};
+use super::{ContextSource, EVENTS, SourceCandidates, SourceContext, earlier_duplicates};
 use crate::assembly::candidate::Candidate;
 use crate::assembly::format::event_text;
 use crate::assembly::notes::Notes;
@@ -40,8 +37,9 @@ impl ContextSource for EventSource {
 
         // Repeated event ids: the first wins.
         let mut alive = vec![true; events.len()];
-        let mut first_id: HashMap<&str, usize> = HashMap::new();
-        for (i, event) in events.iter().enumerate() {
+        let ids: Vec<Option<&str>> = events.iter().map(|e| e.event_id.as_deref()).collect();
+        for (i, first) in earlier_duplicates(&ids).into_iter().enumerate() {
+            let event = &events[i];
             if !event.event_type.is_known() {
                 notes.push_with(|| {
                     format!(
@@ -50,21 +48,14 @@ impl ContextSource for EventSource {
                     )
                 });
             }
-            let Some(id) = event.event_id.as_deref() else {
-                continue;
-            };
-            match first_id.entry(id) {
-                Entry::Occupied(first) => {
-                    alive[i] = false;
-                    unavailable += 1;
-                    let first = *first.get();
-                    notes.push_with(|| {
-                        format!("recentEvents[{i}].eventId: {id:?} repeats recentEvents[{first}], left out")
-                    });
-                }
-                Entry::Vacant(slot) => {
-                    slot.insert(i);
-                }
+            if let (Some(first), Some(id)) = (first, ids[i]) {
+                alive[i] = false;
+                unavailable += 1;
+                notes.push_with(|| {
+                    format!(
+                        "recentEvents[{i}].eventId: {id:?} repeats recentEvents[{first}], left out"
+                    )
+                });
             }
         }
 
@@ -131,15 +122,15 @@ impl ContextSource for EventSource {
                 .then_with(|| key(ua).cmp(key(ub)))
                 .then(first(ua).cmp(&first(ub)))
         });
+        let mut members: Vec<Option<Vec<usize>>> =
+            units.into_iter().map(|u| Some(u.members)).collect();
         let candidates = by_recency
             .into_iter()
             .map(|u| {
-                let messages = units[u]
-                    .members
-                    .iter()
-                    .map(|&i| message(&events[i]))
-                    .collect();
-                Candidate::group(ctx.counter, messages, present_rank[u])
+                let unit = members[u].take().unwrap_or_default();
+                Candidate::lazy_group(unit.len() as u64, present_rank[u], move || {
+                    unit.iter().map(|&i| message(&events[i])).collect()
+                })
             })
             .collect();
         SourceCandidates {
@@ -147,6 +138,9 @@ impl ContextSource for EventSource {
             header: None,
             unavailable,
             notes,
+            // Newest first without gaps: an older event is never shown while a newer one is
+            // left out, and units past the first that does not fit are never even written.
+            contiguous: true,
         }
     }
 }
@@ -179,37 +173,49 @@ fn group_units(
     unavailable: &mut u64,
     notes: &mut Notes,
 ) -> Vec<Unit> {
+    // Calls by id, the first call with an id winning.
+    let call_ids: Vec<Option<&str>> = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            (alive[i] && e.event_type == RuntimeEventType::ToolCall)
+                .then(|| e.tool_call_id())
+                .flatten()
+        })
+        .collect();
+    let repeated = earlier_duplicates(&call_ids);
     let mut units: Vec<Unit> = Vec::new();
-    let mut unit_of_call: HashMap<&str, usize> = HashMap::new();
+    let mut unit_of_call: Vec<(&str, usize)> = Vec::new();
     for (i, event) in events.iter().enumerate() {
         if !alive[i] || event.event_type.answers_a_call() {
             continue;
         }
-        if event.event_type == RuntimeEventType::ToolCall
-            && let Some(call_id) = event.tool_call_id()
-        {
-            match unit_of_call.entry(call_id) {
-                Entry::Occupied(_) => {
-                    alive[i] = false;
-                    *unavailable += 1;
-                    notes.push_with(|| {
-                        format!("recentEvents[{i}].payload.toolCallId: call {call_id:?} appears earlier, left out")
-                    });
-                    continue;
-                }
-                Entry::Vacant(slot) => {
-                    slot.insert(units.len());
-                }
+        if let Some(call_id) = call_ids[i] {
+            if repeated[i].is_some() {
+                alive[i] = false;
+                *unavailable += 1;
+                notes.push_with(|| {
+                    format!("recentEvents[{i}].payload.toolCallId: call {call_id:?} appears earlier, left out")
+                });
+                continue;
             }
+            unit_of_call.push((call_id, units.len()));
         }
         units.push(Unit { members: vec![i] });
     }
+    unit_of_call.sort_unstable();
+    let unit_of = |id: &str| {
+        unit_of_call
+            .binary_search_by(|(c, _)| (*c).cmp(id))
+            .ok()
+            .map(|at| unit_of_call[at].1)
+    };
     for (i, event) in events.iter().enumerate() {
         if !alive[i] || !event.event_type.answers_a_call() {
             continue;
         }
-        match event.tool_call_id().and_then(|id| unit_of_call.get(id)) {
-            Some(&u) => units[u].members.push(i),
+        match event.tool_call_id().and_then(unit_of) {
+            Some(u) => units[u].members.push(i),
             None => {
                 alive[i] = false;
                 *unavailable += 1;

@@ -1,12 +1,9 @@
 //! Repository files, most relevant first (relevance, then newest, then path).
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-
-use ctxmon_domain::assembly::{MessageMetadata, MessageRole};
+use ctxmon_domain::assembly::MessageRole;
 
 use super::{ContextSource, FILES, SourceCandidates, SourceContext};
-use crate::assembly::candidate::{Candidate, TextItem};
+use crate::assembly::candidate::{Candidate, ItemMeta, Prefix, TextItem};
 use crate::assembly::format::file_parts;
 use crate::assembly::notes::{Notes, sanitize_score};
 
@@ -24,24 +21,17 @@ impl ContextSource for FileSource {
         };
         let mut notes = Notes::new();
         let mut unavailable = 0;
-        let mut first_at: HashMap<&str, usize> = HashMap::with_capacity(repo.files.len());
         let mut ranked = Vec::with_capacity(repo.files.len());
         for (i, file) in repo.files.iter().enumerate() {
-            match first_at.entry(file.path.as_str()) {
-                Entry::Occupied(first) => {
-                    unavailable += 1;
-                    let first = *first.get();
-                    notes.push_with(|| {
-                        format!(
-                            "repo.files[{i}].path: {:?} repeats repo.files[{first}], left out",
-                            file.path
-                        )
-                    });
-                    continue;
-                }
-                Entry::Vacant(slot) => {
-                    slot.insert(i);
-                }
+            if let Some(first) = ctx.earlier_file(i) {
+                unavailable += 1;
+                notes.push_with(|| {
+                    format!(
+                        "repo.files[{i}].path: {:?} repeats repo.files[{first}], left out",
+                        file.path
+                    )
+                });
+                continue;
             }
             let relevance = sanitize_score(
                 file.relevance_score,
@@ -70,7 +60,7 @@ impl ContextSource for FileSource {
             .into_iter()
             .enumerate()
             .map(|(rank, (relevance, _, file, content))| {
-                let (prefix, suffix) = file_parts(file);
+                let (parts, suffix) = file_parts(file);
                 let size = if file.size > 0 {
                     file.size
                 } else {
@@ -78,14 +68,14 @@ impl ContextSource for FileSource {
                 };
                 let item = TextItem {
                     role: MessageRole::User,
-                    prefix,
+                    prefix: Prefix::Parts(parts),
                     text: content,
                     suffix,
-                    metadata: MessageMetadata {
-                        source: Some(file.path.clone()),
-                        priority: Some(relevance),
+                    meta: ItemMeta {
+                        source_prefix: "",
+                        source: &file.path,
+                        priority: relevance,
                         original_size: Some(size),
-                        truncated: false,
                     },
                     fallback: None,
                 };
@@ -97,6 +87,7 @@ impl ContextSource for FileSource {
             header: None,
             unavailable,
             notes,
+            contiguous: false,
         }
     }
 }

@@ -1,13 +1,12 @@
 //! Memory chunks of one kind (pinned, recent or summaries), most important first.
 
-use std::collections::HashSet;
-
-use ctxmon_domain::assembly::{MemoryChunk, MemorySnapshot, MessageMetadata, MessageRole};
+use ctxmon_domain::assembly::{MemoryChunk, MemorySnapshot, MessageRole};
 
 use super::{
     ContextSource, MEMORY_PINNED, MEMORY_RECENT, MEMORY_SUMMARIES, SourceCandidates, SourceContext,
+    earlier_duplicates,
 };
-use crate::assembly::candidate::{Candidate, TextItem};
+use crate::assembly::candidate::{Candidate, ItemMeta, Prefix, TextItem};
 use crate::assembly::format::memory_prefix;
 use crate::assembly::notes::{Notes, sanitize_score};
 
@@ -73,19 +72,22 @@ impl ContextSource for MemorySource {
             return SourceCandidates::default();
         }
         let key = self.kind.key();
-        // Ids taken by a list that wins over this one.
-        let earlier: HashSet<&str> = MemoryKind::ALL
+        // Ids are unique across the lists, resolved in list order: find this list's repeats
+        // among everything up to and including it.
+        let upto: Vec<&MemoryChunk> = MemoryKind::ALL
             .iter()
             .take_while(|k| **k != self.kind)
             .flat_map(|k| k.chunks(memory))
-            .map(|c| c.id.as_str())
+            .chain(chunks)
             .collect();
+        let offset = upto.len() - chunks.len();
+        let keys: Vec<Option<&str>> = upto.iter().map(|c| Some(c.id.as_str())).collect();
+        let earlier = earlier_duplicates(&keys);
         let mut notes = Notes::new();
         let mut unavailable = 0;
-        let mut seen = HashSet::with_capacity(chunks.len());
         let mut ranked = Vec::with_capacity(chunks.len());
         for (i, chunk) in chunks.iter().enumerate() {
-            if earlier.contains(chunk.id.as_str()) || !seen.insert(chunk.id.as_str()) {
+            if earlier[offset + i].is_some() {
                 unavailable += 1;
                 notes.push_with(|| {
                     format!(
@@ -113,14 +115,14 @@ impl ContextSource for MemorySource {
             .map(|(rank, (importance, _, chunk))| {
                 let item = TextItem {
                     role: MessageRole::System,
-                    prefix: memory_prefix(chunk, importance),
+                    prefix: Prefix::Owned(memory_prefix(chunk, importance)),
                     text: &chunk.content,
                     suffix: "",
-                    metadata: MessageMetadata {
-                        source: Some(format!("memory:{}", chunk.id)),
-                        priority: Some(importance),
+                    meta: ItemMeta {
+                        source_prefix: "memory:",
+                        source: &chunk.id,
+                        priority: importance,
                         original_size: Some(chunk.content.len() as u64),
-                        truncated: false,
                     },
                     fallback: None,
                 };
@@ -132,6 +134,7 @@ impl ContextSource for MemorySource {
             header: None,
             unavailable,
             notes,
+            contiguous: false,
         }
     }
 }

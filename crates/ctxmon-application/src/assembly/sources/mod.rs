@@ -7,8 +7,6 @@ mod files;
 mod memory;
 mod symbols;
 
-use std::collections::HashMap;
-
 use ctxmon_domain::assembly::{ContextBuildInput, ContextMessage, TokenCounter};
 
 use super::candidate::Candidate;
@@ -30,12 +28,13 @@ pub const EVENTS: &str = "events";
 pub const SYMBOLS: &str = "symbols";
 
 /// What a source reads: the input, the run's counter, and "now" (never the clock).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub struct SourceContext<'a> {
     pub input: &'a ContextBuildInput,
     pub counter: &'a dyn TokenCounter,
     /// `constraints.nowMs`, else the newest event's timestamp, else `None`.
     pub now_ms: Option<i64>,
+    files: FileIndex<'a>,
 }
 
 impl<'a> SourceContext<'a> {
@@ -48,7 +47,60 @@ impl<'a> SourceContext<'a> {
             input,
             counter,
             now_ms,
+            files: FileIndex::new(input),
         }
+    }
+
+    /// For `repo.files[i]`, the index of an earlier file with the same path, if any.
+    pub fn earlier_file(&self, i: usize) -> Option<usize> {
+        self.files.earlier.get(i).copied().flatten()
+    }
+
+    /// A path's relevance as the files source ranks it (0.5 when unknown).
+    pub fn file_relevance(&self, path: &str) -> f64 {
+        let key = (fnv1a(path), path);
+        self.files
+            .by_path
+            .binary_search_by(|(hash, p, _)| (*hash, *p).cmp(&key))
+            .map_or(0.5, |at| self.files.by_path[at].2)
+    }
+}
+
+/// The files by path, built once per run: which entries repeat an earlier path, and each
+/// path's relevance for ranking diffs and symbols alongside their files.
+#[derive(Debug, Default)]
+struct FileIndex<'a> {
+    earlier: Vec<Option<usize>>,
+    /// First occurrences, sorted by `(fnv1a(path), path)`.
+    by_path: Vec<(u64, &'a str, f64)>,
+}
+
+impl<'a> FileIndex<'a> {
+    fn new(input: &'a ContextBuildInput) -> FileIndex<'a> {
+        let Some(repo) = &input.repo else {
+            return FileIndex::default();
+        };
+        // One sort serves both the repeats and the lookup table.
+        let files = &repo.files;
+        let mut order: Vec<(u64, &str, usize)> = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (fnv1a(&f.path), f.path.as_str(), i))
+            .collect();
+        order.sort_unstable();
+        let mut earlier = vec![None; files.len()];
+        let mut by_path = Vec::with_capacity(files.len());
+        let mut first: Option<(u64, &str, usize)> = None;
+        for &(hash, path, i) in &order {
+            match first {
+                Some((h, p, f)) if h == hash && p == path => earlier[i] = Some(f),
+                _ => {
+                    first = Some((hash, path, i));
+                    by_path.push((hash, path, quiet_score(files[i].relevance_score)));
+                }
+            }
+        }
+        FileIndex { earlier, by_path }
     }
 }
 
@@ -62,6 +114,10 @@ pub struct SourceCandidates<'a> {
     /// their call.
     pub unavailable: u64,
     pub notes: Notes,
+    /// Offers stop at the first candidate that does not fit instead of skipping it, so a
+    /// later (lower-ranked) candidate is never kept while an earlier one is left out. Events use
+    /// it: recent history stays without gaps.
+    pub contiguous: bool,
 }
 
 pub trait ContextSource: std::fmt::Debug + Send + Sync {
@@ -71,18 +127,69 @@ pub trait ContextSource: std::fmt::Debug + Send + Sync {
     fn candidates<'a>(&self, ctx: &SourceContext<'a>) -> SourceCandidates<'a>;
 }
 
-/// Each file path's relevance (0.5 when absent or not a number, else clamped to 0–1), first
-/// occurrence winning, so diffs and symbols can follow the files' ranking.
-fn file_relevance(input: &ContextBuildInput) -> HashMap<&str, f64> {
-    let mut map = HashMap::new();
-    if let Some(repo) = &input.repo {
-        for file in &repo.files {
-            map.entry(file.path.as_str()).or_insert_with(|| {
-                file.relevance_score
-                    .filter(|v| v.is_finite())
-                    .map_or(0.5, |v| v.clamp(0.0, 1.0))
-            });
+/// A score sanitized like `notes::sanitize_score`, without a note (the files source notes it).
+fn quiet_score(value: Option<f64>) -> f64 {
+    value
+        .filter(|v| v.is_finite())
+        .map_or(0.5, |v| v.clamp(0.0, 1.0))
+}
+
+/// For each item, the index of the first earlier item with the same key; `None` for first
+/// occurrences and for items without a key.
+///
+/// Sorting rather than a hash map: deterministic, and a crafted input cannot make it quadratic.
+/// Keys sort by an FNV-1a hash first, so most comparisons are integer ones even when thousands
+/// of paths share a long prefix; equal hashes still compare the keys, so a collision only costs
+/// time.
+pub fn earlier_duplicates(keys: &[Option<&str>]) -> Vec<Option<usize>> {
+    let mut order: Vec<(u64, &str, usize)> = keys
+        .iter()
+        .enumerate()
+        .filter_map(|(i, k)| k.map(|k| (fnv1a(k), k, i)))
+        .collect();
+    order.sort_unstable();
+    let mut out = vec![None; keys.len()];
+    let mut first: Option<(u64, &str, usize)> = None;
+    for &(hash, key, i) in &order {
+        match first {
+            Some((h, k, f)) if h == hash && k == key => out[i] = Some(f),
+            _ => first = Some((hash, key, i)),
         }
     }
-    map
+    out
+}
+
+/// 64-bit FNV-1a: tiny, deterministic across runs and platforms, good enough to spread paths.
+pub fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a_matches_the_reference_values() {
+        assert_eq!(fnv1a(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a("a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn earlier_duplicates_point_at_the_first() {
+        let keys = [
+            Some("b"),
+            Some("a"),
+            None,
+            Some("b"),
+            Some("a"),
+            None,
+            Some("b"),
+        ];
+        assert_eq!(
+            earlier_duplicates(&keys),
+            [None, None, None, Some(0), Some(1), None, Some(0)]
+        );
+    }
 }

@@ -2,7 +2,7 @@
 
 use ctxmon_domain::assembly::{ContextMessage, MessageMetadata, MessageRole};
 
-use super::{ContextSource, SYMBOLS, SourceCandidates, SourceContext, file_relevance};
+use super::{ContextSource, SYMBOLS, SourceCandidates, SourceContext};
 use crate::assembly::candidate::Candidate;
 use crate::assembly::format::symbol_text;
 
@@ -18,11 +18,10 @@ impl ContextSource for SymbolSource {
         let Some(repo) = ctx.input.repo.as_ref().filter(|r| !r.symbols.is_empty()) else {
             return SourceCandidates::default();
         };
-        let relevance = file_relevance(ctx.input);
         let mut ranked: Vec<_> = repo
             .symbols
             .iter()
-            .map(|s| (relevance.get(s.file.as_str()).copied().unwrap_or(0.5), s))
+            .map(|s| (ctx.file_relevance(&s.file), s))
             .collect();
         ranked.sort_by(|a, b| {
             b.0.total_cmp(&a.0)
@@ -62,6 +61,7 @@ impl ContextSource for SymbolSource {
             }),
             unavailable: 0,
             notes: Default::default(),
+            contiguous: false,
         }
     }
 }
