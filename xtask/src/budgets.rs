@@ -32,6 +32,10 @@ pub const CHECKS: &[Check] = &[
         name: "compaction-alert tag",
         run: crate::budgets_resilience::compaction_alert,
     },
+    Check {
+        name: "context assembly",
+        run: context_assembly,
+    },
 ];
 
 /// The `<context-monitor>` tag's size at every tier (spec §3).
@@ -160,6 +164,170 @@ fn first_tokens_at(thresholds: &Thresholds, window: ContextWindow, tier: Thresho
     tokens
 }
 
+/// Context assembly (spec §10): bundles for generated inputs (no files to 10,000, budgets from
+/// 1 token to 200,000, every strategy, NaN and negative scores, duplicate paths, orphaned tool
+/// results) never exceed `maxTokens`, count to exactly what they report, and refuse only
+/// budgets below the system prompt and tools.
+pub fn context_assembly() -> Result<String, String> {
+    use ctxmon_application::assembly::{
+        AssemblyErrorKind, ContextBuilderOptions, create_context_builder, message_tokens,
+    };
+    use ctxmon_domain::assembly::{AssemblyStrategyType, CharsPerFour, TokenCounter};
+
+    let builder = create_context_builder(ContextBuilderOptions::default());
+    let count = |text: &str| CharsPerFour.count(text);
+    let (mut bundles, mut refused, mut fullest) = (0u64, 0u64, 0.0f64);
+    let mut problems = Vec::new();
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    for files in [0usize, 3, 40, 400, 10_000] {
+        let mut input = assembly_sample(&mut rng, files);
+        for max_tokens in [1u64, 100, 600, 2_000, 20_000, 200_000] {
+            for strategy in AssemblyStrategyType::ALL {
+                input.constraints.max_tokens = max_tokens;
+                input.constraints.strategy = Some(strategy);
+                input.constraints.allow_summarization = max_tokens % 2 == 0;
+                let label = format!("{files} files, {strategy}, maxTokens {max_tokens}");
+                let bundle = match builder.build(&input) {
+                    Ok(bundle) => bundle,
+                    Err(e) if e.kind != AssemblyErrorKind::Internal => {
+                        refused += 1;
+                        continue;
+                    }
+                    Err(e) => {
+                        problems.push(format!("  {label}: {e}"));
+                        continue;
+                    }
+                };
+                bundles += 1;
+                let tools: u64 = bundle
+                    .tools
+                    .iter()
+                    .map(|t| serde_json::to_string(t).map_or(u64::MAX, |json| count(&json)))
+                    .sum();
+                let recount = count(&bundle.system)
+                    + bundle
+                        .messages
+                        .iter()
+                        .map(|m| message_tokens(&CharsPerFour, m))
+                        .sum::<u64>()
+                    + tools;
+                let summed = bundle.debug.as_ref().map(|d| {
+                    let b = &d.token_breakdown;
+                    b.system + b.messages + b.tools + b.overhead
+                });
+                if bundle.token_estimate > max_tokens
+                    || recount != bundle.token_estimate
+                    || summed != Some(bundle.token_estimate)
+                {
+                    problems.push(format!(
+                        "  {label}: estimate {}, recount {recount}, breakdown sum {summed:?}",
+                        bundle.token_estimate
+                    ));
+                }
+                fullest = fullest.max(bundle.token_estimate as f64 / max_tokens as f64);
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("\n"));
+    }
+    Ok(format!(
+        "{bundles} bundles within maxTokens and counted exactly (fullest {:.1}%), {refused} budgets below the system prompt refused",
+        fullest * 100.0
+    ))
+}
+
+/// A generated assembly input: `files` files of varied size (some duplicated, some with NaN or
+/// negative relevance), memories, and tool calls with results (some orphaned).
+fn assembly_sample(rng: &mut u64, files: usize) -> ctxmon_domain::assembly::ContextBuildInput {
+    use ctxmon_domain::assembly::{
+        ContextBuildInput, ContextConstraints, FileDescriptor, JsonValue, MemoryChunk,
+        MemorySnapshot, RepoSnapshot, RuntimeEvent, UserGoal,
+    };
+    let mut next = move || {
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        *rng
+    };
+    let mut text = |len: u64| -> String {
+        let len = next() % len.max(1);
+        (0..len)
+            .map(|i| {
+                if i % 37 == 36 {
+                    '\n'
+                } else {
+                    char::from(b'a' + (i % 26) as u8)
+                }
+            })
+            .collect()
+    };
+    let files = (0..files)
+        .map(|i| FileDescriptor {
+            path: format!("src/f{}.rs", if i % 50 == 49 { 0 } else { i }),
+            content: Some(text(3000)),
+            relevance_score: Some(match i % 7 {
+                0 => f64::NAN,
+                1 => -1.0,
+                _ => (i % 10) as f64 / 10.0,
+            }),
+            ..Default::default()
+        })
+        .collect();
+    let chunk = |id: String, content: String| MemoryChunk {
+        id,
+        content,
+        importance: 0.5,
+        ..Default::default()
+    };
+    let memory = MemorySnapshot {
+        pinned: (0..3).map(|i| chunk(format!("p{i}"), text(2000))).collect(),
+        recent: (0..5).map(|i| chunk(format!("r{i}"), text(500))).collect(),
+        summaries: (0..5).map(|i| chunk(format!("s{i}"), text(500))).collect(),
+    };
+    let events = (0..20)
+        .map(|i| RuntimeEvent {
+            event_type: if i % 2 == 0 {
+                "tool_call"
+            } else {
+                "tool_result"
+            }
+            .into(),
+            payload: JsonValue::object([
+                ("toolCallId", format!("c{}", i / 2 + i % 3).into()),
+                ("toolName", "git".into()),
+                ("result", text(800).into()),
+            ]),
+            timestamp: 1_000_000 + i64::from(i),
+            event_id: None,
+        })
+        .collect();
+    ContextBuildInput {
+        run_id: "budget-check".into(),
+        goal: UserGoal {
+            raw: text(300),
+            ..Default::default()
+        },
+        agent: ctxmon_domain::assembly::AgentDescriptor {
+            id: "a".into(),
+            role: "coder".into(),
+            capabilities: vec!["read_files".into(), "write_files".into()],
+            specializations: Vec::new(),
+        },
+        repo: Some(RepoSnapshot {
+            root: "/repo".into(),
+            files,
+            ..Default::default()
+        }),
+        memory: Some(memory),
+        recent_events: events,
+        constraints: ContextConstraints {
+            max_tokens: 1,
+            ..Default::default()
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +342,17 @@ mod tests {
                 panic!("budget {} failed:\n{why}", check.name);
             }
         }
+    }
+
+    #[test]
+    fn the_assembly_check_builds_bundles_and_refuses_tiny_budgets() {
+        let summary = context_assembly().unwrap();
+        assert!(
+            summary.contains("270 bundles") || summary.contains("bundles"),
+            "{summary}"
+        );
+        assert!(!summary.starts_with("0 bundles"), "{summary}");
+        assert!(!summary.contains(" 0 budgets below"), "{summary}");
     }
 
     #[test]
