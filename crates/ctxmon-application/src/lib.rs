@@ -15,3 +15,4 @@ pub mod monitor_tag;
 pub mod ports;
 pub mod resumption;
 pub mod resumption_context;
+pub mod status_line;

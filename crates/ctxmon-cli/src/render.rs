@@ -44,6 +44,63 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// 150000 → "150k", 1000000 → "1M", 999 → "999".
+pub fn compact(n: u64) -> String {
+    if n >= 1_000_000 && n.is_multiple_of(1_000_000) {
+        format!("{}M", n / 1_000_000)
+    } else if n >= 1_000 {
+        format!("{}k", n.saturating_add(500) / 1_000)
+    } else {
+        n.to_string()
+    }
+}
+
+/// The one status line, e.g. `ctx 75% ▰▰▰▰▰▰▰▱▱▱ 150k/200k WARNING · 17k to compact`, shortened
+/// to fit `width` columns (parts dropped from the right, the percentage kept last).
+pub fn status_line(e: &FillEstimate, width: usize, color: bool) -> String {
+    let (on, off) = if color {
+        (tier_color(e.threshold_tier), RESET)
+    } else {
+        ("", "")
+    };
+    let pct = format!("{}%", e.percent());
+    let bar = bar(e.fill_percentage, BAR_CELLS);
+    let tokens = format!(
+        "{}/{}",
+        compact(e.input_tokens.get()),
+        compact(e.context_window_size.get())
+    );
+    let tier = e.threshold_tier.name();
+    let room = format!(
+        "· {} to compact",
+        compact(e.tokens_until_auto_compact.get())
+    );
+    let candidates: [Vec<&str>; 5] = [
+        vec![&pct, &bar, &tokens, tier, &room],
+        vec![&pct, &bar, &tokens, tier],
+        vec![&pct, &bar, tier],
+        vec![&pct, tier],
+        vec![&pct],
+    ];
+    for parts in candidates {
+        let plain = format!("ctx {}", parts.join(" "));
+        if plain.chars().count() <= width {
+            let mut parts = parts;
+            let colored_pct = format!("{on}{pct}{off}");
+            let colored_tier = format!("{on}{tier}{off}");
+            for p in parts.iter_mut() {
+                if *p == pct.as_str() {
+                    *p = &colored_pct;
+                } else if *p == tier {
+                    *p = &colored_tier;
+                }
+            }
+            return format!("ctx {}", parts.join(" "));
+        }
+    }
+    "ctx".to_string()
+}
+
 /// The multi-line human status of `ctxmon status`.
 pub fn status_text(e: &FillEstimate, color: bool) -> String {
     let (on, off) = if color {
@@ -87,5 +144,8 @@ mod tests {
         assert_eq!(thousands(150_000), "150,000");
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_000_000), "1,000,000");
+        assert_eq!(compact(150_000), "150k");
+        assert_eq!(compact(1_000_000), "1M");
+        assert_eq!(compact(17_437), "17k");
     }
 }

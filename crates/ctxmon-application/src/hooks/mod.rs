@@ -10,6 +10,8 @@ pub mod pre_tool_use;
 pub mod prompt_submit;
 pub mod session_start;
 
+pub use compaction::reset_if_stale;
+
 #[cfg(test)]
 mod prompt_submit_tests;
 #[cfg(test)]

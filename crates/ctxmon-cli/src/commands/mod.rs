@@ -5,6 +5,7 @@ mod checkpoint;
 mod config;
 mod hooks;
 mod status;
+mod statusline;
 mod unavailable;
 
 use std::process::ExitCode;
@@ -17,7 +18,7 @@ pub fn run(cli: Cli) -> ExitCode {
         // Hooks answer Claude Code and always exit 0; they never reach the error path below.
         Command::Hooks(hook) => return hooks::run(hook, &global),
         Command::Status(args) => status::run(&args, &global),
-        Command::Statusline => unavailable::command("statusline", 7),
+        Command::Statusline => statusline::run(&global),
         Command::Checkpoint(cmd) => checkpoint::run(cmd, &global),
         Command::ResumeLog(_) => unavailable::command("resume-log", 5),
         Command::Config(cmd) => config::run(cmd, &global),

@@ -2,3 +2,4 @@
 
 pub mod hook_input;
 pub mod hook_output;
+pub mod status_input;

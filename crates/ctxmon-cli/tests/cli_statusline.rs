@@ -1,0 +1,98 @@
+//! `ctxmon statusline` end to end with Claude Code's status-line JSON.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{Sandbox, repo_fixture, shared_fixtures};
+use serde_json::{Value, json};
+
+fn line(sb: &Sandbox, stdin: &str) -> String {
+    let run = sb.run(&["statusline"], stdin);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.lines().count(), 1, "one line: {:?}", run.stdout);
+    run.stdout.trim_end().to_string()
+}
+
+fn plain() -> Sandbox {
+    let mut sb = Sandbox::new();
+    sb.set_env("NO_COLOR", "1");
+    sb
+}
+
+#[test]
+fn payload_usage_and_window_are_used() {
+    let Some(dir) = shared_fixtures() else { return };
+    let sb = plain();
+    let payload = std::fs::read_to_string(dir.join("statusline-payload-1m.example.json")).unwrap();
+    assert_eq!(
+        line(&sb, &payload),
+        "ctx 2% ▱▱▱▱▱▱▱▱▱▱ 16k/1M NOMINAL · 952k to compact"
+    );
+}
+
+#[test]
+fn an_old_payload_falls_back_to_the_transcript_never_to_total_input_tokens() {
+    let Some(dir) = shared_fixtures() else { return };
+    let sb = plain();
+    let mut payload: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("statusline-payload-1.0.88.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        line(&sb, &payload.to_string()),
+        "ctx --",
+        "the transcript is on another machine: no guess"
+    );
+    payload["transcript_path"] = json!(repo_fixture("transcripts/session-warning.jsonl"));
+    assert_eq!(
+        line(&sb, &payload.to_string()),
+        "ctx 75% ▰▰▰▰▰▰▰▰▱▱ 150k/200k WARNING · 17k to compact"
+    );
+}
+
+#[test]
+fn null_current_usage_reads_the_transcript() {
+    let sb = plain();
+    let t = repo_fixture("transcripts/session-warning.jsonl");
+    let payload = json!({"transcript_path": t, "model": {"id": "claude-sonnet-4-5"}, "context_window": {"context_window_size": 200000, "current_usage": null}});
+    assert!(line(&sb, &payload.to_string()).starts_with("ctx 75% "));
+}
+
+#[test]
+fn colour_follows_no_color_and_width_follows_columns() {
+    let mut sb = Sandbox::new();
+    let t = repo_fixture("transcripts/session-warning.jsonl");
+    let payload = json!({"transcript_path": t}).to_string();
+    assert!(
+        line(&sb, &payload).contains("\x1b[33m"),
+        "WARNING is yellow"
+    );
+    sb.set_env("COLUMNS", "24");
+    let narrow = line(&sb, &payload);
+    let visible: String = narrow.replace("\x1b[33m", "").replace("\x1b[0m", "");
+    assert_eq!(visible, "ctx 75% WARNING");
+    sb.set_env("NO_COLOR", "1");
+    assert!(!line(&sb, &payload).contains('\x1b'));
+}
+
+#[test]
+fn bad_stdin_prints_a_placeholder_and_exits_0() {
+    let sb = plain();
+    for stdin in ["", "not json", "[]", "{}", &"x".repeat(2 * 1024 * 1024)] {
+        assert_eq!(line(&sb, stdin), "ctx --");
+    }
+}
+
+#[test]
+fn a_compaction_drops_the_line_before_the_next_response() {
+    let sb = plain();
+    let t = repo_fixture("transcripts/session-warning.jsonl");
+    let pre = sb.run(&["hooks", "pre-compact"], json!({"session_id":"s1","transcript_path":t,"cwd":sb.dir(),"hook_event_name":"PreCompact","trigger":"manual"}).to_string());
+    assert_eq!(pre.code, 0);
+    let payload = json!({"session_id":"s1","transcript_path":t,"workspace":{"project_dir":sb.dir()},"context_window":{"current_usage":null}});
+    assert_eq!(
+        line(&sb, &payload.to_string()),
+        "ctx 30% ▰▰▰▱▱▱▱▱▱▱ 60k/200k NOMINAL · 107k to compact"
+    );
+}
