@@ -122,10 +122,18 @@ mod tests {
 
     #[test]
     fn chars_per_four_bounds_hold() {
-        for parts in [&["", ""][..], &["abc", "d"], &["é", "日本語", "x"], &["𝄞𝄞𝄞𝄞𝄞"]] {
+        for parts in [
+            &["", ""][..],
+            &["abc", "d"],
+            &["é", "日本語", "x"],
+            &["𝄞𝄞𝄞𝄞𝄞"],
+        ] {
             let (lower, upper) = CharsPerFour.bounds_parts(parts);
             let exact = CharsPerFour.count_parts(parts);
-            assert!(lower <= exact && exact <= upper, "{parts:?}: {lower} {exact} {upper}");
+            assert!(
+                lower <= exact && exact <= upper,
+                "{parts:?}: {lower} {exact} {upper}"
+            );
         }
         assert_eq!(Words.bounds_parts(&["a b", "c"]), (2, 2));
     }
