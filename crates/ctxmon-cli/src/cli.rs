@@ -198,9 +198,10 @@ pub struct AssembleArgs {
     /// Input JSON (`-` or absent for stdin).
     #[arg(long, value_name = "FILE|-")]
     pub input: Option<String>,
-    /// greedy, balanced or conservative.
+    /// greedy, balanced or conservative (overrides constraints.strategy).
     #[arg(long, value_name = "S")]
     pub strategy: Option<String>,
+    /// Token budget for the whole bundle (overrides constraints.maxTokens).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u64>,
 }
