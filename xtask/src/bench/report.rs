@@ -186,16 +186,16 @@ const METHOD: &str = r#"
 
 - **Data.** Transcripts are generated at run time into `target/bench-data/` (never committed)
   and reused while the generator version and size match. The body repeats a block of 64
-  distinct, realistic Claude Code turns (about 45 KiB each; ids and timestamps repeat from one
-  block to the next, which a backward reader never looks at): a user prompt; assistant lines with `message.usage` where several lines
-  of one response share `message.id` (streaming duplicates); Read, Edit, Write, TodoWrite and
-  Bash tool uses with multi-kilobyte tool results; inline sidechain lines; progress, system and
-  file-history-snapshot lines. The newest qualifying main-chain line has a known usage
-  (157,321 context tokens); after it come a sidechain usage, a synthetic API-error line with zero
-  usage, a progress line and a snapshot, all of which a reader must skip. The *worst case*
-  appends 2 MiB of usage-free lines (tool results quoting `"input_tokens"` inside strings,
-  progress lines, snapshots) after the final usage line, so the backward reader scans 2 MiB
-  before it finds its answer.
+  distinct, realistic Claude Code turns of about 45 KiB each (ids and timestamps repeat from
+  one block to the next, which a backward reader never looks at): a user prompt; assistant
+  lines with `message.usage` where several lines of one response share `message.id` (streaming
+  duplicates); Read, Edit, Write, TodoWrite and Bash tool uses with multi-kilobyte tool
+  results; inline sidechain lines; progress, system and file-history-snapshot lines. The newest
+  qualifying main-chain line has a known usage (157,321 context tokens); after it come a
+  sidechain usage, a synthetic API-error line with zero usage, a progress line and a snapshot,
+  all of which a reader must skip. The *worst case* appends 2 MiB of usage-free lines (tool
+  results quoting `"input_tokens"` inside strings, progress lines, snapshots) after the final
+  usage line, so the backward reader scans 2 MiB before it finds its answer.
 - **Verification.** Every run's answer is checked, warm-ups included: the hook's stdout must be
   one `hookSpecificOutput` JSON object whose `<context-monitor>` says `tokens="157321"`;
   `status` must report 157,321 `input_tokens` from source `transcript`. A wrong answer stops the
@@ -211,8 +211,8 @@ const METHOD: &str = r#"
   (`xtask __bench-runner`) that resets its own high-water mark (`/proc/self/clear_refs`) before
   each spawn; its RSS at that moment is the *floor* below which no reading can go, and a reading
   at the floor is shown as "≤ floor". Spawned straight from `cargo xtask bench` (which has just
-  generated the transcripts), every row read 19.4 MiB, where `/usr/bin/time` shows ctxmon
-  itself below 4 MiB.
+  generated the transcripts), every row read 19.4 MiB, about five times what `/usr/bin/time`
+  shows for ctxmon itself.
 - **Isolation.** Each case runs in a fresh project directory (working directory and
   `CLAUDE_PROJECT_DIR`) with a fresh `HOME` and an environment cleared except `PATH`, so no
   user configuration applies. The hook writes its session state there, as it would in a real

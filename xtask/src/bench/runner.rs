@@ -5,7 +5,7 @@
 //! child's `ru_maxrss` at `exec` (std spawns with `posix_spawn`, whose child shares the parent's
 //! memory until it execs; a forked child starts with the parent's RSS). Spawned straight from
 //! `cargo xtask bench`, which has just generated gigabytes of transcripts, every run read 19.4 MiB
-//! where `/usr/bin/time` shows ctxmon peaking below 4 MiB. The runner is small, resets its own
+//! where `/usr/bin/time` showed ctxmon peaking below 4 MiB. The runner is small, resets its own
 //! high-water mark before each spawn (`/proc/self/clear_refs`) and reports it as the *floor*: a
 //! reading at the floor means "at most this much". (The kernel's RSS counters are per-CPU and
 //! approximate, so a reading can land a little below the floor as well.)
