@@ -1,11 +1,17 @@
 //! Context fill estimation (spec §2): from a transcript reading or a status-line payload to a
-//! `FillEstimate`, failing open to NOMINAL.
+//! `FillEstimate`, failing open to NOMINAL; and a whole session's fill over time (`series`).
 
 mod estimator;
+mod series;
 mod window;
 
+#[cfg(test)]
+mod series_tests;
 #[cfg(test)]
 mod tests;
 
 pub use estimator::{ContextFillEstimator, EstimateRequest, FillSettings, Measurement};
+pub use series::{
+    CompactionMark, FillPoint, FillSeries, FillSeriesBuilder, SeriesScope, TierCrossing,
+};
 pub use window::{WindowChoice, WindowReason, WindowRules};

@@ -14,5 +14,5 @@ pub use error::{PortError, PortErrorKind};
 pub use stores::{Clock, EventLog, SessionStateStore};
 pub use transcript::{
     ChainScope, CompactionBoundary, ScanLimits, TranscriptError, TranscriptErrorKind,
-    TranscriptReader, TranscriptReading, UsageRecord,
+    TranscriptEvent, TranscriptReader, TranscriptReading, UsageRecord,
 };

@@ -40,7 +40,7 @@ pub struct UsageRecord {
     pub timestamp: Option<String>,
 }
 
-/// A `compact_boundary` line newer than every qualifying usage record.
+/// A `compact_boundary` line (for a hook: the one newer than every qualifying usage record).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompactionBoundary {
     pub uuid: Option<String>,
@@ -48,6 +48,23 @@ pub struct CompactionBoundary {
     pub trigger: Option<String>,
     pub pre_tokens: Option<TokenCount>,
     pub post_tokens: Option<TokenCount>,
+}
+
+/// One qualifying transcript line, in file order: what a forward read of a whole transcript
+/// reports (the session report), as opposed to the newest one a hook needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TranscriptEvent {
+    /// A qualifying usage record (spec §2); streaming writes one per content block, so several
+    /// events may share a `message_id`.
+    Usage {
+        sidechain: bool,
+        record: UsageRecord,
+    },
+    /// A `compact_boundary` line.
+    Boundary {
+        sidechain: bool,
+        boundary: CompactionBoundary,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 //! the rules below decide. Only the fields the rules need are deserialized; everything else
 //! (message content above all, which can be megabytes) is skipped by serde without being built.
 
-use ctxmon_application::ports::{CompactionBoundary, UsageRecord};
+use ctxmon_application::ports::{CompactionBoundary, TranscriptEvent, UsageRecord};
 use ctxmon_domain::TokenCount;
 use serde::Deserialize;
 
@@ -25,6 +25,25 @@ pub(crate) enum LineEvent {
         sidechain: bool,
         boundary: CompactionBoundary,
     },
+}
+
+impl LineEvent {
+    /// The port's form of a qualifying line; `None` for [`LineEvent::Skip`].
+    pub(crate) fn into_transcript_event(self) -> Option<TranscriptEvent> {
+        match self {
+            LineEvent::Skip => None,
+            LineEvent::Usage { sidechain, record } => {
+                Some(TranscriptEvent::Usage { sidechain, record })
+            }
+            LineEvent::Boundary {
+                sidechain,
+                boundary,
+            } => Some(TranscriptEvent::Boundary {
+                sidechain,
+                boundary,
+            }),
+        }
+    }
 }
 
 /// Cheap pre-filter run before any JSON parsing: a line can only matter if it mentions a token

@@ -2,7 +2,8 @@
 //! at the end of a Claude Code transcript (spec §2) without reading the whole file.
 //!
 //! Layout: `backward` walks lines newest first in fixed blocks with bounded memory, `line`
-//! decides what one line means, `tail` reads the last bytes forward for later derivations.
+//! decides what one line means, `tail` reads the last bytes forward for later derivations, and
+//! `forward` streams the whole file through the same line rules for the session report.
 //!
 //! Decisions the spec leaves open, taken here:
 //! - A usage whose summed fields have the wrong type (a string, a negative number, a float) does
@@ -21,6 +22,7 @@
 //!   boundary.
 
 mod backward;
+mod forward;
 mod lenient;
 mod line;
 mod open;
@@ -37,6 +39,7 @@ use backward::{BackLine, BackwardLines};
 use line::{LineEvent, classify};
 use open::{io_error, open_regular};
 
+pub use forward::ForwardStats;
 pub use tail::{TailLines, read_tail_lines};
 
 /// Block size of the backward scan.

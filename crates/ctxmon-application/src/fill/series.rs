@@ -1,0 +1,307 @@
+//! A session's fill over time, for `ctxmon report`: one point per API response on the main
+//! chain, with compactions and tier crossings marked.
+//!
+//! The builder is fed the transcript's qualifying lines in file order (the reader streams them,
+//! so memory grows with the number of responses, never with the file) and applies the rules of
+//! spec §2 that a whole-session view needs beyond the newest record:
+//! - Streaming writes one line per content block; the lines of one response share `message.id`
+//!   and their input and cache counts, so the first qualifying line of an id is the response's
+//!   point and later ones add nothing. Lines without an id (the simple format) are one point each.
+//! - Sidechain lines are subagent traffic and are left out, unless the file holds no qualifying
+//!   main-chain line at all: then it is a subagent's own transcript and its sidechain is charted,
+//!   as the reader's fallback does.
+//! - The window is a property of the session, not of one response: when any response exceeds
+//!   the window the rules chose, the whole session is measured against the next known size, so
+//!   the chart does not jump from 95% to 20% at the response that proved the window wrong.
+
+use std::collections::HashSet;
+
+use ctxmon_domain::{ContextWindow, ThresholdTier, Thresholds, TokenCount};
+use serde::Serialize;
+
+use super::estimator::FillSettings;
+use crate::ports::{CompactionBoundary, TranscriptEvent, UsageRecord};
+
+/// Which lines the series was built from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeriesScope {
+    Main,
+    /// The file had no qualifying main-chain line: a subagent's transcript.
+    Sidechain,
+}
+
+/// One API response.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FillPoint {
+    /// Position in the series, from 0.
+    pub index: usize,
+    pub timestamp: Option<String>,
+    pub message_id: Option<String>,
+    pub tokens: TokenCount,
+    /// tokens / window, not clamped.
+    pub fill: f64,
+    pub tier: ThresholdTier,
+    pub window: ContextWindow,
+}
+
+/// A `compact_boundary` between two responses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CompactionMark {
+    /// The index of the first response after the compaction (= the number of responses before
+    /// it; equal to the series length when no response followed).
+    pub index: usize,
+    pub timestamp: Option<String>,
+    pub trigger: Option<String>,
+    pub pre_tokens: Option<TokenCount>,
+    pub post_tokens: Option<TokenCount>,
+}
+
+/// A response whose tier differs from the previous response's (the first response is compared
+/// with NOMINAL, the tier of an empty context).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TierCrossing {
+    /// The index of the response in the new tier.
+    pub index: usize,
+    pub timestamp: Option<String>,
+    pub from: ThresholdTier,
+    pub to: ThresholdTier,
+    pub tokens: TokenCount,
+    pub fill: f64,
+}
+
+/// The whole session, ready to render.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FillSeries {
+    pub scope: SeriesScope,
+    /// The newest response's model, else the hint.
+    pub model: Option<String>,
+    /// The newest response's window (the default window when there is no response).
+    pub window: ContextWindow,
+    /// Why the window differs from what the rules chose, when it does.
+    pub window_note: Option<String>,
+    pub thresholds: Thresholds,
+    /// The fill at which Claude Code auto-compacts: (window − buffer) / window of `window`.
+    pub auto_compact_fill: f64,
+    pub points: Vec<FillPoint>,
+    pub compactions: Vec<CompactionMark>,
+    pub crossings: Vec<TierCrossing>,
+}
+
+impl FillSeries {
+    /// The point with the fewest tokens (the first of equals).
+    pub fn min(&self) -> Option<&FillPoint> {
+        self.points
+            .iter()
+            .reduce(|a, b| if b.tokens < a.tokens { b } else { a })
+    }
+
+    /// The point with the most tokens (the first of equals).
+    pub fn max(&self) -> Option<&FillPoint> {
+        self.points
+            .iter()
+            .reduce(|a, b| if b.tokens > a.tokens { b } else { a })
+    }
+
+    pub fn last(&self) -> Option<&FillPoint> {
+        self.points.last()
+    }
+}
+
+/// A response before the window is known.
+#[derive(Debug, Clone)]
+struct RawPoint {
+    tokens: TokenCount,
+    model: Option<String>,
+    message_id: Option<String>,
+    timestamp: Option<String>,
+}
+
+/// The points and compactions of one chain (main or sidechain).
+#[derive(Debug, Default)]
+struct Chain {
+    points: Vec<RawPoint>,
+    seen_ids: HashSet<String>,
+    compactions: Vec<CompactionMark>,
+}
+
+impl Chain {
+    fn is_empty(&self) -> bool {
+        self.points.is_empty() && self.compactions.is_empty()
+    }
+
+    fn usage(&mut self, record: UsageRecord) {
+        if let Some(id) = &record.message_id {
+            // `insert` is false for an id already charted: a later block of the same response.
+            if !self.seen_ids.insert(id.clone()) {
+                return;
+            }
+        }
+        self.points.push(RawPoint {
+            tokens: record.tokens,
+            model: record.model,
+            message_id: record.message_id,
+            timestamp: record.timestamp,
+        });
+    }
+
+    fn boundary(&mut self, boundary: CompactionBoundary) {
+        self.compactions.push(CompactionMark {
+            index: self.points.len(),
+            timestamp: boundary.timestamp,
+            trigger: boundary.trigger,
+            pre_tokens: boundary.pre_tokens,
+            post_tokens: boundary.post_tokens,
+        });
+    }
+}
+
+/// Collects a transcript's events in file order; [`finish`](FillSeriesBuilder::finish) applies
+/// the window and tier rules.
+#[derive(Debug, Default)]
+pub struct FillSeriesBuilder {
+    main: Chain,
+    /// Kept only while the main chain is empty: once it has a line, the file is a session's and
+    /// its sidechain is never charted.
+    sidechain: Option<Chain>,
+}
+
+impl FillSeriesBuilder {
+    pub fn new() -> FillSeriesBuilder {
+        FillSeriesBuilder {
+            main: Chain::default(),
+            sidechain: Some(Chain::default()),
+        }
+    }
+
+    pub fn push(&mut self, event: TranscriptEvent) {
+        let sidechain = match &event {
+            TranscriptEvent::Usage { sidechain, .. }
+            | TranscriptEvent::Boundary { sidechain, .. } => *sidechain,
+        };
+        let chain = if sidechain {
+            match self.sidechain.as_mut() {
+                Some(chain) => chain,
+                None => return,
+            }
+        } else {
+            self.sidechain = None;
+            &mut self.main
+        };
+        match event {
+            TranscriptEvent::Usage { record, .. } => chain.usage(record),
+            TranscriptEvent::Boundary { boundary, .. } => chain.boundary(boundary),
+        }
+    }
+
+    /// Windows, fills, tiers and crossings. `model_hint` is a `--model` id; it outranks the
+    /// transcript's for window rules because only it can carry `[1m]`.
+    pub fn finish(self, settings: &FillSettings, model_hint: Option<&str>) -> FillSeries {
+        let (chain, scope) = match self.sidechain {
+            Some(side) if self.main.is_empty() && !side.is_empty() => {
+                (side, SeriesScope::Sidechain)
+            }
+            _ => (self.main, SeriesScope::Main),
+        };
+        let (windows, window_note) = session_windows(settings, &chain.points, model_hint);
+        let thresholds = settings.thresholds;
+        let mut points = Vec::with_capacity(chain.points.len());
+        let mut crossings = Vec::new();
+        let mut previous = ThresholdTier::Nominal;
+        let mut model = model_hint.map(str::to_string);
+        for (index, (raw, window)) in chain.points.into_iter().zip(windows).enumerate() {
+            let fill = window.ratio(raw.tokens);
+            let tier = thresholds.classify(fill);
+            if tier != previous {
+                crossings.push(TierCrossing {
+                    index,
+                    timestamp: raw.timestamp.clone(),
+                    from: previous,
+                    to: tier,
+                    tokens: raw.tokens,
+                    fill,
+                });
+                previous = tier;
+            }
+            if raw.model.is_some() {
+                model = raw.model;
+            }
+            points.push(FillPoint {
+                index,
+                timestamp: raw.timestamp,
+                message_id: raw.message_id,
+                tokens: raw.tokens,
+                fill,
+                tier,
+                window,
+            });
+        }
+        let window = match points.last() {
+            Some(p) => p.window,
+            None => {
+                let models: Vec<&str> = model_hint.into_iter().collect();
+                settings.windows.choose(None, &models, None).window
+            }
+        };
+        let room = window.tokens().saturating_sub(settings.auto_compact_buffer);
+        FillSeries {
+            scope,
+            model,
+            window,
+            window_note,
+            thresholds,
+            auto_compact_fill: window.ratio(room),
+            points,
+            compactions: chain.compactions,
+            crossings,
+        }
+    }
+}
+
+/// The window of every point: the rules' choice for its model, moved to the next known size
+/// for every point of that choice when any of them exceeds it (see the module docs).
+fn session_windows(
+    settings: &FillSettings,
+    points: &[RawPoint],
+    model_hint: Option<&str>,
+) -> (Vec<ContextWindow>, Option<String>) {
+    let chosen: Vec<ContextWindow> = points
+        .iter()
+        .map(|p| {
+            let mut models: Vec<&str> = model_hint.into_iter().collect();
+            models.extend(p.model.as_deref());
+            settings.windows.choose(None, &models, None).window
+        })
+        .collect();
+    // The largest response of each chosen window decides whether that window was wrong; the
+    // rules' own correction (one token count at a time) gives the replacement.
+    let mut corrections: Vec<(ContextWindow, ContextWindow, TokenCount)> = Vec::new();
+    for (p, w) in points.iter().zip(&chosen) {
+        match corrections.iter_mut().find(|(from, _, _)| from == w) {
+            Some((_, _, max)) => *max = (*max).max(p.tokens),
+            None => corrections.push((*w, *w, p.tokens)),
+        }
+    }
+    let mut notes = Vec::new();
+    for (from, to, max) in &mut corrections {
+        if *max > from.tokens() && *from < ContextWindow::ONE_MILLION {
+            *to = ContextWindow::ONE_MILLION;
+            notes.push(format!(
+                "{max} tokens exceed the expected {} window; assuming {} for the session",
+                from.get(),
+                to.get()
+            ));
+        }
+    }
+    let windows = chosen
+        .iter()
+        .map(|w| {
+            corrections
+                .iter()
+                .find(|(from, _, _)| from == w)
+                .map_or(*w, |(_, to, _)| *to)
+        })
+        .collect();
+    let note = (!notes.is_empty()).then(|| notes.join("; "));
+    (windows, note)
+}
