@@ -8,6 +8,7 @@ pub mod assembly;
 pub mod checkpoint;
 pub mod events;
 pub mod fill;
+pub mod resume_log;
 pub mod resumption;
 pub mod session;
 pub mod state;
@@ -20,6 +21,9 @@ pub mod xml;
 pub use checkpoint::{CheckpointData, CheckpointId, CompactionTrigger, ContextState, SessionInfo};
 pub use events::{DomainEvent, EventRecord};
 pub use fill::{FillEstimate, FillSource};
+pub use resume_log::{
+    ContextMetrics, Decision, ResumeLog, ResumeLogDraft, ResumeLogSection, SessionMetadata,
+};
 pub use resumption::{FileToRead, QualityTrajectory, ResumptionOrigin, ResumptionState, Todo};
 pub use session::SessionKey;
 pub use state::{CompactionsSeen, SessionState};

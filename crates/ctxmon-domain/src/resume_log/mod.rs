@@ -1,0 +1,189 @@
+//! Resume logs: the handoff document written when a session is compacted, ends or turns
+//! critical (spec §9, seed `resume-log-system-architecture.md`).
+//!
+//! A [`ResumeLog`] is data — it round-trips through JSON exactly — and has one deterministic
+//! markdown rendering ([`ResumeLog::render`]) in which every section stays within its token
+//! budget and the document within 10,000 tokens. What the agent may write itself (`ctxmon
+//! resume-log generate --from`) is a [`ResumeLogDraft`], which rejects unknown fields so that a
+//! misspelt section is an error rather than silently lost work.
+
+mod draft;
+mod render;
+mod section;
+mod truncate;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::{FillEstimate, Timestamp};
+
+pub use draft::{DraftMetadata, ResumeLogDraft};
+pub use render::{RenderedLog, RenderedSection};
+pub use section::ResumeLogSection;
+pub use truncate::{Truncated, marker, truncate_chars};
+
+/// Token usage at the moment the log was written (the seed's `ContextMetrics`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ContextMetrics {
+    /// The context window, in tokens.
+    pub total_budget: u64,
+    /// Tokens in the context (spec §2's fill, not a cumulative count).
+    pub used_tokens: u64,
+    /// `used / total × 100`, rounded to hundredths (see [`round_percent`]).
+    #[serde(deserialize_with = "percent_field")]
+    pub percentage_used: f64,
+    pub remaining_tokens: u64,
+    /// Why the log was written: the trigger (`pre_compact`, `session_end`, `tier:critical`,
+    /// `manual`). The seed's API stop reason has no equivalent in a hook.
+    pub stop_reason: String,
+    pub model: String,
+    /// RFC 3339, UTC.
+    pub timestamp: String,
+}
+
+impl ContextMetrics {
+    pub fn new(
+        total_budget: u64,
+        used_tokens: u64,
+        stop_reason: impl Into<String>,
+        model: impl Into<String>,
+        at: Timestamp,
+    ) -> ContextMetrics {
+        let ratio = if total_budget == 0 {
+            0.0
+        } else {
+            used_tokens as f64 / total_budget as f64
+        };
+        ContextMetrics {
+            total_budget,
+            used_tokens,
+            percentage_used: round_percent(ratio * 100.0),
+            remaining_tokens: total_budget.saturating_sub(used_tokens),
+            stop_reason: stop_reason.into(),
+            model: model.into(),
+            timestamp: at.to_rfc3339(),
+        }
+    }
+
+    /// The metrics of a fill estimate (an `unavailable` estimate gives zero used tokens).
+    pub fn from_fill(
+        fill: &FillEstimate,
+        stop_reason: impl Into<String>,
+        at: Timestamp,
+    ) -> ContextMetrics {
+        ContextMetrics::new(
+            fill.context_window_size.get(),
+            fill.input_tokens.get(),
+            stop_reason,
+            fill.model.clone().unwrap_or_default(),
+            at,
+        )
+    }
+}
+
+/// A percentage rounded to hundredths, finite and within 0..=1e9.
+///
+/// Why round: JSON round-trips must be exact, and serde_json's default float parser is only
+/// guaranteed exact for short decimals. Every value this returns is `n / 100` for an integer
+/// `n` below 2^53, whose shortest decimal form parses back to the same `f64`.
+pub fn round_percent(p: f64) -> f64 {
+    if !p.is_finite() || p <= 0.0 {
+        return 0.0;
+    }
+    (p.min(1e9) * 100.0).round() / 100.0
+}
+
+fn percent_field<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    f64::deserialize(d).map(round_percent)
+}
+
+/// A choice made during the session and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Decision {
+    pub decision: String,
+    #[serde(default)]
+    pub rationale: String,
+}
+
+/// Facts about the session that are not the agent's narrative: where the content came from,
+/// what was touched and run, the git state. Rendered under "Session Metadata".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct SessionMetadata {
+    /// The trigger that wrote the log (same as `context_metrics.stop_reason`).
+    pub trigger: String,
+    /// The sources that contributed, highest priority first (`agent document`,
+    /// `checkpoint cx-004`, `transcript`, `git`).
+    pub sources: Vec<String>,
+    pub transcript_path: Option<String>,
+    pub git_branch: Option<String>,
+    pub git_head: Option<String>,
+    /// `git status --porcelain` entries (`XY path`); empty when clean or unknown.
+    pub git_dirty_files: Vec<String>,
+    pub files_modified: Vec<String>,
+    pub commands_run: Vec<String>,
+    pub errors: Vec<String>,
+    pub agents_used: Vec<String>,
+    /// Anything else the agent recorded, by name.
+    pub notes: BTreeMap<String, String>,
+}
+
+impl SessionMetadata {
+    pub fn is_empty(&self) -> bool {
+        *self == SessionMetadata::default()
+    }
+}
+
+/// `.ctxmon/resume-logs/session-<id>.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResumeLog {
+    pub schema_version: u32,
+    pub session_id: String,
+    pub context_metrics: ContextMetrics,
+    #[serde(default)]
+    pub mission_summary: String,
+    #[serde(default)]
+    pub accomplishments: Vec<String>,
+    #[serde(default)]
+    pub key_findings: Vec<String>,
+    #[serde(default)]
+    pub decisions: Vec<Decision>,
+    #[serde(default)]
+    pub next_steps: Vec<String>,
+    /// Paths, ids and values the next session must not lose; ordered by key so the rendering
+    /// is deterministic.
+    #[serde(default)]
+    pub critical_context: BTreeMap<String, String>,
+    #[serde(default)]
+    pub metadata: SessionMetadata,
+}
+
+impl ResumeLog {
+    pub const SCHEMA_VERSION: u32 = 1;
+
+    /// An empty log for `session_id` with the given metrics.
+    pub fn new(session_id: impl Into<String>, context_metrics: ContextMetrics) -> ResumeLog {
+        ResumeLog {
+            schema_version: ResumeLog::SCHEMA_VERSION,
+            session_id: session_id.into(),
+            context_metrics,
+            mission_summary: String::new(),
+            accomplishments: Vec::new(),
+            key_findings: Vec::new(),
+            decisions: Vec::new(),
+            next_steps: Vec::new(),
+            critical_context: BTreeMap::new(),
+            metadata: SessionMetadata::default(),
+        }
+    }
+
+    /// The markdown document (see [`ResumeLog::render`]).
+    pub fn to_markdown(&self) -> String {
+        self.render().markdown()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,86 @@
+//! The seven budgeted sections of a resume log and what each may cost (spec §9).
+
+use serde::{Deserialize, Serialize};
+
+use crate::TokenCount;
+
+/// A section of the rendered markdown, in document order. Every character of the document
+/// belongs to exactly one section — the title and `Generated:` line to `ContextMetrics`, the
+/// `Session Metadata` part to `CriticalContext` — so the per-section budgets add up to a bound
+/// on the whole document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResumeLogSection {
+    ContextMetrics,
+    MissionSummary,
+    Accomplishments,
+    KeyFindings,
+    Decisions,
+    NextSteps,
+    CriticalContext,
+}
+
+impl ResumeLogSection {
+    pub const ALL: [ResumeLogSection; 7] = [
+        ResumeLogSection::ContextMetrics,
+        ResumeLogSection::MissionSummary,
+        ResumeLogSection::Accomplishments,
+        ResumeLogSection::KeyFindings,
+        ResumeLogSection::Decisions,
+        ResumeLogSection::NextSteps,
+        ResumeLogSection::CriticalContext,
+    ];
+
+    /// The whole document's budget: the sum of the section budgets.
+    pub const TOTAL_BUDGET: TokenCount = TokenCount(10_000);
+
+    /// The seed's allocation: numbers are cheap, discoveries are the most valuable.
+    pub fn budget(self) -> TokenCount {
+        TokenCount(match self {
+            ResumeLogSection::ContextMetrics => 500,
+            ResumeLogSection::MissionSummary => 1_000,
+            ResumeLogSection::Accomplishments => 2_000,
+            ResumeLogSection::KeyFindings => 2_500,
+            ResumeLogSection::Decisions => 1_500,
+            ResumeLogSection::NextSteps => 1_500,
+            ResumeLogSection::CriticalContext => 1_000,
+        })
+    }
+
+    /// The markdown heading.
+    pub fn title(self) -> &'static str {
+        match self {
+            ResumeLogSection::ContextMetrics => "Context Metrics",
+            ResumeLogSection::MissionSummary => "Mission Summary",
+            ResumeLogSection::Accomplishments => "Accomplishments",
+            ResumeLogSection::KeyFindings => "Key Findings",
+            ResumeLogSection::Decisions => "Decisions & Rationale",
+            ResumeLogSection::NextSteps => "Next Steps",
+            ResumeLogSection::CriticalContext => "Critical Context",
+        }
+    }
+
+    /// The JSON field name, also used in `--json` summaries.
+    pub fn key(self) -> &'static str {
+        match self {
+            ResumeLogSection::ContextMetrics => "context_metrics",
+            ResumeLogSection::MissionSummary => "mission_summary",
+            ResumeLogSection::Accomplishments => "accomplishments",
+            ResumeLogSection::KeyFindings => "key_findings",
+            ResumeLogSection::Decisions => "decisions",
+            ResumeLogSection::NextSteps => "next_steps",
+            ResumeLogSection::CriticalContext => "critical_context",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_add_up_to_the_total() {
+        let sum: u64 = ResumeLogSection::ALL.iter().map(|s| s.budget().get()).sum();
+        assert_eq!(TokenCount(sum), ResumeLogSection::TOTAL_BUDGET);
+    }
+}
