@@ -13,6 +13,7 @@ pub mod hooks;
 pub mod memory;
 pub mod monitor_tag;
 pub mod ports;
+pub mod resume_log;
 pub mod resumption;
 pub mod resumption_context;
 pub mod status_line;

@@ -83,4 +83,12 @@ pub struct GitHead {
 pub trait GitInfo {
     /// `None` when `dir` is not inside a git work tree.
     fn head(&self, dir: &Path) -> Option<GitHead>;
+
+    /// Uncommitted changes as `git status --porcelain` entries (`XY path`). `None` when they
+    /// cannot be known (no repository, no git, too slow); `Some(empty)` for a clean tree.
+    /// Only resume-log generation asks, never the per-prompt path. The default knows nothing,
+    /// so adapters that cannot run git need not implement it.
+    fn dirty_files(&self, _dir: &Path) -> Option<Vec<String>> {
+        None
+    }
 }

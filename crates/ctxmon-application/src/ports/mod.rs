@@ -3,6 +3,7 @@
 
 mod checkpoints;
 mod error;
+mod resume_logs;
 mod stores;
 mod transcript;
 
@@ -11,6 +12,10 @@ pub use checkpoints::{
     StoredCheckpoint, TranscriptTail,
 };
 pub use error::{PortError, PortErrorKind};
+pub use resume_logs::{
+    ResumeLogEntry, ResumeLogListing, ResumeLogStats, ResumeLogStore, SavedResumeLog,
+    StoredResumeLog, sort_newest_first,
+};
 pub use stores::{Clock, EventLog, SessionStateStore};
 pub use transcript::{
     ChainScope, CompactionBoundary, ScanLimits, TranscriptError, TranscriptErrorKind,

@@ -15,7 +15,7 @@ mod tail;
 mod text;
 
 pub use section::from_section;
-pub use tail::{commands_run, derive_from_tail, errors_seen};
+pub use tail::{commands_run, derive_from_tail, errors_seen, first_user_request};
 
 /// Longest text kept for one item (a summary, a decision, a request), in characters. Longer
 /// text is cut at a character boundary and ends with "…".

@@ -102,6 +102,14 @@ pub fn commands_run(lines: &[Value]) -> Vec<String> {
     dedup_keep_last(commands, MAX_LIST_ITEMS)
 }
 
+/// The oldest typed request in the lines (same rules as `last_user_requests`): the closest
+/// thing a transcript has to the session's mission.
+pub fn first_user_request(lines: &[Value]) -> Option<String> {
+    main_chain(lines)
+        .filter(|l| l.get("type").and_then(Value::as_str) == Some("user") && is_typed_by_user(l))
+        .find_map(|l| message_content(l).and_then(prompt_text))
+}
+
 /// The text of every main-chain tool result marked `is_error: true` (a failed command, a
 /// rejected edit), without Claude Code's `<tool_use_error>` wrapper, capped at
 /// [`MAX_ERROR_CHARS`]; each once at its last occurrence, newest last.

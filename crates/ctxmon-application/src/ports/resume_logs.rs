@@ -1,0 +1,134 @@
+//! The resume-log store: where generated logs live. `.ctxmon/resume-logs/` in production,
+//! memory in tests; any other backend (a shared folder, object storage) implements the same
+//! trait — the seed's "custom storage backends" extension point.
+//!
+//! A store keeps one log per session (a later log of the session replaces the earlier one),
+//! keyed by [`SessionKey`] so a hostile session id never reaches a path.
+
+use ctxmon_domain::{ResumeLog, SessionKey, Timestamp};
+
+use super::PortError;
+
+/// One stored log, as listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResumeLogEntry {
+    pub key: SessionKey,
+    pub session_id: String,
+    /// `context_metrics.timestamp`; `None` when it does not parse.
+    pub generated_at: Option<Timestamp>,
+    pub trigger: String,
+    /// Where the markdown is (a path for the file store): what a person or agent opens.
+    pub location: String,
+    /// Where the JSON is.
+    pub json_location: String,
+    /// The markdown's and the JSON's bytes together.
+    pub bytes: u64,
+}
+
+impl ResumeLogEntry {
+    /// The entry for `log` stored at `location` (markdown) and `json_location`.
+    pub fn of(
+        log: &ResumeLog,
+        location: impl Into<String>,
+        json_location: impl Into<String>,
+        bytes: u64,
+    ) -> ResumeLogEntry {
+        ResumeLogEntry {
+            key: SessionKey::from_raw(&log.session_id),
+            session_id: log.session_id.clone(),
+            generated_at: Timestamp::parse_rfc3339(&log.context_metrics.timestamp),
+            trigger: log.context_metrics.stop_reason.clone(),
+            location: location.into(),
+            json_location: json_location.into(),
+            bytes,
+        }
+    }
+}
+
+/// Readable logs, newest first, and what could not be read (one line each, naming the file).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ResumeLogListing {
+    pub entries: Vec<ResumeLogEntry>,
+    pub problems: Vec<String>,
+}
+
+/// A loaded log: the data, and the stored markdown when there is one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredResumeLog {
+    pub entry: ResumeLogEntry,
+    pub log: ResumeLog,
+    pub markdown: Option<String>,
+}
+
+/// What `save` wrote.
+pub type SavedResumeLog = ResumeLogEntry;
+
+/// `ctxmon resume-log stats`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ResumeLogStats {
+    pub count: usize,
+    pub bytes: u64,
+    pub oldest: Option<Timestamp>,
+    pub newest: Option<Timestamp>,
+    /// Files that were skipped (corrupt, foreign).
+    pub problems: Vec<String>,
+}
+
+pub trait ResumeLogStore {
+    /// Writes the log's JSON and markdown, each replaced atomically, over any earlier log of
+    /// the same session. On failure the earlier files are intact.
+    fn save(&self, log: &ResumeLog, markdown: &str) -> Result<SavedResumeLog, PortError>;
+
+    /// `Ok(None)` when the session has no log; an unreadable one is `InvalidData`.
+    fn load(&self, key: &SessionKey) -> Result<Option<StoredResumeLog>, PortError>;
+
+    /// Every readable log, newest first ([`sort_newest_first`]). A file that cannot be read is
+    /// named in `problems` and skipped; it never hides the others.
+    fn list(&self) -> Result<ResumeLogListing, PortError>;
+
+    /// Returns true when the session had a log.
+    fn delete(&self, key: &SessionKey) -> Result<bool, PortError>;
+
+    /// The newest log that still loads (one deleted or broken since listing is passed over).
+    fn latest(&self) -> Result<Option<StoredResumeLog>, PortError> {
+        for entry in self.list()?.entries {
+            if let Ok(Some(stored)) = self.load(&entry.key) {
+                return Ok(Some(stored));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Deletes all but the newest `keep` logs; returns the sessions whose logs went. Files the
+    /// listing could not read are left alone: what ctxmon cannot identify it does not delete.
+    fn cleanup(&self, keep: usize) -> Result<Vec<SessionKey>, PortError> {
+        let mut removed = Vec::new();
+        for entry in self.list()?.entries.into_iter().skip(keep) {
+            if self.delete(&entry.key)? {
+                removed.push(entry.key);
+            }
+        }
+        Ok(removed)
+    }
+
+    fn stats(&self) -> Result<ResumeLogStats, PortError> {
+        let listing = self.list()?;
+        let times = listing.entries.iter().filter_map(|e| e.generated_at);
+        Ok(ResumeLogStats {
+            count: listing.entries.len(),
+            bytes: listing.entries.iter().map(|e| e.bytes).sum(),
+            oldest: times.clone().min(),
+            newest: times.max(),
+            problems: listing.problems,
+        })
+    }
+}
+
+/// Newest first; logs without a readable time last; ties by key, so the order is total.
+pub fn sort_newest_first(entries: &mut [ResumeLogEntry]) {
+    entries.sort_by(|a, b| {
+        b.generated_at
+            .cmp(&a.generated_at)
+            .then_with(|| a.key.cmp(&b.key))
+    });
+}

@@ -1,0 +1,231 @@
+//! The two ways a log gets written: a hook's trigger (`generate_for_trigger`, fail-open) and
+//! an explicit request (`generate_now`, errors reported). Both gather their inputs through the
+//! hook ports, generate, save, apply the retention (`resume_logs.keep`) and record
+//! `ResumeLogGenerated`.
+
+use std::path::Path;
+
+use ctxmon_domain::{
+    CheckpointData, DomainEvent, EventRecord, FillEstimate, ResumeLogDraft, SessionKey,
+    SessionState,
+};
+use serde_json::Value;
+
+use super::generator::{GeneratedLog, ResumeLogGenerator};
+use super::providers::{GenerationInputs, GitSnapshot};
+use super::trigger::TriggerKind;
+use crate::fill::{ContextFillEstimator, EstimateRequest};
+use crate::hooks::{HookContext, HookPorts};
+use crate::ports::{PortError, ResumeLogStore, SavedResumeLog};
+
+/// What a hook's trigger did. Never an error: problems are warnings for the hook log.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TriggerOutcome {
+    /// The log written, when one was due and saving worked.
+    pub saved: Option<SavedResumeLog>,
+    /// The trigger keys this call marked as fired in the session state (empty: nothing was
+    /// due). Marked before writing, so a failing folder is not retried on every prompt.
+    pub fired: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+/// What an explicit request wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenerateOutcome {
+    pub saved: SavedResumeLog,
+    pub generated: GeneratedLog,
+    /// Sessions whose logs the retention removed afterwards.
+    pub removed: Vec<SessionKey>,
+    pub warnings: Vec<String>,
+}
+
+/// Writes a resume log when `trigger` is due for this session: resume logs enabled, the
+/// trigger configured (`resume_logs.triggers`) and not yet fired for the session.
+///
+/// `state` is the session state the calling hook loaded and will save: the fired triggers are
+/// recorded there (`resume_log_triggers`), so the hook's own save persists them and no second
+/// read-modify-write can lose them. `fill` is the estimate the hook already has, if any
+/// (otherwise it is measured here). Costs nothing beyond a comparison when nothing is due.
+pub fn generate_for_trigger(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    store: &dyn ResumeLogStore,
+    state: &mut SessionState,
+    trigger: TriggerKind,
+    fill: Option<&FillEstimate>,
+) -> TriggerOutcome {
+    let generator = ResumeLogGenerator::from_config(&ctx.config.resume_logs);
+    let due = generator.due(trigger, &state.resume_log_triggers);
+    if due.is_empty() {
+        return TriggerOutcome::default();
+    }
+    let mut outcome = TriggerOutcome::default();
+    if ctx.session_id.is_none_or(|s| s.trim().is_empty()) {
+        outcome
+            .warnings
+            .push("resume log not written: the hook input has no session_id".into());
+        return outcome;
+    }
+    for key in &due {
+        if !state.resume_log_triggers.contains(key) {
+            state.resume_log_triggers.push(key.clone());
+        }
+    }
+    outcome.fired = due;
+    match write(
+        ctx,
+        ports,
+        store,
+        &generator,
+        trigger,
+        fill,
+        None,
+        &mut outcome.warnings,
+    ) {
+        Ok((saved, _, _)) => outcome.saved = Some(saved),
+        Err(e) => outcome
+            .warnings
+            .push(format!("resume log not saved ({}): {e}", trigger.key())),
+    }
+    outcome
+}
+
+/// Writes a log now, whatever the triggers say (`ctxmon resume-log generate`). `agent` is the
+/// document the agent wrote, the highest-priority source. The session is `ctx.session_id`.
+/// Fails only when the log cannot be saved; every other problem is a warning.
+pub fn generate_now(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    store: &dyn ResumeLogStore,
+    agent: Option<&ResumeLogDraft>,
+) -> Result<GenerateOutcome, PortError> {
+    let generator = ResumeLogGenerator::from_config(&ctx.config.resume_logs);
+    let mut warnings = Vec::new();
+    let (saved, generated, removed) = write(
+        ctx,
+        ports,
+        store,
+        &generator,
+        TriggerKind::Manual,
+        None,
+        agent,
+        &mut warnings,
+    )?;
+    Ok(GenerateOutcome {
+        saved,
+        generated,
+        removed,
+        warnings,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    store: &dyn ResumeLogStore,
+    generator: &ResumeLogGenerator<'_>,
+    trigger: TriggerKind,
+    fill: Option<&FillEstimate>,
+    agent: Option<&ResumeLogDraft>,
+    warnings: &mut Vec<String>,
+) -> Result<(SavedResumeLog, GeneratedLog, Vec<SessionKey>), PortError> {
+    let session_id = ctx.session_id.unwrap_or_default();
+    let measured;
+    let fill = match fill {
+        Some(f) => f,
+        None => {
+            measured = ContextFillEstimator::new(ports.transcripts, ctx.settings).estimate(
+                EstimateRequest {
+                    transcript_path: ctx.transcript_path,
+                    ..Default::default()
+                },
+            );
+            &measured
+        }
+    };
+    let checkpoint = latest_checkpoint(ports, session_id, warnings);
+    let tail = read_tail(ctx, ports, warnings);
+    let git = git_snapshot(ctx, ports);
+    let transcript = ctx.transcript_path.map(|p| p.display().to_string());
+    let now = ports.clock.now();
+    let generated = generator.generate(&GenerationInputs {
+        session_id,
+        trigger,
+        now,
+        fill: Some(fill),
+        agent,
+        checkpoint: checkpoint.as_ref(),
+        tail: tail.as_deref(),
+        git: git.as_ref(),
+        transcript_path: transcript.as_deref(),
+    });
+    let saved = store.save(&generated.log, &generated.rendered.markdown())?;
+    let keep = usize::try_from(ctx.config.resume_logs.keep.max(1)).unwrap_or(usize::MAX);
+    let removed = match store.cleanup(keep) {
+        Ok(removed) => removed,
+        Err(e) => {
+            warnings.push(format!("old resume logs not cleaned up: {e}"));
+            Vec::new()
+        }
+    };
+    let event = DomainEvent::ResumeLogGenerated {
+        trigger: trigger.key(),
+        path: saved.location.clone(),
+        tokens: generated.rendered.total_tokens().get(),
+    };
+    let record = EventRecord::new(now, ctx.session_id.map(str::to_string), event);
+    if let Err(e) = ports.events.append(&[record]) {
+        warnings.push(format!("events not recorded: {e}"));
+    }
+    Ok((saved, generated, removed))
+}
+
+/// The newest checkpoint of this session, acknowledged or not: acknowledgement says the agent
+/// was told about it, not that its content stopped mattering.
+fn latest_checkpoint(
+    ports: &HookPorts<'_>,
+    session_id: &str,
+    warnings: &mut Vec<String>,
+) -> Option<CheckpointData> {
+    match ports.checkpoints.list() {
+        Ok(listing) => listing
+            .checkpoints
+            .into_iter()
+            .filter(|c| c.data.session_info.session_id.as_deref() == Some(session_id))
+            .max_by_key(|c| c.data.checkpoint_id)
+            .map(|c| c.data),
+        Err(e) => {
+            warnings.push(format!("checkpoints unreadable: {e}"));
+            None
+        }
+    }
+}
+
+fn read_tail(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    warnings: &mut Vec<String>,
+) -> Option<Vec<Value>> {
+    let path = ctx.transcript_path?;
+    match ports.tail.read_tail(path, ctx.config.resumption.tail_bytes) {
+        Ok(lines) => Some(lines),
+        Err(e) => {
+            warnings.push(format!("transcript tail unreadable: {e}"));
+            None
+        }
+    }
+}
+
+/// Git of the session's working directory, else of the project.
+fn git_snapshot(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> Option<GitSnapshot> {
+    let cwd = ctx.cwd.map(Path::new).filter(|p| !p.as_os_str().is_empty());
+    let (dir, head) = match cwd.and_then(|d| Some((d, ports.git.head(d)?))) {
+        Some(found) => found,
+        None => (ctx.project_dir, ports.git.head(ctx.project_dir)?),
+    };
+    Some(GitSnapshot {
+        head,
+        dirty_files: ports.git.dirty_files(dir),
+    })
+}

@@ -1,0 +1,151 @@
+//! `ResumeLogGenerator`: decides whether a log is due and builds it from gathered inputs.
+//! Pure: no port is called here, so every rule runs in tests on plain values.
+
+use ctxmon_domain::resume_log::RenderedLog;
+use ctxmon_domain::{ContextMetrics, ResumeLog};
+
+use super::providers::{GenerationInputs, SectionProvider, built_in};
+use super::trigger::{ConfiguredTrigger, TriggerCondition, TriggerKind, configured};
+use crate::config::ResumeLogsConfig;
+use crate::resumption::{MAX_LIST_ITEMS, MAX_PATH_CHARS};
+
+/// A generated log and its rendering.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeneratedLog {
+    pub log: ResumeLog,
+    pub rendered: RenderedLog,
+}
+
+pub struct ResumeLogGenerator<'a> {
+    enabled: bool,
+    triggers: Vec<Box<dyn TriggerCondition + 'a>>,
+    providers: Vec<Box<dyn SectionProvider + 'a>>,
+}
+
+impl std::fmt::Debug for ResumeLogGenerator<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResumeLogGenerator")
+            .field("enabled", &self.enabled)
+            .field(
+                "triggers",
+                &self.triggers.iter().map(|t| t.key()).collect::<Vec<_>>(),
+            )
+            .field("providers", &self.providers.len())
+            .finish()
+    }
+}
+
+impl<'a> ResumeLogGenerator<'a> {
+    /// The configured triggers and the built-in providers (agent document, checkpoint,
+    /// transcript, git, in that priority).
+    pub fn from_config(config: &ResumeLogsConfig) -> ResumeLogGenerator<'a> {
+        ResumeLogGenerator {
+            enabled: config.enabled,
+            triggers: configured(config)
+                .into_iter()
+                .map(|t: ConfiguredTrigger| Box::new(t) as Box<dyn TriggerCondition + 'a>)
+                .collect(),
+            providers: built_in()
+                .into_iter()
+                .map(|p| p as Box<dyn SectionProvider + 'a>)
+                .collect(),
+        }
+    }
+
+    /// Adds a trigger condition besides the configured ones.
+    pub fn register_trigger(&mut self, trigger: impl TriggerCondition + 'a) {
+        self.triggers.push(Box::new(trigger));
+    }
+
+    /// Adds a provider after the built-in ones: it fills what they left empty.
+    pub fn register_section_provider(&mut self, provider: impl SectionProvider + 'a) {
+        self.providers.push(Box::new(provider));
+    }
+
+    /// True when a log is due for `trigger`, given the triggers that already fired for this
+    /// session (`SessionState::resume_log_triggers`).
+    pub fn should_generate(&self, trigger: TriggerKind, fired: &[String]) -> bool {
+        !self.due(trigger, fired).is_empty()
+    }
+
+    /// The keys of the conditions `trigger` satisfies that have not fired yet; the caller
+    /// records them as fired. Empty when resume logs are disabled.
+    pub fn due(&self, trigger: TriggerKind, fired: &[String]) -> Vec<String> {
+        if !self.enabled {
+            return Vec::new();
+        }
+        let mut keys: Vec<String> = Vec::new();
+        for t in &self.triggers {
+            let key = t.key();
+            if t.matches(trigger) && !fired.contains(&key) && !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        keys
+    }
+
+    /// Builds the log from every provider, normalises it and renders it within budget.
+    pub fn generate(&self, inputs: &GenerationInputs<'_>) -> GeneratedLog {
+        let stop_reason = inputs.trigger.key();
+        let metrics = match inputs.fill {
+            Some(fill) => ContextMetrics::from_fill(fill, stop_reason.clone(), inputs.now),
+            None => ContextMetrics::new(0, 0, stop_reason.clone(), "", inputs.now),
+        };
+        let mut log = ResumeLog::new(inputs.session_id, metrics);
+        log.metadata.trigger = stop_reason;
+        log.metadata.transcript_path = inputs.transcript_path.map(str::to_string);
+        for provider in &self.providers {
+            if let Some(label) = provider.contribute(inputs, &mut log) {
+                log.metadata.sources.push(label);
+            }
+        }
+        normalise(&mut log);
+        let rendered = log.render();
+        GeneratedLog { log, rendered }
+    }
+}
+
+/// Trimmed items, no empty ones, each list without duplicates (first occurrence kept: the
+/// higher-priority source) and at most [`MAX_LIST_ITEMS`] long, so a hostile document cannot
+/// make the stored JSON huge through repetition.
+fn normalise(log: &mut ResumeLog) {
+    log.mission_summary = log.mission_summary.trim().to_string();
+    for list in [
+        &mut log.accomplishments,
+        &mut log.key_findings,
+        &mut log.next_steps,
+        &mut log.metadata.sources,
+        &mut log.metadata.files_modified,
+        &mut log.metadata.commands_run,
+        &mut log.metadata.errors,
+        &mut log.metadata.agents_used,
+    ] {
+        tidy(list);
+    }
+    // Porcelain entries keep their leading space: ` M` (unstaged) is not `M ` (staged).
+    log.metadata.git_dirty_files.truncate(MAX_LIST_ITEMS);
+    log.metadata
+        .files_modified
+        .retain(|p| p.chars().nth(MAX_PATH_CHARS).is_none());
+    log.decisions
+        .retain(|d| !(d.decision.trim().is_empty() && d.rationale.trim().is_empty()));
+    for d in &mut log.decisions {
+        d.decision = d.decision.trim().to_string();
+        d.rationale = d.rationale.trim().to_string();
+    }
+    log.decisions.truncate(MAX_LIST_ITEMS);
+}
+
+fn tidy(list: &mut Vec<String>) {
+    let mut seen = std::collections::HashSet::new();
+    let items = std::mem::take(list);
+    for item in items {
+        let t = item.trim();
+        if !t.is_empty() && seen.insert(t.to_string()) {
+            list.push(t.to_string());
+            if list.len() == MAX_LIST_ITEMS {
+                break;
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! Resume logs (spec §9): the handoff document written when a session is compacted, ends or
+//! turns critical, and on request.
+//!
+//! - `trigger`: when a log is due ([`TriggerKind`], the [`TriggerCondition`] extension point,
+//!   the configured `resume_logs.triggers`); at most once per trigger per session.
+//! - `providers`: where content comes from, in priority order — the agent's document, the
+//!   session's latest checkpoint, the transcript tail, git ([`SectionProvider`] extension
+//!   point).
+//! - `generator`: [`ResumeLogGenerator`] combines them into a budgeted [`ctxmon_domain::ResumeLog`].
+//! - `entry`: what hooks ([`generate_for_trigger`], fail-open) and the CLI ([`generate_now`])
+//!   call; they gather inputs through the hook ports and save through a
+//!   [`crate::ports::ResumeLogStore`] (the storage-backend extension point;
+//!   [`MemoryResumeLogStore`] here, the file store in `ctxmon-infra-fs`).
+
+mod entry;
+mod generator;
+mod memory_store;
+mod providers;
+mod trigger;
+
+pub use entry::{GenerateOutcome, TriggerOutcome, generate_for_trigger, generate_now};
+pub use generator::{GeneratedLog, ResumeLogGenerator};
+pub use memory_store::MemoryResumeLogStore;
+pub use providers::{
+    AgentDocument, GenerationInputs, Git, GitSnapshot, LatestCheckpoint, SectionProvider,
+    TranscriptTail, add_context, fill_list, fill_text,
+};
+pub use trigger::{ConfiguredTrigger, TriggerCondition, TriggerKind, configured};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,268 @@
+//! Section providers: each source of content fills what the sources before it left empty.
+//!
+//! Priority (spec §9): the agent's own document, the session's latest checkpoint, the
+//! transcript tail, git. For the narrative sections (mission, accomplishments, findings,
+//! decisions, next steps) the first source that has any content owns the section, because
+//! mixing an agent's curated list with raw todo items would blur both; critical-context keys
+//! are added when absent. The metadata lists (files, commands, errors) are facts, so every
+//! source adds to them. A provider is the seed's "custom section provider" extension point:
+//! register one with `ResumeLogGenerator::register_section_provider`.
+
+use ctxmon_domain::{
+    CheckpointData, Decision, FillEstimate, ResumeLog, ResumeLogDraft, ResumptionState, Timestamp,
+    Todo,
+};
+use serde_json::Value;
+
+use super::trigger::TriggerKind;
+use crate::ports::GitHead;
+use crate::resumption::{commands_run, derive_from_tail, errors_seen, first_user_request};
+
+/// Everything generation may draw on, gathered beforehand (the generator itself does no I/O).
+#[derive(Debug, Clone, Copy)]
+pub struct GenerationInputs<'a> {
+    pub session_id: &'a str,
+    pub trigger: TriggerKind,
+    pub now: Timestamp,
+    pub fill: Option<&'a FillEstimate>,
+    pub agent: Option<&'a ResumeLogDraft>,
+    /// The session's newest checkpoint.
+    pub checkpoint: Option<&'a CheckpointData>,
+    /// The transcript's tail as parsed lines, oldest first; `None` when it could not be read.
+    pub tail: Option<&'a [Value]>,
+    pub git: Option<&'a GitSnapshot>,
+    pub transcript_path: Option<&'a str>,
+}
+
+/// Git as seen at generation time.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GitSnapshot {
+    pub head: GitHead,
+    /// `None` when the working tree's state could not be read.
+    pub dirty_files: Option<Vec<String>>,
+}
+
+/// A source of resume-log content.
+pub trait SectionProvider {
+    /// Adds what this source knows to `log`; returns the label recorded in
+    /// `metadata.sources` when it contributed anything, `None` when it had nothing.
+    fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String>;
+}
+
+/// The built-in providers in priority order.
+pub fn built_in() -> Vec<Box<dyn SectionProvider>> {
+    vec![
+        Box::new(AgentDocument),
+        Box::new(LatestCheckpoint),
+        Box::new(TranscriptTail),
+        Box::new(Git),
+    ]
+}
+
+/// `--from`: what the agent wrote.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AgentDocument;
+
+impl SectionProvider for AgentDocument {
+    fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String> {
+        let d = inputs.agent?;
+        fill_text(&mut log.mission_summary, d.mission_summary.as_deref());
+        fill_list(&mut log.accomplishments, &d.accomplishments);
+        fill_list(&mut log.key_findings, &d.key_findings);
+        fill_list(&mut log.next_steps, &d.next_steps);
+        if log.decisions.is_empty() {
+            log.decisions = d.decisions.clone();
+        }
+        for (k, v) in &d.critical_context {
+            add_context(log, k, v);
+        }
+        let m = &mut log.metadata;
+        m.files_modified
+            .extend(d.metadata.files_modified.iter().cloned());
+        m.commands_run
+            .extend(d.metadata.commands_run.iter().cloned());
+        m.errors.extend(d.metadata.errors.iter().cloned());
+        m.agents_used.extend(d.metadata.agents_used.iter().cloned());
+        for (k, v) in &d.metadata.notes {
+            m.notes.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        Some("agent document".into())
+    }
+}
+
+/// The session's newest checkpoint: its resumption state (the source file's curated summary,
+/// decisions and next steps). Its transcript-derived fields are older copies of what the tail
+/// says now, so they are used only when the tail could not be read.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LatestCheckpoint;
+
+impl SectionProvider for LatestCheckpoint {
+    fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String> {
+        let cp = inputs.checkpoint?;
+        let id = cp.checkpoint_id.to_string();
+        add_context(
+            log,
+            "checkpoint",
+            &format!(
+                "{id} (compaction {} of this session, {}% full; `ctxmon checkpoint show {id}`)",
+                cp.compaction_sequence,
+                cp.context_state.percent()
+            ),
+        );
+        if let Some(st) = &cp.resumption_state {
+            curated(st, log);
+            if inputs.tail.is_none() {
+                derived(st, log);
+            }
+        }
+        Some(format!("checkpoint {id}"))
+    }
+}
+
+fn curated(st: &ResumptionState, log: &mut ResumeLog) {
+    fill_text(&mut log.mission_summary, st.summary.as_deref());
+    if log.decisions.is_empty() {
+        log.decisions = st
+            .decisions
+            .iter()
+            .map(|d| Decision {
+                decision: d.clone(),
+                rationale: String::new(),
+            })
+            .collect();
+    }
+    fill_list(&mut log.key_findings, &st.agent_summaries);
+    fill_list(&mut log.next_steps, &st.next_steps);
+    let mut files = st.files_to_read.clone();
+    // Stable: files of equal priority keep the document's order; unprioritised ones last.
+    files.sort_by_key(|f| f.priority.map_or((1, 0), |p| (0, p)));
+    let listed: Vec<String> = files
+        .iter()
+        .map(|f| match &f.reason {
+            Some(r) => format!("{} ({r})", f.path),
+            None => f.path.clone(),
+        })
+        .collect();
+    if !listed.is_empty() {
+        add_context(log, "files to read", &listed.join("; "));
+    }
+    if let Some(q) = &st.quality_trajectory {
+        let parts: Vec<String> = [
+            q.score.map(|s| format!("score {s}")),
+            q.iteration.map(|i| format!("iteration {i}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !parts.is_empty() {
+            add_context(log, "quality", &parts.join(", "));
+        }
+    }
+}
+
+/// Requests, todos, files and the last answer: from the tail when it is readable, else from
+/// the checkpoint's copy.
+fn derived(st: &ResumptionState, log: &mut ResumeLog) {
+    fill_text(
+        &mut log.mission_summary,
+        st.last_user_requests.first().map(String::as_str),
+    );
+    if let Some(latest) = st.last_user_requests.last()
+        && *latest != log.mission_summary
+    {
+        add_context(log, "latest user request", latest);
+    }
+    todos(&st.todos, log);
+    if let Some(text) = &st.last_assistant_text {
+        fill_list(
+            &mut log.key_findings,
+            &[format!("Last assistant message: {text}")],
+        );
+    }
+    log.metadata
+        .files_modified
+        .extend(st.files_touched.iter().cloned());
+}
+
+/// Completed todos are accomplishments; pending and in-progress ones are next steps.
+fn todos(list: &[Todo], log: &mut ResumeLog) {
+    let done: Vec<String> = list
+        .iter()
+        .filter(|t| t.status == "completed")
+        .map(|t| t.content.clone())
+        .collect();
+    let open: Vec<String> = list
+        .iter()
+        .filter(|t| t.status != "completed")
+        .map(|t| match t.status.as_str() {
+            "in_progress" => format!("(in progress) {}", t.content),
+            _ => t.content.clone(),
+        })
+        .collect();
+    fill_list(&mut log.accomplishments, &done);
+    fill_list(&mut log.next_steps, &open);
+}
+
+/// The transcript's tail: first request as mission, the newest todo list, files touched,
+/// commands run, errors seen, the latest request and the last answer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TranscriptTail;
+
+impl SectionProvider for TranscriptTail {
+    fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String> {
+        let lines = inputs.tail.filter(|l| !l.is_empty())?;
+        let st = derive_from_tail(lines);
+        fill_text(
+            &mut log.mission_summary,
+            first_user_request(lines).as_deref(),
+        );
+        derived(&st, log);
+        log.metadata.commands_run.extend(commands_run(lines));
+        log.metadata.errors.extend(errors_seen(lines));
+        Some("transcript".into())
+    }
+}
+
+/// Branch, head and uncommitted changes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Git;
+
+impl SectionProvider for Git {
+    fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String> {
+        let g = inputs.git?;
+        let m = &mut log.metadata;
+        if m.git_branch.is_none() {
+            m.git_branch.clone_from(&g.head.branch);
+        }
+        if m.git_head.is_none() {
+            m.git_head.clone_from(&g.head.head);
+        }
+        if let Some(dirty) = &g.dirty_files {
+            m.git_dirty_files.extend(dirty.iter().cloned());
+        }
+        Some("git".into())
+    }
+}
+
+/// Sets `slot` when it is still empty and `value` has content.
+pub fn fill_text(slot: &mut String, value: Option<&str>) {
+    if slot.trim().is_empty()
+        && let Some(v) = value.map(str::trim).filter(|v| !v.is_empty())
+    {
+        *slot = v.to_string();
+    }
+}
+
+/// Sets `slot` when it has no item with content yet.
+pub fn fill_list(slot: &mut Vec<String>, items: &[String]) {
+    if slot.iter().all(|s| s.trim().is_empty()) {
+        *slot = items.to_vec();
+    }
+}
+
+/// Adds a critical-context entry unless a higher-priority source already set that key.
+pub fn add_context(log: &mut ResumeLog, key: &str, value: &str) {
+    log.critical_context
+        .entry(key.to_string())
+        .or_insert_with(|| value.to_string());
+}

@@ -1,0 +1,474 @@
+//! Resume-log generation over in-memory ports: triggers, source priority, fail-open saving.
+
+use std::cell::RefCell;
+use std::path::Path;
+
+use ctxmon_domain::{
+    CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, DomainEvent, FileToRead,
+    FillEstimate, FillSource, ResumeLog, ResumeLogDraft, ResumptionOrigin, ResumptionState,
+    SessionInfo, SessionKey, SessionState, ThresholdTier, Thresholds, Timestamp, TokenCount,
+};
+use serde_json::{Value, json};
+
+use super::*;
+use crate::config::Config;
+use crate::fill::FillSettings;
+use crate::hooks::{HookContext, HookPorts};
+use crate::memory::{
+    FixedClock, MemoryCheckpoints, MemoryEvents, MemorySource, MemoryStates, MemoryTail,
+};
+use crate::ports::{
+    ChainScope, CheckpointRepository, GitHead, GitInfo, ResumeLogStore, ScanLimits,
+    TranscriptError, TranscriptReader, TranscriptReading, UsageRecord,
+};
+
+/// A transcript whose newest usage is 170,000 tokens.
+struct Usage;
+
+impl TranscriptReader for Usage {
+    fn read_latest(&self, _: &Path, _: ScanLimits) -> Result<TranscriptReading, TranscriptError> {
+        Ok(TranscriptReading {
+            usage: Some(UsageRecord {
+                tokens: TokenCount(170_000),
+                model: Some("claude-opus-4-6".into()),
+                message_id: None,
+                timestamp: None,
+            }),
+            boundary: None,
+            scope: ChainScope::Main,
+            bytes_scanned: 1,
+            hit_scan_limit: false,
+        })
+    }
+}
+
+struct DirtyGit;
+
+impl GitInfo for DirtyGit {
+    fn head(&self, _: &Path) -> Option<GitHead> {
+        Some(GitHead {
+            branch: Some("feature/logs".into()),
+            head: Some("c0ffee".repeat(6) + "c0ff"),
+        })
+    }
+    fn dirty_files(&self, _: &Path) -> Option<Vec<String>> {
+        Some(vec![" M src/lib.rs".into(), "?? notes.md".into()])
+    }
+}
+
+struct World {
+    config: Config,
+    tail: MemoryTail,
+    states: MemoryStates,
+    events: MemoryEvents,
+    clock: FixedClock,
+    checkpoints: MemoryCheckpoints,
+    source: MemorySource,
+    store: MemoryResumeLogStore,
+    session: Option<String>,
+}
+
+impl World {
+    fn new() -> World {
+        World {
+            config: Config::default(),
+            tail: MemoryTail(RefCell::new(transcript())),
+            states: MemoryStates::default(),
+            events: MemoryEvents::default(),
+            clock: FixedClock::new(Timestamp(1_795_168_800_000), 1),
+            checkpoints: MemoryCheckpoints::default(),
+            source: MemorySource::default(),
+            store: MemoryResumeLogStore::default(),
+            session: Some("s1".into()),
+        }
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&HookContext<'_>, &HookPorts<'_>) -> T) -> T {
+        let settings = FillSettings::from_config(&self.config).unwrap();
+        let ports = HookPorts {
+            transcripts: &Usage,
+            tail: &self.tail,
+            states: &self.states,
+            events: &self.events,
+            clock: &self.clock,
+            checkpoints: &self.checkpoints,
+            source: &self.source,
+            git: &DirtyGit,
+        };
+        let ctx = HookContext {
+            config: &self.config,
+            settings: &settings,
+            project_dir: Path::new("/proj"),
+            session_id: self.session.as_deref(),
+            transcript_path: Some(Path::new("/proj/t.jsonl")),
+            cwd: Some("/proj"),
+        };
+        f(&ctx, &ports)
+    }
+
+    fn fire(&self, state: &mut SessionState, trigger: TriggerKind) -> TriggerOutcome {
+        self.with(|ctx, ports| generate_for_trigger(ctx, ports, &self.store, state, trigger, None))
+    }
+
+    fn now(&self, agent: Option<&ResumeLogDraft>) -> GenerateOutcome {
+        self.with(|ctx, ports| generate_now(ctx, ports, &self.store, agent))
+            .unwrap()
+    }
+
+    fn checkpoint(&self, session: &str, state: ResumptionState) {
+        self.checkpoints
+            .save_new(&mut |id: CheckpointId| CheckpointData {
+                schema_version: CheckpointData::SCHEMA_VERSION,
+                checkpoint_id: id,
+                timestamp: String::new(),
+                created_at_ms: Timestamp(0),
+                compaction_sequence: 1,
+                trigger: CompactionTrigger::Auto,
+                custom_instructions: None,
+                context_state: FillEstimate::measured(
+                    TokenCount(166_000),
+                    ContextWindow::DEFAULT,
+                    &Thresholds::default(),
+                    TokenCount(33_000),
+                    FillSource::Transcript,
+                    None,
+                ),
+                resumption_state: Some(state.clone()),
+                session_info: SessionInfo {
+                    session_id: Some(session.into()),
+                    ..Default::default()
+                },
+            })
+            .unwrap();
+    }
+}
+
+fn user(text: &str) -> Value {
+    json!({"type": "user", "message": {"role": "user", "content": text}})
+}
+
+fn tool(name: &str, input: Value) -> Value {
+    json!({"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t", "name": name, "input": input}
+    ]}})
+}
+
+fn transcript() -> Vec<Value> {
+    vec![
+        user("Add resume logs to ctxmon"),
+        tool(
+            "Write",
+            json!({"file_path": "/proj/src/log.rs", "content": "x"}),
+        ),
+        tool("Bash", json!({"command": "cargo test"})),
+        json!({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t", "is_error": true, "content": "test failed: budget"}
+        ]}}),
+        tool(
+            "TodoWrite",
+            json!({"todos": [
+                {"content": "Domain types", "status": "completed"},
+                {"content": "File store", "status": "in_progress"},
+                {"content": "CLI", "status": "pending"}
+            ]}),
+        ),
+        user("Now wire the CLI"),
+    ]
+}
+
+fn curated_state() -> ResumptionState {
+    ResumptionState {
+        origin: ResumptionOrigin::SourceFile,
+        summary: Some("Phase 3 of 5: storage".into()),
+        decisions: vec!["One log per session".into()],
+        next_steps: vec!["Write the fs store".into()],
+        files_to_read: vec![
+            FileToRead {
+                path: "b.rs".into(),
+                priority: Some(2),
+                reason: None,
+            },
+            FileToRead {
+                path: "a.rs".into(),
+                priority: Some(1),
+                reason: Some("the port".into()),
+            },
+        ],
+        todos: vec![ctxmon_domain::Todo {
+            content: "stale todo".into(),
+            status: "pending".into(),
+        }],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn triggers_follow_configuration_and_fire_once_per_session() {
+    let mut config = Config::default().resume_logs;
+    let g = ResumeLogGenerator::from_config(&config);
+    assert!(g.should_generate(TriggerKind::PreCompact, &[]));
+    assert!(g.should_generate(TriggerKind::SessionEnd, &[]));
+    assert!(!g.should_generate(TriggerKind::Tier(ThresholdTier::Warning), &[]));
+    assert_eq!(
+        g.due(TriggerKind::Tier(ThresholdTier::Emergency), &[]),
+        ["tier:critical"]
+    );
+    assert!(!g.should_generate(
+        TriggerKind::Tier(ThresholdTier::Critical),
+        &["tier:critical".into()]
+    ));
+    assert!(!g.should_generate(TriggerKind::Manual, &[]));
+
+    config.triggers = vec![
+        "tier:warning".into(),
+        "tier:emergency".into(),
+        "tier:warning".into(),
+    ];
+    let g = ResumeLogGenerator::from_config(&config);
+    assert_eq!(
+        g.due(
+            TriggerKind::Tier(ThresholdTier::Emergency),
+            &["tier:warning".into()]
+        ),
+        ["tier:emergency"]
+    );
+    assert!(!g.should_generate(TriggerKind::PreCompact, &[]));
+
+    config.enabled = false;
+    assert!(
+        !ResumeLogGenerator::from_config(&config).should_generate(TriggerKind::PreCompact, &[])
+    );
+}
+
+#[test]
+fn a_due_trigger_writes_once_and_records_the_event() {
+    let w = World::new();
+    let mut state = SessionState::default();
+    let first = w.fire(&mut state, TriggerKind::PreCompact);
+    assert!(first.warnings.is_empty(), "{:?}", first.warnings);
+    let saved = first.saved.unwrap();
+    assert_eq!(saved.location, "memory:session-s1.md");
+    assert_eq!(first.fired, ["pre_compact"]);
+    assert_eq!(state.resume_log_triggers, ["pre_compact"]);
+    match &w.events.records.borrow()[0].event {
+        DomainEvent::ResumeLogGenerated {
+            trigger,
+            path,
+            tokens,
+        } => {
+            assert_eq!(trigger, "pre_compact");
+            assert_eq!(path, "memory:session-s1.md");
+            assert!(*tokens > 100);
+        }
+        other => panic!("{other:?}"),
+    }
+    let again = w.fire(&mut state, TriggerKind::PreCompact);
+    assert_eq!(again, TriggerOutcome::default());
+    // A different trigger of the same session still fires.
+    assert!(w.fire(&mut state, TriggerKind::SessionEnd).saved.is_some());
+    assert_eq!(w.events.records.borrow().len(), 2);
+}
+
+#[test]
+fn an_unconfigured_trigger_costs_nothing() {
+    let w = World::new();
+    w.store.fail.set(true);
+    let mut state = SessionState::default();
+    let outcome = w.fire(&mut state, TriggerKind::Tier(ThresholdTier::Warning));
+    assert_eq!(outcome, TriggerOutcome::default());
+    assert!(w.events.records.borrow().is_empty());
+}
+
+#[test]
+fn a_failing_store_is_a_warning_and_is_not_retried() {
+    let w = World::new();
+    w.store.fail.set(true);
+    let mut state = SessionState::default();
+    let outcome = w.fire(&mut state, TriggerKind::Tier(ThresholdTier::Critical));
+    assert_eq!(outcome.saved, None);
+    assert_eq!(outcome.fired, ["tier:critical"]);
+    assert!(
+        outcome.warnings[0].starts_with("resume log not saved (tier:critical): "),
+        "{:?}",
+        outcome.warnings
+    );
+    assert!(
+        w.fire(&mut state, TriggerKind::Tier(ThresholdTier::Critical))
+            .warnings
+            .is_empty()
+    );
+    // The explicit path reports the same failure as an error.
+    assert!(
+        w.with(|ctx, ports| generate_now(ctx, ports, &w.store, None))
+            .is_err()
+    );
+}
+
+#[test]
+fn a_hook_without_a_session_id_writes_nothing() {
+    let mut w = World::new();
+    w.session = None;
+    let mut state = SessionState::default();
+    let outcome = w.fire(&mut state, TriggerKind::SessionEnd);
+    assert_eq!(outcome.saved, None);
+    assert_eq!(outcome.warnings.len(), 1);
+    assert!(state.resume_log_triggers.is_empty());
+}
+
+#[test]
+fn the_transcript_fills_what_nothing_else_says() {
+    let w = World::new();
+    let log = w.now(None).generated.log;
+    assert_eq!(log.mission_summary, "Add resume logs to ctxmon");
+    assert_eq!(log.accomplishments, ["Domain types"]);
+    assert_eq!(log.next_steps, ["(in progress) File store", "CLI"]);
+    assert_eq!(
+        log.critical_context["latest user request"],
+        "Now wire the CLI"
+    );
+    assert_eq!(log.metadata.files_modified, ["/proj/src/log.rs"]);
+    assert_eq!(log.metadata.commands_run, ["cargo test"]);
+    assert_eq!(log.metadata.errors, ["test failed: budget"]);
+    assert_eq!(log.metadata.git_branch.as_deref(), Some("feature/logs"));
+    assert_eq!(
+        log.metadata.git_dirty_files,
+        [" M src/lib.rs", "?? notes.md"]
+    );
+    assert_eq!(log.metadata.sources, ["transcript", "git"]);
+    assert_eq!(log.metadata.trigger, "manual");
+    assert_eq!(log.context_metrics.used_tokens, 170_000);
+    assert_eq!(log.context_metrics.percentage_used, 85.0);
+    assert_eq!(log.context_metrics.model, "claude-opus-4-6");
+}
+
+#[test]
+fn sources_apply_in_priority_order() {
+    let w = World::new();
+    w.checkpoint(
+        "other",
+        ResumptionState {
+            summary: Some("not ours".into()),
+            ..Default::default()
+        },
+    );
+    w.checkpoint("s1", curated_state());
+    let agent: ResumeLogDraft = serde_json::from_value(json!({
+        "accomplishments": ["Agent's own list"],
+        "critical_context": {"checkpoint": "agent says"},
+        "metadata": {"files_modified": ["/proj/README.md"]}
+    }))
+    .unwrap();
+    let log = w.now(Some(&agent)).generated.log;
+    assert_eq!(log.accomplishments, ["Agent's own list"]);
+    assert_eq!(log.mission_summary, "Phase 3 of 5: storage");
+    assert_eq!(log.decisions[0].decision, "One log per session");
+    assert_eq!(log.next_steps, ["Write the fs store"]);
+    assert_eq!(log.critical_context["checkpoint"], "agent says");
+    assert_eq!(
+        log.critical_context["files to read"],
+        "a.rs (the port); b.rs"
+    );
+    // Facts are merged: the agent's file and the transcript's.
+    assert_eq!(
+        log.metadata.files_modified,
+        ["/proj/README.md", "/proj/src/log.rs"]
+    );
+    assert_eq!(
+        log.metadata.sources,
+        ["agent document", "checkpoint cx-002", "transcript", "git"]
+    );
+    // The checkpoint's (older) todo list lost to the transcript's.
+    assert!(!log.next_steps.iter().any(|s| s.contains("stale")));
+}
+
+#[test]
+fn the_checkpoint_stands_in_for_an_unreadable_transcript() {
+    let w = World::new();
+    w.checkpoint(
+        "s1",
+        ResumptionState {
+            files_touched: vec!["/proj/x.rs".into()],
+            ..curated_state()
+        },
+    );
+    let inputs_tail: Option<&[Value]> = None;
+    let cp = w
+        .checkpoints
+        .latest_unacknowledged(Some("s1"))
+        .unwrap()
+        .unwrap();
+    let g = ResumeLogGenerator::from_config(&w.config.resume_logs);
+    let log = g
+        .generate(&GenerationInputs {
+            session_id: "s1",
+            trigger: TriggerKind::SessionEnd,
+            now: Timestamp(0),
+            fill: None,
+            agent: None,
+            checkpoint: Some(&cp),
+            tail: inputs_tail,
+            git: None,
+            transcript_path: None,
+        })
+        .log;
+    assert_eq!(log.next_steps, ["Write the fs store"]);
+    assert_eq!(log.metadata.files_modified, ["/proj/x.rs"]);
+    assert_eq!(log.context_metrics.stop_reason, "session_end");
+}
+
+#[test]
+fn retention_keeps_the_newest_and_the_store_lists_newest_first() {
+    let mut w = World::new();
+    w.config.resume_logs.keep = 2;
+    for s in ["a", "b", "c"] {
+        w.session = Some(s.into());
+        w.now(None);
+    }
+    let listing = w.store.list().unwrap();
+    let keys: Vec<&str> = listing.entries.iter().map(|e| e.key.as_str()).collect();
+    assert_eq!(keys, ["c", "b"]);
+    assert_eq!(w.store.latest().unwrap().unwrap().log.session_id, "c");
+    let stats = w.store.stats().unwrap();
+    assert_eq!(stats.count, 2);
+    assert!(stats.oldest < stats.newest);
+    assert_eq!(w.store.cleanup(1).unwrap(), [SessionKey::from_raw("b")]);
+}
+
+#[test]
+fn extension_points_plug_in() {
+    struct Findings;
+    impl SectionProvider for Findings {
+        fn contribute(&self, _: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String> {
+            fill_list(&mut log.key_findings, &["custom finding".into()]);
+            Some("custom".into())
+        }
+    }
+    struct Always;
+    impl TriggerCondition for Always {
+        fn key(&self) -> String {
+            "always".into()
+        }
+        fn matches(&self, _: TriggerKind) -> bool {
+            true
+        }
+    }
+    let mut g = ResumeLogGenerator::from_config(&Config::default().resume_logs);
+    g.register_section_provider(Findings);
+    g.register_trigger(Always);
+    assert_eq!(g.due(TriggerKind::Manual, &[]), ["always"]);
+    let log = g
+        .generate(&GenerationInputs {
+            session_id: "s",
+            trigger: TriggerKind::Manual,
+            now: Timestamp(0),
+            fill: None,
+            agent: None,
+            checkpoint: None,
+            tail: None,
+            git: None,
+            transcript_path: None,
+        })
+        .log;
+    assert_eq!(log.key_findings, ["custom finding"]);
+    assert_eq!(log.metadata.sources, ["custom"]);
+}
