@@ -37,6 +37,7 @@ pub fn prompt_submit(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> PromptSubm
             ..Default::default()
         });
     let mut state = load_state(ctx, ports, &mut warnings);
+    let loaded = state.clone();
 
     // The first prompt after a checkpoint of this session: alert (and acknowledge) it. If
     // PreCompact could not record the compaction in the state, it is recorded here.
@@ -105,7 +106,11 @@ pub fn prompt_submit(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> PromptSubm
         acknowledge_delivered_elsewhere(ports, &state, &mut events, &mut warnings)
     };
 
-    save_state(ctx, ports, &mut state, &mut warnings);
+    // A prompt that changes nothing (the same reading again, e.g. while the transcript lags)
+    // skips the rewrite: it was the largest single cost of the hook's own work.
+    if state != loaded {
+        save_state(ctx, ports, &mut state, &mut warnings);
+    }
     record(ctx, ports, events, &mut warnings);
     let additional_context = (!parts.is_empty()).then(|| parts.join("\n"));
     PromptSubmitOutcome {

@@ -83,7 +83,7 @@ impl<R: Read + Seek> BackwardLines<R> {
             if self.done {
                 return Ok(None);
             }
-            let (start, end) = match self.block[..self.cursor].iter().rposition(|&b| b == b'\n') {
+            let (start, end) = match memchr::memrchr(b'\n', &self.block[..self.cursor]) {
                 Some(i) => {
                     let start = self.block_start + i as u64 + 1;
                     let end = self.line_end;

@@ -53,7 +53,7 @@ impl JsonlTranscriptReader {
                 finish_line(&line, oversized, &mut stats, &mut visit);
                 break;
             }
-            let (chunk, ends_line) = match buf.iter().position(|&b| b == b'\n') {
+            let (chunk, ends_line) = match memchr::memchr(b'\n', buf) {
                 Some(i) => (buf.get(..i).unwrap_or_default(), true),
                 None => (buf, false),
             };

@@ -53,7 +53,7 @@ pub fn read_tail_lines(path: &Path, max_bytes: u64) -> Result<TailLines, Transcr
         if buf.first() == Some(&b'\n') {
             rest
         } else {
-            match rest.iter().position(|&b| b == b'\n') {
+            match memchr::memchr(b'\n', rest) {
                 Some(i) => rest.get(i + 1..).unwrap_or_default(),
                 None => &[],
             }
