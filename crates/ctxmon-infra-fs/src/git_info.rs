@@ -7,12 +7,18 @@
 //! ref to another ref (a few hops), or as a line of `packed-refs`. Reftable repositories and
 //! anything else unexpected give `head: None`. Every read is of a regular file and bounded, so
 //! a FIFO, a huge file or garbage yields `None` fields, never a hang or a panic.
+//!
+//! The uncommitted changes a resume log lists are the exception: they do need git, which
+//! `status` runs under a timeout, and only when a resume log is generated.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use ctxmon_application::ports::{GitHead, GitInfo};
+
+mod status;
+pub use status::{STATUS_TIMEOUT, parse_porcelain_z};
 
 /// `HEAD`, loose refs, `.git` files and `commondir` are one line; anything longer is not one.
 const SMALL_FILE_CAP: u64 = 4 * 1024;
@@ -62,6 +68,13 @@ impl GitInfo for FsGitInfo {
                 head: object_id(head),
             })
         }
+    }
+
+    /// Runs `git status` (see `status`), only inside a work tree: outside one there is nothing
+    /// to ask and no process is started.
+    fn dirty_files(&self, dir: &Path) -> Option<Vec<String>> {
+        find_git_dir(dir)?;
+        status::dirty_files(dir, STATUS_TIMEOUT)
     }
 }
 

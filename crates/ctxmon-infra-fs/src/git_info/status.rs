@@ -1,0 +1,157 @@
+//! Uncommitted changes from `git status --porcelain=v1 -z`: the one place ctxmon runs git.
+//!
+//! Why a process here when `head` reads `.git` directly: deciding what is modified means
+//! comparing the index with the work tree (stat caches, filters, ignore rules), which only git
+//! does right. It is affordable because only resume-log generation asks — a few times per
+//! session, never on the per-prompt path — and it is bounded: a timeout after which git is
+//! killed, a cap on the output read, `--no-optional-locks` so the user's own git commands never
+//! find the index locked by ctxmon.
+
+use std::io::{self, Read};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Long enough for `git status` on a large repository with a warm cache, short enough to fit
+/// well inside a hook's deadline (1.5 s by default).
+pub const STATUS_TIMEOUT: Duration = Duration::from_millis(700);
+
+/// More output than this is read and discarded (git must not block on a full pipe).
+const MAX_OUTPUT: u64 = 1024 * 1024;
+
+/// A resume log lists this many changes at most.
+const MAX_ENTRIES: usize = 200;
+
+/// `XY path` entries (`XY old -> new` for renames and copies), or `None` when git is missing,
+/// `dir` is not in a work tree, git failed or ran past `timeout`.
+pub fn dirty_files(dir: &Path, timeout: Duration) -> Option<Vec<String>> {
+    let mut child = Command::new("git")
+        .arg("--no-optional-locks")
+        .args(["status", "--porcelain=v1", "-z", "--untracked-files=normal"])
+        .current_dir(dir)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdout = child.stdout.take()?;
+    let (tx, rx) = mpsc::channel();
+    // A reader thread keeps the pipe drained so git can finish however much it prints.
+    thread::spawn(move || {
+        let mut kept = Vec::new();
+        let result = (&mut stdout)
+            .take(MAX_OUTPUT)
+            .read_to_end(&mut kept)
+            .and_then(|_| io::copy(&mut stdout, &mut io::sink()));
+        let _ = tx.send(result.map(|_| kept));
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(2)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    if !status.success() {
+        return None;
+    }
+    // git has exited; its output is complete unless a child of its own still holds the pipe.
+    let bytes = rx.recv_timeout(Duration::from_millis(100)).ok()?.ok()?;
+    Some(parse_porcelain_z(&bytes))
+}
+
+/// Parses NUL-separated porcelain v1 entries; an incomplete last entry (output cut at the cap)
+/// is dropped.
+pub fn parse_porcelain_z(bytes: &[u8]) -> Vec<String> {
+    let mut fields = bytes.split(|b| *b == 0).peekable();
+    let mut out = Vec::new();
+    let complete = bytes.last() == Some(&0);
+    while let Some(field) = fields.next() {
+        if fields.peek().is_none() && !complete {
+            break;
+        }
+        if field.len() < 4 || field[2] != b' ' {
+            continue;
+        }
+        let xy = String::from_utf8_lossy(&field[..2]).into_owned();
+        let path = clean(&field[3..]);
+        let entry = if xy.contains('R') || xy.contains('C') {
+            // Renames and copies carry the source path as the next field.
+            let from = fields.next().map(clean).unwrap_or_default();
+            format!("{xy} {from} -> {path}")
+        } else {
+            format!("{xy} {path}")
+        };
+        out.push(entry);
+        if out.len() == MAX_ENTRIES {
+            break;
+        }
+    }
+    out
+}
+
+/// A path as text: lossy UTF-8, control characters (legal in file names) made visible.
+fn clean(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes)
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_porcelain_entries() {
+        let out = b" M src/a.rs\0A  new.rs\0R  b.rs\0old b.rs\0?? notes\nx.md\0 D gone";
+        assert_eq!(
+            parse_porcelain_z(out),
+            [
+                " M src/a.rs",
+                "A  new.rs",
+                "R  old b.rs -> b.rs",
+                "?? notes?x.md"
+            ]
+        );
+        assert!(parse_porcelain_z(b"").is_empty());
+        assert!(parse_porcelain_z(b"garbage\0").is_empty());
+    }
+
+    fn git(dir: &Path, args: &[&str]) -> bool {
+        Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    #[test]
+    fn reads_a_real_work_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        if !git(dir.path(), &["init", "-q"]) {
+            eprintln!("notice: git is not installed; skipping the git status test");
+            return;
+        }
+        std::fs::write(dir.path().join("staged.txt"), "a").unwrap();
+        assert!(git(dir.path(), &["add", "staged.txt"]));
+        std::fs::write(dir.path().join("untracked.txt"), "b").unwrap();
+        let mut found = dirty_files(dir.path(), Duration::from_secs(10)).unwrap();
+        found.sort();
+        assert_eq!(found, ["?? untracked.txt", "A  staged.txt"]);
+        // No repository, or no time at all: unknown, never an error.
+        let plain = tempfile::tempdir().unwrap();
+        assert_eq!(dirty_files(plain.path(), Duration::from_secs(10)), None);
+        assert_eq!(dirty_files(dir.path(), Duration::ZERO), None);
+    }
+}

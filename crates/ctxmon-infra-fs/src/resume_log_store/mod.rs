@@ -1,0 +1,174 @@
+//! `.ctxmon/resume-logs/`: the file-system `ResumeLogStore` (spec §9, §12).
+//!
+//! Layout: `session-<key>.json` (the data) and `session-<key>.md` (the rendering people and
+//! agents open), one pair per session, `<key>` a [`SessionKey`] so a session id with `/` or
+//! `..` becomes a hash and never a path. Both files are replaced atomically and fsynced (0600,
+//! folder 0700); a writer holds `.lock` so that two hooks of one session never leave the JSON
+//! of one next to the markdown of the other. Readers take no lock and trust only the JSON: a
+//! corrupt or foreign one is reported and skipped, never fatal, and never deleted.
+
+mod read;
+
+use std::fs;
+use std::io;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ctxmon_application::ports::{
+    PortError, ResumeLogEntry, ResumeLogListing, ResumeLogStore, SavedResumeLog, StoredResumeLog,
+    sort_newest_first,
+};
+use ctxmon_domain::{ResumeLog, SessionKey};
+
+use crate::fsutil::{Durability, ensure_private_dir, io_error, with_lock, write_atomic};
+use crate::layout::ProjectLayout;
+pub use read::MAX_LOG_BYTES;
+
+const LOCK_NAME: &str = ".lock";
+
+#[derive(Debug, Clone)]
+pub struct FsResumeLogStore {
+    layout: ProjectLayout,
+    lock_wait: Duration,
+}
+
+impl FsResumeLogStore {
+    /// Each holder writes two small files; a longer wait means a wedged process, which is
+    /// reported rather than waited out.
+    pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(2);
+
+    pub fn new(layout: ProjectLayout) -> FsResumeLogStore {
+        FsResumeLogStore {
+            layout,
+            lock_wait: Self::DEFAULT_LOCK_WAIT,
+        }
+    }
+
+    /// A hook with a deadline may want to give up sooner.
+    pub fn with_lock_wait(mut self, wait: Duration) -> FsResumeLogStore {
+        self.lock_wait = wait;
+        self
+    }
+
+    pub fn dir(&self) -> PathBuf {
+        self.layout.resume_logs_dir()
+    }
+
+    pub fn markdown_path(&self, key: &SessionKey) -> PathBuf {
+        self.dir().join(format!("session-{key}.md"))
+    }
+
+    pub fn json_path(&self, key: &SessionKey) -> PathBuf {
+        self.dir().join(format!("session-{key}.json"))
+    }
+
+    fn locked<T>(&self, f: impl FnOnce() -> Result<T, PortError>) -> Result<T, PortError> {
+        let dir = self.dir();
+        ensure_private_dir(&dir).map_err(|e| io_error(&dir, &e))?;
+        with_lock(&dir.join(LOCK_NAME), self.lock_wait, f)
+    }
+
+    fn entry(&self, log: &ResumeLog, bytes: u64) -> ResumeLogEntry {
+        let key = SessionKey::from_raw(&log.session_id);
+        ResumeLogEntry::of(
+            log,
+            self.markdown_path(&key).display().to_string(),
+            self.json_path(&key).display().to_string(),
+            bytes,
+        )
+    }
+}
+
+impl ResumeLogStore for FsResumeLogStore {
+    fn save(&self, log: &ResumeLog, markdown: &str) -> Result<SavedResumeLog, PortError> {
+        let key = SessionKey::from_raw(&log.session_id);
+        let json = serde_json::to_vec_pretty(log).map_err(|e| {
+            PortError::new(
+                ctxmon_application::ports::PortErrorKind::InvalidData,
+                format!("resume log not serialisable: {e}"),
+            )
+        })?;
+        let (json_path, md_path) = (self.json_path(&key), self.markdown_path(&key));
+        self.locked(|| {
+            // The JSON first: it is the record, and the markdown can always be rendered again
+            // from it if a crash falls between the two renames.
+            write_atomic(&json_path, &json, Durability::Fsync)
+                .map_err(|e| io_error(&json_path, &e))?;
+            write_atomic(&md_path, markdown.as_bytes(), Durability::Fsync)
+                .map_err(|e| io_error(&md_path, &e))
+        })?;
+        Ok(self.entry(log, (json.len() + markdown.len()) as u64))
+    }
+
+    fn load(&self, key: &SessionKey) -> Result<Option<StoredResumeLog>, PortError> {
+        let json_path = self.json_path(key);
+        let Some((log, json_bytes)) = read::read_log(&json_path, key)? else {
+            return Ok(None);
+        };
+        let markdown = read::read_markdown(&self.markdown_path(key));
+        let md_bytes = markdown.as_ref().map_or(0, String::len);
+        Ok(Some(StoredResumeLog {
+            entry: self.entry(&log, json_bytes + md_bytes as u64),
+            log,
+            markdown,
+        }))
+    }
+
+    fn list(&self) -> Result<ResumeLogListing, PortError> {
+        let dir = self.dir();
+        let names = match fs::read_dir(&dir) {
+            Ok(entries) => entries
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .collect::<Vec<String>>(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(io_error(&dir, &e)),
+        };
+        let mut listing = ResumeLogListing::default();
+        let mut sorted = names.clone();
+        sorted.sort();
+        for name in &sorted {
+            if let Some(key) = read::key_of(name, ".json") {
+                match read::read_log(&dir.join(name), &key) {
+                    Ok(Some((log, json_bytes))) => {
+                        let md = fs::metadata(self.markdown_path(&key)).map_or(0, |m| m.len());
+                        listing.entries.push(self.entry(&log, json_bytes + md));
+                    }
+                    // Deleted since the folder was read: not a problem, just gone.
+                    Ok(None) => {}
+                    Err(e) => listing.problems.push(format!("skipped: {e}")),
+                }
+            } else if let Some(key) = read::key_of(name, ".md") {
+                let json_name = format!("session-{key}.json");
+                if !names.contains(&json_name) {
+                    listing.problems.push(format!(
+                        "skipped: {}: no {json_name} beside it",
+                        dir.join(name).display()
+                    ));
+                }
+            }
+        }
+        sort_newest_first(&mut listing.entries);
+        Ok(listing)
+    }
+
+    fn delete(&self, key: &SessionKey) -> Result<bool, PortError> {
+        let paths = [self.json_path(key), self.markdown_path(key)];
+        if !paths.iter().any(|p| p.exists()) {
+            return Ok(false);
+        }
+        self.locked(|| {
+            let mut removed = false;
+            for path in &paths {
+                match fs::remove_file(path) {
+                    Ok(()) => removed = true,
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(io_error(path, &e)),
+                }
+            }
+            Ok(removed)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
