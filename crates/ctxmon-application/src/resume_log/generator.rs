@@ -2,7 +2,7 @@
 //! Pure: no port is called here, so every rule runs in tests on plain values.
 
 use ctxmon_domain::resume_log::RenderedLog;
-use ctxmon_domain::{ContextMetrics, ResumeLog};
+use ctxmon_domain::{ContextMetrics, FillSource, ResumeLog};
 
 use super::providers::{GenerationInputs, SectionProvider, built_in};
 use super::trigger::{ConfiguredTrigger, TriggerCondition, TriggerKind, configured};
@@ -87,7 +87,9 @@ impl<'a> ResumeLogGenerator<'a> {
     /// Builds the log from every provider, normalises it and renders it within budget.
     pub fn generate(&self, inputs: &GenerationInputs<'_>) -> GeneratedLog {
         let stop_reason = inputs.trigger.key();
-        let metrics = match inputs.fill {
+        // An `unavailable` estimate is the fail-open NOMINAL answer, not a measurement: the
+        // log says "not measured" instead of an empty context.
+        let metrics = match inputs.fill.filter(|f| f.source != FillSource::Unavailable) {
             Some(fill) => ContextMetrics::from_fill(fill, stop_reason.clone(), inputs.now),
             None => ContextMetrics::new(0, 0, stop_reason.clone(), "", inputs.now),
         };

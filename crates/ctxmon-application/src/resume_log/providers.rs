@@ -238,7 +238,13 @@ impl SectionProvider for Git {
             m.git_head.clone_from(&g.head.head);
         }
         if let Some(dirty) = &g.dirty_files {
-            m.git_dirty_files.extend(dirty.iter().cloned());
+            // ctxmon's own folder (this very log among it) is not the session's work.
+            let ours = |entry: &String| {
+                let path = entry.get(3..).unwrap_or_default();
+                path.starts_with(".ctxmon/") || path.contains("/.ctxmon/")
+            };
+            m.git_dirty_files
+                .extend(dirty.iter().filter(|e| !ours(e)).cloned());
         }
         Some("git".into())
     }

@@ -98,13 +98,22 @@ impl ResumeLog {
             one_line(&m.timestamp, "unknown"),
             ResumeLogSection::ContextMetrics.title()
         );
+        // A zero window means nothing was measured (no transcript): say so rather than
+        // claim an empty context.
+        let usage = if m.total_budget == 0 {
+            "- Total Budget: unknown\n- Used: not measured\n- Remaining: unknown".to_string()
+        } else {
+            format!(
+                "- Total Budget: {} tokens\n- Used: {} tokens ({:.1}%)\n- Remaining: {} tokens",
+                thousands(m.total_budget),
+                thousands(m.used_tokens),
+                m.percentage_used,
+                thousands(m.remaining_tokens),
+            )
+        };
         let body = format!(
-            "- Model: {}\n- Total Budget: {} tokens\n- Used: {} tokens ({:.1}%)\n- Remaining: {} tokens\n- Stop Reason: {}",
+            "- Model: {}\n{usage}\n- Stop Reason: {}",
             one_line(&m.model, "unknown"),
-            thousands(m.total_budget),
-            thousands(m.used_tokens),
-            m.percentage_used,
-            thousands(m.remaining_tokens),
             one_line(&m.stop_reason, "unknown"),
         );
         fit(ResumeLogSection::ContextMetrics, &head, &body)
