@@ -5,7 +5,7 @@
 //! and the JSON path of the bad value. `--strategy` and `--max-tokens` override the input's
 //! constraints.
 
-mod json_path;
+pub(super) mod json_path;
 
 use std::io::{Read, Write};
 

@@ -4,6 +4,7 @@ mod assemble;
 mod checkpoint;
 mod config;
 mod hooks;
+mod resume_log;
 mod status;
 mod statusline;
 mod unavailable;
@@ -20,7 +21,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Status(args) => status::run(&args, &global),
         Command::Statusline => statusline::run(&global),
         Command::Checkpoint(cmd) => checkpoint::run(cmd, &global),
-        Command::ResumeLog(_) => unavailable::command("resume-log", 5),
+        Command::ResumeLog(cmd) => resume_log::run(cmd, &global),
         Command::Config(cmd) => config::run(cmd, &global),
         Command::Assemble(args) => assemble::run(&args, &global),
         Command::Install(_) => unavailable::command("install", 7),

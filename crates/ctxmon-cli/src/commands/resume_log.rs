@@ -1,0 +1,187 @@
+//! `ctxmon resume-log generate|list|show|latest|cleanup|stats`: write the handoff documents of
+//! spec §9 on request and manage what `.ctxmon/resume-logs/` holds.
+//!
+//! `generate` writes the log of one session (`--session`, else `$CLAUDE_CODE_SESSION_ID`, else
+//! the project's newest transcript), from the agent's own JSON document (`--from FILE|-`) and
+//! what ctxmon reads itself. A bad `--from` document is a usage error (exit 2) naming the JSON
+//! path of the problem; a folder that cannot be written is exit 1, and the logs already there
+//! are left as they were. Unreadable files are named on stderr and skipped.
+
+mod from;
+mod view;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::anyhow;
+use ctxmon_application::fill::FillSettings;
+use ctxmon_application::hooks::{HookContext, HookPorts};
+use ctxmon_application::resume_log::{GenerateOutcome, generate_now};
+use ctxmon_domain::ResumeLogDraft;
+use ctxmon_domain::session::is_safe;
+use ctxmon_infra_fs::claude_paths::{latest_transcript, project_slugs, projects_dirs};
+use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
+use ctxmon_infra_fs::{
+    FsCheckpointRepository, FsEventLog, FsGitInfo, FsResumeLogStore, FsResumptionSource,
+    FsSessionStateStore, ProjectLayout, SystemClock,
+};
+use serde_json::json;
+
+use crate::bootstrap;
+use crate::cli::{GlobalArgs, ResumeLogCommand};
+use crate::exit::{CmdResult, Failure};
+use view::{emit, note};
+
+pub fn run(cmd: ResumeLogCommand, global: &GlobalArgs) -> CmdResult {
+    let store = || FsResumeLogStore::new(ProjectLayout::new(bootstrap::project_dir(global, None)));
+    match cmd {
+        ResumeLogCommand::Generate { session, from } => {
+            generate(global, session.as_deref(), from.as_deref())
+        }
+        ResumeLogCommand::List => view::list(&store(), global.json),
+        ResumeLogCommand::Show { id } => view::show(&store(), id.as_deref(), global.json),
+        ResumeLogCommand::Latest => view::show(&store(), None, global.json),
+        ResumeLogCommand::Cleanup { keep } => view::cleanup(&store(), keep, global.json),
+        ResumeLogCommand::Stats => view::stats(&store(), global.json),
+    }
+}
+
+fn generate(global: &GlobalArgs, session: Option<&str>, from: Option<&str>) -> CmdResult {
+    // The document first: a bad one should fail before anything is read or written.
+    let draft: Option<ResumeLogDraft> = from.map(from::read_draft).transpose()?;
+    let project = bootstrap::project(global, None, &[]).map_err(Failure::usage)?;
+    let settings = FillSettings::from_config(&project.config)
+        .map_err(|e| Failure::usage(anyhow!("invalid thresholds: {e}")))?;
+    let env = bootstrap::env_pairs();
+    let project_dir = project.layout.project_dir().to_path_buf();
+    let (session_id, transcript) = resolve_session(&project_dir, &env, session)?;
+
+    let layout = project.layout.clone();
+    let reader = JsonlTranscriptReader::new();
+    let states = FsSessionStateStore::new(layout.clone());
+    let events = FsEventLog::new(layout.clone());
+    let checkpoints = FsCheckpointRepository::new(layout.clone());
+    let r = &project.config.resumption;
+    let source = FsResumptionSource::new(r.source_file.clone(), r.max_source_bytes);
+    let git = FsGitInfo::new();
+    let clock = SystemClock;
+    let store = FsResumeLogStore::new(layout).with_lock_wait(Duration::from_secs(5));
+    let ports = HookPorts {
+        transcripts: &reader,
+        tail: &reader,
+        states: &states,
+        events: &events,
+        clock: &clock,
+        checkpoints: &checkpoints,
+        source: &source,
+        git: &git,
+    };
+    let ctx = HookContext {
+        config: &project.config,
+        settings: &settings,
+        project_dir: &project_dir,
+        session_id: Some(&session_id),
+        transcript_path: transcript.as_deref(),
+        cwd: None,
+    };
+    if transcript.is_none() {
+        note(&format!(
+            "warning: no Claude Code transcript found for session {}; the log holds only what --from, checkpoints and git say",
+            view::clip(&session_id, 40)
+        ));
+    }
+    let outcome = generate_now(&ctx, &ports, &store, draft.as_ref())
+        .map_err(|e| Failure::Other(anyhow!("cannot save the resume log: {e}")))?;
+    for w in &outcome.warnings {
+        note(&format!("warning: {w}"));
+    }
+    report(&outcome, global.json)
+}
+
+fn report(outcome: &GenerateOutcome, as_json: bool) -> CmdResult {
+    let rendered = &outcome.generated.rendered;
+    let saved = &outcome.saved;
+    if as_json {
+        let sections: serde_json::Map<String, serde_json::Value> = rendered
+            .sections
+            .iter()
+            .map(|s| (s.section.key().to_string(), s.tokens.get().into()))
+            .collect();
+        let removed: Vec<&str> = outcome.removed.iter().map(|k| k.as_str()).collect();
+        return emit(
+            &json!({
+                "session_id": saved.session_id,
+                "key": saved.key.as_str(),
+                "markdown_path": saved.location,
+                "json_path": saved.json_location,
+                "tokens": rendered.total_tokens().get(),
+                "omitted_tokens": rendered.omitted_tokens(),
+                "sections": sections,
+                "sources": outcome.generated.log.metadata.sources,
+                "removed": removed,
+                "warnings": outcome.warnings,
+            })
+            .to_string(),
+        );
+    }
+    let cut = match rendered.omitted_tokens() {
+        0 => String::new(),
+        n => format!("; {n} tokens cut to fit the budget"),
+    };
+    emit(&format!(
+        "resume log for session {} written to {} ({} tokens{cut})",
+        view::clip(&saved.session_id, 40),
+        saved.location,
+        rendered.total_tokens()
+    ))
+}
+
+/// The session to write for and its transcript: `--session`, else `CLAUDE_CODE_SESSION_ID`
+/// (set inside a Claude Code session), else the project's newest transcript, whose file stem
+/// is its session id.
+fn resolve_session(
+    project_dir: &Path,
+    env: &[(String, String)],
+    session: Option<&str>,
+) -> Result<(String, Option<PathBuf>), Failure> {
+    let named = match session {
+        Some(s) if s.trim().is_empty() => {
+            return Err(Failure::usage(anyhow!(
+                "--session is empty; pass the session id (the transcript's file name without .jsonl)"
+            )));
+        }
+        Some(s) => Some(s.to_string()),
+        None => bootstrap::env_var("CLAUDE_CODE_SESSION_ID"),
+    };
+    if let Some(id) = named {
+        let transcript = transcript_of(project_dir, env, &id);
+        return Ok((id, transcript));
+    }
+    let Some(path) = latest_transcript(project_dir, env) else {
+        return Err(Failure::usage(anyhow!(
+            "no session to write a log for: no Claude Code transcript found for {}; pass --session ID",
+            project_dir.display()
+        )));
+    };
+    let id = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok((id, Some(path)))
+}
+
+/// `<session>.jsonl` in the project's transcript folders. Only a file-name-safe id is looked
+/// up: an id with `/` or `..` must not become a path.
+fn transcript_of(project_dir: &Path, env: &[(String, String)], session: &str) -> Option<PathBuf> {
+    if !is_safe(session) {
+        return None;
+    }
+    // Claude Code names the folder after the resolved path, as `latest_transcript` assumes.
+    let canonical = std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.into());
+    let slugs = project_slugs(&canonical);
+    projects_dirs(env)
+        .into_iter()
+        .flat_map(|base| slugs.iter().map(move |slug| base.join(slug)))
+        .map(|dir| dir.join(format!("{session}.jsonl")))
+        .find(|p| p.is_file())
+}

@@ -1,0 +1,246 @@
+//! `list`, `show`, `latest`, `cleanup` and `stats`: what the resume-log folder holds, for
+//! people (tables, the markdown) and programs (`--json`).
+
+use std::io::{self, Write};
+
+use anyhow::anyhow;
+use ctxmon_application::ports::{
+    PortError, PortErrorKind, ResumeLogEntry, ResumeLogStore, StoredResumeLog,
+};
+use ctxmon_domain::{SessionKey, Timestamp};
+use ctxmon_infra_fs::FsResumeLogStore;
+use serde_json::{Value, json};
+
+use crate::exit::{CmdResult, Failure};
+
+pub fn list(store: &FsResumeLogStore, as_json: bool) -> CmdResult {
+    let listing = store.list().map_err(storage)?;
+    for problem in &listing.problems {
+        note(problem);
+    }
+    if as_json {
+        let items: Vec<Value> = listing.entries.iter().map(entry_json).collect();
+        return emit(&pretty(&Value::Array(items)));
+    }
+    if listing.entries.is_empty() {
+        return emit(&format!("no resume logs in {}", store.dir().display()));
+    }
+    emit(table(&listing.entries).trim_end())
+}
+
+/// The log of session `id`, else the newest. Text: the markdown as stored (rendered again from
+/// the JSON if the markdown is missing). JSON: the log itself.
+pub fn show(store: &FsResumeLogStore, id: Option<&str>, as_json: bool) -> CmdResult {
+    let stored = match id {
+        Some(id) => load(store, id, as_json)?,
+        None => {
+            let listing = store.list().map_err(storage)?;
+            for problem in &listing.problems {
+                note(problem);
+            }
+            let latest = store.latest().map_err(storage)?.ok_or_else(|| {
+                Failure::Other(anyhow!(
+                    "no resume logs in {} yet; `ctxmon resume-log generate` writes one",
+                    store.dir().display()
+                ))
+            })?;
+            Some(latest)
+        }
+    };
+    let Some(stored) = stored else {
+        // `load` already printed the stored markdown of a log whose JSON is unreadable.
+        return Ok(());
+    };
+    if as_json {
+        let text = serde_json::to_string(&stored.log).map_err(|e| Failure::Other(anyhow!(e)))?;
+        return emit(&text);
+    }
+    let markdown = stored.markdown.unwrap_or_else(|| stored.log.to_markdown());
+    emit(markdown.trim_end())
+}
+
+/// `Ok(Some)` for a readable log; `Ok(None)` once the markdown of a log with a corrupt JSON has
+/// been shown (text mode only: `--json` has no data to show and fails).
+fn load(
+    store: &FsResumeLogStore,
+    id: &str,
+    as_json: bool,
+) -> Result<Option<StoredResumeLog>, Failure> {
+    let key = SessionKey::from_raw(id);
+    match store.load(&key) {
+        Ok(Some(stored)) => Ok(Some(stored)),
+        Ok(None) => Err(Failure::Other(anyhow!(
+            "no resume log for session {} in {}; `ctxmon resume-log list` shows the sessions there are",
+            clip(id, 40),
+            store.dir().display()
+        ))),
+        Err(e) if e.kind == PortErrorKind::InvalidData && !as_json => {
+            let md = std::fs::read_to_string(store.markdown_path(&key))
+                .map_err(|_| storage(e.clone()))?;
+            note(&format!("warning: {e}; showing the stored markdown"));
+            emit(md.trim_end())?;
+            Ok(None)
+        }
+        Err(e) => Err(storage(e)),
+    }
+}
+
+/// `--keep 0` deletes every log ctxmon can identify; files it cannot read are left alone.
+pub fn cleanup(store: &FsResumeLogStore, keep: u64, as_json: bool) -> CmdResult {
+    let keep = usize::try_from(keep).unwrap_or(usize::MAX);
+    let removed = store.cleanup(keep).map_err(storage)?;
+    let names: Vec<&str> = removed.iter().map(SessionKey::as_str).collect();
+    if as_json {
+        return emit(&json!({"removed": names, "keep": keep}).to_string());
+    }
+    let kept = if keep == 0 {
+        "kept none".to_string()
+    } else {
+        format!("kept the newest {keep}")
+    };
+    match names.as_slice() {
+        [] => emit(&format!("nothing to clean up ({kept})")),
+        [one] => emit(&format!("removed the resume log of {one} ({kept})")),
+        many => emit(&format!(
+            "removed {} resume logs: {} ({kept})",
+            many.len(),
+            many.join(", ")
+        )),
+    }
+}
+
+pub fn stats(store: &FsResumeLogStore, as_json: bool) -> CmdResult {
+    let stats = store.stats().map_err(storage)?;
+    let time = |t: Option<Timestamp>| t.map(Timestamp::to_rfc3339);
+    if as_json {
+        return emit(
+            &json!({
+                "dir": store.dir().display().to_string(),
+                "count": stats.count,
+                "bytes": stats.bytes,
+                "oldest": time(stats.oldest),
+                "newest": time(stats.newest),
+                "problems": stats.problems,
+            })
+            .to_string(),
+        );
+    }
+    for problem in &stats.problems {
+        note(problem);
+    }
+    let mut out = format!(
+        "{} resume log{} in {}\n{} bytes",
+        stats.count,
+        if stats.count == 1 { "" } else { "s" },
+        store.dir().display(),
+        stats.bytes
+    );
+    if let (Some(oldest), Some(newest)) = (time(stats.oldest), time(stats.newest)) {
+        out.push_str(&format!("\noldest {oldest}\nnewest {newest}"));
+    }
+    if !stats.problems.is_empty() {
+        out.push_str(&format!(
+            "\n{} unreadable file{} skipped (named on stderr)",
+            stats.problems.len(),
+            if stats.problems.len() == 1 { "" } else { "s" }
+        ));
+    }
+    emit(&out)
+}
+
+fn entry_json(e: &ResumeLogEntry) -> Value {
+    json!({
+        "session_id": e.session_id,
+        "key": e.key.as_str(),
+        "generated_at": e.generated_at.map(Timestamp::to_rfc3339),
+        "trigger": e.trigger,
+        "markdown_path": e.location,
+        "json_path": e.json_location,
+        "bytes": e.bytes,
+    })
+}
+
+fn table(entries: &[ResumeLogEntry]) -> String {
+    let header = ["SESSION", "GENERATED (UTC)", "TRIGGER", "BYTES"];
+    let rows: Vec<[String; 4]> = entries
+        .iter()
+        .map(|e| {
+            let at = e.generated_at.map(|t| t.to_rfc3339()).map_or_else(
+                || "-".to_string(),
+                |s| s.get(..19).unwrap_or(&s).replacen('T', " ", 1),
+            );
+            [
+                clip(&e.session_id, 40),
+                at,
+                clip(&e.trigger, 20),
+                e.bytes.to_string(),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut push_row = |cells: &[String]| {
+        let line: Vec<String> = cells
+            .iter()
+            .zip(widths)
+            .enumerate()
+            // Sizes are numbers: right-aligned so they line up.
+            .map(|(i, (cell, w))| {
+                if i == 3 {
+                    format!("{cell:>w$}")
+                } else {
+                    format!("{cell:<w$}")
+                }
+            })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    };
+    push_row(&header.map(String::from));
+    for row in &rows {
+        push_row(row);
+    }
+    out
+}
+
+/// At most `max` characters, control characters made visible: session ids come from outside
+/// and must not garble the terminal or flood it.
+pub fn clip(s: &str, max: usize) -> String {
+    let mut out: String = s
+        .chars()
+        .take(max)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if s.chars().nth(max).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Prints `text` and a newline; a reader that stopped early (`| head`) is not a failure.
+pub fn emit(text: &str) -> CmdResult {
+    let mut out = io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure::Other(anyhow!("cannot write to stdout: {e}"))),
+    }
+}
+
+/// A note on stderr; a closed stderr is no reason to fail.
+pub fn note(text: &str) {
+    let _ = writeln!(io::stderr().lock(), "ctxmon: {text}");
+}
+
+fn storage(e: PortError) -> Failure {
+    Failure::Other(anyhow!("{e}"))
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}

@@ -1,0 +1,417 @@
+//! `ctxmon resume-log …` end to end: the real binary in a temp project whose transcripts sit
+//! where Claude Code keeps them, every bad `--from` input, bad files in the folder, and a
+//! folder that cannot be written.
+
+// Test helpers: a panic is how a broken precondition fails the test.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::Sandbox;
+use ctxmon_infra_fs::claude_paths::project_slugs;
+use serde_json::{Value, json};
+
+const SESSION: &str = "2f1e5d0c-aaaa-4bbb-8ccc-123456789abc";
+
+/// Writes a transcript for `session` where Claude Code would, and returns its path.
+fn transcript(sb: &Sandbox, session: &str) -> PathBuf {
+    let canonical = std::fs::canonicalize(sb.dir()).unwrap();
+    let folder = sb
+        .home
+        .path()
+        .join(".claude/projects")
+        .join(&project_slugs(&canonical)[0]);
+    std::fs::create_dir_all(&folder).unwrap();
+    let lines = [
+        json!({"type": "user", "message": {"role": "user", "content": "Refactor billing and add tax.rs"}}),
+        json!({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "1", "name": "Write", "input": {"file_path": "/w/src/tax.rs", "content": "x"}},
+            {"type": "tool_use", "id": "2", "name": "Bash", "input": {"command": "cargo test -p billing"}},
+            {"type": "tool_use", "id": "3", "name": "TodoWrite", "input": {"todos": [
+                {"content": "Split billing.rs", "status": "completed"},
+                {"content": "Write tax.rs", "status": "in_progress"}
+            ]}}
+        ]}}),
+        json!({"type": "assistant", "message": {"model": "claude-sonnet-4-5-20250929", "id": "m1", "role": "assistant",
+            "content": [{"type": "text", "text": "Tax module drafted."}],
+            "usage": {"input_tokens": 3, "cache_creation_input_tokens": 1000, "cache_read_input_tokens": 164_997, "output_tokens": 50}}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let path = folder.join(format!("{session}.jsonl"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn logs_dir(sb: &Sandbox) -> PathBuf {
+    sb.path(".ctxmon/resume-logs")
+}
+
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap_or_default(),
+                )
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+fn one_line_error(stderr: &str) -> &str {
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one line: {stderr}");
+    lines[0]
+}
+
+#[test]
+fn generate_list_show_stats_and_cleanup() {
+    let sb = Sandbox::new();
+    transcript(&sb, SESSION);
+    let run = sb.run(&["resume-log", "generate"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .starts_with(&format!("resume log for session {SESSION} written to ")),
+        "{}",
+        run.stdout
+    );
+    let md_path = logs_dir(&sb).join(format!("session-{SESSION}.md"));
+    let md = std::fs::read_to_string(&md_path).unwrap();
+    assert!(
+        md.contains("## Mission Summary\n\nRefactor billing and add tax.rs\n"),
+        "{md}"
+    );
+    assert!(md.contains("- [x] Split billing.rs"));
+    assert!(md.contains("- [ ] (in progress) Write tax.rs"));
+    assert!(md.contains("- /w/src/tax.rs"));
+    assert!(md.contains("- cargo test -p billing"));
+    assert!(md.contains("- Used: 166,000 tokens (83.0%)"), "{md}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&md_path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert_eq!(
+            std::fs::metadata(logs_dir(&sb))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777,
+            0o700
+        );
+    }
+
+    let list = sb.run(&["resume-log", "list"], "");
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    assert!(list.stdout.starts_with("SESSION"), "{}", list.stdout);
+    assert!(list.stdout.contains(SESSION) && list.stdout.contains("manual"));
+    let list: Value =
+        serde_json::from_str(&sb.run(&["--json", "resume-log", "list"], "").stdout).unwrap();
+    assert_eq!(list[0]["session_id"], SESSION);
+    assert_eq!(list[0]["markdown_path"], md_path.display().to_string());
+
+    let show = sb.run(&["resume-log", "show", SESSION], "");
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    assert_eq!(show.stdout, md.trim_end().to_string() + "\n");
+    assert_eq!(sb.run(&["resume-log", "latest"], "").stdout, show.stdout);
+    assert_eq!(sb.run(&["resume-log", "show"], "").stdout, show.stdout);
+    let json = sb.run(&["--json", "resume-log", "latest"], "");
+    let log: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(log["session_id"], SESSION);
+    assert_eq!(log["context_metrics"]["used_tokens"], 166_000);
+    assert_eq!(log["metadata"]["trigger"], "manual");
+
+    let stats: Value =
+        serde_json::from_str(&sb.run(&["--json", "resume-log", "stats"], "").stdout).unwrap();
+    assert_eq!(stats["count"], 1);
+    assert!(stats["bytes"].as_u64().unwrap() > 500);
+    assert_eq!(stats["oldest"], stats["newest"]);
+    let text = sb.run(&["resume-log", "stats"], "").stdout;
+    assert!(text.starts_with("1 resume log in "), "{text}");
+
+    let cleanup = sb.run(&["resume-log", "cleanup", "--keep", "0"], "");
+    assert_eq!(cleanup.code, 0, "{}", cleanup.stderr);
+    assert!(
+        cleanup
+            .stdout
+            .contains(&format!("removed the resume log of {SESSION}"))
+    );
+    assert!(!md_path.exists());
+    let none = sb.run(&["resume-log", "latest"], "");
+    assert_eq!(none.code, 1);
+    assert!(none.stderr.contains("no resume logs in"), "{}", none.stderr);
+}
+
+#[test]
+fn the_agent_document_and_the_session_variable_are_used() {
+    let mut sb = Sandbox::new();
+    transcript(&sb, "older-session");
+    transcript(&sb, SESSION);
+    sb.set_env("CLAUDE_CODE_SESSION_ID", "older-session");
+    let doc = json!({
+        "mission_summary": "Ship tax support.",
+        "key_findings": ["VAT rounding is per line."],
+        "decisions": [{"decision": "Round per line", "rationale": "Matches the ledger"}],
+        "critical_context": {"ledger": "/w/ledger.csv"}
+    });
+    sb.write("doc.json", doc.to_string());
+    let run = sb.run(
+        &["--json", "resume-log", "generate", "--from", "doc.json"],
+        "",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["session_id"], "older-session");
+    assert_eq!(out["sources"], json!(["agent document", "transcript"]));
+    assert!(out["tokens"].as_u64().unwrap() <= 10_000);
+    let md = std::fs::read_to_string(out["markdown_path"].as_str().unwrap()).unwrap();
+    assert!(md.contains("Ship tax support."));
+    assert!(md.contains("1. Round per line\n   - Rationale: Matches the ledger"));
+    assert!(md.contains("- **ledger:** /w/ledger.csv"));
+    // Stdin works too, and --session beats the variable.
+    let run = sb.run(
+        &[
+            "resume-log",
+            "generate",
+            "--session",
+            SESSION,
+            "--from",
+            "-",
+        ],
+        doc.to_string(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        logs_dir(&sb)
+            .join(format!("session-{SESSION}.json"))
+            .exists()
+    );
+}
+
+#[test]
+fn every_bad_document_is_a_one_line_usage_error_and_damages_nothing() {
+    let sb = Sandbox::new();
+    transcript(&sb, SESSION);
+    assert_eq!(sb.run(&["resume-log", "generate"], "").code, 0);
+    let before = snapshot(&logs_dir(&sb));
+    let mut huge = String::from("{\"mission_summary\":\"");
+    huge.push_str(&"x".repeat(20 * 1024 * 1024));
+    huge.push_str("\"}");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "invalid JSON",
+            b"{\"mission_summary\": ".to_vec(),
+            "stdin: not valid JSON: ",
+        ),
+        (
+            "unknown field",
+            br#"{"next_step": ["x"]}"#.to_vec(),
+            "stdin: next_step: unknown field `next_step`",
+        ),
+        ("20 MB", huge.into_bytes(), "stdin: larger than 2 MiB"),
+        (
+            "non-UTF-8",
+            b"{\"mission_summary\": \"\xff\xfe\"}".to_vec(),
+            "stdin: not valid UTF-8 (the first bad byte is at offset 21)",
+        ),
+        (
+            "wrong type",
+            br#"{"next_steps": "all of it"}"#.to_vec(),
+            "stdin: next_steps: invalid type: string \"all of it\", expected an array",
+        ),
+        (
+            "wrong item type",
+            br#"{"decisions": ["just text"]}"#.to_vec(),
+            "stdin: decisions[0]: invalid type: string \"just text\", expected an object",
+        ),
+        ("empty", b"".to_vec(), "stdin: empty document"),
+    ];
+    for (what, input, expected) in cases {
+        let run = sb.run(&["resume-log", "generate", "--from", "-"], input);
+        assert_eq!(run.code, 2, "{what}: {}", run.stderr);
+        let line = one_line_error(&run.stderr);
+        assert!(
+            line.starts_with(&format!("ctxmon: {expected}")),
+            "{what}: {line}"
+        );
+        assert!(run.stdout.is_empty(), "{what}");
+    }
+    let missing = sb.run(&["resume-log", "generate", "--from", "nope.json"], "");
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing.stderr.contains("--from nope.json: cannot open it"),
+        "{}",
+        missing.stderr
+    );
+    assert_eq!(snapshot(&logs_dir(&sb)), before);
+}
+
+#[test]
+fn a_corrupt_json_beside_its_markdown_is_reported_and_skipped() {
+    let sb = Sandbox::new();
+    for s in ["good", "broken"] {
+        let run = sb.run(
+            &["resume-log", "generate", "--session", s, "--from", "-"],
+            r#"{"mission_summary":"m"}"#,
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    std::fs::write(
+        logs_dir(&sb).join("session-broken.json"),
+        "{\"schema_version\":",
+    )
+    .unwrap();
+    let md = std::fs::read_to_string(logs_dir(&sb).join("session-broken.md")).unwrap();
+
+    let list = sb.run(&["resume-log", "list"], "");
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    assert!(
+        list.stdout.contains("good") && !list.stdout.contains("broken"),
+        "{}",
+        list.stdout
+    );
+    assert!(
+        list.stderr
+            .contains("session-broken.json: corrupt resume-log JSON"),
+        "{}",
+        list.stderr
+    );
+    let latest = sb.run(&["--json", "resume-log", "latest"], "");
+    assert_eq!(latest.code, 0, "{}", latest.stderr);
+    assert!(latest.stdout.contains("\"session_id\":\"good\""));
+
+    let show = sb.run(&["resume-log", "show", "broken"], "");
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    assert_eq!(show.stdout, md.trim_end().to_string() + "\n");
+    assert!(
+        show.stderr.contains("showing the stored markdown"),
+        "{}",
+        show.stderr
+    );
+    let show_json = sb.run(&["--json", "resume-log", "show", "broken"], "");
+    assert_eq!(show_json.code, 1);
+    assert!(show_json.stderr.contains("corrupt resume-log JSON"));
+
+    // Cleanup never deletes what it cannot identify, and generating again repairs the pair.
+    assert_eq!(
+        sb.run(&["resume-log", "cleanup", "--keep", "0"], "").code,
+        0
+    );
+    assert_eq!(
+        std::fs::read_to_string(logs_dir(&sb).join("session-broken.md")).unwrap(),
+        md
+    );
+    let again = sb.run(&["resume-log", "generate", "--session", "broken"], "");
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(sb.run(&["resume-log", "list"], "").stderr.is_empty());
+}
+
+#[test]
+fn session_ids_with_path_separators_stay_in_the_folder() {
+    let sb = Sandbox::new();
+    let run = sb.run(
+        &["resume-log", "generate", "--session", "../../outside/x"],
+        "",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let names: Vec<String> = snapshot(&logs_dir(&sb))
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with("session-h-") && n.ends_with(".md")),
+        "{names:?}"
+    );
+    assert!(!sb.dir().parent().unwrap().join("outside").exists());
+    let show = sb.run(&["--json", "resume-log", "show", "../../outside/x"], "");
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    assert!(show.stdout.contains(r#""session_id":"../../outside/x""#));
+    let missing = sb.run(&["resume-log", "show", "nobody"], "");
+    assert_eq!(missing.code, 1);
+    assert!(missing.stderr.contains("no resume log for session nobody"));
+    let empty = sb.run(&["resume-log", "generate", "--session", " "], "");
+    assert_eq!(empty.code, 2);
+}
+
+/// Makes `dir` unwritable: mode 0500, or (for root, whom modes do not stop) the immutable
+/// attribute. `None` when neither works here.
+#[cfg(unix)]
+fn lock_folder(dir: &Path) -> Option<Box<dyn FnOnce()>> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o500)).unwrap();
+    let probe = dir.join(".probe");
+    if std::fs::write(&probe, b"").is_err() {
+        let d = dir.to_path_buf();
+        return Some(Box::new(move || {
+            std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700)).unwrap();
+        }));
+    }
+    let _ = std::fs::remove_file(&probe);
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let chattr = |flag: &str| {
+        std::process::Command::new("chattr")
+            .arg(flag)
+            .arg(dir)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if chattr("+i") && std::fs::write(&probe, b"").is_err() {
+        let d = dir.to_path_buf();
+        return Some(Box::new(move || {
+            let _ = std::process::Command::new("chattr")
+                .arg("-i")
+                .arg(&d)
+                .status();
+        }));
+    }
+    chattr("-i");
+    None
+}
+
+#[cfg(unix)]
+#[test]
+fn a_folder_that_cannot_be_written_fails_cleanly_and_keeps_its_logs() {
+    let sb = Sandbox::new();
+    transcript(&sb, SESSION);
+    assert_eq!(sb.run(&["resume-log", "generate"], "").code, 0);
+    let before = snapshot(&logs_dir(&sb));
+    let Some(unlock) = lock_folder(&logs_dir(&sb)) else {
+        eprintln!("notice: cannot make a folder read-only here; read-only test skipped");
+        return;
+    };
+    let run = sb.run(
+        &["resume-log", "generate", "--from", "-"],
+        r#"{"mission_summary":"new"}"#,
+    );
+    let cleanup = sb.run(&["resume-log", "cleanup", "--keep", "0"], "");
+    let list = sb.run(&["resume-log", "list"], "");
+    unlock();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let line = one_line_error(&run.stderr.replace(
+        &format!("ctxmon: warning: no Claude Code transcript found for session {SESSION}; the log holds only what --from, checkpoints and git say\n"),
+        "",
+    ))
+    .to_string();
+    assert!(
+        line.starts_with("ctxmon: cannot save the resume log: "),
+        "{line}"
+    );
+    assert!(line.contains("resume-logs"), "{line}");
+    assert_eq!(cleanup.code, 1, "{}", cleanup.stderr);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    assert!(list.stdout.contains(SESSION));
+    assert_eq!(snapshot(&logs_dir(&sb)), before);
+}
