@@ -36,6 +36,10 @@ pub const CHECKS: &[Check] = &[
         name: "context assembly",
         run: context_assembly,
     },
+    Check {
+        name: "resume log",
+        run: crate::budgets_resume_log::resume_log,
+    },
 ];
 
 /// The `<context-monitor>` tag's size at every tier (spec §3).

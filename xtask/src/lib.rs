@@ -7,6 +7,7 @@ pub mod arch;
 pub mod bench;
 pub mod budgets;
 pub mod budgets_resilience;
+pub mod budgets_resume_log;
 pub mod ci;
 pub mod scan;
 

@@ -1,0 +1,179 @@
+//! Resume logs generated from the real Claude Code transcripts in
+//! `../shared/fixtures/claude-code-transcripts/`: every file, todo, command and request the log
+//! names must really be in its transcript, the sessions known to use TodoWrite and Edit must
+//! yield them, and every log must render within budget.
+//!
+//! The corpus lives outside the repository; without `../shared` these tests print a notice and
+//! pass, and CI (where the corpus is present) runs them for real.
+
+// Test helpers: a panic is how a broken precondition fails the test.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+
+use ctxmon_application::config::ResumeLogsConfig;
+use ctxmon_application::resume_log::{GenerationInputs, ResumeLogGenerator, TriggerKind};
+use ctxmon_domain::{ResumeLog, ResumeLogSection, Timestamp};
+use serde_json::Value;
+
+fn corpus() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/fixtures/claude-code-transcripts");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "notice: {} is absent; skipping the real-transcript resume-log tests",
+            dir.display()
+        );
+        None
+    }
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Every string anywhere in the lines: the transcript's text without JSON escaping.
+fn haystack(lines: &[Value]) -> String {
+    fn walk(v: &Value, out: &mut String) {
+        match v {
+            Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            Value::Object(m) => m.values().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    lines.iter().for_each(|l| walk(l, &mut out));
+    out
+}
+
+fn fixtures(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "jsonl") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn generate(lines: &[Value]) -> ResumeLog {
+    let generator = ResumeLogGenerator::from_config(&ResumeLogsConfig::default());
+    let generated = generator.generate(&GenerationInputs {
+        session_id: "fixture",
+        trigger: TriggerKind::PreCompact,
+        now: Timestamp(1_795_000_000_000),
+        fill: None,
+        agent: None,
+        checkpoint: None,
+        tail: Some(lines),
+        git: None,
+        transcript_path: None,
+    });
+    for s in &generated.rendered.sections {
+        assert!(
+            s.tokens <= s.section.budget(),
+            "{:?} over budget",
+            s.section
+        );
+    }
+    assert!(generated.rendered.total_tokens() <= ResumeLogSection::TOTAL_BUDGET);
+    generated.log
+}
+
+/// The text of a list item as the transcript has it: without the in-progress prefix and the
+/// "…" of a capped item.
+fn probe(item: &str) -> &str {
+    item.strip_prefix("(in progress) ")
+        .unwrap_or(item)
+        .trim_end_matches('…')
+}
+
+#[test]
+fn everything_a_log_names_is_in_its_transcript() {
+    let Some(dir) = corpus() else { return };
+    let all = fixtures(&dir);
+    assert!(all.len() >= 10, "expected the whole corpus, found {all:?}");
+    let (mut files, mut todos) = (0, 0);
+    for path in all {
+        let name = path.display();
+        let lines = lines(&path);
+        let text = haystack(&lines);
+        let log = generate(&lines);
+        for f in &log.metadata.files_modified {
+            assert!(
+                text.contains(f.as_str()),
+                "{name}: file {f} not in transcript"
+            );
+            files += 1;
+        }
+        for t in log.accomplishments.iter().chain(&log.next_steps) {
+            assert!(
+                text.contains(probe(t)),
+                "{name}: todo {t:?} not in transcript"
+            );
+            todos += 1;
+        }
+        for c in &log.metadata.commands_run {
+            assert!(text.contains(probe(c)), "{name}: command {c:?}");
+        }
+        for e in &log.metadata.errors {
+            assert!(
+                text.contains(probe(e).lines().next().unwrap_or_default()),
+                "{name}: error {e:?}"
+            );
+        }
+        if !log.mission_summary.is_empty() && !log.mission_summary.starts_with('/') {
+            assert!(
+                text.contains(probe(&log.mission_summary)),
+                "{name}: mission"
+            );
+        }
+    }
+    assert!(files >= 10 && todos >= 10, "files {files}, todos {todos}");
+}
+
+#[test]
+fn sessions_with_todo_write_and_edits_yield_them() {
+    let Some(dir) = corpus() else { return };
+    for name in [
+        "cc-1.0.98-basic.jsonl",
+        "cc-1.0.108-inline-sidechain.jsonl",
+        "cc-1.0.98-heavy-inline-sidechain.jsonl",
+        "cc-2.0.37-sonnet-4-5.jsonl",
+    ] {
+        let log = generate(&lines(&dir.join(name)));
+        assert!(
+            !(log.accomplishments.is_empty() && log.next_steps.is_empty()),
+            "{name}: no todos"
+        );
+        assert!(!log.metadata.files_modified.is_empty(), "{name}: no files");
+        assert!(!log.mission_summary.is_empty(), "{name}: no mission");
+        assert_eq!(log.metadata.sources, ["transcript"], "{name}");
+    }
+    let basic = generate(&lines(&dir.join("cc-1.0.98-basic.jsonl")));
+    assert_eq!(
+        basic.accomplishments,
+        ["Create CLAUDE.md with essential information"]
+    );
+    assert_eq!(basic.metadata.files_modified, ["/path/to/Demo/CLAUDE.md"]);
+    assert_eq!(basic.mission_summary, "/init");
+    // A subagent's own file: nothing in it belongs to the main session.
+    let agent = generate(&lines(&dir.join("cc-2.0.37-agent-file.jsonl")));
+    assert!(agent.metadata.files_modified.is_empty() && agent.next_steps.is_empty());
+}
