@@ -61,10 +61,22 @@ pub enum Command {
     Config(ConfigCommand),
     /// Pack files, diffs, memories and events into a token budget (JSON in, bundle JSON out).
     Assemble(AssembleArgs),
-    /// Register ctxmon's hooks in Claude Code's settings.
+    /// Register ctxmon's hooks (and optionally its status line) in Claude Code's settings.
+    ///
+    /// Merges six hooks (UserPromptSubmit, SessionStart, PreCompact, PreToolUse for
+    /// Write|Edit|MultiEdit, PostCompact, SessionEnd) that run this binary by its absolute path
+    /// into the settings file of --scope. Every other key and hook, and the file's layout, stay
+    /// as they are; an entry pointing at an older ctxmon binary is updated in place. Running it
+    /// twice changes nothing. The previous file is kept beside it as
+    /// `<file>.ctxmon-backup`. A file that is not strict JSON (comments, trailing commas) is
+    /// refused and left untouched (exit 1).
     Install(InstallArgs),
     /// Remove exactly what `ctxmon install` added.
-    Uninstall(InstallArgs),
+    ///
+    /// Removes ctxmon's hook entries from the settings file of --scope (and lists and objects
+    /// they leave empty), and its status line; a status line that `install
+    /// --replace-statusline` replaced comes back from the backup.
+    Uninstall(UninstallArgs),
     /// Check the installation and explain what is wrong.
     Doctor,
 }
@@ -208,14 +220,42 @@ pub struct AssembleArgs {
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    #[arg(long, value_enum, default_value_t = Scope::Project)]
-    pub scope: Scope,
-    /// Show the change without writing it.
+    /// Which Claude Code settings file to edit.
+    #[arg(long, value_enum, default_value_t = SettingsScope::Project)]
+    pub scope: SettingsScope,
+    /// Print the change as a diff and write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Also install the status line.
+    /// Also set `statusLine` to `ctxmon statusline`. Refuses when another status line is
+    /// configured, unless --replace-statusline is given too.
     #[arg(long)]
     pub statusline: bool,
+    /// Replace a status line that is not ctxmon's (it stays in the backup, and `ctxmon
+    /// uninstall` puts it back).
+    #[arg(long, requires = "statusline")]
+    pub replace_statusline: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// Which Claude Code settings file to edit.
+    #[arg(long, value_enum, default_value_t = SettingsScope::Project)]
+    pub scope: SettingsScope,
+    /// Print the change as a diff and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// The Claude Code settings file `install` and `uninstall` edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum SettingsScope {
+    /// .claude/settings.json in the project (committed, shared with the team)
+    #[default]
+    Project,
+    /// .claude/settings.local.json in the project (personal, not committed)
+    Local,
+    /// ~/.claude/settings.json, or $CLAUDE_CONFIG_DIR/settings.json (every project)
+    User,
 }
 
 pub fn parse() -> Cli {

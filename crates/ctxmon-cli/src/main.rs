@@ -4,6 +4,7 @@ mod bootstrap;
 mod cli;
 mod commands;
 mod exit;
+mod install;
 mod render;
 mod wire;
 

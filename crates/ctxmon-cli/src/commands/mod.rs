@@ -4,6 +4,7 @@ mod assemble;
 mod checkpoint;
 mod config;
 mod hooks;
+mod install;
 mod resume_log;
 mod status;
 mod statusline;
@@ -24,8 +25,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::ResumeLog(cmd) => resume_log::run(cmd, &global),
         Command::Config(cmd) => config::run(cmd, &global),
         Command::Assemble(args) => assemble::run(&args, &global),
-        Command::Install(_) => unavailable::command("install", 7),
-        Command::Uninstall(_) => unavailable::command("uninstall", 7),
+        Command::Install(args) => install::install(&args, &global),
+        Command::Uninstall(args) => install::uninstall(&args, &global),
         Command::Doctor => unavailable::command("doctor", 7),
     };
     match result {

@@ -1,0 +1,480 @@
+//! Installing and uninstalling ctxmon in one settings document: text in, text and a list of
+//! changes out, no I/O.
+//!
+//! ctxmon owns exactly the hook entries whose command runs `ctxmon hooks <name>` under the event
+//! that hook serves, and a `statusLine` that runs `ctxmon statusline`; everything else in the
+//! file belongs to the user and is never rewritten.
+
+use serde_json::Value;
+
+use super::command_line::{is_ctxmon_hook, is_ctxmon_statusline};
+use super::edit::{EditError, Editor, Out};
+use super::jsontext::{Doc, Step, SyntaxError};
+use super::table::{CTXMON_HOOKS, HookSpec};
+
+/// What install needs to know.
+#[derive(Debug, Clone, Copy)]
+pub struct Options<'a> {
+    /// The binary as one shell word (quoted if needed).
+    pub program: &'a str,
+    pub statusline: bool,
+    /// Replace a status line that is not ctxmon's (otherwise install refuses).
+    pub replace_statusline: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Added,
+    Updated,
+    /// Already as wanted.
+    Kept,
+    Removed,
+    /// Someone else's status line gave way to ctxmon's.
+    Replaced,
+    /// Uninstall put back the status line ctxmon had replaced.
+    Restored,
+    /// Uninstall found nothing of ctxmon's.
+    Absent,
+}
+
+impl Action {
+    pub fn label(self) -> &'static str {
+        match self {
+            Action::Added => "added",
+            Action::Updated => "updated",
+            Action::Kept => "kept",
+            Action::Removed => "removed",
+            Action::Replaced => "replaced",
+            Action::Restored => "restored",
+            Action::Absent => "absent",
+        }
+    }
+
+    pub fn is_change(self) -> bool {
+        !matches!(self, Action::Kept | Action::Absent)
+    }
+}
+
+/// One line of the report: a hook event or `statusLine`, and what happened to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub target: &'static str,
+    pub action: Action,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub text: String,
+    pub changes: Vec<Change>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlanError {
+    /// Not strict JSON.
+    Syntax(SyntaxError),
+    /// Valid JSON, but not shaped like settings where ctxmon must write.
+    Shape(String),
+    /// `--statusline` met someone else's status line (its JSON) without permission to replace.
+    StatusLineTaken(String),
+    /// An edit went wrong; a bug, reported instead of writing a broken file.
+    Internal(String),
+}
+
+impl From<EditError> for PlanError {
+    fn from(e: EditError) -> PlanError {
+        PlanError::Internal(e.0)
+    }
+}
+
+const HOOKS: Step<'static> = Step::Key("hooks");
+
+/// Adds or refreshes ctxmon's hooks (and status line) in `original` (`None`: no file yet).
+pub fn install(original: Option<&str>, opts: &Options<'_>) -> Result<Outcome, PlanError> {
+    let text = match original {
+        Some(t) if !t.trim().is_empty() => t.to_string(),
+        // Claude Code reads a missing or blank file as no settings.
+        _ => "{}\n".to_string(),
+    };
+    let mut ed = Editor::new(Doc::parse(text).map_err(PlanError::Syntax)?);
+    check_shape(&ed.doc.value)?;
+    let mut changes = Vec::new();
+    for spec in &CTXMON_HOOKS {
+        changes.push(install_hook(&mut ed, spec, opts.program)?);
+    }
+    if opts.statusline {
+        changes.push(install_statusline(&mut ed, opts)?);
+    }
+    Ok(Outcome {
+        text: ed.into_text(),
+        changes,
+    })
+}
+
+/// Removes ctxmon's hooks and status line from `original`. `backup` is the file as it was
+/// before ctxmon's last change: when that replaced someone else's status line, it comes back.
+pub fn uninstall(original: &str, backup: Option<&str>) -> Result<Outcome, PlanError> {
+    if original.trim().is_empty() {
+        return Ok(Outcome {
+            text: original.to_string(),
+            changes: Vec::new(),
+        });
+    }
+    let mut ed = Editor::new(Doc::parse(original.to_string()).map_err(PlanError::Syntax)?);
+    check_shape(&ed.doc.value)?;
+    let mut changes = Vec::new();
+    for spec in &CTXMON_HOOKS {
+        changes.push(uninstall_hook(&mut ed, spec)?);
+    }
+    let removed_any = changes.iter().any(|c| c.action.is_change());
+    let hooks_now_empty = ed
+        .doc
+        .value
+        .get("hooks")
+        .and_then(Value::as_object)
+        .is_some_and(serde_json::Map::is_empty);
+    if removed_any && hooks_now_empty {
+        ed.remove_member(&[], "hooks")?;
+    }
+    if let Some(change) = uninstall_statusline(&mut ed, backup)? {
+        changes.push(change);
+    }
+    Ok(Outcome {
+        text: ed.into_text(),
+        changes,
+    })
+}
+
+/// Refuses documents ctxmon cannot edit without guessing what the user meant.
+fn check_shape(value: &Value) -> Result<(), PlanError> {
+    let Some(root) = value.as_object() else {
+        return Err(PlanError::Shape(
+            "the top level is not a JSON object".into(),
+        ));
+    };
+    let Some(hooks) = root.get("hooks") else {
+        return Ok(());
+    };
+    let Some(hooks) = hooks.as_object() else {
+        return Err(PlanError::Shape("`hooks` is not an object".into()));
+    };
+    for spec in &CTXMON_HOOKS {
+        if hooks.get(spec.event()).is_some_and(|v| !v.is_array()) {
+            return Err(PlanError::Shape(format!(
+                "`hooks.{}` is not a list",
+                spec.event()
+            )));
+        }
+    }
+    Ok(())
+}
+
+pub fn hook_command(program: &str, spec: &HookSpec) -> String {
+    format!("{program} hooks {}", spec.hook.name())
+}
+
+fn hook_entry(spec: &HookSpec, program: &str) -> Out {
+    Out::Obj(vec![
+        ("type", Out::Str("command".into())),
+        ("command", Out::Str(hook_command(program, spec))),
+        ("timeout", Out::Int(spec.timeout_secs)),
+    ])
+}
+
+fn hook_group(spec: &HookSpec, program: &str) -> Out {
+    let mut members = Vec::new();
+    if let Some(matcher) = spec.matcher {
+        members.push(("matcher", Out::Str(matcher.into())));
+    }
+    members.push(("hooks", Out::Arr(vec![hook_entry(spec, program)])));
+    Out::Obj(members)
+}
+
+/// One of ctxmon's hook entries inside an event's list.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    group: usize,
+    hook: usize,
+    /// The group's matcher is the one ctxmon registers.
+    matcher_ok: bool,
+}
+
+fn matcher_matches(matcher: Option<&Value>, want: Option<&str>) -> bool {
+    match (matcher, want) {
+        (None | Some(Value::Null), None) => true,
+        (Some(Value::String(s)), None) => s.is_empty() || s == "*",
+        (Some(Value::String(s)), Some(w)) => s == w,
+        _ => false,
+    }
+}
+
+fn find_ours(groups: &Value, spec: &HookSpec) -> Vec<Found> {
+    let mut found = Vec::new();
+    for (g, group) in groups.as_array().into_iter().flatten().enumerate() {
+        let matcher_ok = matcher_matches(group.get("matcher"), spec.matcher);
+        let hooks = group.get("hooks").and_then(Value::as_array);
+        for (h, hook) in hooks.into_iter().flatten().enumerate() {
+            let command = hook.get("command").and_then(Value::as_str);
+            if hook.get("type").and_then(Value::as_str) == Some("command")
+                && command.is_some_and(|c| is_ctxmon_hook(c, spec.hook.name()))
+            {
+                found.push(Found {
+                    group: g,
+                    hook: h,
+                    matcher_ok,
+                });
+            }
+        }
+    }
+    found
+}
+
+/// Removes hook `hook` of group `group`, and the group when nothing of the user's is left in it.
+fn remove_hook(ed: &mut Editor, event: &str, group: usize, hook: usize) -> Result<(), PlanError> {
+    let group_path = [HOOKS, Step::Key(event), Step::Index(group)];
+    ed.remove(&[HOOKS, Step::Key(event), Step::Index(group), HOOKS], hook)?;
+    let left = &ed.doc.value["hooks"][event][group];
+    let empty = left
+        .get("hooks")
+        .and_then(Value::as_array)
+        .is_some_and(Vec::is_empty);
+    let only_ours = left
+        .as_object()
+        .is_some_and(|o| o.keys().all(|k| k == "hooks" || k == "matcher"));
+    if empty && only_ours {
+        ed.remove(&group_path[..2], group)?;
+    }
+    Ok(())
+}
+
+fn install_hook(ed: &mut Editor, spec: &HookSpec, program: &str) -> Result<Change, PlanError> {
+    let event = spec.event();
+    let command = hook_command(program, spec);
+    let added = |detail: String| Change {
+        target: event,
+        action: Action::Added,
+        detail,
+    };
+    let Some(hooks) = ed.doc.value.get("hooks") else {
+        let value = Out::Obj(vec![(event, Out::Arr(vec![hook_group(spec, program)]))]);
+        ed.append(&[], Some("hooks"), &value)?;
+        return Ok(added(command));
+    };
+    let Some(groups) = hooks.get(event).cloned() else {
+        let value = Out::Arr(vec![hook_group(spec, program)]);
+        ed.append(&[HOOKS], Some(event), &value)?;
+        return Ok(added(command));
+    };
+    let found = find_ours(&groups, spec);
+    let keep = found.iter().position(|f| f.matcher_ok);
+    let mut notes = Vec::new();
+    if let Some(k) = keep {
+        let f = found[k];
+        let entry = &groups[f.group]["hooks"][f.hook];
+        let path = [
+            HOOKS,
+            Step::Key(event),
+            Step::Index(f.group),
+            HOOKS,
+            Step::Index(f.hook),
+        ];
+        if entry["command"] != command.as_str() {
+            ed.replace(
+                &[&path[..], &[Step::Key("command")]].concat(),
+                &Out::Str(command.clone()),
+            )?;
+            notes.push(format!(
+                "command was `{}`",
+                entry["command"].as_str().unwrap_or("")
+            ));
+        }
+        let timeout = Out::Int(spec.timeout_secs);
+        match entry.get("timeout") {
+            Some(t) if t.as_u64() == Some(spec.timeout_secs) => {}
+            Some(t) => {
+                ed.replace(&[&path[..], &[Step::Key("timeout")]].concat(), &timeout)?;
+                notes.push(format!("timeout was {t}"));
+            }
+            None => ed.append(&path, Some("timeout"), &timeout)?,
+        }
+    }
+    // Strays go last first, so the indices of those still to remove stay valid.
+    let mut strays: Vec<Found> = found
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| Some(i) != keep)
+        .map(|(_, f)| *f)
+        .collect();
+    strays.sort_by_key(|f| std::cmp::Reverse((f.group, f.hook)));
+    for f in &strays {
+        remove_hook(ed, event, f.group, f.hook)?;
+    }
+    let wrong_matcher = strays.iter().filter(|f| !f.matcher_ok).count();
+    let duplicates = strays.len() - wrong_matcher;
+    let entries = |n: usize| match n {
+        1 => "1 entry".to_string(),
+        n => format!("{n} entries"),
+    };
+    if wrong_matcher > 0 {
+        let wanted = spec
+            .matcher
+            .map_or("no matcher".to_string(), |m| format!("matcher `{m}`"));
+        notes.push(match keep {
+            None => format!(
+                "re-registered with {wanted}, replacing {} under another matcher",
+                entries(wrong_matcher)
+            ),
+            Some(_) => format!("removed {} under another matcher", entries(wrong_matcher)),
+        });
+    }
+    if duplicates > 0 {
+        notes.push(format!("removed {} (duplicate)", entries(duplicates)));
+    }
+    if keep.is_none() {
+        ed.append(&[HOOKS, Step::Key(event)], None, &hook_group(spec, program))?;
+        if found.is_empty() {
+            return Ok(added(command));
+        }
+    }
+    Ok(Change {
+        target: event,
+        action: if notes.is_empty() {
+            Action::Kept
+        } else {
+            Action::Updated
+        },
+        detail: if notes.is_empty() {
+            command
+        } else {
+            notes.join("; ")
+        },
+    })
+}
+
+fn uninstall_hook(ed: &mut Editor, spec: &HookSpec) -> Result<Change, PlanError> {
+    let event = spec.event();
+    let groups = ed
+        .doc
+        .value
+        .get("hooks")
+        .and_then(|h| h.get(event))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let mut found = find_ours(&groups, spec);
+    if found.is_empty() {
+        return Ok(Change {
+            target: event,
+            action: Action::Absent,
+            detail: String::new(),
+        });
+    }
+    found.sort_by_key(|f| std::cmp::Reverse((f.group, f.hook)));
+    for f in &found {
+        remove_hook(ed, event, f.group, f.hook)?;
+    }
+    if ed.doc.value["hooks"][event]
+        .as_array()
+        .is_some_and(Vec::is_empty)
+    {
+        ed.remove_member(&[HOOKS], event)?;
+    }
+    let detail = match groups.as_array().and_then(|g| {
+        let f = found.last()?;
+        g.get(f.group)?["hooks"][f.hook]["command"].as_str()
+    }) {
+        Some(command) if found.len() == 1 => command.to_string(),
+        _ => format!("{} entries", found.len()),
+    };
+    Ok(Change {
+        target: event,
+        action: Action::Removed,
+        detail,
+    })
+}
+
+fn statusline_command(value: &Value) -> Option<&str> {
+    (value.get("type")?.as_str()? == "command")
+        .then(|| value.get("command")?.as_str())
+        .flatten()
+}
+
+fn is_ours(value: &Value) -> bool {
+    statusline_command(value).is_some_and(is_ctxmon_statusline)
+}
+
+fn install_statusline(ed: &mut Editor, opts: &Options<'_>) -> Result<Change, PlanError> {
+    let command = format!("{} statusline", opts.program);
+    let wanted = Out::Obj(vec![
+        ("type", Out::Str("command".into())),
+        ("command", Out::Str(command.clone())),
+        ("padding", Out::Int(0)),
+    ]);
+    let change = |action, detail| Change {
+        target: "statusLine",
+        action,
+        detail,
+    };
+    let Some(current) = ed.doc.value.get("statusLine").cloned() else {
+        ed.append(&[], Some("statusLine"), &wanted)?;
+        return Ok(change(Action::Added, command));
+    };
+    if is_ours(&current) {
+        // Ours already: only the binary path is ctxmon's business; padding and the like stay
+        // as the user tuned them.
+        let old = statusline_command(&current).unwrap_or_default();
+        if old == command {
+            return Ok(change(Action::Kept, command));
+        }
+        let detail = format!("command was `{old}`");
+        ed.replace(
+            &[Step::Key("statusLine"), Step::Key("command")],
+            &Out::Str(command),
+        )?;
+        return Ok(change(Action::Updated, detail));
+    }
+    if !opts.replace_statusline {
+        return Err(PlanError::StatusLineTaken(current.to_string()));
+    }
+    ed.replace(&[Step::Key("statusLine")], &wanted)?;
+    Ok(change(Action::Replaced, format!("was {current}")))
+}
+
+fn uninstall_statusline(
+    ed: &mut Editor,
+    backup: Option<&str>,
+) -> Result<Option<Change>, PlanError> {
+    let Some(current) = ed.doc.value.get("statusLine") else {
+        return Ok(None);
+    };
+    if !is_ours(current) {
+        return Ok(None);
+    }
+    let detail = statusline_command(current).unwrap_or_default().to_string();
+    // A backup that is not valid JSON is simply not used: uninstall must still work.
+    let previous = backup
+        .and_then(|b| Doc::parse(b.to_string()).ok())
+        .and_then(|doc| {
+            let node = doc.node(&[Step::Key("statusLine")])?;
+            let value = doc.value.get("statusLine")?;
+            (!is_ours(value)).then(|| {
+                (
+                    doc.text[node.start..node.end].to_string(),
+                    value.to_string(),
+                )
+            })
+        });
+    if let Some((raw, value)) = previous {
+        ed.replace_raw(&[Step::Key("statusLine")], &raw)?;
+        return Ok(Some(Change {
+            target: "statusLine",
+            action: Action::Restored,
+            detail: format!("{value} (from the backup)"),
+        }));
+    }
+    ed.remove_member(&[], "statusLine")?;
+    Ok(Some(Change {
+        target: "statusLine",
+        action: Action::Removed,
+        detail,
+    }))
+}
