@@ -1,4 +1,5 @@
-//! Install and uninstall on settings text: what changes and what stays byte for byte.
+//! Install and uninstall on settings text: what changes, what stays byte for byte, and the
+//! plugin's `hooks/hooks.json` checked against the same table install writes.
 
 use serde_json::Value;
 
@@ -256,5 +257,32 @@ fn documents_ctxmon_cannot_edit_safely_are_refused() {
             matches!(uninstall(text, None), Err(PlanError::Syntax(_))),
             "{text}"
         );
+    }
+}
+
+/// The plugin's hooks.json registers the same events, matchers and timeouts as install, and
+/// tells its wrapper to give up one second before Claude Code would.
+#[test]
+fn the_plugin_registers_what_install_writes() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../hooks/hooks.json");
+    let plugin = value(&std::fs::read_to_string(path).unwrap());
+    let events = plugin["hooks"].as_object().unwrap();
+    assert_eq!(events.len(), CTXMON_HOOKS.len(), "{events:?}");
+    for spec in &CTXMON_HOOKS {
+        let groups = events[spec.event()].as_array().unwrap();
+        assert_eq!(groups.len(), 1, "{}", spec.event());
+        assert_eq!(
+            groups[0].get("matcher").and_then(Value::as_str),
+            spec.matcher
+        );
+        let hook = &groups[0]["hooks"][0];
+        assert_eq!(hook["type"], "command");
+        assert_eq!(hook["timeout"], spec.timeout_secs, "{}", spec.event());
+        let wanted = format!(
+            "\"${{CLAUDE_PLUGIN_ROOT}}/hooks/ctxmon-hook\" {} {}",
+            spec.hook.name(),
+            spec.timeout_secs - 1
+        );
+        assert_eq!(hook["command"], wanted.as_str());
     }
 }
