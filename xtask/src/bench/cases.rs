@@ -43,6 +43,8 @@ pub enum Check {
     StatusTokens(u64),
     /// Exit 0 and stdout starting with the text.
     StdoutStartsWith(&'static str),
+    /// Exit 0 and stdout containing the text.
+    StdoutContains(String),
 }
 
 impl Check {
@@ -57,6 +59,8 @@ impl Check {
             Check::StdoutStartsWith(prefix) => {
                 Err(format!("stdout does not start with {prefix:?}"))
             }
+            Check::StdoutContains(text) if stdout.contains(text.as_str()) => Ok(()),
+            Check::StdoutContains(text) => Err(format!("stdout does not contain {text:?}")),
             Check::HookTokens(expected) => {
                 let found = hook_tokens(stdout)?;
                 expect_tokens(found, *expected)
@@ -117,6 +121,8 @@ pub struct BenchCase {
     pub stdin: String,
     pub check: Check,
     pub target: Target,
+    /// Files written into the case's project before its first run: `(relative path, content)`.
+    pub files: Vec<(String, String)>,
 }
 
 /// `ctxmon hooks prompt-submit` on a transcript, checked against its expected tokens.
@@ -133,6 +139,7 @@ pub fn prompt_submit(name: &str, transcript: &Generated) -> BenchCase {
         stdin: input.to_string(),
         check: Check::HookTokens(transcript.expected_tokens),
         target: HOOK_TARGET,
+        files: Vec::new(),
     }
 }
 
@@ -149,6 +156,7 @@ pub fn status(name: &str, transcript: &Generated) -> BenchCase {
         stdin: String::new(),
         check: Check::StatusTokens(transcript.expected_tokens),
         target: HOOK_TARGET,
+        files: Vec::new(),
     }
 }
 
@@ -166,6 +174,7 @@ pub fn prompt_submit_without_transcript(name: &str) -> BenchCase {
         stdin: input.to_string(),
         check: Check::ExitZero,
         target: HOOK_TARGET,
+        files: Vec::new(),
     }
 }
 
@@ -177,6 +186,7 @@ pub fn process_floor(name: &str) -> BenchCase {
         stdin: String::new(),
         check: Check::StdoutStartsWith("ctxmon "),
         target: Target::NONE,
+        files: Vec::new(),
     }
 }
 

@@ -9,6 +9,7 @@
 //! A wrong answer fails the run (non-zero exit); a missed target is reported, not gated.
 
 pub mod cases;
+mod cases_more;
 pub mod external;
 pub mod lines;
 pub mod machine;
@@ -126,8 +127,19 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     }
     let mut runs = Vec::with_capacity(plan.cases.len());
     for (index, case) in plan.cases.iter().enumerate() {
+        let sandbox = Sandbox::fresh(&sandboxes.join(index.to_string()))?;
+        // Project state the case needs before its first run (e.g. a checkpoint to resume).
+        for (rel, content) in &case.files {
+            let path = sandbox.project.join(rel);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+            }
+            std::fs::write(&path, content)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
         runs.push(CaseRun {
-            sandbox: Sandbox::fresh(&sandboxes.join(index.to_string()))?,
+            sandbox,
             inv: Invocation {
                 program: &binary,
                 args: &case.args,

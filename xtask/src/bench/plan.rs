@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::cases::{self, BenchCase, MAX_SIZE_RATIO};
+use super::cases_more;
 use super::external::ExternalBench;
 use super::report::{RatioLine, Row};
 use super::transcript_gen::{GIB, Generated, KIB, MIB, TranscriptSpec};
@@ -51,6 +52,28 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
     cases.push(cases::prompt_submit(&hook(&worst_label), &get(&worst)?));
     cases.push(cases::status(&status("1 KiB"), &get("1KiB")?));
     cases.push(cases::status(&status(big_label), &get(big)?));
+    let line = |label: &str| format!("`statusline`, {label}");
+    cases.push(cases_more::statusline_from_payload(
+        &line("payload usage"),
+        &get("1KiB")?,
+    ));
+    cases.push(cases_more::statusline_from_transcript(
+        &line("null usage, 1 KiB transcript"),
+        &get("1KiB")?,
+    ));
+    let line_big = line(&format!("null usage, {big_label} transcript"));
+    cases.push(cases_more::statusline_from_transcript(
+        &line_big,
+        &get(big)?,
+    ));
+    cases.push(cases_more::session_start(
+        "`hooks session-start` (compact, rendering a checkpoint)",
+        &get("1KiB")?,
+    ));
+    cases.push(cases_more::pre_compact(
+        "`hooks pre-compact`, 100 MiB transcript (8 MiB tail derived)",
+        &get("100MiB")?,
+    ));
 
     let ratios = vec![
         (
@@ -69,6 +92,12 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
             format!("`status --transcript` median, {big_label} / 1 KiB"),
             status(big_label),
             status("1 KiB"),
+            Some(MAX_SIZE_RATIO),
+        ),
+        (
+            format!("`statusline` median, {big_label} / 1 KiB (null usage)"),
+            line_big.clone(),
+            line("null usage, 1 KiB transcript"),
             Some(MAX_SIZE_RATIO),
         ),
         (

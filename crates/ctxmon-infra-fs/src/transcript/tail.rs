@@ -29,6 +29,17 @@ pub struct TailLines {
 /// parsed values. Errors are those of the reader: `NotFound`, `Empty`, `NotAFile`,
 /// `PermissionDenied`, `Io`.
 pub fn read_tail_lines(path: &Path, max_bytes: u64) -> Result<TailLines, TranscriptError> {
+    read_tail_filtered(path, max_bytes, |_| true)
+}
+
+/// Like [`read_tail_lines`], but only lines for which `keep(raw bytes)` holds are parsed: JSON
+/// parsing is the cost of a tail read (about 8 ms per MiB into `Value`s), so lines no consumer
+/// needs are dropped before it.
+pub fn read_tail_filtered(
+    path: &Path,
+    max_bytes: u64,
+    keep: impl Fn(&[u8]) -> bool,
+) -> Result<TailLines, TranscriptError> {
     let (mut file, file_len) = open_regular(path)?;
     let start = file_len.saturating_sub(max_bytes);
     // Read one byte more than the window when possible: it tells whether the window's first
@@ -65,8 +76,13 @@ pub fn read_tail_lines(path: &Path, max_bytes: u64) -> Result<TailLines, Transcr
         bytes_read: len as u64,
         ..TailLines::default()
     };
-    for line in window.split(|&b| b == b'\n') {
-        if line.iter().all(u8::is_ascii_whitespace) {
+    // Vectorised newline search: a byte-by-byte split was a tenth of PreCompact's time.
+    let mut begin = 0;
+    let ends = memchr::memchr_iter(b'\n', window).chain(std::iter::once(window.len()));
+    for end in ends {
+        let line = window.get(begin..end).unwrap_or_default();
+        begin = end + 1;
+        if line.iter().all(u8::is_ascii_whitespace) || !keep(line) {
             continue;
         }
         match serde_json::from_slice::<serde_json::Value>(line) {
@@ -85,6 +101,20 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         path: &Path,
         max_bytes: u64,
     ) -> Result<Vec<serde_json::Value>, TranscriptError> {
-        read_tail_lines(path, max_bytes).map(|tail| tail.lines)
+        read_tail_filtered(path, max_bytes, needed_for_derivation).map(|tail| tail.lines)
     }
+}
+
+/// Derivations (resumption state, resume logs) read prompts, the agent's text and tool calls,
+/// and failed tool results. Successful tool results (file contents, command output) and
+/// subagent lines are most of a transcript's bytes and none of that, so they are not parsed.
+/// Claude Code writes compact JSON, so these tokens appear verbatim; inside a string the quotes
+/// would be escaped (`\"`), so a prompt that merely mentions them is never dropped.
+fn needed_for_derivation(line: &[u8]) -> bool {
+    use memchr::memmem::find;
+    if find(line, br#""isSidechain":true"#).is_some() {
+        return false;
+    }
+    !(find(line, br#""type":"tool_result""#).is_some()
+        && find(line, br#""is_error":true"#).is_none())
 }

@@ -1,0 +1,151 @@
+//! Benchmark cases for the hooks and commands beyond prompt-submit: pre-compact (spec §16:
+//! ≤ 50 ms with transcript derivation), session-start and the status line (held to the hook
+//! bar).
+
+use ctxmon_domain::{
+    CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FileToRead, FillEstimate,
+    FillSource, ResumptionOrigin, ResumptionState, SessionInfo, Thresholds, Timestamp, Todo,
+    TokenCount,
+};
+use serde_json::json;
+
+use super::cases::{BenchCase, Check, HOOK_TARGET, Target};
+use super::transcript_gen::Generated;
+
+/// Spec §16: PreCompact ≤ 50 ms (it reads the transcript's tail to derive resumption state).
+pub const PRE_COMPACT_TARGET: Target = Target {
+    median_ms: Some(50.0),
+    rss_kib: None,
+};
+
+const SESSION: &str = "bench-session";
+
+/// `ctxmon hooks pre-compact`: measures the fill, derives the resumption state from the
+/// transcript's tail and writes a checkpoint (a new one every run, as in a long session).
+pub fn pre_compact(name: &str, transcript: &Generated) -> BenchCase {
+    let input = json!({"session_id": SESSION, "transcript_path": transcript.path, "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": null});
+    BenchCase {
+        name: name.to_owned(),
+        args: vec!["hooks".into(), "pre-compact".into()],
+        stdin: input.to_string(),
+        check: Check::StdoutContains("saved at 79% context fill".into()),
+        target: PRE_COMPACT_TARGET,
+        files: Vec::new(),
+    }
+}
+
+/// `ctxmon hooks session-start` after a compaction: renders `<resumption-context>` from a
+/// seeded checkpoint (never acknowledged by SessionStart, so every run does the full work).
+pub fn session_start(name: &str, transcript: &Generated) -> BenchCase {
+    let input = json!({"session_id": SESSION, "transcript_path": transcript.path, "hook_event_name": "SessionStart", "source": "compact"});
+    BenchCase {
+        name: name.to_owned(),
+        args: vec!["hooks".into(), "session-start".into()],
+        stdin: input.to_string(),
+        check: Check::StdoutContains("<resumption-context checkpoint=\\\"cx-001\\\"".into()),
+        target: HOOK_TARGET,
+        files: vec![(
+            ".ctxmon/checkpoints/cx-001-checkpoint.json".into(),
+            seeded_checkpoint(),
+        )],
+    }
+}
+
+/// `ctxmon statusline` with `current_usage` null (right after `/compact`, or before the first
+/// response): the figure comes from the transcript.
+pub fn statusline_from_transcript(name: &str, transcript: &Generated) -> BenchCase {
+    let input = json!({"session_id": SESSION, "transcript_path": transcript.path, "model": {"id": "claude-sonnet-4-5"},
+        "context_window": {"context_window_size": 200000, "current_usage": null}});
+    BenchCase {
+        name: name.to_owned(),
+        args: vec!["statusline".into()],
+        stdin: input.to_string(),
+        check: Check::StdoutContains(format!(
+            "{}k/200k",
+            transcript.expected_tokens.saturating_add(500) / 1000
+        )),
+        target: HOOK_TARGET,
+        files: Vec::new(),
+    }
+}
+
+/// `ctxmon statusline` with Claude Code's `current_usage` (recent versions): no transcript read.
+pub fn statusline_from_payload(name: &str, transcript: &Generated) -> BenchCase {
+    let input = json!({"session_id": SESSION, "transcript_path": transcript.path, "model": {"id": "claude-opus-4-6[1m]"},
+        "context_window": {"context_window_size": 1000000, "current_usage": {"input_tokens": 8500, "output_tokens": 1200, "cache_creation_input_tokens": 5000, "cache_read_input_tokens": 2000}}});
+    BenchCase {
+        name: name.to_owned(),
+        args: vec!["statusline".into()],
+        stdin: input.to_string(),
+        check: Check::StdoutContains("16k/1M".into()),
+        target: HOOK_TARGET,
+        files: Vec::new(),
+    }
+}
+
+/// A realistic checkpoint of the benchmark session, as PreCompact would have written it.
+fn seeded_checkpoint() -> String {
+    let fill = FillEstimate::measured(
+        TokenCount(166_000),
+        ContextWindow::DEFAULT,
+        &Thresholds::default(),
+        TokenCount(33_000),
+        FillSource::Transcript,
+        Some("claude-sonnet-4-5".into()),
+    );
+    let state = ResumptionState {
+        origin: ResumptionOrigin::Transcript,
+        last_user_requests: vec![
+            "Add retry with backoff to the payment client and cover it with tests".into(),
+        ],
+        todos: (1..=12)
+            .map(|i| Todo {
+                content: format!("Step {i}: update module {i} and its tests"),
+                status: ["completed", "in_progress", "pending"][i % 3].into(),
+            })
+            .collect(),
+        files_touched: (1..=30)
+            .map(|i| format!("/home/dev/shop/src/payments/module_{i}.rs"))
+            .collect(),
+        files_to_read: vec![FileToRead {
+            path: "docs/payments.md".into(),
+            priority: Some(1),
+            reason: Some("the design".into()),
+        }],
+        last_assistant_text: Some(
+            "Retry policy implemented; next I wire it into the client.".into(),
+        ),
+        ..Default::default()
+    };
+    let Some(id) = CheckpointId::new(1) else {
+        return String::new();
+    };
+    let data = CheckpointData {
+        schema_version: CheckpointData::SCHEMA_VERSION,
+        checkpoint_id: id,
+        timestamp: "2026-11-22T05:00:00.000Z".into(),
+        created_at_ms: Timestamp(1_795_323_600_000),
+        compaction_sequence: 1,
+        trigger: CompactionTrigger::Auto,
+        custom_instructions: None,
+        context_state: fill,
+        resumption_state: Some(state),
+        session_info: SessionInfo {
+            session_id: Some(SESSION.into()),
+            ..Default::default()
+        },
+    };
+    serde_json::to_string_pretty(&data).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seeded_checkpoint_is_one_ctxmon_can_read() {
+        let data: CheckpointData = serde_json::from_str(&seeded_checkpoint()).unwrap();
+        assert_eq!(data.checkpoint_id.to_string(), "cx-001");
+        assert!(data.resumption_state.is_some());
+    }
+}
