@@ -123,6 +123,8 @@ pub struct BenchCase {
     pub target: Target,
     /// Files written into the case's project before its first run: `(relative path, content)`.
     pub files: Vec<(String, String)>,
+    /// Another program to run instead of ctxmon (a peer tool measured for comparison).
+    pub program: Option<std::path::PathBuf>,
 }
 
 /// `ctxmon hooks prompt-submit` on a transcript, checked against its expected tokens.
@@ -140,6 +142,7 @@ pub fn prompt_submit(name: &str, transcript: &Generated) -> BenchCase {
         check: Check::HookTokens(transcript.expected_tokens),
         target: HOOK_TARGET,
         files: Vec::new(),
+        program: None,
     }
 }
 
@@ -157,6 +160,7 @@ pub fn status(name: &str, transcript: &Generated) -> BenchCase {
         check: Check::StatusTokens(transcript.expected_tokens),
         target: HOOK_TARGET,
         files: Vec::new(),
+        program: None,
     }
 }
 
@@ -175,6 +179,7 @@ pub fn prompt_submit_without_transcript(name: &str) -> BenchCase {
         check: Check::ExitZero,
         target: HOOK_TARGET,
         files: Vec::new(),
+        program: None,
     }
 }
 
@@ -187,6 +192,7 @@ pub fn process_floor(name: &str) -> BenchCase {
         check: Check::StdoutStartsWith("ctxmon "),
         target: Target::NONE,
         files: Vec::new(),
+        program: None,
     }
 }
 

@@ -31,6 +31,7 @@ pub fn pre_compact(name: &str, transcript: &Generated) -> BenchCase {
         check: Check::StdoutContains("saved at 79% context fill".into()),
         target: PRE_COMPACT_TARGET,
         files: Vec::new(),
+        program: None,
     }
 }
 
@@ -48,7 +49,39 @@ pub fn session_start(name: &str, transcript: &Generated) -> BenchCase {
             ".ctxmon/checkpoints/cx-001-checkpoint.json".into(),
             seeded_checkpoint(),
         )],
+        program: None,
     }
+}
+
+/// Where a peer status line is looked for: `npm install --prefix target/bench-peer
+/// ccusage@20.0.24` puts it here (never committed; the row is left out when it is absent).
+pub const PEER_BIN: &str = "target/bench-peer/node_modules/.bin/ccusage";
+
+/// The same status-line stdin as [`statusline_from_transcript`] (plus the fields ccusage
+/// requires), run through the peer when it is installed. Its answer is not verified: on the
+/// generated transcript it reports a different figure than the known one.
+pub fn peer_statusline(
+    name: &str,
+    transcript: &Generated,
+    workspace: &std::path::Path,
+) -> Option<BenchCase> {
+    let program = workspace.join(PEER_BIN);
+    if !program.exists() {
+        return None;
+    }
+    let input = json!({"hook_event_name": "Status", "session_id": SESSION, "transcript_path": transcript.path, "cwd": "/bench",
+        "model": {"id": "claude-sonnet-4-5", "display_name": "Sonnet 4.5"}, "workspace": {"current_dir": "/bench", "project_dir": "/bench"},
+        "version": "2.1.90", "cost": {"total_cost_usd": 0.01, "total_duration_ms": 1000, "total_api_duration_ms": 500, "total_lines_added": 0, "total_lines_removed": 0},
+        "context_window": {"total_input_tokens": 15500, "total_output_tokens": 1200, "context_window_size": 200000, "current_usage": null}});
+    Some(BenchCase {
+        name: name.to_owned(),
+        args: vec!["statusline".into()],
+        stdin: input.to_string(),
+        check: Check::ExitZero,
+        target: Target::NONE,
+        files: Vec::new(),
+        program: Some(program),
+    })
 }
 
 /// `ctxmon statusline` with `current_usage` null (right after `/compact`, or before the first
@@ -66,6 +99,7 @@ pub fn statusline_from_transcript(name: &str, transcript: &Generated) -> BenchCa
         )),
         target: HOOK_TARGET,
         files: Vec::new(),
+        program: None,
     }
 }
 
@@ -80,6 +114,7 @@ pub fn statusline_from_payload(name: &str, transcript: &Generated) -> BenchCase 
         check: Check::StdoutContains("16k/1M".into()),
         target: HOOK_TARGET,
         files: Vec::new(),
+        program: None,
     }
 }
 

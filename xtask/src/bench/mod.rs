@@ -141,7 +141,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         runs.push(CaseRun {
             sandbox,
             inv: Invocation {
-                program: &binary,
+                program: case.program.as_deref().unwrap_or(&binary),
                 args: &case.args,
                 stdin: &case.stdin,
             },

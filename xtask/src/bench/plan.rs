@@ -66,6 +66,20 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
         &line_big,
         &get(big)?,
     ));
+    let peer = "peer: `ccusage@20.0.24 statusline`, same stdin, 100 MiB transcript".to_owned();
+    let ours = line("null usage, 100 MiB transcript (same stdin as the peer)");
+    let workspace = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let with_peer = match cases_more::peer_statusline(&peer, &get("100MiB")?, &workspace) {
+        Some(case) => {
+            cases.push(cases_more::statusline_from_transcript(
+                &ours,
+                &get("100MiB")?,
+            ));
+            cases.push(case);
+            true
+        }
+        None => false,
+    };
     cases.push(cases_more::session_start(
         "`hooks session-start` (compact, rendering a checkpoint)",
         &get("1KiB")?,
@@ -75,7 +89,17 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
         &get("100MiB")?,
     ));
 
-    let ratios = vec![
+    let mut ratios = Vec::new();
+    if with_peer {
+        ratios.push((
+            "peer `ccusage statusline` / `ctxmon statusline` median (same stdin, 100 MiB)"
+                .to_owned(),
+            peer.clone(),
+            ours.clone(),
+            None,
+        ));
+    }
+    ratios.extend(vec![
         (
             format!("`hooks prompt-submit` median, {big_label} / 1 KiB"),
             hook(big_label),
@@ -107,7 +131,7 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
             hook("1 KiB"),
             None,
         ),
-    ];
+    ]);
     Ok(Plan { cases, ratios })
 }
 

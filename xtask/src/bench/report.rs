@@ -143,6 +143,11 @@ pub fn render(r: &Report) -> String {
     s.push_str("cargo xtask bench            # full run (~2.2 GB of transcripts in target/bench-data/), writes this file\n");
     s.push_str("cargo xtask bench --quick    # smoke test: 5 runs, no 1 GiB files, writes target/bench-data/benchmarks-quick.md\n");
     s.push_str("cargo xtask bench --runs 50  # more runs per case\n```\n\n");
+    s.push_str(
+        "The peer rows (`ccusage@20.0.24 statusline` on the same stdin and 100 MiB transcript) \
+         appear when the peer is installed beside the build, never committed: \
+         `npm install --prefix target/bench-peer ccusage@20.0.24`.\n\n",
+    );
     s.push_str("## Results\n\n| benchmark | median | p95 | peak RSS | target | verdict |\n|---|---:|---:|---:|---|---|\n");
     for row in &r.rows {
         let _ = writeln!(
