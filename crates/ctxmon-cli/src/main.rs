@@ -4,8 +4,10 @@ mod bootstrap;
 mod cli;
 mod commands;
 mod exit;
+mod help;
 mod install;
 mod render;
+mod report;
 mod wire;
 
 fn main() -> std::process::ExitCode {

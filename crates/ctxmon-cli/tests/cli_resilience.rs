@@ -142,7 +142,11 @@ fn the_whole_cycle() {
     assert_eq!(
         events(&sb),
         [
+            // The 85% prompt crosses into CRITICAL: tier:critical writes the first resume log.
+            "ResumeLogGenerated",
             "ContextThresholdReached",
+            // PreCompact: its own resume log (pre_compact), then the checkpoint's events.
+            "ResumeLogGenerated",
             "CompactionDetected",
             "CheckpointCreated",
             "SessionAbandoned",
@@ -150,6 +154,15 @@ fn the_whole_cycle() {
             "ContextThresholdReached",
             "CheckpointAcknowledged"
         ]
+    );
+    let log = std::fs::read_to_string(sb.path(".ctxmon/resume-logs/session-s-1.md")).unwrap();
+    assert!(
+        log.contains("Write tax.rs"),
+        "the handoff carries the open todo: {log}"
+    );
+    assert!(
+        resumption.contains(".ctxmon/resume-logs/session-s-1.md"),
+        "SessionStart names the log"
     );
     let list = sb.run(&["--json", "checkpoint", "list"], "");
     assert!(list.stdout.contains("cx-001"), "{}", list.stdout);
@@ -233,7 +246,14 @@ fn lifecycle_hooks_record_and_answer_nothing() {
         ),
         (0, "", 0, "")
     );
-    assert_eq!(events(&sb), ["CompactionCompleted", "SessionEnded"]);
+    assert_eq!(
+        events(&sb),
+        ["CompactionCompleted", "ResumeLogGenerated", "SessionEnded"]
+    );
+    assert!(
+        sb.path(".ctxmon/resume-logs/session-s-1.json").exists(),
+        "session_end wrote the handoff"
+    );
 }
 
 #[test]

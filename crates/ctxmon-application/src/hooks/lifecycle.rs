@@ -2,7 +2,9 @@
 
 use ctxmon_domain::DomainEvent;
 
-use super::{HookContext, HookPorts, record};
+use super::{HookContext, HookPorts, load_state, record, save_state};
+use crate::ports::ResumeLogStore;
+use crate::resume_log::{TriggerKind, generate_for_trigger};
 
 pub fn post_compact(
     ctx: &HookContext<'_>,
@@ -19,12 +21,20 @@ pub fn post_compact(
     warnings
 }
 
+/// Records the end and writes the `session_end` resume log when it is due.
 pub fn session_end(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
+    logs: &dyn ResumeLogStore,
     reason: Option<&str>,
 ) -> Vec<String> {
     let mut warnings = Vec::new();
+    let mut state = load_state(ctx, ports, &mut warnings);
+    let fired = generate_for_trigger(ctx, ports, logs, &mut state, TriggerKind::SessionEnd, None);
+    warnings.extend(fired.warnings);
+    if !fired.fired.is_empty() {
+        save_state(ctx, ports, &mut state, &mut warnings);
+    }
     let event = DomainEvent::SessionEnded {
         reason: reason.unwrap_or("unknown").chars().take(200).collect(),
     };

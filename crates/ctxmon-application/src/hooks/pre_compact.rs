@@ -9,6 +9,8 @@ use ctxmon_domain::{
 use super::compaction::note_checkpoint;
 use super::{HookContext, HookPorts, load_state, record, save_state};
 use crate::fill::{ContextFillEstimator, EstimateRequest};
+use crate::ports::ResumeLogStore;
+use crate::resume_log::{TriggerKind, generate_for_trigger};
 use crate::resumption::{derive_from_tail, from_section};
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -29,6 +31,7 @@ pub struct PreCompactOutcome {
 pub fn pre_compact(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
+    logs: &dyn ResumeLogStore,
     input: PreCompactInput<'_>,
 ) -> PreCompactOutcome {
     let mut warnings = Vec::new();
@@ -83,6 +86,19 @@ pub fn pre_compact(
     };
     let mut state = load_state(ctx, ports, &mut warnings);
     note_checkpoint(&mut state, &checkpoint);
+    // The resume log written now draws on the checkpoint just saved (its resumption state).
+    let fired = generate_for_trigger(
+        ctx,
+        ports,
+        logs,
+        &mut state,
+        TriggerKind::PreCompact,
+        Some(&estimate),
+    );
+    warnings.extend(fired.warnings);
+    if fired.saved.is_some() {
+        state.handoff_complete = true;
+    }
     save_state(ctx, ports, &mut state, &mut warnings);
     let id = checkpoint.checkpoint_id.to_string();
     let percent = estimate.percent();

@@ -16,6 +16,8 @@ use crate::compaction_alert::render_compaction_alert;
 use crate::config::InjectPolicy;
 use crate::fill::{ContextFillEstimator, EstimateRequest};
 use crate::monitor_tag::render_context_monitor;
+use crate::ports::ResumeLogStore;
+use crate::resume_log::{TriggerKind, generate_for_trigger};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptSubmitOutcome {
@@ -28,7 +30,12 @@ pub struct PromptSubmitOutcome {
     pub warnings: Vec<String>,
 }
 
-pub fn prompt_submit(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> PromptSubmitOutcome {
+/// `logs` receives the resume log of a `tier:*` trigger (spec §9) when one is due.
+pub fn prompt_submit(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    logs: &dyn ResumeLogStore,
+) -> PromptSubmitOutcome {
     let mut warnings = Vec::new();
     let mut events = Vec::new();
     let measurement =
@@ -63,6 +70,21 @@ pub fn prompt_submit(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> PromptSubm
         ctx.settings,
     );
     track_tier(&mut state, &estimate, &mut events, ports);
+    if estimate.source != FillSource::Unavailable {
+        let fired = generate_for_trigger(
+            ctx,
+            ports,
+            logs,
+            &mut state,
+            TriggerKind::Tier(estimate.threshold_tier),
+            Some(&estimate),
+        );
+        warnings.extend(fired.warnings);
+        // A handoff document now exists for this context (cleared again by the next compaction).
+        if fired.saved.is_some() {
+            state.handoff_complete = true;
+        }
+    }
 
     let measured = estimate.source != FillSource::Unavailable;
     let tier = estimate.threshold_tier;

@@ -45,6 +45,7 @@ fn compacted_world() -> World {
         pre_compact(
             c,
             p,
+            &w.logs,
             PreCompactInput {
                 trigger: Some("auto"),
                 custom_instructions: None,
@@ -78,13 +79,25 @@ fn pre_compact_builds_a_complete_checkpoint() {
         state.files_touched,
         vec!["/proj/src/billing/tax.rs".to_string()]
     );
+    // The 85% prompt fired tier:critical's resume log; PreCompact fires pre_compact's.
     assert_eq!(
-        w.event_names()[1..],
+        w.event_names(),
         [
+            "ResumeLogGenerated",
+            "ContextThresholdReached",
+            "ResumeLogGenerated",
             "CompactionDetected",
             "CheckpointCreated",
             "SessionAbandoned"
         ]
+    );
+    assert_eq!(
+        w.state().resume_log_triggers,
+        ["tier:critical", "pre_compact"]
+    );
+    assert!(
+        w.state().handoff_complete,
+        "a handoff document exists for this context"
     );
     let st = w.state();
     assert_eq!(
@@ -97,7 +110,7 @@ fn pre_compact_builds_a_complete_checkpoint() {
 #[test]
 fn the_whole_cycle_alerts_once_and_drops_the_fill() {
     let w = compacted_world();
-    let start = w.with(|c, p| session_start(c, p, Some("compact"), None));
+    let start = w.with(|c, p| session_start(c, p, &w.logs, Some("compact")));
     let ctx = start.additional_context.expect("resumption context");
     assert!(
         ctx.starts_with("<resumption-context checkpoint=\"cx-001\""),
@@ -206,6 +219,7 @@ fn a_source_file_wins_over_the_transcript() {
         pre_compact(
             c,
             p,
+            &w.logs,
             PreCompactInput {
                 trigger: Some("manual"),
                 custom_instructions: Some("keep the plan"),
@@ -223,24 +237,17 @@ fn a_source_file_wins_over_the_transcript() {
 fn startup_hands_back_only_recent_checkpoints() {
     let mut w = compacted_world();
     w.session = "s2".into();
-    let fresh = w.with(|c, p| {
-        session_start(
-            c,
-            p,
-            Some("startup"),
-            Some("/proj/.ctxmon/resume-logs/session-s1.md"),
-        )
-    });
+    let fresh = w.with(|c, p| session_start(c, p, &w.logs, Some("startup")));
     let text = fresh.additional_context.unwrap();
     assert!(
-        text.contains("<resume-log>/proj/.ctxmon/resume-logs/session-s1.md</resume-log>"),
+        text.contains("<resume-log>memory:session-s1.md</resume-log>"),
         "{text}"
     );
     // The new session's first prompt completes the handoff.
     w.script.usage_at(20_000, Some(AFTER));
     assert_eq!(w.prompt().acknowledged.as_deref(), Some("cx-001"));
     assert!(
-        w.with(|c, p| session_start(c, p, Some("startup"), None))
+        w.with(|c, p| session_start(c, p, &w.logs, Some("startup")))
             .additional_context
             .is_none()
     );
@@ -249,7 +256,7 @@ fn startup_hands_back_only_recent_checkpoints() {
     old.clock
         .set(ctxmon_domain::Timestamp(1_795_168_800_000 + 25 * 3_600_000));
     assert!(
-        old.with(|c, p| session_start(c, p, Some("clear"), None))
+        old.with(|c, p| session_start(c, p, &old.logs, Some("clear")))
             .additional_context
             .is_none(),
         "older than 24 h"
@@ -260,8 +267,8 @@ fn startup_hands_back_only_recent_checkpoints() {
 fn nothing_to_resume_means_no_context() {
     let w = World::new(InjectPolicy::Always);
     w.script.usage_at(170_000, Some(BEFORE));
-    w.with(|c, p| pre_compact(c, p, PreCompactInput::default()));
-    let start = w.with(|c, p| session_start(c, p, Some("compact"), None));
+    w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
+    let start = w.with(|c, p| session_start(c, p, &w.logs, Some("compact")));
     assert_eq!(start.additional_context, None);
     assert!(!w.event_names().contains(&"ResumptionDelivered"));
 }
@@ -271,10 +278,10 @@ fn a_failing_repository_fails_open() {
     let w = World::new(InjectPolicy::Always);
     w.checkpoints.fail.set(true);
     w.script.usage(150_000);
-    let out = w.with(|c, p| pre_compact(c, p, PreCompactInput::default()));
+    let out = w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
     assert!(out.checkpoint.is_none() && !out.warnings.is_empty());
     assert!(
-        w.with(|c, p| session_start(c, p, Some("compact"), None))
+        w.with(|c, p| session_start(c, p, &w.logs, Some("compact")))
             .additional_context
             .is_none()
     );
@@ -340,13 +347,22 @@ fn lifecycle_hooks_record_events() {
             .is_empty()
     );
     assert!(
-        w.with(|c, p| session_end(c, p, Some("prompt_input_exit")))
+        w.with(|c, p| session_end(c, p, &w.logs, Some("prompt_input_exit")))
             .is_empty()
     );
-    assert_eq!(w.event_names(), vec!["CompactionCompleted", "SessionEnded"]);
+    assert_eq!(
+        w.event_names(),
+        vec!["CompactionCompleted", "ResumeLogGenerated", "SessionEnded"]
+    );
+    assert!(
+        w.logs
+            .logs
+            .borrow()
+            .contains_key(&ctxmon_domain::SessionKey::from_raw("s1"))
+    );
     w.events.fail.set(true);
     assert_eq!(
-        w.with(|c, p| session_end(c, p, None)).len(),
+        w.with(|c, p| session_end(c, p, &w.logs, None)).len(),
         1,
         "a warning, not a failure"
     );

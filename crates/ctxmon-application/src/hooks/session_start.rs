@@ -7,6 +7,7 @@ use ctxmon_domain::{CheckpointData, DomainEvent};
 
 use super::delivery::deliver;
 use super::{HookContext, HookPorts, load_state, record, save_state};
+use crate::ports::ResumeLogStore;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionStartOutcome {
@@ -20,8 +21,8 @@ pub struct SessionStartOutcome {
 pub fn session_start(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
+    logs: &dyn ResumeLogStore,
     source: Option<&str>,
-    resume_log: Option<&str>,
 ) -> SessionStartOutcome {
     let mut warnings = Vec::new();
     let checkpoint = match choose_checkpoint(ctx, ports, source) {
@@ -39,13 +40,21 @@ pub fn session_start(
         };
     };
     let mut state = load_state(ctx, ports, &mut warnings);
+    // The newest resume log, when one exists, is named so the agent can open the full handoff.
+    let resume_log = match logs.list() {
+        Ok(listing) => listing.entries.into_iter().next().map(|e| e.location),
+        Err(e) => {
+            warnings.push(format!("resume logs unreadable: {e}"));
+            None
+        }
+    };
     let (text, event) = deliver(
         ctx,
         ports,
         &cp,
         &mut state,
         "session_start",
-        resume_log,
+        resume_log.as_deref(),
         &mut warnings,
     );
     let mut events: Vec<DomainEvent> = event.into_iter().collect();

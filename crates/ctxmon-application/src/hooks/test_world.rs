@@ -15,6 +15,7 @@ use crate::ports::{
     ChainScope, CompactionBoundary, GitHead, ScanLimits, TranscriptError, TranscriptErrorKind,
     TranscriptReader, TranscriptReading, UsageRecord,
 };
+use crate::resume_log::MemoryResumeLogStore;
 
 /// A transcript whose next reading the test sets.
 #[derive(Default)]
@@ -80,6 +81,7 @@ pub struct World {
     pub checkpoints: MemoryCheckpoints,
     pub source: MemorySource,
     pub git: MemoryGit,
+    pub logs: MemoryResumeLogStore,
     pub session: String,
 }
 
@@ -101,6 +103,7 @@ impl World {
                 branch: Some("main".into()),
                 head: Some("0123abcd".into()),
             })),
+            logs: MemoryResumeLogStore::default(),
             session: "s1".into(),
         }
     }
@@ -129,7 +132,7 @@ impl World {
     }
 
     pub fn prompt(&self) -> super::prompt_submit::PromptSubmitOutcome {
-        self.with(super::prompt_submit::prompt_submit)
+        self.with(|c, p| super::prompt_submit::prompt_submit(c, p, &self.logs))
     }
 
     pub fn event_names(&self) -> Vec<&'static str> {

@@ -22,8 +22,8 @@ use ctxmon_application::hooks::{HookContext, HookPorts};
 use ctxmon_application::ports::Clock;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{
-    FsCheckpointRepository, FsEventLog, FsGitInfo, FsResumptionSource, FsSessionStateStore,
-    HookLog, ProjectLayout, SystemClock,
+    FsCheckpointRepository, FsEventLog, FsGitInfo, FsResumeLogStore, FsResumptionSource,
+    FsSessionStateStore, HookLog, ProjectLayout, SystemClock,
 };
 
 use crate::bootstrap;
@@ -183,7 +183,7 @@ fn handle(hook: HookCommand, global: &GlobalArgs, tx: &mpsc::Sender<Message>) ->
         transcript_path: env.input.transcript_path.as_deref().map(Path::new),
         cwd: env.input.cwd.as_deref(),
     };
-    dispatch(&env, &ctx, &ports)
+    dispatch(&env, &ctx, &ports, &adapters.logs)
 }
 
 /// The file-system adapters behind every port, built once per hook.
@@ -194,6 +194,7 @@ struct Adapters {
     checkpoints: FsCheckpointRepository,
     source: FsResumptionSource,
     git: FsGitInfo,
+    logs: FsResumeLogStore,
 }
 
 impl Adapters {
@@ -208,6 +209,7 @@ impl Adapters {
                 .with_lock_wait(Duration::from_millis(env.config.hooks.deadline_ms * 2 / 3)),
             source: FsResumptionSource::new(r.source_file.clone(), r.max_source_bytes),
             git: FsGitInfo::new(),
+            logs: FsResumeLogStore::new(env.layout.clone()),
         }
     }
 
@@ -226,12 +228,17 @@ impl Adapters {
     }
 }
 
-fn dispatch(env: &HookEnv, ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> String {
+fn dispatch(
+    env: &HookEnv,
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    logs: &FsResumeLogStore,
+) -> String {
     let event = env.hook.event_name();
     let input = &env.input;
     match env.hook {
         HookCommand::PromptSubmit => {
-            let outcome = prompt_submit(ctx, ports);
+            let outcome = prompt_submit(ctx, ports, logs);
             env.warn_all(&outcome.warnings);
             outcome
                 .additional_context
@@ -239,7 +246,7 @@ fn dispatch(env: &HookEnv, ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> Stri
                 .unwrap_or_default()
         }
         HookCommand::SessionStart => {
-            let outcome = session_start(ctx, ports, input.source.as_deref(), None);
+            let outcome = session_start(ctx, ports, logs, input.source.as_deref());
             env.warn_all(&outcome.warnings);
             outcome
                 .additional_context
@@ -250,6 +257,7 @@ fn dispatch(env: &HookEnv, ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> Stri
             let outcome = pre_compact(
                 ctx,
                 ports,
+                logs,
                 PreCompactInput {
                     trigger: input.trigger.as_deref(),
                     custom_instructions: input.custom_instructions.as_deref(),
@@ -280,7 +288,7 @@ fn dispatch(env: &HookEnv, ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> Stri
             String::new()
         }
         HookCommand::SessionEnd => {
-            env.warn_all(&session_end(ctx, ports, input.reason.as_deref()));
+            env.warn_all(&session_end(ctx, ports, logs, input.reason.as_deref()));
             String::new()
         }
     }

@@ -1,0 +1,103 @@
+//! `ctxmon report`: a session's fill over time, as a sparkline, a JSON document or an SVG chart.
+//!
+//! The reader streams the transcript forward through the hooks' own line rules and the
+//! application's series builder de-duplicates, places compactions and marks crossings; this
+//! command only picks the file, writes the outputs and maps failures to exit codes.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::anyhow;
+use ctxmon_application::fill::{FillSeriesBuilder, FillSettings};
+use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
+
+use crate::bootstrap;
+use crate::cli::{GlobalArgs, ReportArgs};
+use crate::exit::{CmdResult, Failure};
+use crate::report;
+
+pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
+    let mut flags = Vec::new();
+    if let Some(window) = args.window {
+        flags.push((
+            "context_monitor.context_window".to_string(),
+            window.to_string(),
+        ));
+    }
+    let project = bootstrap::project(global, None, &flags).map_err(Failure::usage)?;
+    let settings = FillSettings::from_config(&project.config)
+        .map_err(|e| Failure::usage(anyhow!("invalid configuration: {e}")))?;
+    let transcript = match &args.transcript {
+        Some(path) => path.clone(),
+        None => newest_transcript(project.layout.project_dir())?,
+    };
+    let shown = transcript.display().to_string();
+
+    let mut builder = FillSeriesBuilder::new();
+    let stats = JsonlTranscriptReader::new()
+        .read_events(&transcript, |event| builder.push(event))
+        .map_err(|e| Failure::Other(anyhow!("{e}")))?;
+    if !stats.any_json {
+        return Err(Failure::Other(anyhow!(
+            "{shown} is not a Claude Code transcript: none of its {} lines is JSON",
+            stats.lines
+        )));
+    }
+    let series = builder.finish(&settings, args.model.as_deref());
+    if series.points.is_empty() {
+        let compactions = match series.compactions.len() {
+            0 => String::new(),
+            1 => " (only a compaction boundary)".to_string(),
+            n => format!(" (only {n} compaction boundaries)"),
+        };
+        return Err(Failure::Other(anyhow!(
+            "{shown} has no API response with usage yet{compactions}: nothing to chart; \
+             run it again after the session's first answer"
+        )));
+    }
+
+    let file_name = transcript
+        .file_name()
+        .map_or_else(|| shown.clone(), |n| n.to_string_lossy().into_owned());
+    if let Some(svg_path) = &args.svg {
+        write_svg(svg_path, &report::svg::render(&series, &file_name))?;
+    }
+    if global.json {
+        let svg = args.svg.as_ref().map(|p| p.display().to_string());
+        let value =
+            report::json(&series, &shown, svg.as_deref()).map_err(|e| Failure::Other(e.into()))?;
+        println!("{value}");
+    } else {
+        let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
+        let width = bootstrap::env_var("COLUMNS")
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .unwrap_or(80);
+        print!("{}", report::text(&series, &file_name, width, color));
+        if let Some(svg_path) = &args.svg {
+            println!("wrote {}", svg_path.display());
+        }
+    }
+    Ok(())
+}
+
+fn newest_transcript(project_dir: &Path) -> Result<PathBuf, Failure> {
+    ctxmon_infra_fs::claude_paths::latest_transcript(project_dir, &bootstrap::env_pairs())
+        .ok_or_else(|| {
+            Failure::Other(anyhow!(
+                "no transcript found for {} under Claude Code's projects folder; pass --transcript PATH",
+                project_dir.display()
+            ))
+        })
+}
+
+/// A chart is the user's own output file, not ctxmon state: it is written in place with the
+/// user's umask (the private 0600 atomic write is for `.ctxmon/`), and a missing folder is an
+/// error rather than something to create.
+fn write_svg(path: &Path, svg: &str) -> Result<(), Failure> {
+    std::fs::write(path, svg).map_err(|e| {
+        Failure::Other(anyhow!(
+            "cannot write the SVG chart to {}: {e}",
+            path.display()
+        ))
+    })
+}

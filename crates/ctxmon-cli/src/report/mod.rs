@@ -1,0 +1,152 @@
+//! Rendering of a session's fill series for `ctxmon report`: the text summary around a
+//! terminal sparkline (`sparkline`), the SVG chart (`svg`) and the JSON document. Pure
+//! functions of the series; the command does the reading and writing.
+
+pub mod sparkline;
+pub mod svg;
+
+#[cfg(test)]
+mod svg_tests;
+
+use std::fmt::Write as _;
+
+use ctxmon_application::fill::{FillSeries, SeriesScope};
+
+use crate::render::{RESET, thousands, tier_color};
+
+/// Whole percent for people: 0.526 → 53.
+fn pct(fill: f64) -> u64 {
+    let p = (fill * 100.0).round();
+    if p.is_finite() && p > 0.0 {
+        p as u64
+    } else {
+        0
+    }
+}
+
+/// The human report: header, sparkline, min/max/last, then every compaction and tier crossing
+/// with its time. `width` is the terminal's; the sparkline takes at most that many columns.
+pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> String {
+    let mut out = String::new();
+    let mut head = vec![file_name.to_string()];
+    head.extend(series.model.clone());
+    head.push(format!("window {}", thousands(series.window.get())));
+    if series.scope == SeriesScope::Sidechain {
+        head.push("subagent transcript (sidechain lines)".into());
+    }
+    let _ = writeln!(out, "{}", head.join(" · "));
+    let n = series.points.len();
+    let columns = width.saturating_sub(2).clamp(10, 200);
+    let _ = writeln!(
+        out,
+        "  {}",
+        sparkline::render(&series.points, columns, color)
+    );
+    let per_column = if n > columns {
+        format!(
+            "each column the fullest of ~{} responses",
+            n.div_ceil(columns)
+        )
+    } else {
+        "one column per response".to_string()
+    };
+    let _ = writeln!(
+        out,
+        "  {n} {} · {per_column} · height {}–{}% of the window",
+        if n == 1 { "response" } else { "responses" },
+        0,
+        pct(sparkline::scale_top(&series.points))
+    );
+    if let (Some(min), Some(max), Some(last)) = (series.min(), series.max(), series.last()) {
+        let tier = if color {
+            format!("{}{}{RESET}", tier_color(last.tier), last.tier.name())
+        } else {
+            last.tier.name().to_string()
+        };
+        let _ = writeln!(
+            out,
+            "  min {} ({}%) · max {} ({}%, response {}) · last {} ({}%, {tier})",
+            thousands(min.tokens.get()),
+            pct(min.fill),
+            thousands(max.tokens.get()),
+            pct(max.fill),
+            max.index + 1,
+            thousands(last.tokens.get()),
+            pct(last.fill),
+        );
+    }
+    if let Some(note) = &series.window_note {
+        let _ = writeln!(out, "  note: {note}");
+    }
+    if series.compactions.is_empty() {
+        out.push_str("no compactions\n");
+    } else {
+        let _ = writeln!(out, "compactions ({})", series.compactions.len());
+        for c in &series.compactions {
+            let sizes = match (c.pre_tokens, c.post_tokens) {
+                (Some(pre), Some(post)) => format!(
+                    "{} → {} tokens",
+                    thousands(pre.get()),
+                    thousands(post.get())
+                ),
+                (Some(pre), None) => format!("{} tokens before", thousands(pre.get())),
+                (None, Some(post)) => format!("{} tokens after", thousands(post.get())),
+                (None, None) => "size not recorded".to_string(),
+            };
+            let place = if c.index < n {
+                format!("before response {}", c.index + 1)
+            } else {
+                "after the last response".to_string()
+            };
+            let _ = writeln!(
+                out,
+                "  {}  {place}  {}  {sizes}",
+                c.timestamp.as_deref().unwrap_or("(no time)"),
+                c.trigger.as_deref().unwrap_or("?"),
+            );
+        }
+    }
+    if series.crossings.is_empty() {
+        out.push_str("no tier crossings\n");
+    } else {
+        let _ = writeln!(out, "tier crossings ({})", series.crossings.len());
+        for c in &series.crossings {
+            let to = if color {
+                format!("{}{}{RESET}", tier_color(c.to), c.to.name())
+            } else {
+                c.to.name().to_string()
+            };
+            let _ = writeln!(
+                out,
+                "  {}  response {}  {} → {to}  {} tokens ({}%)",
+                c.timestamp.as_deref().unwrap_or("(no time)"),
+                c.index + 1,
+                c.from.name(),
+                thousands(c.tokens.get()),
+                pct(c.fill)
+            );
+        }
+    }
+    out
+}
+
+/// The JSON document: the series as the application built it (points with 0-based `index`),
+/// plus where it came from and the min/max/last points.
+pub fn json(
+    series: &FillSeries,
+    transcript: &str,
+    svg: Option<&str>,
+) -> serde_json::Result<serde_json::Value> {
+    let mut value = serde_json::to_value(series)?;
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("transcript".into(), transcript.into());
+        obj.insert("responses".into(), series.points.len().into());
+        obj.insert("min".into(), serde_json::to_value(series.min())?);
+        obj.insert("max".into(), serde_json::to_value(series.max())?);
+        obj.insert("last".into(), serde_json::to_value(series.last())?);
+        if let Some(svg) = svg {
+            obj.insert("svg".into(), svg.into());
+        }
+    }
+    Ok(value)
+}
