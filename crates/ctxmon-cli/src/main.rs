@@ -5,8 +5,10 @@ mod cli;
 mod commands;
 mod exit;
 mod help;
+mod help;
 mod install;
 mod render;
+mod report;
 mod report;
 mod wire;
 

@@ -305,3 +305,40 @@ fn fifty_concurrent_pre_compacts_get_fifty_distinct_ids() {
         "no event line lost"
     );
 }
+
+#[test]
+fn one_sessions_concurrent_hooks_lose_no_state_update() {
+    let sb = Sandbox::new();
+    let t = write_session(&sb);
+    let children: Vec<_> = (0..20)
+        .map(|_| {
+            let mut child = sb.command(&["hooks", "pre-compact"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+            let body = json!({"session_id":"same","transcript_path":t,"cwd":sb.dir(),"hook_event_name":"PreCompact","trigger":"auto"}).to_string();
+            std::io::Write::write_all(child.stdin.as_mut().unwrap(), body.as_bytes()).unwrap();
+            drop(child.stdin.take());
+            child
+        })
+        .collect();
+    for child in children {
+        assert_eq!(child.wait_with_output().unwrap().status.code(), Some(0));
+    }
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(sb.path(".ctxmon/state/same.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        state["compactions_seen"]["count"], 20,
+        "every compaction counted: {state}"
+    );
+    let mut sequences: Vec<u64> = std::fs::read_dir(sb.path(".ctxmon/checkpoints"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with("-checkpoint.json"))
+        .map(|e| serde_json::from_slice::<Value>(&std::fs::read(e.path()).unwrap()).unwrap()["compaction_sequence"].as_u64().unwrap())
+        .collect();
+    sequences.sort_unstable();
+    assert_eq!(
+        sequences,
+        (1..=20).collect::<Vec<u64>>(),
+        "each compaction of the session has its own sequence number"
+    );
+}

@@ -31,6 +31,10 @@ impl ProjectLayout {
     pub fn state_file(&self, session: &SessionKey) -> PathBuf {
         self.state_dir().join(format!("{}.json", session.as_str()))
     }
+    /// The lock that serialises one session's hooks (load → modify → save of its state).
+    pub fn state_lock(&self, session: &SessionKey) -> PathBuf {
+        self.state_dir().join(format!("{}.lock", session.as_str()))
+    }
     pub fn events_file(&self) -> PathBuf {
         self.root.join("events.jsonl")
     }

@@ -20,6 +20,7 @@ use ctxmon_application::hooks::prompt_submit::prompt_submit;
 use ctxmon_application::hooks::session_start::session_start;
 use ctxmon_application::hooks::{HookContext, HookPorts};
 use ctxmon_application::ports::Clock;
+use ctxmon_infra_fs::fsutil;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{
     FsCheckpointRepository, FsEventLog, FsGitInfo, FsResumeLogStore, FsResumptionSource,
@@ -183,7 +184,20 @@ fn handle(hook: HookCommand, global: &GlobalArgs, tx: &mpsc::Sender<Message>) ->
         transcript_path: env.input.transcript_path.as_deref().map(Path::new),
         cwd: env.input.cwd.as_deref(),
     };
-    dispatch(&env, &ctx, &ports, &adapters.logs)
+    // One session's hooks run one at a time: each loads, changes and saves the session state,
+    // and two at once (a prompt while PreCompact runs) would lose one's update. The wait is
+    // bounded well inside the deadline; past it the hook runs unlocked rather than not at all.
+    let lock = env.layout.state_lock(&ctx.session_key());
+    let wait = Duration::from_millis(env.config.hooks.deadline_ms / 3);
+    match fsutil::with_lock(&lock, wait, || {
+        Ok(dispatch(&env, &ctx, &ports, &adapters.logs))
+    }) {
+        Ok(answer) => answer,
+        Err(e) => {
+            env.warn(&format!("session lock not taken ({e}); running unlocked"));
+            dispatch(&env, &ctx, &ports, &adapters.logs)
+        }
+    }
 }
 
 /// The file-system adapters behind every port, built once per hook.
