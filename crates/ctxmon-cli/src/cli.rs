@@ -57,18 +57,6 @@ pub enum Command {
     /// --json prints the points, compactions and crossings for programs.
     #[command(after_long_help = crate::help::REPORT)]
     Report(ReportArgs),
-    /// Chart how a session's context filled up, response by response.
-    ///
-    /// Reads the whole transcript forward, one line at a time (memory stays small whatever its
-    /// size), and takes one point per API response on the main chain: the lines Claude Code
-    /// streams for one response share a message id and count once, subagent (sidechain) lines
-    /// are left out unless the file is a subagent's own transcript, and the fill of each point
-    /// uses the same formula, thresholds and window rules as the hooks. Prints a sparkline
-    /// (one block per response, height = share of the window) with min, max and last, then
-    /// every compaction and every tier crossing with its time. --svg also writes a chart;
-    /// --json prints the points, compactions and crossings for programs.
-    #[command(after_long_help = crate::help::REPORT)]
-    Report(ReportArgs),
     /// Entry points for Claude Code hooks (hook JSON on stdin; always exit 0).
     #[command(subcommand)]
     Hooks(HookCommand),
@@ -114,22 +102,6 @@ pub struct StatusArgs {
     #[arg(long, value_name = "N")]
     pub window: Option<u64>,
     /// Model id for window rules, e.g. `claude-opus-4-6[1m]`.
-    #[arg(long, value_name = "ID")]
-    pub model: Option<String>,
-}
-
-#[derive(Debug, Args, Clone, Default)]
-pub struct ReportArgs {
-    /// The session transcript (JSONL) to chart (default: the project's newest).
-    #[arg(long, value_name = "PATH")]
-    pub transcript: Option<PathBuf>,
-    /// Also write an SVG chart of the session to FILE (replaced if it exists).
-    #[arg(long, value_name = "FILE")]
-    pub svg: Option<PathBuf>,
-    /// Context window size in tokens (overrides configuration and model rules).
-    #[arg(long, value_name = "N")]
-    pub window: Option<u64>,
-    /// Model id for window rules, e.g. `claude-opus-4-6[1m]` (transcripts never record `[1m]`).
     #[arg(long, value_name = "ID")]
     pub model: Option<String>,
 }

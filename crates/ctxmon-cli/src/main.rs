@@ -5,10 +5,8 @@ mod cli;
 mod commands;
 mod exit;
 mod help;
-mod help;
 mod install;
 mod render;
-mod report;
 mod report;
 mod wire;
 

@@ -4,7 +4,6 @@ mod assemble;
 mod checkpoint;
 mod config;
 mod hooks;
-mod report;
 mod install;
 mod report;
 mod resume_log;
@@ -22,7 +21,6 @@ pub fn run(cli: Cli) -> ExitCode {
         // Hooks answer Claude Code and always exit 0; they never reach the error path below.
         Command::Hooks(hook) => return hooks::run(hook, &global),
         Command::Status(args) => status::run(&args, &global),
-        Command::Report(args) => report::run(&args, &global),
         Command::Report(args) => report::run(&args, &global),
         Command::Statusline => statusline::run(&global),
         Command::Checkpoint(cmd) => checkpoint::run(cmd, &global),
