@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::anyhow;
 use ctxmon_application::config::Config;
 use ctxmon_infra_fs::ProjectLayout;
-use ctxmon_infra_fs::config::{EnvVars, LoadedConfig, load_config as load_config_layers};
+use ctxmon_infra_fs::config::{
+    ConfigError, EnvVars, LoadedConfig, load_config as load_config_layers,
+};
 
 use crate::cli::GlobalArgs;
 
@@ -59,9 +61,17 @@ pub fn load_layers(
     project_dir: &Path,
     flags: &[(String, String)],
 ) -> anyhow::Result<LoadedConfig> {
+    load_layers_checked(global, project_dir, flags).map_err(|e| anyhow!("{e}"))
+}
+
+/// The same, keeping the configuration error's kind (for `doctor`, whose advice depends on it).
+pub fn load_layers_checked(
+    global: &GlobalArgs,
+    project_dir: &Path,
+    flags: &[(String, String)],
+) -> Result<LoadedConfig, ConfigError> {
     let env = EnvVars::from_process();
     load_config_layers(project_dir, &env, global.config.as_deref(), flags)
-        .map_err(|e| anyhow!("{e}"))
 }
 
 pub fn project(

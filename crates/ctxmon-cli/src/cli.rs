@@ -90,6 +90,17 @@ pub enum Command {
     /// --replace-statusline` replaced comes back from the backup.
     Uninstall(UninstallArgs),
     /// Check the installation and explain what is wrong.
+    ///
+    /// Runs every check and prints one line each: `ok`, `warn`, `fail` (or `skip` when there
+    /// is nothing to check yet), what was found and how to fix it. Checks: ctxmon on PATH and
+    /// whether it is this binary; ctxmon's six hooks registered in .claude/settings.json,
+    /// .claude/settings.local.json or the user's settings ($CLAUDE_CONFIG_DIR/settings.json,
+    /// else ~/.claude/settings.json), each pointing at an existing executable, and SessionStart
+    /// without the `compact` matcher Claude Code fires unreliably; the configuration valid
+    /// (a bad key is named with its file or variable); .ctxmon writable; hook problems logged in
+    /// .ctxmon/logs/hooks.log in the last 24 hours; the project's newest transcript readable and
+    /// measurable. It changes nothing. With --json, prints the checks as a JSON array.
+    #[command(after_long_help = crate::help::DOCTOR)]
     Doctor,
 }
 

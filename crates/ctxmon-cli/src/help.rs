@@ -29,3 +29,21 @@ crossings: [{index, timestamp, from, to, tokens, fill}]}.
 
 Exit codes: 0 reported; 1 missing, empty or non-JSON transcript, no response with usage, or
 the SVG could not be written; 2 bad flag or configuration.";
+
+pub const DOCTOR: &str = "\
+Output (example):
+  ctxmon doctor · project /home/me/shop
+  ok    binary                 /home/me/.cargo/bin/ctxmon is on PATH and is this binary
+  ok    hook UserPromptSubmit  .claude/settings.json runs /home/me/.cargo/bin/ctxmon hooks …
+  fail  hook SessionStart      .claude/settings.json registers SessionStart with matcher
+                               `compact`: … · fix: remove the matcher; …
+  ok    config                 valid (/home/me/shop/.ctxmon/config.toml)
+  …
+  1 problem (1 failed, 0 warned) in 12 checks
+
+Examples:
+  ctxmon doctor
+  ctxmon --json doctor | jq '.[] | select(.status != \"ok\")'
+  ctxmon doctor --project-dir ~/src/shop
+
+Exit codes: 0 every check is ok (or skipped: nothing to check yet); 1 a check warned or failed.";

@@ -107,6 +107,17 @@ pub fn with_lock<T>(
     }
 }
 
+/// Proves that files can be created in `dir` by creating and removing a temp file there (what
+/// `ctxmon doctor` needs: permission bits cannot tell, ACLs, read-only mounts and full disks
+/// only show when one tries). The file is removed on every path, including errors.
+pub fn probe_writable(dir: &Path) -> io::Result<()> {
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".doctor-")
+        .tempfile_in(dir)?;
+    tmp.write_all(b"ctxmon doctor")?;
+    tmp.close()
+}
+
 /// Maps an I/O error to a port error that names the path.
 pub fn io_error(path: &Path, e: &io::Error) -> PortError {
     let kind = match e.kind() {
@@ -153,6 +164,17 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn probing_leaves_nothing_behind_and_fails_where_nothing_can_be_created() {
+        let dir = tempfile::tempdir().unwrap();
+        probe_writable(dir.path()).unwrap();
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+        let file = dir.path().join("not-a-folder");
+        fs::write(&file, "x").unwrap();
+        assert!(probe_writable(&file).is_err());
+        assert!(probe_writable(&dir.path().join("missing")).is_err());
     }
 
     #[test]

@@ -3,13 +3,13 @@
 mod assemble;
 mod checkpoint;
 mod config;
+mod doctor;
 mod hooks;
 mod install;
 mod report;
 mod resume_log;
 mod status;
 mod statusline;
-mod unavailable;
 
 use std::process::ExitCode;
 
@@ -29,7 +29,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Assemble(args) => assemble::run(&args, &global),
         Command::Install(args) => install::install(&args, &global),
         Command::Uninstall(args) => install::uninstall(&args, &global),
-        Command::Doctor => unavailable::command("doctor", 7),
+        Command::Doctor => doctor::run(&global),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -47,11 +47,18 @@ fn first_word(line: &str) -> Option<(String, &str)> {
     Some((word, ""))
 }
 
-/// The arguments of `command` when its program is a binary named `ctxmon`, wherever it lives.
-pub fn ctxmon_args(command: &str) -> Option<Vec<&str>> {
+/// The program (quoting undone) and arguments of `command` when its program is a binary named
+/// `ctxmon`, wherever it lives; `doctor` needs the program to check that it still exists.
+pub fn ctxmon_command(command: &str) -> Option<(String, Vec<&str>)> {
     let (program, rest) = first_word(command)?;
     let name = program.rsplit('/').next().unwrap_or_default();
-    matches!(name, "ctxmon" | "ctxmon.exe").then(|| rest.split_whitespace().collect())
+    let is_ctxmon = matches!(name, "ctxmon" | "ctxmon.exe");
+    is_ctxmon.then(|| (program, rest.split_whitespace().collect()))
+}
+
+/// The arguments of `command` when its program is a binary named `ctxmon`, wherever it lives.
+pub fn ctxmon_args(command: &str) -> Option<Vec<&str>> {
+    ctxmon_command(command).map(|(_, args)| args)
 }
 
 /// True when `command` runs `ctxmon hooks <hook>` (any binary path).

@@ -1,0 +1,435 @@
+//! Doctor's hook checks: reads Claude Code's settings files and judges ctxmon's registrations.
+//!
+//! What ctxmon registers and how its command lines are recognised come from the `install`
+//! module (`CTXMON_HOOKS`, `ctxmon_command`), so doctor checks exactly what install writes.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::check::{Check, Status};
+use super::paths::{Resolved, resolve_program};
+use crate::cli::HookCommand;
+use crate::install::command_line::ctxmon_command;
+use crate::install::table::CTXMON_HOOKS;
+
+/// Settings files are small; anything bigger is not a settings file and is not read whole.
+const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A Claude Code settings file and how to name it to the user.
+#[derive(Debug, Clone)]
+pub struct SettingsFile {
+    pub label: String,
+    pub path: PathBuf,
+}
+
+/// Project, local and user settings; the user file honours `CLAUDE_CONFIG_DIR`.
+pub fn settings_files(project_dir: &Path, env: &[(String, String)]) -> Vec<SettingsFile> {
+    let var = |name: &str| {
+        env.iter()
+            .find(|(k, v)| k == name && !v.is_empty())
+            .map(|(_, v)| PathBuf::from(v))
+    };
+    let mut files = vec![
+        SettingsFile {
+            label: ".claude/settings.json".into(),
+            path: project_dir.join(".claude/settings.json"),
+        },
+        SettingsFile {
+            label: ".claude/settings.local.json".into(),
+            path: project_dir.join(".claude/settings.local.json"),
+        },
+    ];
+    if let Some(dir) = var("CLAUDE_CONFIG_DIR") {
+        let path = dir.join("settings.json");
+        files.push(SettingsFile {
+            label: path.display().to_string(),
+            path,
+        });
+    } else if let Some(home) = var("HOME") {
+        files.push(SettingsFile {
+            label: "~/.claude/settings.json".into(),
+            path: home.join(".claude/settings.json"),
+        });
+    }
+    files
+}
+
+/// One ctxmon command found in a settings file.
+#[derive(Debug, Clone)]
+struct Registration {
+    file: String,
+    event: String,
+    matcher: Option<String>,
+    command: String,
+    program: String,
+    args: Vec<String>,
+}
+
+/// The program and arguments of a ctxmon command line, owned.
+fn ctxmon_args(command: &str) -> Option<(String, Vec<String>)> {
+    let (program, args) = ctxmon_command(command)?;
+    Some((program, args.into_iter().map(str::to_string).collect()))
+}
+
+/// What the settings files say, read once for all hook checks.
+#[derive(Debug, Default)]
+pub struct SettingsScan {
+    registrations: Vec<Registration>,
+    /// `(file, command)` of a ctxmon status line.
+    statusline: Option<(String, String, Vec<String>)>,
+    /// Another tool's status line, reported so the user knows why ctxmon's is absent.
+    other_statusline: Option<String>,
+    /// `enabledPlugins` keys that look like ctxmon's plugin.
+    plugins: Vec<String>,
+    pub present: Vec<String>,
+    pub absent: Vec<String>,
+    pub problems: Vec<Check>,
+}
+
+pub fn scan(files: &[SettingsFile]) -> SettingsScan {
+    let mut out = SettingsScan::default();
+    for file in files {
+        let value = match read_settings(&file.path) {
+            Ok(None) => {
+                out.absent.push(file.label.clone());
+                continue;
+            }
+            Ok(Some(value)) => value,
+            Err(why) => {
+                out.problems.push(
+                    Check::new(
+                        format!("settings {}", file.label),
+                        Status::Fail,
+                        format!("{} {why}; Claude Code cannot use its hooks", file.label),
+                    )
+                    .with_fix("make it strict JSON (no comments or trailing commas)"),
+                );
+                continue;
+            }
+        };
+        out.present.push(file.label.clone());
+        collect(&file.label, &value, &mut out);
+    }
+    out
+}
+
+fn read_settings(path: &Path) -> Result<Option<Value>, String> {
+    use std::io::Read;
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot be read ({e})")),
+    };
+    let mut text = String::new();
+    file.take(MAX_SETTINGS_BYTES)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot be read ({e})"))?;
+    serde_json::from_str(&text).map_err(|e| format!("is not valid JSON ({e})"))
+}
+
+fn collect(label: &str, settings: &Value, out: &mut SettingsScan) {
+    if let Some(hooks) = settings.get("hooks").and_then(Value::as_object) {
+        for (event, groups) in hooks {
+            for group in groups.as_array().into_iter().flatten() {
+                let matcher = group
+                    .get("matcher")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                let entries = group.get("hooks").and_then(Value::as_array);
+                for entry in entries.into_iter().flatten() {
+                    let Some(command) = entry.get("command").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    if let Some((program, args)) = ctxmon_args(command) {
+                        out.registrations.push(Registration {
+                            file: label.to_string(),
+                            event: event.clone(),
+                            matcher: matcher.clone(),
+                            command: command.to_string(),
+                            program,
+                            args,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    if let Some(command) = settings
+        .pointer("/statusLine/command")
+        .and_then(Value::as_str)
+    {
+        match ctxmon_args(command) {
+            Some((program, args)) => out.statusline = Some((label.to_string(), program, args)),
+            None => out.other_statusline = Some(format!("{label}: {command}")),
+        }
+    }
+    if let Some(plugins) = settings.get("enabledPlugins").and_then(Value::as_object) {
+        for (name, enabled) in plugins {
+            if name.starts_with("ctxmon@") && enabled.as_bool() == Some(true) {
+                out.plugins.push(name.clone());
+            }
+        }
+    }
+}
+
+/// One line per hook event (or one line when none is registered at all), then the status line.
+pub fn checks(scan: &SettingsScan, project_dir: &Path, env: &[(String, String)]) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let looked = [scan.present.clone(), scan.absent.clone()]
+        .concat()
+        .join(", ");
+    if scan.registrations.is_empty() {
+        checks.push(if let Some(plugin) = scan.plugins.first() {
+            Check::ok(
+                "hooks",
+                format!("provided by the enabled plugin {plugin} (its wrappers find the binary)"),
+            )
+        } else {
+            Check::new(
+                "hooks",
+                Status::Fail,
+                format!("none of ctxmon's six hooks is registered (looked in {looked})"),
+            )
+            .with_fix("run `ctxmon install` (or `--scope user` for every project)")
+        });
+    } else {
+        for spec in &CTXMON_HOOKS {
+            checks.push(event_check(scan, spec.hook, project_dir, env));
+        }
+    }
+    checks.push(statusline_check(scan, project_dir, env));
+    checks
+}
+
+fn event_check(
+    scan: &SettingsScan,
+    hook: HookCommand,
+    project_dir: &Path,
+    env: &[(String, String)],
+) -> Check {
+    let event = hook.event_name();
+    let name = format!("hook {event}");
+    let regs: Vec<&Registration> = scan
+        .registrations
+        .iter()
+        .filter(|r| r.event == event)
+        .collect();
+    let expected_args = ["hooks", hook.name()];
+    if regs.is_empty() {
+        let elsewhere = scan
+            .registrations
+            .iter()
+            .find(|r| r.args == expected_args)
+            .map(|r| {
+                format!(
+                    "; `hooks {}` is registered under {} instead",
+                    hook.name(),
+                    r.event
+                )
+            })
+            .unwrap_or_default();
+        return Check::new(name, Status::Fail, format!("not registered{elsewhere}"))
+            .with_fix("run `ctxmon install` to add the missing hooks");
+    }
+    let mut findings: Vec<(Status, String, Option<&str>)> = Vec::new();
+    for r in &regs {
+        if r.args != expected_args {
+            findings.push((
+                Status::Fail,
+                format!(
+                    "{} runs `ctxmon {}` for {event}, expected `ctxmon hooks {}`",
+                    r.file,
+                    r.args.join(" "),
+                    hook.name()
+                ),
+                Some("run `ctxmon install`, which rewrites ctxmon's entries"),
+            ));
+        }
+        match resolve_program(&r.program, project_dir, env) {
+            Resolved::Executable(_) => {}
+            Resolved::Missing(why) => findings.push((
+                Status::Fail,
+                format!("{} runs `{}`, but {why}", r.file, r.command),
+                Some("run `ctxmon install` to point the hooks at this binary"),
+            )),
+            Resolved::Unknown(why) => findings.push((
+                Status::Warn,
+                format!("cannot check `{}` ({why})", r.command),
+                Some("use the absolute path of the binary (`ctxmon install` does)"),
+            )),
+        }
+        if let Some(f) = matcher_finding(hook, r.matcher.as_deref(), &r.file) {
+            findings.push(f);
+        }
+    }
+    let mut commands: Vec<&str> = regs.iter().map(|r| r.command.as_str()).collect();
+    commands.sort_unstable();
+    commands.dedup();
+    if commands.len() > 1 {
+        let files: Vec<&str> = regs.iter().map(|r| r.file.as_str()).collect();
+        findings.push((
+            Status::Warn,
+            format!(
+                "registered {} times with different commands ({}): each runs, so the agent sees duplicates",
+                commands.len(),
+                files.join(", ")
+            ),
+            Some("keep one: `ctxmon uninstall --scope …` for the others"),
+        ));
+    }
+    if !scan.plugins.is_empty() {
+        findings.push((
+            Status::Warn,
+            format!(
+                "also provided by the plugin {}: it runs twice",
+                scan.plugins.join(", ")
+            ),
+            Some("disable the plugin or `ctxmon uninstall` the settings entries"),
+        ));
+    }
+    match findings.iter().map(|f| f.0).max() {
+        None => {
+            let r = regs[0];
+            Check::ok(name, format!("{} runs {}", r.file, r.command))
+        }
+        Some(worst) => {
+            let mut fixes: Vec<&str> = Vec::new();
+            for fix in findings.iter().filter(|f| f.0 == worst).filter_map(|f| f.2) {
+                if !fixes.contains(&fix) {
+                    fixes.push(fix);
+                }
+            }
+            let message: Vec<String> = findings.iter().map(|f| f.1.clone()).collect();
+            let check = Check::new(name, worst, message.join("; "));
+            if fixes.is_empty() {
+                check
+            } else {
+                check.with_fix(fixes.join("; "))
+            }
+        }
+    }
+}
+
+/// SessionStart must see every source (Claude Code fires the `compact` matcher unreliably,
+/// anthropics/claude-code#15174), PreCompact every trigger, PreToolUse the edit tools.
+fn matcher_finding(
+    hook: HookCommand,
+    matcher: Option<&str>,
+    file: &str,
+) -> Option<(Status, String, Option<&'static str>)> {
+    let m = matcher
+        .map(str::trim)
+        .filter(|m| !m.is_empty() && *m != "*")?;
+    match hook {
+        HookCommand::SessionStart if m.split('|').any(|s| s.trim() == "compact") => Some((
+            Status::Fail,
+            format!(
+                "{file} registers SessionStart with matcher `{m}`: Claude Code fires the `compact` matcher unreliably, so the resumption context can be lost"
+            ),
+            Some("remove the matcher; ctxmon decides by the event's source itself"),
+        )),
+        HookCommand::SessionStart => Some((
+            Status::Warn,
+            format!(
+                "{file} registers SessionStart with matcher `{m}`: it never runs after a compaction"
+            ),
+            Some("remove the matcher; ctxmon decides by the event's source itself"),
+        )),
+        HookCommand::PreCompact if !(m.contains("auto") && m.contains("manual")) => Some((
+            Status::Warn,
+            format!(
+                "{file} registers PreCompact with matcher `{m}`: the compactions it leaves out get no checkpoint"
+            ),
+            Some("remove the matcher"),
+        )),
+        HookCommand::PreToolUse if !(m.contains("Write") && m.contains("Edit")) => Some((
+            Status::Warn,
+            format!(
+                "{file} registers PreToolUse with matcher `{m}`: edits with Write or Edit get no staleness note"
+            ),
+            Some("use the matcher `Write|Edit|MultiEdit`"),
+        )),
+        _ => None,
+    }
+}
+
+fn statusline_check(scan: &SettingsScan, project_dir: &Path, env: &[(String, String)]) -> Check {
+    let Some((file, program, args)) = &scan.statusline else {
+        let message = match &scan.other_statusline {
+            Some(other) => format!("another status line is configured ({other})"),
+            None => "not configured (optional)".to_string(),
+        };
+        return Check::new("statusline", Status::Skip, message)
+            .with_fix("`ctxmon install --statusline` shows the fill under the prompt");
+    };
+    if args != &["statusline"] {
+        return Check::new(
+            "statusline",
+            Status::Fail,
+            format!(
+                "{file} runs `ctxmon {}`, expected `ctxmon statusline`",
+                args.join(" ")
+            ),
+        )
+        .with_fix("run `ctxmon install --statusline`");
+    }
+    match resolve_program(program, project_dir, env) {
+        Resolved::Executable(path) => Check::ok(
+            "statusline",
+            format!("{file} runs {} statusline", path.display()),
+        ),
+        Resolved::Missing(why) => Check::new(
+            "statusline",
+            Status::Fail,
+            format!("{file} runs `{program} statusline`, but {why}"),
+        )
+        .with_fix("run `ctxmon install --statusline` to point it at this binary"),
+        Resolved::Unknown(why) => Check::new(
+            "statusline",
+            Status::Warn,
+            format!("cannot check `{program}` ({why})"),
+        )
+        .with_fix("use the absolute path of the binary"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_are_recognised_through_quoting() {
+        let (p, a) = ctxmon_args("'/opt/my tools/ctxmon' hooks prompt-submit").unwrap_or_default();
+        assert_eq!(
+            (p.as_str(), a),
+            (
+                "/opt/my tools/ctxmon",
+                vec!["hooks".to_string(), "prompt-submit".into()]
+            )
+        );
+        assert!(ctxmon_args("\"/x/ctxmon\" statusline").is_some());
+        assert!(ctxmon_args("/x/ctxmonitor hooks x").is_none());
+        assert!(ctxmon_args("bash -c 'ctxmon hooks x'").is_none());
+        assert!(ctxmon_args("'unterminated").is_none());
+    }
+
+    #[test]
+    fn matchers_that_lose_events_are_flagged() {
+        let compact = matcher_finding(HookCommand::SessionStart, Some("compact"), "f");
+        assert_eq!(compact.map(|f| f.0), Some(Status::Fail));
+        let either = matcher_finding(HookCommand::SessionStart, Some("resume|compact"), "f");
+        assert_eq!(either.map(|f| f.0), Some(Status::Fail));
+        let startup = matcher_finding(HookCommand::SessionStart, Some("startup"), "f");
+        assert_eq!(startup.map(|f| f.0), Some(Status::Warn));
+        assert!(matcher_finding(HookCommand::SessionStart, Some(""), "f").is_none());
+        assert!(matcher_finding(HookCommand::SessionStart, Some("*"), "f").is_none());
+        assert!(
+            matcher_finding(HookCommand::PreToolUse, Some("Write|Edit|MultiEdit"), "f").is_none()
+        );
+        assert!(matcher_finding(HookCommand::PreToolUse, Some("Bash"), "f").is_some());
+        assert!(matcher_finding(HookCommand::PreCompact, Some("auto"), "f").is_some());
+        assert!(matcher_finding(HookCommand::PreCompact, Some("manual|auto"), "f").is_none());
+        assert!(matcher_finding(HookCommand::SessionEnd, Some("clear"), "f").is_none());
+    }
+}

@@ -1,0 +1,56 @@
+//! `ctxmon doctor`: checks the installation and explains what is wrong, one line per check.
+//!
+//! Doctor changes nothing (the writability probe removes its temp file) and never stops at the
+//! first problem: a broken configuration is reported and the other checks run on the defaults,
+//! as the hooks would. Exit 0 when every check is ok or skipped, 1 when any warned or failed.
+//!
+//! Layout: `check` is the result type and its rendering, `hooks` reads Claude Code's settings
+//! files, `paths` resolves programs like a shell, `system` holds the remaining checks.
+
+mod check;
+mod hooks;
+mod paths;
+mod system;
+
+use std::io::IsTerminal;
+
+use anyhow::anyhow;
+use ctxmon_infra_fs::ProjectLayout;
+
+use crate::bootstrap;
+use crate::cli::GlobalArgs;
+use crate::exit::{CmdResult, Failure};
+
+pub fn run(global: &GlobalArgs) -> CmdResult {
+    let project_dir = bootstrap::project_dir(global, None);
+    let env = bootstrap::env_pairs();
+    let layout = ProjectLayout::new(&project_dir);
+
+    let mut checks = vec![system::binary(&env)];
+    let settings = hooks::scan(&hooks::settings_files(&project_dir, &env));
+    checks.extend(settings.problems.iter().cloned());
+    checks.extend(hooks::checks(&settings, &project_dir, &env));
+    let (config_check, config) =
+        system::config(bootstrap::load_layers_checked(global, &project_dir, &[]));
+    checks.push(config_check);
+    checks.push(system::storage(&layout));
+    checks.push(system::hook_log(&layout, &config));
+    checks.push(system::transcript(&project_dir, &env, &config));
+
+    if global.json {
+        let json = serde_json::to_string(&checks).map_err(|e| Failure::Other(e.into()))?;
+        println!("{json}");
+    } else {
+        let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
+        println!("ctxmon doctor · project {}", project_dir.display());
+        print!("{}", check::render(&checks, color));
+        println!("{}", check::summary(&checks));
+    }
+    if checks.iter().any(|c| c.status.is_problem()) {
+        // The report above is the explanation; the error line only keeps stderr honest for
+        // scripts that read it.
+        Err(Failure::Other(anyhow!("{}", check::summary(&checks))))
+    } else {
+        Ok(())
+    }
+}

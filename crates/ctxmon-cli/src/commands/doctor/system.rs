@@ -1,0 +1,337 @@
+//! Doctor's checks outside Claude Code's settings: the binary on PATH, the configuration,
+//! `.ctxmon` writable, recent hook problems, and the newest transcript measurable.
+
+use std::path::Path;
+
+use ctxmon_application::config::Config;
+use ctxmon_application::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
+use ctxmon_application::ports::Clock;
+use ctxmon_domain::{FillSource, Timestamp};
+use ctxmon_infra_fs::claude_paths::{latest_transcript, project_slugs, projects_dirs};
+use ctxmon_infra_fs::config::{ConfigError, ConfigErrorKind, LoadedConfig};
+use ctxmon_infra_fs::fsutil::probe_writable;
+use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
+use ctxmon_infra_fs::{HookLog, ProjectLayout, SystemClock};
+
+use super::check::{Check, Status};
+use super::paths::{same_file, which};
+use crate::render::thousands;
+
+const INSTALL_HINT: &str =
+    "`cargo install --locked --path crates/ctxmon-cli` puts it in ~/.cargo/bin";
+
+pub fn binary(env: &[(String, String)]) -> Check {
+    let this = std::env::current_exe().ok();
+    let shown = this
+        .as_ref()
+        .map_or_else(|| "unknown".to_string(), |p| p.display().to_string());
+    match (which("ctxmon", env), &this) {
+        (Some(found), Some(this)) if same_file(&found, this) => Check::ok(
+            "binary",
+            format!("{} is on PATH and is this binary", found.display()),
+        ),
+        (Some(found), _) => Check::new(
+            "binary",
+            Status::Warn,
+            format!(
+                "{} is on PATH, but this is {shown}: a shell and the hooks may run different versions",
+                found.display()
+            ),
+        )
+        .with_fix(format!(
+            "use one binary everywhere ({INSTALL_HINT}; `ctxmon install` then points the hooks at it)"
+        )),
+        (None, _) => Check::new(
+            "binary",
+            Status::Warn,
+            format!(
+                "ctxmon is not on PATH (this is {shown}); hooks call it by absolute path, but a shell cannot"
+            ),
+        )
+        .with_fix(INSTALL_HINT),
+    }
+}
+
+/// The configuration check; also returns the configuration the other checks should use (the
+/// defaults when it is invalid, as the hooks do).
+pub fn config(loaded: Result<LoadedConfig, ConfigError>) -> (Check, Config) {
+    let values = "correct the value (`ctxmon config schema` lists every key and range)";
+    match loaded {
+        Err(e) => {
+            let fix = match e.kind {
+                ConfigErrorKind::Io => {
+                    "make the file and its folder readable (a file named .ctxmon hides the folder)"
+                }
+                ConfigErrorKind::Parse => "fix the TOML syntax at the position shown",
+                ConfigErrorKind::UnknownKey | ConfigErrorKind::InvalidValue => values,
+            };
+            // Several problems print on several lines; a check is one line.
+            let message = e.to_string().lines().collect::<Vec<_>>().join("; ");
+            (
+                Check::new(
+                    "config",
+                    Status::Fail,
+                    format!("{message}; hooks run on the defaults"),
+                )
+                .with_fix(fix),
+                Config::default(),
+            )
+        }
+        Ok(loaded) => match FillSettings::from_config(&loaded.config) {
+            Err(e) => (
+                Check::new("config", Status::Fail, format!("invalid thresholds: {e}"))
+                    .with_fix(values),
+                Config::default(),
+            ),
+            Ok(_) => {
+                let files: Vec<String> = loaded
+                    .paths
+                    .entries()
+                    .into_iter()
+                    .filter(|e| e.exists)
+                    .filter_map(|e| e.path.map(|p| p.display().to_string()))
+                    .collect();
+                let from = if files.is_empty() {
+                    "built-in defaults only".to_string()
+                } else {
+                    files.join(", ")
+                };
+                (
+                    Check::ok("config", format!("valid ({from})")),
+                    loaded.config,
+                )
+            }
+        },
+    }
+}
+
+pub fn storage(layout: &ProjectLayout) -> Check {
+    let root = layout.root();
+    if !root.exists() {
+        return match probe_writable(layout.project_dir()) {
+            Ok(()) => Check::ok(
+                "storage",
+                ".ctxmon does not exist yet; the project folder is writable, so the first hook creates it",
+            ),
+            Err(e) => Check::new(
+                "storage",
+                Status::Fail,
+                format!(
+                    "cannot create .ctxmon in {}: {e}",
+                    layout.project_dir().display()
+                ),
+            )
+            .with_fix("make the project folder writable for your user"),
+        };
+    }
+    if !root.is_dir() {
+        return Check::new(
+            "storage",
+            Status::Fail,
+            format!(
+                "{} is not a folder; ctxmon keeps its state there",
+                root.display()
+            ),
+        )
+        .with_fix("move the file away; the next hook creates the folder");
+    }
+    if let Err(e) = probe_writable(root) {
+        return Check::new(
+            "storage",
+            Status::Fail,
+            format!("cannot create files in {}: {e}", root.display()),
+        )
+        .with_fix("give your user write access to .ctxmon (chmod u+rwx .ctxmon)");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = std::fs::metadata(root) {
+            let mode = meta.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                return Check::new(
+                    "storage",
+                    Status::Warn,
+                    format!(".ctxmon is writable but open to other users (mode {mode:o}); it holds session state and transcript excerpts"),
+                )
+                .with_fix("chmod 700 .ctxmon");
+            }
+        }
+    }
+    Check::ok("storage", ".ctxmon is writable")
+}
+
+/// Problems in the last day count; older ones are history, or doctor would fail for days after
+/// every fixed mistake.
+const RECENT_MS: i64 = 24 * 60 * 60 * 1000;
+
+pub fn hook_log(layout: &ProjectLayout, config: &Config) -> Check {
+    hook_log_at(layout, config, SystemClock.now())
+}
+
+fn hook_log_at(layout: &ProjectLayout, config: &Config, now: Timestamp) -> Check {
+    let log = HookLog::new(layout, config.hooks.log_max_bytes);
+    let problems = log.recent_problems(usize::MAX);
+    let time_of = |line: &str| {
+        line.split_whitespace()
+            .next()
+            .and_then(Timestamp::parse_rfc3339)
+    };
+    let recent: Vec<&String> = problems
+        .iter()
+        .filter(|l| time_of(l).is_some_and(|t| now.millis() - t.millis() < RECENT_MS))
+        .collect();
+    let Some(newest) = recent.last() else {
+        return match problems.last().and_then(|l| time_of(l)) {
+            Some(t) => Check::ok(
+                "hook log",
+                format!(
+                    "no hook problems in the last 24 hours (the newest logged is from {})",
+                    t.to_rfc3339()
+                ),
+            ),
+            None => Check::ok("hook log", "no hook problems logged"),
+        };
+    };
+    let details: Vec<String> = recent
+        .iter()
+        .rev()
+        .take(10)
+        .rev()
+        .map(|l| l.to_string())
+        .collect();
+    Check::new(
+        "hook log",
+        Status::Warn,
+        format!(
+            "{} hook problem{} in the last 24 hours; newest: {newest}",
+            recent.len(),
+            if recent.len() == 1 { "" } else { "s" }
+        ),
+    )
+    .with_fix(format!(
+        "read {} (hooks failed open: the prompts went on)",
+        log.path().display()
+    ))
+    .with_details(details)
+}
+
+pub fn transcript(project_dir: &Path, env: &[(String, String)], config: &Config) -> Check {
+    let Some(path) = latest_transcript(project_dir, env) else {
+        let canonical =
+            std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_path_buf());
+        let slug = project_slugs(&canonical)
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        let places: Vec<String> = projects_dirs(env)
+            .iter()
+            .map(|d| d.join(&slug).display().to_string())
+            .collect();
+        return Check::new(
+            "transcript",
+            Status::Skip,
+            format!(
+                "no Claude Code session for this project yet (looked in {})",
+                places.join(", ")
+            ),
+        );
+    };
+    let settings = FillSettings::from_config(config)
+        .or_else(|_| FillSettings::from_config(&Config::default()));
+    let Ok(settings) = settings else {
+        return Check::new("transcript", Status::Fail, "no usable thresholds");
+    };
+    let reader = JsonlTranscriptReader::new();
+    let measurement = ContextFillEstimator::new(&reader, &settings).measure(EstimateRequest {
+        transcript_path: Some(&path),
+        ..Default::default()
+    });
+    if let Some(error) = measurement.error {
+        return Check::new("transcript", Status::Fail, error.to_string()).with_fix(
+            "hooks answer NOMINAL until it can be read; check the file's owner and mode",
+        );
+    }
+    let e = measurement.estimate;
+    let shown = path.display();
+    if e.source == FillSource::Unavailable {
+        let scanned = measurement
+            .reading
+            .as_ref()
+            .is_some_and(|r| r.hit_scan_limit);
+        return if scanned {
+            Check::new(
+                "transcript",
+                Status::Warn,
+                format!(
+                    "{shown}: {}",
+                    e.note.as_deref().unwrap_or("nothing to measure")
+                ),
+            )
+            .with_fix("raise context_monitor.max_scan_bytes so the reader reaches a response")
+        } else {
+            Check::new(
+                "transcript",
+                Status::Skip,
+                format!("{shown} has no response with usage yet"),
+            )
+        };
+    }
+    Check::ok(
+        "transcript",
+        format!(
+            "{shown} measures {}% ({} of {} tokens, {}{})",
+            e.percent(),
+            thousands(e.input_tokens.get()),
+            thousands(e.context_window_size.get()),
+            e.threshold_tier.name(),
+            e.model
+                .as_deref()
+                .map(|m| format!(", {m}"))
+                .unwrap_or_default()
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_recent_hook_problems_count() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let layout = ProjectLayout::new(dir.path());
+        let config = Config::default();
+        let log = HookLog::new(&layout, config.hooks.log_max_bytes);
+        let day = RECENT_MS;
+        let now = Timestamp(10 * day);
+        assert_eq!(hook_log_at(&layout, &config, now).status, Status::Ok);
+        assert!(log.write(Timestamp(8 * day), "prompt-submit", "warn", "old trouble"));
+        let old = hook_log_at(&layout, &config, now);
+        assert_eq!(old.status, Status::Ok);
+        assert!(
+            old.message.contains("newest logged is from"),
+            "{}",
+            old.message
+        );
+        assert!(log.write(
+            Timestamp(10 * day - 1_000),
+            "pre-compact",
+            "warn",
+            "disk full"
+        ));
+        let recent = hook_log_at(&layout, &config, now);
+        assert_eq!(recent.status, Status::Warn);
+        assert!(
+            recent
+                .message
+                .starts_with("1 hook problem in the last 24 hours")
+        );
+        assert!(
+            recent.message.contains("pre-compact: disk full"),
+            "{}",
+            recent.message
+        );
+        assert_eq!(recent.details.len(), 1);
+    }
+}

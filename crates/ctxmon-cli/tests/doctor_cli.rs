@@ -1,0 +1,389 @@
+//! `ctxmon doctor` end to end: a healthy project exits 0 with every check ok, and each kind of
+//! problem exits 1 with exactly its own line not ok.
+
+// Test support: a panic is how a broken precondition fails the test.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::Path;
+
+use common::{Sandbox, transcript_with};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ctxmon");
+
+const HOOKS: [(&str, &str); 6] = [
+    ("UserPromptSubmit", "prompt-submit"),
+    ("SessionStart", "session-start"),
+    ("PreCompact", "pre-compact"),
+    ("PreToolUse", "pre-tool-use"),
+    ("PostCompact", "post-compact"),
+    ("SessionEnd", "session-end"),
+];
+
+/// Settings with ctxmon's six hooks run by `binary`, SessionStart with `session_matcher`.
+fn settings(binary: &str, session_matcher: Option<&str>) -> serde_json::Value {
+    let mut hooks = serde_json::Map::new();
+    for (event, name) in HOOKS {
+        let mut group = serde_json::json!({
+            "hooks": [{"type": "command", "command": format!("{binary} hooks {name}"), "timeout": 5}]
+        });
+        if event == "PreToolUse" {
+            group["matcher"] = "Write|Edit|MultiEdit".into();
+        }
+        if let (Some(m), "SessionStart") = (session_matcher, event) {
+            group["matcher"] = m.into();
+        }
+        hooks.insert(event.into(), serde_json::json!([group]));
+    }
+    // The user's own hook and keys sit beside ctxmon's, as in a real file.
+    hooks.insert(
+        "Stop".into(),
+        serde_json::json!([{"hooks": [{"type": "command", "command": "notify-send done"}]}]),
+    );
+    serde_json::json!({
+        "model": "opus",
+        "hooks": hooks,
+        "statusLine": {"type": "command", "command": format!("{binary} statusline"), "padding": 0}
+    })
+}
+
+/// A project in which every check passes: hooks and status line on this binary, the binary on
+/// PATH, a valid configuration, a private `.ctxmon`, a measurable transcript.
+fn healthy() -> Sandbox {
+    let mut sb = Sandbox::new();
+    let bin_dir = Path::new(BIN).parent().unwrap().display().to_string();
+    let path = std::env::var("PATH").unwrap_or_default();
+    sb.set_env("PATH", &format!("{bin_dir}:{path}"));
+    sb.write(
+        ".claude/settings.json",
+        serde_json::to_string_pretty(&settings(BIN, None)).unwrap(),
+    );
+    sb.write(
+        ".ctxmon/config.toml",
+        "[context_monitor]\nwarning_threshold = 0.72\n",
+    );
+    private(&sb.path(".ctxmon"));
+    let folder = transcripts_folder(&sb);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("s.jsonl"), transcript_with(&[40_000, 90_000])).unwrap();
+    sb
+}
+
+fn private(dir: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+}
+
+fn transcripts_folder(sb: &Sandbox) -> std::path::PathBuf {
+    let canonical = std::fs::canonicalize(sb.dir()).unwrap();
+    let slug: String = canonical
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    sb.home.path().join(".claude/projects").join(slug)
+}
+
+/// Runs `doctor --json` and returns (exit code, checks as (name, status, message + fix)).
+fn doctor(sb: &Sandbox) -> (i32, Vec<(String, String, String)>) {
+    let run = sb.run(&["--json", "doctor"], "");
+    let v: serde_json::Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
+    let checks = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["check"].as_str().unwrap().to_string(),
+                c["status"].as_str().unwrap().to_string(),
+                format!(
+                    "{} · fix: {}",
+                    c["message"].as_str().unwrap(),
+                    c["fix"].as_str().unwrap_or("")
+                ),
+            )
+        })
+        .collect();
+    (run.code, checks)
+}
+
+/// The checks that are not ok, as (name, status, message).
+fn problems(checks: &[(String, String, String)]) -> Vec<(String, String, String)> {
+    checks
+        .iter()
+        .filter(|(_, status, _)| status != "ok")
+        .cloned()
+        .collect()
+}
+
+/// Asserts exit 1 and that the only problem is `name` with `status`, its text containing `needle`.
+fn only_problem(sb: &Sandbox, name: &str, status: &str, needle: &str) {
+    let (code, checks) = doctor(sb);
+    let found = problems(&checks);
+    assert_eq!(code, 1, "{found:#?}");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let (n, s, text) = &found[0];
+    assert_eq!((n.as_str(), s.as_str()), (name, status), "{text}");
+    assert!(text.contains(needle), "{needle:?} not in {text}");
+}
+
+#[test]
+fn a_healthy_project_passes_every_check() {
+    let sb = healthy();
+    let (code, checks) = doctor(&sb);
+    assert_eq!(problems(&checks), [], "{checks:#?}");
+    assert_eq!(code, 0);
+    let names: Vec<&str> = checks.iter().map(|c| c.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "binary",
+            "hook UserPromptSubmit",
+            "hook SessionStart",
+            "hook PreCompact",
+            "hook PreToolUse",
+            "hook PostCompact",
+            "hook SessionEnd",
+            "statusline",
+            "config",
+            "storage",
+            "hook log",
+            "transcript"
+        ]
+    );
+    assert!(checks[0].2.contains("is this binary"), "{}", checks[0].2);
+    assert!(
+        checks[11].2.contains("measures 45% (90,000 of 200,000"),
+        "{}",
+        checks[11].2
+    );
+    // Text: one line per check, a header and a summary.
+    let run = sb.run(&["doctor"], "");
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.stdout.lines().count(), 12 + 2, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("\nok    hook SessionStart  "),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.ends_with("all 12 checks passed\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn no_hooks_at_all_is_one_line_pointing_at_install() {
+    let sb = healthy();
+    sb.write(".claude/settings.json", r#"{"model": "opus"}"#);
+    let (code, checks) = doctor(&sb);
+    let found = problems(&checks);
+    assert_eq!(code, 1);
+    assert_eq!(
+        found.len(),
+        2,
+        "hooks fail, status line skipped: {found:#?}"
+    );
+    assert_eq!(
+        (found[0].0.as_str(), found[0].1.as_str()),
+        ("hooks", "fail")
+    );
+    assert!(found[0].2.contains("ctxmon install"), "{}", found[0].2);
+    assert_eq!(found[1].1, "skip");
+}
+
+#[test]
+fn a_hook_at_an_old_binary_path_fails() {
+    let sb = healthy();
+    let mut s = settings(BIN, None);
+    s["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] =
+        "/opt/old/ctxmon hooks prompt-submit".into();
+    sb.write(".claude/settings.json", s.to_string());
+    only_problem(
+        &sb,
+        "hook UserPromptSubmit",
+        "fail",
+        "/opt/old/ctxmon does not exist",
+    );
+}
+
+#[test]
+fn session_start_with_the_compact_matcher_fails() {
+    let sb = healthy();
+    sb.write(
+        ".claude/settings.json",
+        settings(BIN, Some("compact")).to_string(),
+    );
+    only_problem(&sb, "hook SessionStart", "fail", "matcher `compact`");
+    only_problem(&sb, "hook SessionStart", "fail", "remove the matcher");
+}
+
+#[test]
+fn a_missing_event_fails_and_says_which() {
+    let sb = healthy();
+    let mut s = settings(BIN, None);
+    s["hooks"].as_object_mut().unwrap().remove("SessionEnd");
+    sb.write(".claude/settings.json", s.to_string());
+    only_problem(&sb, "hook SessionEnd", "fail", "not registered");
+}
+
+#[test]
+fn settings_that_are_not_json_fail_with_the_position() {
+    let sb = healthy();
+    let good = serde_json::to_string_pretty(&settings(BIN, None)).unwrap();
+    sb.write(
+        ".claude/settings.local.json",
+        "{\n  \"model\": \"opus\",\n}\n",
+    );
+    sb.write(".claude/settings.json", good);
+    only_problem(
+        &sb,
+        "settings .claude/settings.local.json",
+        "fail",
+        "is not valid JSON (trailing comma at line 3",
+    );
+}
+
+#[test]
+fn user_settings_honour_claude_config_dir_and_duplicates_warn() {
+    let mut sb = healthy();
+    let config_dir = sb.home.path().join("claude-config");
+    std::fs::create_dir_all(&config_dir).unwrap();
+    std::fs::write(
+        config_dir.join("settings.json"),
+        settings(BIN, None).to_string(),
+    )
+    .unwrap();
+    sb.write(".claude/settings.json", "{}");
+    sb.set_env("CLAUDE_CONFIG_DIR", config_dir.to_str().unwrap());
+    let (code, checks) = doctor(&sb);
+    assert_eq!(problems(&checks), [], "{checks:#?}");
+    assert_eq!(code, 0);
+    assert!(
+        checks[1].2.contains("claude-config/settings.json runs"),
+        "{}",
+        checks[1].2
+    );
+    // The same hook again in the project, through another path to a binary: it would run twice.
+    let link = sb.path("bin/ctxmon");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(BIN, &link).unwrap();
+    let mut project = serde_json::json!({"hooks": {}});
+    project["hooks"]["PreCompact"] =
+        settings(link.to_str().unwrap(), None)["hooks"]["PreCompact"].clone();
+    sb.write(".claude/settings.json", project.to_string());
+    only_problem(&sb, "hook PreCompact", "warn", "registered 2 times");
+}
+
+#[test]
+fn an_invalid_configuration_names_the_key_and_the_file() {
+    let sb = healthy();
+    sb.write(
+        ".ctxmon/config.toml",
+        "[context_monitor]\nwarning_treshold = 0.7\n",
+    );
+    only_problem(
+        &sb,
+        "config",
+        "fail",
+        "context_monitor.warning_treshold from ",
+    );
+    only_problem(&sb, "config", "fail", ".ctxmon/config.toml");
+    sb.write(
+        ".ctxmon/config.toml",
+        "[context_monitor]\nwarning_threshold = 0.95\n",
+    );
+    only_problem(&sb, "config", "fail", "warning_threshold");
+}
+
+#[test]
+fn a_ctxmon_path_that_is_not_a_folder_fails() {
+    let sb = healthy();
+    std::fs::remove_dir_all(sb.path(".ctxmon")).unwrap();
+    sb.write(".ctxmon", "not a folder");
+    let (code, checks) = doctor(&sb);
+    let found = problems(&checks);
+    assert_eq!(code, 1);
+    // The configuration files inside it cannot be read either: both say so, on one line each.
+    let names: Vec<(&str, &str)> = found.iter().map(|c| (c.0.as_str(), c.1.as_str())).collect();
+    assert_eq!(
+        names,
+        [("config", "fail"), ("storage", "fail")],
+        "{found:#?}"
+    );
+    assert!(
+        found[0].2.contains("a file named .ctxmon hides the folder"),
+        "{}",
+        found[0].2
+    );
+    assert!(found[1].2.contains("is not a folder"), "{}", found[1].2);
+    let text = sb.run(&["doctor"], "");
+    assert_eq!(text.stdout.lines().count(), 12 + 2, "{}", text.stdout);
+}
+
+#[test]
+fn a_ctxmon_folder_open_to_others_warns() {
+    let sb = healthy();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(sb.path(".ctxmon"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        only_problem(&sb, "storage", "warn", "chmod 700 .ctxmon");
+    }
+}
+
+#[test]
+fn recent_hook_problems_warn_with_the_newest() {
+    let sb = healthy();
+    // A real hook problem, logged by the real hook: stdin that is not JSON.
+    let hook = sb.run(&["hooks", "prompt-submit"], "this is not json");
+    assert_eq!(hook.code, 0);
+    only_problem(&sb, "hook log", "warn", "prompt-submit: stdin is not JSON");
+}
+
+#[test]
+fn a_transcript_without_a_reachable_usage_warns() {
+    let sb = healthy();
+    sb.write(
+        ".ctxmon/config.toml",
+        "[context_monitor]\nmax_scan_bytes = 65536\n",
+    );
+    let mut text = transcript_with(&[40_000]);
+    let user = format!(
+        "{{\"type\":\"user\",\"message\":{{\"content\":\"{}\"}}}}\n",
+        "x".repeat(1_000)
+    );
+    for _ in 0..100 {
+        text.push_str(&user);
+    }
+    std::fs::write(transcripts_folder(&sb).join("s.jsonl"), text).unwrap();
+    only_problem(&sb, "transcript", "warn", "max_scan_bytes");
+}
+
+#[test]
+fn the_binary_check_warns_about_another_ctxmon_on_path() {
+    let mut sb = healthy();
+    let other = sb.path("other-bin/ctxmon");
+    sb.write("other-bin/ctxmon", "#!/bin/sh\nexit 0\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = format!(
+        "{}:{}",
+        other.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    sb.set_env("PATH", &path);
+    only_problem(&sb, "binary", "warn", "but this is");
+    sb.set_env("PATH", &std::env::var("PATH").unwrap_or_default());
+    only_problem(&sb, "binary", "warn", "not on PATH");
+}
