@@ -14,7 +14,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     name = "ctxmon",
     version,
     propagate_version = true,
-    max_term_width = 100
+    max_term_width = 100,
+    after_long_help = crate::help::ROOT
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -44,6 +45,7 @@ pub enum Command {
     /// Reads the transcript backwards from its end (never the whole file) and reports the
     /// context fill, its tier, and the tokens left before Claude Code auto-compacts. Without
     /// --transcript, the newest transcript of the project is used.
+    #[command(after_long_help = crate::help::STATUS)]
     Status(StatusArgs),
     /// Chart how a session's context filled up, response by response.
     ///
@@ -58,20 +60,49 @@ pub enum Command {
     #[command(after_long_help = crate::help::REPORT)]
     Report(ReportArgs),
     /// Entry points for Claude Code hooks (hook JSON on stdin; always exit 0).
+    ///
+    /// One subcommand per Claude Code hook event. `ctxmon install` registers all six with the
+    /// absolute path of this binary: SessionStart without a matcher (Claude Code fires the
+    /// `compact` matcher unreliably, so ctxmon branches on the event's source itself) and
+    /// PreToolUse for Write|Edit|MultiEdit.
     #[command(subcommand)]
+    #[command(after_long_help = crate::help::HOOKS)]
     Hooks(HookCommand),
     /// Print a status line for Claude Code (status-line JSON on stdin, one line out).
+    ///
+    /// As fast as a hook: reads the status-line JSON, measures the fill (payload first, then the
+    /// transcript's end) and prints the percentage, a bar, tokens, tier and the room left before
+    /// auto-compaction.
+    #[command(after_long_help = crate::help::STATUSLINE)]
     Statusline,
     /// List, show, acknowledge and prune checkpoints.
+    ///
+    /// PreCompact saves a checkpoint (.ctxmon/checkpoints/cx-NNN-checkpoint.json) right before
+    /// every compaction; SessionStart and the next prompt hand the newest unacknowledged one
+    /// back. Acknowledged checkpoints stay on disk until pruned.
     #[command(subcommand)]
+    #[command(after_long_help = crate::help::CHECKPOINT)]
     Checkpoint(CheckpointCommand),
     /// Generate and manage resume logs (markdown + JSON handoff documents).
+    ///
+    /// A resume log (.ctxmon/resume-logs/session-<id>.md and .json) tells the next session,
+    /// or a person, where this one stopped: goal, progress, decisions, next steps and files.
+    #[command(after_long_help = crate::help::RESUME_LOG)]
     #[command(subcommand, name = "resume-log")]
     ResumeLog(ResumeLogCommand),
     /// Show, query and change the layered configuration.
+    ///
+    /// Every key has a built-in default; files and CTXMON_* variables override it. Unknown keys
+    /// and bad values are errors that name the key and the file or variable they came from.
     #[command(subcommand)]
+    #[command(after_long_help = crate::help::CONFIG)]
     Config(ConfigCommand),
     /// Pack files, diffs, memories and events into a token budget (JSON in, bundle JSON out).
+    ///
+    /// Reads a snapshot (goal, agent, files, diffs, symbols, memories, events) as JSON and
+    /// writes the bundle that fits `maxTokens`: the system prompt and tools first, then each
+    /// source's best candidates by the chosen strategy, with the measured token breakdown.
+    #[command(after_long_help = crate::help::ASSEMBLE)]
     Assemble(AssembleArgs),
     /// Register ctxmon's hooks (and optionally its status line) in Claude Code's settings.
     ///
@@ -82,12 +113,14 @@ pub enum Command {
     /// twice changes nothing. The previous file is kept beside it as
     /// `<file>.ctxmon-backup`. A file that is not strict JSON (comments, trailing commas) is
     /// refused and left untouched (exit 1).
+    #[command(after_long_help = crate::help::INSTALL)]
     Install(InstallArgs),
     /// Remove exactly what `ctxmon install` added.
     ///
     /// Removes ctxmon's hook entries from the settings file of --scope (and lists and objects
     /// they leave empty), and its status line; a status line that `install
     /// --replace-statusline` replaced comes back from the backup.
+    #[command(after_long_help = crate::help::UNINSTALL)]
     Uninstall(UninstallArgs),
     /// Check the installation and explain what is wrong.
     ///
@@ -102,6 +135,12 @@ pub enum Command {
     /// measurable. It changes nothing. With --json, prints the checks as a JSON array.
     #[command(after_long_help = crate::help::DOCTOR)]
     Doctor,
+    /// Print a shell completion script for bash, zsh, fish, elvish or PowerShell.
+    ///
+    /// The script completes subcommands, flags and values (scopes, shells). Load it once per
+    /// shell session or install it where your shell looks for completions; see the examples.
+    #[command(after_long_help = crate::help::COMPLETIONS)]
+    Completions(CompletionsArgs),
 }
 
 #[derive(Debug, Args, Clone, Default)]
@@ -133,19 +172,48 @@ pub struct ReportArgs {
     pub model: Option<String>,
 }
 
+#[derive(Debug, Args, Clone)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
 #[derive(Debug, Subcommand, Clone, Copy, PartialEq, Eq)]
 pub enum HookCommand {
     /// UserPromptSubmit: inject the <context-monitor> tag.
+    ///
+    /// Measures the fill from the transcript's end and injects `<context-monitor>` (40 to 200
+    /// tokens: fill, tier, tokens, window, room to auto-compact, what to do) as
+    /// context_monitor.inject allows. After a compaction it adds a one-time
+    /// `<compaction-alert>`, and the resumption context when SessionStart's answer was lost.
     PromptSubmit,
     /// SessionStart: hand back the essentials after compaction or resume.
+    ///
+    /// After `compact` or `resume` (and at `startup`, `clear` or `fork` for a checkpoint younger
+    /// than resumption.max_age_hours) injects `<resumption-context>` from the newest
+    /// unacknowledged checkpoint: at most 760 tokens, most important first.
     SessionStart,
     /// PreCompact: checkpoint the session.
+    ///
+    /// Saves the fill, git branch and head, and what the session was doing (the resumption:
+    /// section of resumption.source_file, else the transcript's tail) as the next
+    /// cx-NNN checkpoint, and records the compaction. Answers nothing.
     PreCompact,
     /// PreToolUse: warn when the resumption file is stale (never blocks).
+    ///
+    /// When the agent writes or edits resumption.source_file while its
+    /// `resumption.updated_at` is older than resumption.stale_after_minutes, adds a short
+    /// `<resumption-staleness>` note. Always allows the tool.
     PreToolUse,
     /// PostCompact: record the compaction.
+    ///
+    /// Appends the event to .ctxmon/events.jsonl so the next prompt knows the context shrank.
+    /// Answers nothing.
     PostCompact,
     /// SessionEnd: record the end of the session.
+    ///
+    /// Appends the event to .ctxmon/events.jsonl. Answers nothing.
     SessionEnd,
 }
 
@@ -178,12 +246,19 @@ impl HookCommand {
 pub enum CheckpointCommand {
     /// List checkpoints, oldest first.
     List,
-    /// Show one checkpoint.
-    Show { id: String },
-    /// Mark a checkpoint as acknowledged.
-    Ack { id: String },
+    /// Show one checkpoint as JSON.
+    Show {
+        /// Checkpoint id, e.g. `cx-004` (see `ctxmon checkpoint list`).
+        id: String,
+    },
+    /// Mark a checkpoint as acknowledged: it is no longer handed back.
+    Ack {
+        /// Checkpoint id, e.g. `cx-004`.
+        id: String,
+    },
     /// Delete all but the newest N checkpoints.
     Prune {
+        /// How many of the newest checkpoints to keep (`0` deletes all; ids are never reused).
         #[arg(long, value_name = "N")]
         keep: u64,
     },
@@ -193,6 +268,7 @@ pub enum CheckpointCommand {
 pub enum ResumeLogCommand {
     /// Generate a resume log now.
     Generate {
+        /// Session id (default: $CLAUDE_CODE_SESSION_ID, else the project's newest transcript).
         #[arg(long, value_name = "ID")]
         session: Option<String>,
         /// A JSON document the agent wrote (`-` for stdin).
@@ -202,11 +278,15 @@ pub enum ResumeLogCommand {
     /// List resume logs, newest first.
     List,
     /// Show one resume log (default: the latest).
-    Show { id: Option<String> },
+    Show {
+        /// The log's session id, as `ctxmon resume-log list` shows it.
+        id: Option<String>,
+    },
     /// Show the latest resume log.
     Latest,
     /// Delete all but the newest N resume logs.
     Cleanup {
+        /// How many of the newest logs to keep.
         #[arg(long, value_name = "N")]
         keep: u64,
     },
@@ -230,11 +310,17 @@ pub enum ConfigCommand {
     /// Print the merged configuration (with --json: values and where each came from).
     Show,
     /// Print one value, e.g. `context_monitor.warning_threshold`.
-    Get { key: String },
-    /// Set one value in a configuration file.
-    Set {
+    Get {
+        /// Dotted key, e.g. `context_monitor.warning_threshold`.
         key: String,
+    },
+    /// Set one value in a configuration file (checked before anything is written).
+    Set {
+        /// Dotted key, e.g. `context_monitor.inject`.
+        key: String,
+        /// The new value, as TOML or a bare word (`0.72`, `on-change`, `true`).
         value: String,
+        /// Which configuration file to write.
         #[arg(long, value_enum, default_value_t = Scope::Project)]
         scope: Scope,
     },
@@ -309,5 +395,38 @@ mod tests {
     #[test]
     fn the_command_tree_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// `--help` reads like a man page on every command: a long description, examples and exit
+    /// codes; and every argument says what it is.
+    #[test]
+    fn every_command_documents_itself() {
+        let root = Cli::command();
+        for cmd in root.get_subcommands() {
+            let name = cmd.get_name();
+            assert!(
+                cmd.get_long_about().is_some(),
+                "{name}: no long description"
+            );
+            let after = cmd
+                .get_after_long_help()
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            assert!(after.contains("Exit codes"), "{name}: no exit codes");
+            assert!(after.contains("Example"), "{name}: no examples");
+            let mut stack = vec![cmd];
+            while let Some(c) = stack.pop() {
+                assert!(c.get_about().is_some(), "{}: no description", c.get_name());
+                for arg in c.get_arguments() {
+                    assert!(
+                        arg.get_help().is_some() || arg.is_global_set(),
+                        "{} {}: undocumented argument",
+                        c.get_name(),
+                        arg.get_id()
+                    );
+                }
+                stack.extend(c.get_subcommands());
+            }
+        }
     }
 }

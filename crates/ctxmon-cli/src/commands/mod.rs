@@ -2,6 +2,7 @@
 
 mod assemble;
 mod checkpoint;
+mod completions;
 mod config;
 mod doctor;
 mod hooks;
@@ -30,6 +31,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Install(args) => install::install(&args, &global),
         Command::Uninstall(args) => install::uninstall(&args, &global),
         Command::Doctor => doctor::run(&global),
+        Command::Completions(args) => completions::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
