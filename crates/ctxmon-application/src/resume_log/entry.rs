@@ -60,18 +60,20 @@ pub fn generate_for_trigger(
         return TriggerOutcome::default();
     }
     let mut outcome = TriggerOutcome::default();
-    if ctx.session_id.is_none_or(|s| s.trim().is_empty()) {
-        outcome
-            .warnings
-            .push("resume log not written: the hook input has no session_id".into());
-        return outcome;
-    }
+    // Marked first, whatever happens next: a trigger that cannot be served (no session id, a
+    // read-only folder) must not cost every following prompt another attempt and warning.
     for key in &due {
         if !state.resume_log_triggers.contains(key) {
             state.resume_log_triggers.push(key.clone());
         }
     }
     outcome.fired = due;
+    if ctx.session_id.is_none_or(|s| s.trim().is_empty()) {
+        outcome
+            .warnings
+            .push("resume log not written: the hook input has no session_id".into());
+        return outcome;
+    }
     match write(
         ctx,
         ports,

@@ -312,7 +312,12 @@ fn a_hook_without_a_session_id_writes_nothing() {
     let outcome = w.fire(&mut state, TriggerKind::SessionEnd);
     assert_eq!(outcome.saved, None);
     assert_eq!(outcome.warnings.len(), 1);
-    assert!(state.resume_log_triggers.is_empty());
+    assert_eq!(state.resume_log_triggers, ["session_end"]);
+    assert!(
+        w.fire(&mut state, TriggerKind::SessionEnd)
+            .warnings
+            .is_empty()
+    );
 }
 
 #[test]
