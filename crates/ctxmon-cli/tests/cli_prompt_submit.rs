@@ -293,8 +293,16 @@ fn hostile_session_ids_stay_inside_the_state_folder() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     // One state file and one lock file per session, all named by the hashed key.
-    assert_eq!(names.iter().filter(|n| n.ends_with(".json")).count(), 3, "{names:?}");
-    assert_eq!(names.iter().filter(|n| n.ends_with(".lock")).count(), 3, "{names:?}");
+    assert_eq!(
+        names.iter().filter(|n| n.ends_with(".json")).count(),
+        3,
+        "{names:?}"
+    );
+    assert_eq!(
+        names.iter().filter(|n| n.ends_with(".lock")).count(),
+        3,
+        "{names:?}"
+    );
     assert!(
         names.iter().all(|n| n.starts_with("h-") && n.len() < 40),
         "{names:?}"
