@@ -152,26 +152,48 @@ pub fn transcript_specs(quick: bool) -> Vec<TranscriptSpec> {
 
 /// In-process benchmarks of other crates, folded in when their source exists.
 pub fn externals() -> Vec<ExternalBench> {
-    vec![ExternalBench {
-        label: "context assembly (`ctxmon-application` example `assembly_bench`)".to_owned(),
-        program: PathBuf::from(crate::cargo()),
-        args: [
-            "run",
-            "--release",
-            "--locked",
-            "--quiet",
-            "-p",
-            "ctxmon-application",
-            "--example",
-            "assembly_bench",
-        ]
-        .map(str::to_owned)
-        .to_vec(),
-        requires: vec![
-            PathBuf::from("crates/ctxmon-application/examples/assembly_bench.rs"),
-            PathBuf::from("crates/ctxmon-application/examples/assembly_bench/main.rs"),
-        ],
-    }]
+    vec![
+        ExternalBench {
+            label: "context assembly (`ctxmon-application` example `assembly_bench`)".to_owned(),
+            program: PathBuf::from(crate::cargo()),
+            args: [
+                "run",
+                "--release",
+                "--locked",
+                "--quiet",
+                "-p",
+                "ctxmon-application",
+                "--example",
+                "assembly_bench",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+            requires: vec![
+                PathBuf::from("crates/ctxmon-application/examples/assembly_bench.rs"),
+                PathBuf::from("crates/ctxmon-application/examples/assembly_bench/main.rs"),
+            ],
+        },
+        ExternalBench {
+            label: "resume-log generate + save (`ctxmon-infra-fs` example `resume_log_bench`)"
+                .to_owned(),
+            program: PathBuf::from(crate::cargo()),
+            args: [
+                "run",
+                "--release",
+                "--locked",
+                "--quiet",
+                "-p",
+                "ctxmon-infra-fs",
+                "--example",
+                "resume_log_bench",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+            requires: vec![PathBuf::from(
+                "crates/ctxmon-infra-fs/examples/resume_log_bench.rs",
+            )],
+        },
+    ]
 }
 
 pub fn ratio_lines(plan: &Plan, rows: &[Row]) -> Vec<RatioLine> {
