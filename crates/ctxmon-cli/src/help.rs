@@ -47,7 +47,7 @@ fails open (NOMINAL or no answer) and never blocks or breaks the session.";
 
 pub const STATUSLINE: &str = "\
 Reads Claude Code's status-line JSON on stdin and prints one line such as
-  ctx 75% ▰▰▰▰▰▰▰▰▱▱ 150k/200k WARNING · 17k to compact
+  ctx 75% ▰▰▰▰▰▰▰▱▱▱ 150k/200k WARNING · 17k to compact
 Uses context_window.current_usage when present, else the transcript (never the cumulative
 total_input_tokens). Coloured by tier unless NO_COLOR is set; shortened to fit COLUMNS.
 Unreadable input prints `ctx --`.

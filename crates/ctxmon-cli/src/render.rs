@@ -5,10 +5,11 @@ use ctxmon_domain::{FillEstimate, ThresholdTier};
 
 pub const BAR_CELLS: usize = 10;
 
-/// `▰▰▰▰▰▰▰▱▱▱` for 75%: filled cells round to nearest, clamped to the bar.
+/// `▰▰▰▰▰▰▰▱▱▱` for 75%: a cell fills only once the fill reaches its end (floor), so the bar
+/// never shows more than there is — 99% is nine cells and only a full window is ten.
 pub fn bar(fill_ratio: f64, cells: usize) -> String {
     let filled = if fill_ratio.is_finite() {
-        (fill_ratio * cells as f64).round().clamp(0.0, cells as f64) as usize
+        (fill_ratio * cells as f64).floor().clamp(0.0, cells as f64) as usize
     } else {
         0
     };
@@ -137,8 +138,11 @@ mod tests {
 
     #[test]
     fn bars_and_numbers() {
-        assert_eq!(bar(0.75, 10), "▰▰▰▰▰▰▰▰▱▱");
-        assert_eq!(bar(0.74, 10), "▰▰▰▰▰▰▰▱▱▱");
+        assert_eq!(bar(0.75, 10), "▰▰▰▰▰▰▰▱▱▱");
+        assert_eq!(bar(0.80, 10), "▰▰▰▰▰▰▰▰▱▱");
+        assert_eq!(bar(0.999, 10), "▰▰▰▰▰▰▰▰▰▱");
+        assert_eq!(bar(1.0, 10), "▰▰▰▰▰▰▰▰▰▰");
+        assert_eq!(bar(-0.5, 10), "▱▱▱▱▱▱▱▱▱▱");
         assert_eq!(bar(1.7, 10), "▰▰▰▰▰▰▰▰▰▰");
         assert_eq!(bar(f64::NAN, 4), "▱▱▱▱");
         assert_eq!(thousands(150_000), "150,000");

@@ -47,7 +47,7 @@ fn an_old_payload_falls_back_to_the_transcript_never_to_total_input_tokens() {
     payload["transcript_path"] = json!(repo_fixture("transcripts/session-warning.jsonl"));
     assert_eq!(
         line(&sb, &payload.to_string()),
-        "ctx 75% ▰▰▰▰▰▰▰▰▱▱ 150k/200k WARNING · 17k to compact"
+        "ctx 75% ▰▰▰▰▰▰▰▱▱▱ 150k/200k WARNING · 17k to compact"
     );
 }
 
