@@ -255,3 +255,35 @@ fn a_hundred_thousand_files_fit_the_budget() {
     assert!(b["tokenEstimate"].as_u64().unwrap() <= 30_000);
     assert_eq!(b["debug"]["excludedFiles"].as_array().unwrap().len(), 100);
 }
+
+/// The README's example input stays valid and shows every source the engine packs.
+#[test]
+fn the_readme_example_packs_every_source_within_budget() {
+    let sb = Sandbox::new();
+    let path = common::repo_fixture("assembly/login-bug.json");
+    let run = sb.run(&["assemble", "--input", path.to_str().unwrap()], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let b = bundle(&run.stdout);
+    let breakdown = &b["debug"]["tokenBreakdown"];
+    assert!(b["tokenEstimate"].as_u64().unwrap() <= 1500);
+    assert_eq!(breakdown["total"], b["tokenEstimate"]);
+    for source in [
+        "files",
+        "diffs",
+        "symbols",
+        "events",
+        "memory_pinned",
+        "memory_recent",
+        "memory_summaries",
+    ] {
+        assert!(
+            breakdown["bySource"][source].as_u64().unwrap_or(0) > 0,
+            "{source} missing from {breakdown}"
+        );
+    }
+    assert!(
+        b["debug"].get("notes").is_none(),
+        "the example should need no notes: {}",
+        b["debug"]["notes"]
+    );
+}
