@@ -73,6 +73,68 @@ pub fn open_append(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
+/// Why [`open_regular`] did not hand out a file.
+#[derive(Debug)]
+pub enum OpenRegularError {
+    /// The path could not be inspected or opened (missing, permission denied, …).
+    Io(io::Error),
+    /// The path exists but is not a regular file; the text says what it is (`"a FIFO"`).
+    NotAFile(&'static str),
+}
+
+/// Opens `path` for reading only when it is a regular file, and returns the file with the
+/// metadata of the open handle.
+///
+/// Opening a FIFO for reading blocks in `open(2)` until a writer appears, which no deadline
+/// inside the call can interrupt. So the type is checked from metadata first (a FIFO, socket
+/// or device is never opened), the open itself is non-blocking on unix (`O_NONBLOCK`: a FIFO
+/// swapped in after the check opens at once instead of waiting for a writer; for a regular
+/// file the flag changes nothing), and the type is checked again on the open handle.
+pub fn open_regular(path: &Path) -> Result<(File, fs::Metadata), OpenRegularError> {
+    let meta = fs::metadata(path).map_err(OpenRegularError::Io)?;
+    if !meta.is_file() {
+        return Err(OpenRegularError::NotAFile(kind_of(&meta)));
+    }
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = options.open(path).map_err(OpenRegularError::Io)?;
+    let meta = file.metadata().map_err(OpenRegularError::Io)?;
+    if !meta.is_file() {
+        return Err(OpenRegularError::NotAFile(kind_of(&meta)));
+    }
+    Ok((file, meta))
+}
+
+/// What a path that is not a regular file is, for messages: "a directory", "a FIFO", …
+pub fn kind_of(meta: &fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a directory";
+    }
+    if t.is_file() {
+        return "a regular file";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    "not a regular file"
+}
+
 /// Runs `f` while holding an exclusive lock on `lock_path`, waiting at most `wait`.
 pub fn with_lock<T>(
     lock_path: &Path,
@@ -134,6 +196,43 @@ pub fn io_error(path: &Path, e: &io::Error) -> PortError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn open_regular_opens_files_and_names_everything_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.txt");
+        fs::write(&file, b"abc").unwrap();
+        let (_, meta) = open_regular(&file).unwrap();
+        assert_eq!(meta.len(), 3);
+        assert!(matches!(
+            open_regular(dir.path()),
+            Err(OpenRegularError::NotAFile("a directory"))
+        ));
+        assert!(matches!(
+            open_regular(&dir.path().join("missing")),
+            Err(OpenRegularError::Io(e)) if e.kind() == io::ErrorKind::NotFound
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn open_regular_never_blocks_on_a_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("notice: mkfifo unavailable; skipping");
+            return;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(matches!(
+                open_regular(&fifo),
+                Err(OpenRegularError::NotAFile("a FIFO"))
+            ));
+        });
+        assert!(rx.recv_timeout(Duration::from_secs(10)).unwrap());
+    }
 
     #[test]
     fn atomic_write_replaces_and_is_private() {

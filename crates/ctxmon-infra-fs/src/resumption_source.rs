@@ -17,13 +17,13 @@
 
 mod bounded;
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use ctxmon_application::ports::{PortError, PortErrorKind, ResumptionSource, SourceDocument};
 use serde_json::Value;
 
+use crate::fsutil::{self, OpenRegularError};
 use bounded::{LIMITS, MAX_FLOW_DEPTH, bounded_value, flow_depth_over};
 
 /// Longest parser message kept in a warning: serde_norway prefixes its messages with the path
@@ -80,7 +80,7 @@ impl ResumptionSource for FsResumptionSource {
         if !meta.is_file() {
             doc.warnings.push(format!(
                 "ignored: not a regular file ({}); point resumption.source_file at a YAML or JSON file",
-                kind_of(&meta)
+                fsutil::kind_of(&meta)
             ));
             return Ok(Some(doc));
         }
@@ -114,15 +114,16 @@ impl FsResumptionSource {
         path: &Path,
         doc: &mut SourceDocument,
     ) -> Result<Option<Vec<u8>>, PortError> {
-        let file = File::open(path).map_err(|e| io_error(path, &e))?;
-        let meta = file.metadata().map_err(|e| io_error(path, &e))?;
-        if !meta.is_file() {
-            doc.warnings.push(
-                "ignored: not a regular file; point resumption.source_file at a YAML or JSON file"
-                    .into(),
-            );
-            return Ok(None);
-        }
+        let file = match fsutil::open_regular(path) {
+            Ok((file, _)) => file,
+            Err(OpenRegularError::Io(e)) => return Err(io_error(path, &e)),
+            Err(OpenRegularError::NotAFile(what)) => {
+                doc.warnings.push(format!(
+                    "ignored: not a regular file ({what}); point resumption.source_file at a YAML or JSON file"
+                ));
+                return Ok(None);
+            }
+        };
         let mut bytes = Vec::new();
         file.take(self.max_bytes.saturating_add(1))
             .read_to_end(&mut bytes)
@@ -199,27 +200,6 @@ fn shorten(message: &str) -> String {
         Some((end, _)) => format!("{}…", message.get(..end).unwrap_or(message)),
         None => message.to_string(),
     }
-}
-
-fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_block_device() || t.is_char_device() {
-            return "a device";
-        }
-    }
-    "not a file"
 }
 
 fn human_size(bytes: u64) -> String {

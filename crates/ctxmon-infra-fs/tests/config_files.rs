@@ -100,6 +100,35 @@ fn a_config_file_that_is_a_directory_is_a_clear_io_error() {
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn a_config_file_that_is_a_fifo_is_a_clear_io_error_not_a_hang() {
+    let (_tmp, project, env) = setup();
+    let file = project.join(".ctxmon/config.toml");
+    let made = std::process::Command::new("mkfifo").arg(&file).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("notice: mkfifo unavailable; skipping");
+        return;
+    }
+    // Opening a FIFO without a writer blocks: load on a thread so a regression fails, not hangs.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(load_config(&project, &env, None, &[]).err());
+    });
+    let e = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("loading a FIFO configuration must not block")
+        .expect("a FIFO is an error");
+    assert_eq!(e.kind, ConfigErrorKind::Io);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "cannot use configuration file {}: it is a FIFO, not a regular file; replace it with a TOML file",
+            file.display()
+        )
+    );
+}
+
 #[test]
 fn a_missing_explicit_file_is_an_error_but_missing_conventional_files_are_not() {
     let (tmp, project, env) = setup();

@@ -3,7 +3,6 @@
 //! variable even when a higher layer would have hidden it.
 
 use std::fmt;
-use std::fs::File;
 use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
@@ -11,6 +10,7 @@ use super::env::EnvVars;
 use super::error::{ConfigError, ConfigErrorKind, Setting};
 use super::kinds::{self, KeyRef, MODELS_KEY, Parsed};
 use super::paths::{ConfigPaths, FileLayer};
+use crate::fsutil::{self, OpenRegularError};
 
 /// A configuration file larger than this is refused unread: it cannot be a hand-written
 /// configuration, and hooks read the configuration on every prompt.
@@ -102,9 +102,21 @@ pub(crate) fn read_file(path: &Path, required: bool) -> Result<Option<toml::Tabl
             "it is a directory, not a file; remove it or point at a TOML file".into(),
         ));
     }
+    // Opening a FIFO would block every command (and every hook until its deadline) until a
+    // writer appears: only a regular file is opened.
+    let file = match fsutil::open_regular(path) {
+        Ok((file, _)) => file,
+        Err(OpenRegularError::NotAFile(what)) => {
+            return Err(io(format!(
+                "it is {what}, not a regular file; replace it with a TOML file"
+            )));
+        }
+        Err(OpenRegularError::Io(e)) => {
+            return Err(io(format!("{e}; check the file's permissions")));
+        }
+    };
     let mut bytes = Vec::new();
-    let read = File::open(path).and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes));
-    if let Err(e) = read {
+    if let Err(e) = file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes) {
         return Err(io(format!("{e}; check the file's permissions")));
     }
     if bytes.len() as u64 > MAX_FILE_BYTES {

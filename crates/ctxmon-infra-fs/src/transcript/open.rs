@@ -6,22 +6,17 @@ use std::path::Path;
 
 use ctxmon_application::ports::{TranscriptError, TranscriptErrorKind};
 
+use crate::fsutil::{self, OpenRegularError};
+
 /// Opens `path` for reading and returns the file with its length at this moment.
 ///
-/// The type is checked from metadata *before* opening: opening a FIFO for reading blocks until
-/// a writer appears, which would hang a hook. The type is checked again on the open handle in
-/// case the path was swapped in between (a FIFO swapped in during that window would still block
-/// the open; closing that gap needs `O_NONBLOCK`, which std does not expose portably).
+/// Only a regular file is opened (`fsutil::open_regular`): opening a FIFO for reading blocks
+/// until a writer appears, which would hang a hook or a command.
 pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), TranscriptError> {
-    let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
-    if !meta.is_file() {
-        return Err(not_a_file(path));
-    }
-    let file = File::open(path).map_err(|e| io_error(path, &e))?;
-    let meta = file.metadata().map_err(|e| io_error(path, &e))?;
-    if !meta.is_file() {
-        return Err(not_a_file(path));
-    }
+    let (file, meta) = fsutil::open_regular(path).map_err(|e| match e {
+        OpenRegularError::Io(e) => io_error(path, &e),
+        OpenRegularError::NotAFile(what) => not_a_file(path, what),
+    })?;
     if meta.len() == 0 {
         return Err(TranscriptError::new(
             TranscriptErrorKind::Empty,
@@ -34,11 +29,11 @@ pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), TranscriptError> 
     Ok((file, meta.len()))
 }
 
-fn not_a_file(path: &Path) -> TranscriptError {
+fn not_a_file(path: &Path, what: &str) -> TranscriptError {
     TranscriptError::new(
         TranscriptErrorKind::NotAFile,
         format!(
-            "transcript path {} is not a regular file: pass the .jsonl file named in the hook input",
+            "transcript path {} is not a regular file ({what}): pass the .jsonl file named in the hook input",
             path.display()
         ),
     )
@@ -59,7 +54,7 @@ pub(crate) fn io_error(path: &Path, e: &io::Error) -> TranscriptError {
             TranscriptErrorKind::PermissionDenied,
             format!("cannot read transcript {shown}: permission denied, check its owner and mode"),
         ),
-        io::ErrorKind::IsADirectory => not_a_file(path),
+        io::ErrorKind::IsADirectory => not_a_file(path, "a directory"),
         _ => TranscriptError::new(
             TranscriptErrorKind::Io,
             format!("cannot read transcript {shown}: {e}"),
