@@ -71,9 +71,13 @@ impl GitInfo for FsGitInfo {
     }
 
     /// Runs `git status` (see `status`), only inside a work tree: outside one there is nothing
-    /// to ask and no process is started.
+    /// to ask and no process is started. Nor is one started when `HEAD` is not a regular file:
+    /// git would block opening a FIFO there until its timeout, only to fail.
     fn dirty_files(&self, dir: &Path) -> Option<Vec<String>> {
-        find_git_dir(dir)?;
+        let git_dir = find_git_dir(dir)?;
+        if !std::fs::metadata(git_dir.join("HEAD")).ok()?.is_file() {
+            return None;
+        }
         status::dirty_files(dir, STATUS_TIMEOUT)
     }
 }
@@ -185,10 +189,7 @@ fn read_small(path: &Path) -> Option<String> {
     (text.len() as u64 <= SMALL_FILE_CAP).then_some(text)
 }
 
-/// Opens `path` only when metadata says it is a regular file: opening a FIFO would block.
+/// Opens `path` only when it is a regular file: opening a FIFO would block.
 fn open_regular(path: &Path) -> Option<File> {
-    if !std::fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
-    File::open(path).ok()
+    crate::fsutil::open_regular(path).ok().map(|(file, _)| file)
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use ctxmon_application::ports::{GitHead, GitInfo};
 use ctxmon_infra_fs::FsGitInfo;
+use ctxmon_infra_fs::git_info::STATUS_TIMEOUT;
 
 const SHA_A: &str = "0123456789abcdef0123456789abcdef01234567";
 const SHA_B: &str = "89abcdef0123456789abcdef0123456789abcdef";
@@ -176,6 +177,14 @@ fn fifo_head_is_not_opened() {
         return;
     }
     assert_eq!(FsGitInfo.head(dir.path()), Some(GitHead::default()));
+    // git itself would block opening that HEAD until its timeout; no git is started at all.
+    let started = std::time::Instant::now();
+    assert_eq!(FsGitInfo.dirty_files(dir.path()), None);
+    assert!(
+        started.elapsed() < STATUS_TIMEOUT,
+        "git was started and waited for: {:?}",
+        started.elapsed()
+    );
 }
 
 /// Runs git in this crate's folder; `None` when git is missing or fails.

@@ -45,6 +45,15 @@ pub fn pre_compact(
         .git
         .head(Path::new(ctx.cwd.unwrap_or_default()))
         .or_else(|| ports.git.head(ctx.project_dir));
+    if git
+        .as_ref()
+        .is_some_and(|g| g.branch.is_none() && g.head.is_none())
+    {
+        warnings.push(
+            "git HEAD unreadable (not a regular file, or neither a ref nor a commit id); the checkpoint records no branch or commit"
+                .to_string(),
+        );
+    }
     let sequence = next_sequence(ctx, ports, &mut warnings);
     let now = ports.clock.now();
     let trigger = CompactionTrigger::parse(input.trigger);

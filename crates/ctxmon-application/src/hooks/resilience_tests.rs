@@ -11,7 +11,8 @@ use super::pre_tool_use::pre_tool_use;
 use super::session_start::session_start;
 use super::test_world::World;
 use crate::config::InjectPolicy;
-use crate::ports::SourceDocument;
+use crate::memory::MemoryGit;
+use crate::ports::{GitHead, SourceDocument};
 
 /// Before the checkpoint the clock reads 2026-11-20T10:00Z; usage lines are a minute older.
 const BEFORE: &str = "2026-11-20T09:59:00.000Z";
@@ -286,6 +287,34 @@ fn a_failing_repository_fails_open() {
             .is_none()
     );
     assert!(w.prompt().additional_context.unwrap().contains("WARNING"));
+}
+
+#[test]
+fn an_unreadable_git_head_is_reported_and_the_checkpoint_still_saved() {
+    let mut w = World::new(InjectPolicy::Always);
+    // Inside a work tree whose HEAD could not be read (a FIFO, garbage): both fields unknown.
+    w.git = MemoryGit(Some(GitHead::default()));
+    w.script.usage(150_000);
+    let out = w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
+    let cp = out.checkpoint.expect("checkpoint saved");
+    assert_eq!(cp.session_info.git_branch, None);
+    assert!(
+        out.warnings
+            .iter()
+            .any(|w| w.contains("git HEAD unreadable")),
+        "{:?}",
+        out.warnings
+    );
+    // Outside any repository there is nothing to report.
+    let mut w = World::new(InjectPolicy::Always);
+    w.git = MemoryGit(None);
+    w.script.usage(150_000);
+    let out = w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
+    assert!(
+        !out.warnings.iter().any(|w| w.contains("git")),
+        "{:?}",
+        out.warnings
+    );
 }
 
 #[test]
