@@ -1,15 +1,15 @@
 //! `ctxmon hooks …`: the Claude Code entry points. Whatever happens, they exit 0, write nothing
 //! but a valid answer to stdout, and answer within `hooks.deadline_ms` (spec §14).
 //!
-//! The work runs on a worker thread; the main thread waits for its answer until the deadline and
-//! then exits, so a transcript on a blocking path (a FIFO) or a slow disk cannot hang a prompt.
-//! A panic in the worker is contained the same way: no answer, exit 0.
+//! The work runs on a worker thread (`deadline`); the main thread waits for its answer until the
+//! deadline and then exits, so a stdin that never closes or a slow disk cannot hang a prompt.
+//! A timeout is reported on stderr and in `.ctxmon/logs/hooks.log`. A panic in the worker is
+//! contained the same way: no answer, exit 0.
 
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ctxmon_application::config::Config;
 use ctxmon_application::fill::FillSettings;
@@ -27,6 +27,7 @@ use ctxmon_infra_fs::{
     FsSessionStateStore, HookLog, ProjectLayout, SystemClock,
 };
 
+use super::deadline::{self, Outcome, Progress};
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, HookCommand};
 use crate::wire::hook_input::{HookInput, read_bounded};
@@ -35,59 +36,41 @@ use crate::wire::hook_output;
 /// Used until the configuration (and its `hooks.deadline_ms`) is loaded.
 const DEFAULT_DEADLINE: Duration = Duration::from_millis(1_500);
 
-enum Message {
-    /// The configured deadline, once known.
-    Deadline(Duration),
-    /// The complete answer for stdout (possibly empty).
-    Answer(String),
-}
-
 pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
-    let started = Instant::now();
-    let (tx, rx) = mpsc::channel::<Message>();
-    let global = global.clone();
-    let spawned = std::thread::Builder::new()
-        .name(format!("hook-{}", hook.name()))
-        .spawn(move || {
-            let answer = handle(hook, &global, &tx);
-            let _ = tx.send(Message::Answer(answer));
-        });
-    if spawned.is_err() {
-        eprintln!(
-            "ctxmon hooks {}: could not start the worker thread; answering nothing",
-            hook.name()
-        );
-        return ExitCode::SUCCESS;
-    }
-    let mut deadline = started + DEFAULT_DEADLINE;
-    loop {
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(wait) {
-            Ok(Message::Deadline(d)) => deadline = started + d,
-            Ok(Message::Answer(answer)) => {
-                if !answer.is_empty() {
-                    let mut out = std::io::stdout().lock();
-                    let _ = writeln!(out, "{answer}");
-                    let _ = out.flush();
-                }
-                return ExitCode::SUCCESS;
+    let worker_global = global.clone();
+    let outcome = deadline::run(
+        format!("hook-{}", hook.name()),
+        DEFAULT_DEADLINE,
+        move |progress| handle(hook, &worker_global, progress),
+    );
+    match outcome {
+        Outcome::Answer(answer) => {
+            if !answer.is_empty() {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{answer}");
+                let _ = out.flush();
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                eprintln!(
-                    "ctxmon hooks {}: deadline of {:?} reached; answering nothing",
-                    hook.name(),
-                    deadline - started
-                );
-                // The worker may be blocked in a system call; exiting the process ends it.
-                std::process::exit(0);
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                eprintln!(
-                    "ctxmon hooks {}: internal error (worker stopped); answering nothing",
-                    hook.name()
-                );
-                return ExitCode::SUCCESS;
-            }
+            ExitCode::SUCCESS
+        }
+        Outcome::TimedOut { deadline, log } => {
+            let message = format!("deadline of {deadline:?} reached; answering nothing");
+            eprintln!("ctxmon hooks {}: {message}", hook.name());
+            // Before the worker announced its log (stdin or the configuration still being
+            // read), the project is the one the hook would use without a `cwd` in its input.
+            let log = log.unwrap_or_else(|| {
+                let layout = ProjectLayout::new(bootstrap::project_dir(global, None));
+                HookLog::new(&layout, Config::default().hooks.log_max_bytes)
+            });
+            deadline::log_bounded(log, hook.name(), message);
+            // The worker may be blocked in a system call; exiting the process ends it.
+            std::process::exit(0);
+        }
+        Outcome::WorkerLost => {
+            eprintln!(
+                "ctxmon hooks {}: internal error (worker stopped); answering nothing",
+                hook.name()
+            );
+            ExitCode::SUCCESS
         }
     }
 }
@@ -116,7 +99,7 @@ impl HookEnv {
     }
 }
 
-fn handle(hook: HookCommand, global: &GlobalArgs, tx: &mpsc::Sender<Message>) -> String {
+fn handle(hook: HookCommand, global: &GlobalArgs, progress: &Progress) -> String {
     let bytes = read_bounded(std::io::stdin().lock());
     let parsed = bytes.and_then(|b| HookInput::parse(&b));
     let (input, input_problem) = match parsed {
@@ -133,10 +116,9 @@ fn handle(hook: HookCommand, global: &GlobalArgs, tx: &mpsc::Sender<Message>) ->
             Some(format!("{e:#}; using built-in defaults")),
         ),
     };
-    let _ = tx.send(Message::Deadline(Duration::from_millis(
-        config.hooks.deadline_ms,
-    )));
+    progress.deadline(Duration::from_millis(config.hooks.deadline_ms));
     let log = HookLog::new(&layout, config.hooks.log_max_bytes);
+    progress.log(log.clone());
     let env = HookEnv {
         hook,
         input,

@@ -4,6 +4,7 @@ mod assemble;
 mod checkpoint;
 mod completions;
 mod config;
+mod deadline;
 mod doctor;
 mod hooks;
 mod install;

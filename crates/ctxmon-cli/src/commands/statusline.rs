@@ -1,8 +1,11 @@
 //! `ctxmon statusline`: Claude Code's status-line command. Reads the status-line JSON on stdin
 //! and prints one line. Like a hook it never fails loudly: unreadable input prints `ctx --`
-//! (Claude Code shows whatever is printed, and an empty line would look like a crash).
+//! (Claude Code shows whatever is printed, and an empty line would look like a crash). It runs
+//! under the hooks' deadline (`hooks.deadline_ms`) and prints `ctx --` when that passes.
 
+use std::io::Write;
 use std::path::Path;
+use std::time::Duration;
 
 use ctxmon_application::config::Config;
 use ctxmon_application::fill::FillSettings;
@@ -11,6 +14,7 @@ use ctxmon_application::status_line::{StatusPayload, status_estimate};
 use ctxmon_domain::{FillSource, SessionKey, TokenCount};
 use ctxmon_infra_fs::{FsSessionStateStore, JsonlTranscriptReader, ProjectLayout};
 
+use super::deadline::{self, Outcome, Progress};
 use crate::bootstrap;
 use crate::cli::GlobalArgs;
 use crate::exit::CmdResult;
@@ -20,22 +24,57 @@ use crate::wire::status_input::StatusInput;
 
 const UNKNOWN: &str = "ctx --";
 
+/// Until the configuration names `hooks.deadline_ms`: Claude Code waits for the status line as
+/// it waits for a hook, so the same deadline bounds it.
+const DEFAULT_DEADLINE: Duration = Duration::from_millis(1_500);
+
 pub fn run(global: &GlobalArgs) -> CmdResult {
-    let line = match read_bounded(std::io::stdin().lock())
-        .ok()
-        .and_then(|b| StatusInput::parse(&b))
-    {
-        Some(input) => render_for(global, &input),
-        None => UNKNOWN.to_string(),
+    let worker_global = global.clone();
+    let outcome =
+        deadline::run(
+            "statusline".into(),
+            DEFAULT_DEADLINE,
+            move |progress| match read_bounded(std::io::stdin().lock())
+                .ok()
+                .and_then(|b| StatusInput::parse(&b))
+            {
+                Some(input) => render_for(&worker_global, &input, progress),
+                None => UNKNOWN.to_string(),
+            },
+        );
+    let line = match outcome {
+        Outcome::Answer(line) => line,
+        Outcome::TimedOut { deadline, .. } => {
+            eprintln!("ctxmon statusline: deadline of {deadline:?} reached; printing {UNKNOWN}");
+            print_line(UNKNOWN);
+            // The worker may be blocked in a system call (a stdin that never closes); exiting
+            // the process ends it.
+            std::process::exit(0);
+        }
+        Outcome::WorkerLost => {
+            eprintln!("ctxmon statusline: internal error (worker stopped)");
+            UNKNOWN.to_string()
+        }
     };
-    println!("{line}");
+    print_line(&line);
     Ok(())
 }
 
-fn render_for(global: &GlobalArgs, input: &StatusInput) -> String {
+fn print_line(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+fn render_for(global: &GlobalArgs, input: &StatusInput, progress: &Progress) -> String {
     let hint = input.project_dir.as_deref().or(input.cwd.as_deref());
     let project_dir = bootstrap::project_dir(global, hint);
-    let config = bootstrap::load_config(global, &project_dir, &[]).unwrap_or_default();
+    // A broken configuration must not blank the status line: defaults, and the reason on stderr.
+    let config = bootstrap::load_config(global, &project_dir, &[]).unwrap_or_else(|e| {
+        eprintln!("ctxmon statusline: {e:#}; using built-in defaults");
+        Config::default()
+    });
+    progress.deadline(Duration::from_millis(config.hooks.deadline_ms));
     let settings = FillSettings::from_config(&config)
         .or_else(|_| FillSettings::from_config(&Config::default()));
     let Ok(settings) = settings else {
