@@ -86,6 +86,54 @@ impl Sandbox {
         }
     }
 
+    /// Any hook's input as Claude Code sends it: `event` is `hook_event_name`, `extra` adds
+    /// the event's own fields (`trigger`, `source`, `tool_input`, …).
+    pub fn hook_input(
+        &self,
+        event: &str,
+        session: &str,
+        transcript: &Path,
+        extra: serde_json::Value,
+    ) -> String {
+        let mut v = serde_json::json!({
+            "session_id": session,
+            "transcript_path": transcript,
+            "cwd": self.project.path(),
+            "hook_event_name": event,
+        });
+        if let (Some(obj), Some(more)) = (v.as_object_mut(), extra.as_object()) {
+            obj.extend(more.clone());
+        }
+        v.to_string()
+    }
+
+    /// Runs every `(args, stdin)` job with at most `in_flight` processes at once (real overlap
+    /// without swamping a small machine); the answers come back in job order.
+    pub fn run_bounded(&self, jobs: &[(Vec<String>, String)], in_flight: usize) -> Vec<Run> {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results: Vec<std::sync::Mutex<Option<Run>>> =
+            jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        std::thread::scope(|s| {
+            for _ in 0..in_flight.max(1) {
+                s.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((args, stdin)) = jobs.get(i) else {
+                            return;
+                        };
+                        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                        let run = self.run(&args, stdin);
+                        *results[i].lock().unwrap() = Some(run);
+                    }
+                });
+            }
+        });
+        results
+            .into_iter()
+            .map(|r| r.into_inner().unwrap().unwrap())
+            .collect()
+    }
+
     /// A UserPromptSubmit input as Claude Code sends it.
     pub fn prompt_input(&self, session: &str, transcript: &Path) -> String {
         serde_json::json!({
@@ -102,14 +150,46 @@ impl Sandbox {
 
 /// One assistant line with the given context size (spread over the three usage fields).
 pub fn assistant_line(id: &str, tokens: u64) -> String {
+    assistant_line_at(id, tokens, "2026-11-20T10:00:00.000Z")
+}
+
+/// [`assistant_line`] written at `timestamp`: a response newer than a checkpoint ends the
+/// post-compaction baseline, so tests that compact and go on need current times.
+pub fn assistant_line_at(id: &str, tokens: u64, timestamp: &str) -> String {
     serde_json::json!({
         "type": "assistant", "isSidechain": false, "uuid": format!("u-{id}"),
-        "timestamp": "2026-11-20T10:00:00.000Z",
+        "timestamp": timestamp,
         "message": {"model": "claude-sonnet-4-5-20250929", "id": format!("msg_{id}"), "role": "assistant",
             "content": [{"type": "text", "text": "ok"}],
             "usage": {"input_tokens": 3, "cache_creation_input_tokens": 1000, "cache_read_input_tokens": tokens - 1003, "output_tokens": 50}}
     })
     .to_string()
+}
+
+/// The current time as Claude Code writes it into transcripts.
+pub fn now_rfc3339() -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    ctxmon_domain::Timestamp(i64::try_from(ms).unwrap()).to_rfc3339()
+}
+
+/// Every `.tmp-*` file (what an atomic write leaves when its writer dies) under `dir`.
+pub fn temp_leftovers(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            found.extend(temp_leftovers(&path));
+        } else if entry.file_name().to_string_lossy().starts_with(".tmp-") {
+            found.push(path);
+        }
+    }
+    found
 }
 
 pub fn transcript_with(tokens: &[u64]) -> String {

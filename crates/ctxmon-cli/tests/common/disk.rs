@@ -1,0 +1,193 @@
+//! What ctxmon left in a project's `.ctxmon/`, read back completely and strictly: every event
+//! line, state file, checkpoint, marker, `.next-id` and resume-log pair must parse as what its
+//! name says it is. A torn or interleaved file fails the audit with its name; what the test then
+//! asserts about the contents (counts, ids, chains) is up to the test.
+//!
+//! Included with `#[path = "common/disk.rs"] mod disk;` by the hardening tests.
+
+// Test support: a panic is how a broken precondition fails the test.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use ctxmon_domain::{CheckpointData, CheckpointId, EventRecord, ResumeLog, SessionState};
+
+/// The parsed contents of `.ctxmon/`.
+#[derive(Debug, Default)]
+pub struct Disk {
+    /// Files read and checked (events, states, checkpoints, markers, `.next-id`, logs).
+    pub files: usize,
+    /// `events.jsonl`, every line, in file order.
+    pub events: Vec<EventRecord>,
+    /// Per-session state files by file stem (the session key).
+    pub states: BTreeMap<String, SessionState>,
+    /// Checkpoints by sequence number.
+    pub checkpoints: BTreeMap<u32, CheckpointData>,
+    /// Sequence numbers with a `cx-NNN.acknowledged` marker.
+    pub markers: Vec<u32>,
+    pub next_id: Option<u64>,
+    /// Resume logs (their JSON) by session key.
+    pub logs: BTreeMap<String, ResumeLog>,
+    /// Keys whose markdown is missing or is not the rendering of the JSON beside it.
+    pub unpaired_logs: Vec<String>,
+    /// `.tmp-*` files anywhere below `.ctxmon/`.
+    pub temps: Vec<PathBuf>,
+}
+
+impl Disk {
+    /// The events of one session, in file order.
+    pub fn events_of<'a>(&'a self, session: &'a str) -> impl Iterator<Item = &'a EventRecord> {
+        self.events
+            .iter()
+            .filter(move |e| e.session_id.as_deref() == Some(session))
+    }
+
+    /// The event's tag (`CheckpointCreated`, …).
+    pub fn kind(event: &EventRecord) -> String {
+        serde_json::to_value(&event.event).unwrap()["event"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    pub fn count(&self, session: &str, kind: &str) -> usize {
+        self.events_of(session)
+            .filter(|e| Disk::kind(e) == kind)
+            .count()
+    }
+
+    /// Checkpoints taken for one session, by sequence number.
+    pub fn checkpoints_of(&self, session: &str) -> Vec<&CheckpointData> {
+        self.checkpoints
+            .values()
+            .filter(|c| c.session_info.session_id.as_deref() == Some(session))
+            .collect()
+    }
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    match fs::read_dir(dir) {
+        Ok(entries) => {
+            let mut names: Vec<String> = entries
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => panic!("{}: {e}", dir.display()),
+    }
+}
+
+/// Reads `<project>/.ctxmon` and panics, naming the file, at the first thing that is not a
+/// complete file of its kind.
+pub fn audit(project: &Path) -> Disk {
+    let root = project.join(".ctxmon");
+    let mut disk = Disk {
+        temps: crate::common::temp_leftovers(&root),
+        ..Disk::default()
+    };
+
+    let events = root.join("events.jsonl");
+    if events.exists() {
+        let bytes = read(&events);
+        let text = String::from_utf8(bytes)
+            .unwrap_or_else(|e| panic!("events.jsonl is not UTF-8 (torn write?): {e}"));
+        assert!(
+            text.is_empty() || text.ends_with('\n'),
+            "events.jsonl ends inside a line: {:?}",
+            &text[text.len().saturating_sub(200)..]
+        );
+        for (n, line) in text.lines().enumerate() {
+            let record: EventRecord = serde_json::from_str(line).unwrap_or_else(|e| {
+                panic!(
+                    "events.jsonl line {} is torn or interleaved ({e}): {line}",
+                    n + 1
+                )
+            });
+            disk.events.push(record);
+        }
+        disk.files += 1;
+    }
+
+    let state_dir = root.join("state");
+    for name in names(&state_dir) {
+        let path = state_dir.join(&name);
+        if let Some(stem) = name.strip_suffix(".json") {
+            let state: SessionState = serde_json::from_slice(&read(&path))
+                .unwrap_or_else(|e| panic!("state file {name} is torn ({e})"));
+            disk.states.insert(stem.to_string(), state);
+            disk.files += 1;
+        } else if name.ends_with(".lock") {
+            assert_eq!(read(&path).len(), 0, "lock files stay empty: {name}");
+        }
+    }
+
+    let cp_dir = root.join("checkpoints");
+    for name in names(&cp_dir) {
+        let path = cp_dir.join(&name);
+        if let Some(stem) = name.strip_suffix("-checkpoint.json") {
+            let id = CheckpointId::parse(stem).unwrap_or_else(|| panic!("bad name {name}"));
+            let bytes = read(&path);
+            let data: CheckpointData = serde_json::from_slice(&bytes)
+                .unwrap_or_else(|e| panic!("{name} is torn ({} bytes): {e}", bytes.len()));
+            assert_eq!(data.checkpoint_id, id, "{name} holds another id");
+            disk.checkpoints.insert(id.sequence(), data);
+            disk.files += 1;
+        } else if let Some(stem) = name.strip_suffix(".acknowledged") {
+            let id = CheckpointId::parse(stem).unwrap_or_else(|| panic!("bad marker {name}"));
+            assert_eq!(read(&path).len(), 0, "markers are empty: {name}");
+            disk.markers.push(id.sequence());
+            disk.files += 1;
+        } else if name == ".next-id" {
+            let text = String::from_utf8(read(&path)).unwrap();
+            let next: u64 = text
+                .trim()
+                .parse()
+                .unwrap_or_else(|e| panic!(".next-id is torn ({e}): {text:?}"));
+            assert!(text.ends_with('\n'), ".next-id is complete: {text:?}");
+            disk.next_id = Some(next);
+            disk.files += 1;
+        }
+    }
+
+    let log_dir = root.join("resume-logs");
+    let log_names = names(&log_dir);
+    for name in &log_names {
+        let path = log_dir.join(name);
+        if let Some(key) = name
+            .strip_prefix("session-")
+            .and_then(|n| n.strip_suffix(".json"))
+        {
+            let bytes = read(&path);
+            let log: ResumeLog = serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+                panic!("resume log {name} is torn ({} bytes): {e}", bytes.len())
+            });
+            disk.files += 1;
+            let md = log_dir.join(format!("session-{key}.md"));
+            match fs::read(&md) {
+                Ok(md) => {
+                    disk.files += 1;
+                    if md != log.render().markdown().as_bytes() {
+                        disk.unpaired_logs.push(key.to_string());
+                    }
+                }
+                Err(_) => disk.unpaired_logs.push(key.to_string()),
+            }
+            disk.logs.insert(key.to_string(), log);
+        } else if let Some(key) = name
+            .strip_prefix("session-")
+            .and_then(|n| n.strip_suffix(".md"))
+            && !log_names.contains(&format!("session-{key}.json"))
+        {
+            disk.unpaired_logs.push(key.to_string());
+        }
+    }
+    disk
+}
