@@ -1,8 +1,8 @@
 //! The domain event log: `.ctxmon/events.jsonl`, appended under a lock, rotated at 10 MiB.
 
 use std::fs;
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ctxmon_application::ports::{EventLog, PortError, PortErrorKind};
@@ -73,6 +73,21 @@ impl FsEventLog {
     }
 }
 
+/// Whether the `len`-byte file ends a line (an empty file does).
+fn ends_with_newline(path: &Path, len: u64) -> bool {
+    if len == 0 {
+        return true;
+    }
+    let mut last = [0u8; 1];
+    fs::File::open(path)
+        .and_then(|mut f| {
+            f.seek(SeekFrom::Start(len - 1))?;
+            f.read_exact(&mut last)
+        })
+        // Unreadable: assume whole lines rather than add an empty one to every append.
+        .map_or(true, |()| last[0] == b'\n')
+}
+
 impl EventLog for FsEventLog {
     fn append(&self, records: &[EventRecord]) -> Result<(), PortError> {
         if records.is_empty() {
@@ -90,8 +105,20 @@ impl EventLog for FsEventLog {
             self.rotate_if_needed()?;
             let path = self.layout.events_file();
             let mut file = open_append(&path).map_err(|e| io_error(&path, &e))?;
+            let len = file.metadata().map_err(|e| io_error(&path, &e))?.len();
+            if !ends_with_newline(&path, len) {
+                // A fragment left by a writer that died mid-line stays its own (skipped) line
+                // instead of swallowing the first of these.
+                buf.insert(0, b'\n');
+            }
             // One write of whole lines: with O_APPEND and the lock, lines never interleave.
-            file.write_all(&buf).map_err(|e| io_error(&path, &e))
+            file.write_all(&buf).map_err(|e| {
+                // A full disk takes part of a write: give that part back, or it would be a torn
+                // line (and the next append would run on from it). Under the lock nobody else
+                // has appended since `len`.
+                let _ = file.set_len(len);
+                io_error(&path, &e)
+            })
         })
     }
 }
@@ -130,6 +157,32 @@ mod tests {
             }
         }
         assert!(total <= 10 && total > current.len());
+    }
+
+    #[test]
+    fn a_torn_last_line_does_not_swallow_the_next_append() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = ProjectLayout::new(dir.path());
+        let log = FsEventLog::new(layout.clone());
+        log.append(&[record(1)]).unwrap();
+        // What a writer killed mid-line (or an older ctxmon on a full disk) leaves.
+        let mut file = open_append(&layout.events_file()).unwrap();
+        file.write_all(br#"{"timestamp":2,"ti"#).unwrap();
+        log.append(&[record(3), record(4)]).unwrap();
+        let text = fs::read_to_string(layout.events_file()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert_eq!(lines[1], r#"{"timestamp":2,"ti"#);
+        let reasons: Vec<String> = log
+            .read_all()
+            .unwrap()
+            .into_iter()
+            .map(|r| match r.event {
+                DomainEvent::SessionAbandoned { reason } => reason,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(reasons, ["r1", "r3", "r4"]);
     }
 
     #[test]
