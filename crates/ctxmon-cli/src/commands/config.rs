@@ -1,7 +1,10 @@
-//! `ctxmon config show|get|set|path|schema`. Every configuration problem exits 2.
+//! `ctxmon config show|get|set|path|schema`. Every configuration problem exits 2; a file that
+//! `config set` cannot write (read-only folder, full disk) exits 1, as its `--help` says.
 
 use anyhow::anyhow;
-use ctxmon_infra_fs::config::{ConfigPaths, EnvVars, Scope as FileScope, schema_text, set_value};
+use ctxmon_infra_fs::config::{
+    ConfigErrorKind, ConfigPaths, EnvVars, Scope as FileScope, schema_text, set_value,
+};
 use serde_json::json;
 
 use crate::bootstrap;
@@ -50,7 +53,11 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                 &key,
                 &value,
             )
-            .map_err(|e| Failure::usage(anyhow!("{e}")))?;
+            .map_err(|e| match e.kind {
+                // Not the user's mistake: the disk or the folder refused.
+                ConfigErrorKind::Io => Failure::Other(anyhow!("{e}")),
+                _ => Failure::usage(anyhow!("{e}")),
+            })?;
             if global.json {
                 let shadowed = outcome.shadowed_by.as_ref().map(ToString::to_string);
                 println!(

@@ -98,7 +98,7 @@ pub fn set_value(
             ConfigErrorKind::Io,
             None,
             target.display().to_string(),
-            format!("cannot write it: {e}; check the folder's permissions"),
+            format!("cannot write it: {e}; check the folder's permissions and free space"),
         )
     })?;
 
