@@ -8,7 +8,7 @@ use ctxmon_domain::{FillEstimate, SessionState, TokenCount};
 
 use crate::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
 use crate::hooks::reset_if_stale;
-use crate::ports::TranscriptReader;
+use crate::ports::{TranscriptError, TranscriptReader};
 
 /// What the status-line JSON carries that matters for the fill.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -31,6 +31,23 @@ pub fn status_estimate(
     state: Option<&SessionState>,
     payload: &StatusPayload<'_>,
 ) -> FillEstimate {
+    status_measure(settings, transcripts, state, payload).estimate
+}
+
+/// The status line's estimate and, when the transcript could not be read, why (for stderr).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatusMeasurement {
+    pub estimate: FillEstimate,
+    pub error: Option<TranscriptError>,
+}
+
+/// [`status_estimate`] with the transcript's error kept.
+pub fn status_measure(
+    settings: &FillSettings,
+    transcripts: &dyn TranscriptReader,
+    state: Option<&SessionState>,
+    payload: &StatusPayload<'_>,
+) -> StatusMeasurement {
     let request = EstimateRequest {
         transcript_path: payload.transcript_path,
         payload_usage: payload.current_usage,
@@ -38,7 +55,7 @@ pub fn status_estimate(
         model_hint: payload.model_id,
     };
     let measurement = ContextFillEstimator::new(transcripts, settings).measure(request);
-    match state {
+    let estimate = match state {
         Some(state) => reset_if_stale(
             measurement.estimate,
             measurement.reading.as_ref(),
@@ -46,6 +63,10 @@ pub fn status_estimate(
             settings,
         ),
         None => measurement.estimate,
+    };
+    StatusMeasurement {
+        estimate,
+        error: measurement.error,
     }
 }
 

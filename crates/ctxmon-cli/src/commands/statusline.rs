@@ -10,7 +10,7 @@ use std::time::Duration;
 use ctxmon_application::config::Config;
 use ctxmon_application::fill::FillSettings;
 use ctxmon_application::ports::SessionStateStore;
-use ctxmon_application::status_line::{StatusPayload, status_estimate};
+use ctxmon_application::status_line::{StatusPayload, status_measure};
 use ctxmon_domain::{FillSource, SessionKey, TokenCount};
 use ctxmon_infra_fs::{FsSessionStateStore, JsonlTranscriptReader, ProjectLayout};
 
@@ -94,13 +94,17 @@ fn render_for(global: &GlobalArgs, input: &StatusInput, progress: &Progress) -> 
         window: input.window,
         model_id: input.model_id.as_deref(),
     };
-    let estimate = status_estimate(
+    let measured = status_measure(
         &settings,
         &JsonlTranscriptReader::new(),
         state.as_ref(),
         &payload,
     );
+    let estimate = measured.estimate;
     if estimate.source == FillSource::Unavailable {
+        if let Some(e) = measured.error {
+            eprintln!("ctxmon statusline: fill not measured: {e}");
+        }
         return UNKNOWN.to_string();
     }
     let width = bootstrap::env_var("COLUMNS")
