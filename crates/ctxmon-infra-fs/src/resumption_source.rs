@@ -19,6 +19,8 @@ mod bounded;
 
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use ctxmon_application::ports::{PortError, PortErrorKind, ResumptionSource, SourceDocument};
 use serde_json::Value;
@@ -35,6 +37,7 @@ const MAX_MESSAGE_CHARS: usize = 300;
 pub struct FsResumptionSource {
     source_file: String,
     max_bytes: u64,
+    time_limit: Option<Duration>,
 }
 
 impl FsResumptionSource {
@@ -44,7 +47,17 @@ impl FsResumptionSource {
         FsResumptionSource {
             source_file,
             max_bytes,
+            time_limit: None,
         }
+    }
+
+    /// Gives up waiting for the file after `limit`: a document near the size cap can take
+    /// seconds to parse, and PreCompact, which reads it before it saves its checkpoint, must
+    /// not lose the checkpoint to its deadline. The read goes on in a background thread (it
+    /// ends with the process); the caller gets a warning and falls back to the transcript.
+    pub fn with_time_limit(mut self, limit: Duration) -> FsResumptionSource {
+        self.time_limit = Some(limit);
+        self
     }
 
     /// Where the file is looked for in `project_dir`; `None` when no file is configured.
@@ -56,6 +69,39 @@ impl FsResumptionSource {
 
 impl ResumptionSource for FsResumptionSource {
     fn read(&self, project_dir: &Path) -> Result<Option<SourceDocument>, PortError> {
+        let Some(limit) = self.time_limit else {
+            return self.read_now(project_dir);
+        };
+        let Some(path) = self.path_in(project_dir) else {
+            return Ok(None);
+        };
+        let (tx, rx) = mpsc::channel();
+        let this = self.clone();
+        let dir = project_dir.to_path_buf();
+        let spawned = std::thread::Builder::new()
+            .name("resumption-source".into())
+            .spawn(move || {
+                let _ = tx.send(this.read_now(&dir));
+            });
+        if spawned.is_err() {
+            return self.read_now(project_dir);
+        }
+        match rx.recv_timeout(limit) {
+            Ok(result) => result,
+            Err(_) => Ok(Some(SourceDocument {
+                path: path.display().to_string(),
+                section: None,
+                warnings: vec![format!(
+                    "ignored: not read within {} ms; keep the resumption: section short (a few KiB)",
+                    limit.as_millis()
+                )],
+            })),
+        }
+    }
+}
+
+impl FsResumptionSource {
+    fn read_now(&self, project_dir: &Path) -> Result<Option<SourceDocument>, PortError> {
         let Some(path) = self.path_in(project_dir) else {
             return Ok(None);
         };

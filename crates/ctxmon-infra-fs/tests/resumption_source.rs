@@ -296,3 +296,43 @@ fn yaml_specifics_become_plain_json() {
         "{section}"
     );
 }
+
+#[test]
+fn a_time_limit_gives_up_on_a_slow_parse_with_a_warning() {
+    let p = project();
+    // 16 MiB of list items: well under the cap, and far more than a millisecond of parsing.
+    let mut yaml = String::from("resumption:\n  recovery_state: big\n  items:\n");
+    while yaml.len() < 16 * MIB as usize {
+        yaml.push_str("    - xxxxxxxxxx\n");
+    }
+    std::fs::write(p.path().join("ORCHESTRATION.yaml"), &yaml).expect("write");
+    let started = Instant::now();
+    let doc = FsResumptionSource::new("ORCHESTRATION.yaml".into(), 64 * MIB)
+        .with_time_limit(Duration::from_millis(1))
+        .read(p.path())
+        .expect("never an error")
+        .expect("the file exists");
+    assert!(warning_of(&doc).contains("not read within 1 ms"), "{doc:?}");
+    // Generous: the caller must not have waited for the parse (seconds in a debug build).
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // A small file within a generous limit reads as without one.
+    std::fs::write(
+        p.path().join("small.yaml"),
+        "resumption:\n  recovery_state: small\n",
+    )
+    .expect("write");
+    let doc = FsResumptionSource::new("small.yaml".into(), MIB)
+        .with_time_limit(Duration::from_secs(30))
+        .read(p.path())
+        .expect("never an error")
+        .expect("the file exists");
+    assert_eq!(
+        doc.section,
+        Some(json!({"recovery_state": "small"})),
+        "{doc:?}"
+    );
+}

@@ -203,7 +203,10 @@ impl Adapters {
             // A lock held by a stuck peer must cost this hook less than its own deadline.
             checkpoints: FsCheckpointRepository::new(env.layout.clone())
                 .with_lock_wait(Duration::from_millis(env.config.hooks.deadline_ms * 2 / 3)),
-            source: FsResumptionSource::new(r.source_file.clone(), r.max_source_bytes),
+            // Parsing a source file near its size cap takes seconds; PreCompact reads it
+            // before it saves the checkpoint, which must not be lost to the deadline.
+            source: FsResumptionSource::new(r.source_file.clone(), r.max_source_bytes)
+                .with_time_limit(Duration::from_millis(env.config.hooks.deadline_ms / 4)),
             git: FsGitInfo::new(),
             logs: FsResumeLogStore::new(env.layout.clone()),
         }
