@@ -38,17 +38,20 @@ pub fn pre_tool_use(
     }
     let mut warnings = Vec::new();
     let updated_at = match ports.source.read(ctx.project_dir) {
-        Ok(Some(doc)) => doc
-            .section
-            .as_ref()
-            .and_then(|s| s.get("updated_at"))
-            // YAML `updated_at:` with no value is null: missing, not malformed.
-            .filter(|v| !v.is_null())
-            .map(|v| {
-                v.as_str()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| v.to_string())
-            }),
+        Ok(Some(doc)) => {
+            // Why the section is missing (too big, a FIFO, invalid YAML) belongs in the log.
+            warnings.extend(doc.warnings.iter().map(|w| format!("{}: {w}", doc.path)));
+            doc.section
+                .as_ref()
+                .and_then(|s| s.get("updated_at"))
+                // YAML `updated_at:` with no value is null: missing, not malformed.
+                .filter(|v| !v.is_null())
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string())
+                })
+        }
         Ok(None) => None,
         Err(e) => {
             warnings.push(format!("resumption source unreadable: {e}"));

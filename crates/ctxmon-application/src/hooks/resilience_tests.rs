@@ -396,3 +396,23 @@ fn lifecycle_hooks_record_events() {
         "a warning, not a failure"
     );
 }
+
+#[test]
+fn pre_tool_use_passes_on_why_the_source_file_was_ignored() {
+    let w = compacted_world();
+    *w.source.0.borrow_mut() = Some(SourceDocument {
+        path: "/proj/ORCHESTRATION.yaml".into(),
+        section: None,
+        warnings: vec!["ignored: not a regular file (a FIFO)".into()],
+    });
+    let out = w.with(|c, p| pre_tool_use(c, p, Some("Write"), Some("ORCHESTRATION.yaml")));
+    assert_eq!(
+        out.warnings,
+        vec!["/proj/ORCHESTRATION.yaml: ignored: not a regular file (a FIFO)".to_string()]
+    );
+    assert!(
+        out.additional_context
+            .unwrap()
+            .contains("resumption.updated_at is missing")
+    );
+}
