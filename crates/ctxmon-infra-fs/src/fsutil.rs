@@ -39,29 +39,83 @@ pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
 
 /// Atomically replaces `path` with `bytes` (mode 0600).
 pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    prepare_atomic(path, bytes, durability)?.commit()
+}
+
+/// The temp-file prefix of [`write_atomic`]: readers skip such names, and a folder's writers
+/// may remove them under the folder's lock (they belong to writers that died mid-write).
+pub const TEMP_PREFIX: &str = ".tmp-";
+
+/// A replacement written completely beside its target but not yet in place: [`Prepared::commit`]
+/// renames it over the target; dropping it removes the temp file. Preparing every file of a
+/// group before committing any keeps a full disk or a crash while writing from leaving half
+/// of the group new.
+#[derive(Debug)]
+pub struct Prepared {
+    tmp: tempfile::NamedTempFile,
+    path: std::path::PathBuf,
+    durability: Durability,
+}
+
+/// Writes (and with `Fsync`, syncs) `bytes` to a temp file beside `path` (mode 0600).
+pub fn prepare_atomic(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<Prepared> {
+    let dir = parent_dir(path);
     ensure_private_dir(dir)?;
     // tempfile creates the file 0600 on unix, so the data is never readable by others, even
     // between creation and rename.
-    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     if durability == Durability::Fsync {
         tmp.as_file().sync_all()?;
     }
-    tmp.persist(path).map_err(|e| e.error)?;
-    if durability == Durability::Fsync {
-        // The rename itself is only durable once the folder's entry is on disk.
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    Ok(())
+    Ok(Prepared {
+        tmp,
+        path: path.to_path_buf(),
+        durability,
+    })
 }
 
-/// Opens (creating, 0600) a file for appending.
+impl Prepared {
+    /// Renames the temp file over the target (a reader sees the old file or this one).
+    pub fn commit(self) -> io::Result<()> {
+        self.tmp.persist(&self.path).map_err(|e| e.error)?;
+        if self.durability == Durability::Fsync {
+            // The rename itself is only durable once the folder's entry is on disk.
+            if let Ok(d) = File::open(parent_dir(&self.path)) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Removes the `.tmp-*` files in `dir`. Only for a folder whose every writer holds one lock
+/// from creating its temp file to renaming it, and only under that lock: then no temp file
+/// belongs to a live writer. Best effort; a leftover is invisible to readers anyway.
+pub fn remove_orphaned_temps(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Opens (creating, 0600) a regular file for appending.
+///
+/// Non-blocking on unix, like [`open_regular`]: opening a FIFO for writing blocks until a
+/// reader appears (or, without one, fails at once with `O_NONBLOCK`). Anything but a regular
+/// file is refused, so a FIFO planted as a log or lock file costs an error, not a hang.
 pub fn open_append(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.create(true).append(true);
@@ -69,8 +123,21 @@ pub fn open_append(path: &Path) -> io::Result<File> {
     {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
     }
-    options.open(path)
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {}, not a regular file",
+                path.display(),
+                kind_of(&meta)
+            ),
+        ));
+    }
+    Ok(file)
 }
 
 /// Why [`open_regular`] did not hand out a file.
@@ -232,6 +299,29 @@ mod tests {
             ));
         });
         assert!(rx.recv_timeout(Duration::from_secs(10)).unwrap());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn open_append_refuses_a_fifo_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("events.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("notice: mkfifo unavailable; skipping");
+            return;
+        }
+        // Without O_NONBLOCK, opening a FIFO for writing waits for a reader forever.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(open_append(&fifo).is_err());
+        });
+        assert!(rx.recv_timeout(Duration::from_secs(10)).unwrap());
+        // A regular file still appends.
+        let file = dir.path().join("log");
+        open_append(&file).unwrap().write_all(b"a").unwrap();
+        open_append(&file).unwrap().write_all(b"b").unwrap();
+        assert_eq!(fs::read(&file).unwrap(), b"ab");
     }
 
     #[test]

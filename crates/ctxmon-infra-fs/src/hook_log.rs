@@ -4,12 +4,12 @@
 //! hook wants to say goes here and to stderr.
 
 use std::fs;
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 use ctxmon_domain::Timestamp;
 
-use crate::fsutil::{ensure_private_dir, open_append};
+use crate::fsutil::{ensure_private_dir, open_append, open_regular};
 use crate::layout::ProjectLayout;
 
 #[derive(Debug, Clone)]
@@ -60,7 +60,9 @@ impl HookLog {
 
     /// The last `n` lines at the given level or worse (`warn`/`error`), newest last.
     pub fn recent_problems(&self, n: usize) -> Vec<String> {
-        let text = fs::read_to_string(&self.path).unwrap_or_default();
+        // Only a regular file is read (a FIFO would block `doctor`), and only its last MiB:
+        // the log rotates at `hooks.log_max_bytes`, which a user may have raised.
+        let text = read_tail_text(&self.path, RECENT_BYTES);
         let mut lines: Vec<String> = text
             .lines()
             .filter(|l| l.contains(" error ") || l.contains(" warn "))
@@ -69,6 +71,28 @@ impl HookLog {
         let skip = lines.len().saturating_sub(n);
         lines.drain(..skip);
         lines
+    }
+}
+
+/// How much of the log's end `recent_problems` reads.
+const RECENT_BYTES: u64 = 1024 * 1024;
+
+/// The last `max` bytes of a regular file as text (lossy); empty when it cannot be read.
+fn read_tail_text(path: &Path, max: u64) -> String {
+    let Ok((mut file, meta)) = open_regular(path) else {
+        return String::new();
+    };
+    let start = meta.len().saturating_sub(max);
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(start)).is_err() || file.take(max).read_to_end(&mut bytes).is_err()
+    {
+        return String::new();
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    // Started mid-file: the first line is a fragment.
+    match text.split_once('\n') {
+        Some((_, rest)) if start > 0 => rest.to_string(),
+        _ => text.into_owned(),
     }
 }
 
@@ -92,5 +116,48 @@ mod tests {
         assert_eq!(problems.len(), 2);
         assert!(problems[1].ends_with("problem 9"), "{problems:?}");
         assert!(fs::metadata(log.path()).unwrap().len() < 400);
+    }
+
+    #[test]
+    fn recent_problems_reads_only_the_tail_of_a_large_log() {
+        let dir = tempfile::tempdir().unwrap();
+        // No rotation: a user may raise log_max_bytes, the reader stays bounded anyway.
+        let log = HookLog::new(&ProjectLayout::new(dir.path()), 0);
+        let filler = format!(
+            "{} info x: {}\n",
+            "2026-01-01T00:00:00.000Z",
+            "y".repeat(200)
+        );
+        fs::create_dir_all(log.path().parent().unwrap()).unwrap();
+        fs::write(log.path(), filler.repeat(2 * 1024 * 1024 / filler.len())).unwrap();
+        assert!(log.write(Timestamp(0), "pre-compact", "warn", "the newest"));
+        let problems = log.recent_problems(5);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].ends_with("warn pre-compact: the newest"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_log_is_neither_read_nor_written_and_never_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = HookLog::new(&ProjectLayout::new(dir.path()), 200);
+        fs::create_dir_all(log.path().parent().unwrap()).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(log.path())
+            .status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("notice: mkfifo unavailable; skipping");
+            return;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let wrote = log.write(Timestamp(0), "prompt-submit", "warn", "x");
+            let _ = tx.send((wrote, log.recent_problems(5)));
+        });
+        let (wrote, problems) = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("a FIFO log must not block");
+        assert!(!wrote);
+        assert!(problems.is_empty());
     }
 }

@@ -18,7 +18,7 @@ use std::io;
 use std::path::PathBuf;
 
 use anyhow::anyhow;
-use ctxmon_infra_fs::fsutil::{Durability, write_atomic};
+use ctxmon_infra_fs::fsutil::{self, Durability, write_atomic};
 use serde_json::json;
 
 use crate::bootstrap;
@@ -69,7 +69,7 @@ pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
         return finish("uninstall", &target, None, &empty, args.dry_run, global);
     };
     // The backup only matters for putting back a replaced status line; unreadable is absent.
-    let backup = fs::read_to_string(&target.backup).ok();
+    let backup = read_backup(&target.backup);
     let outcome =
         merge::uninstall(&current, backup.as_deref()).map_err(|e| plan_failure(&e, &target))?;
     finish(
@@ -80,6 +80,18 @@ pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
         args.dry_run,
         global,
     )
+}
+
+/// The backup's text; `None` when it is absent, unreadable, not a regular file (a FIFO would
+/// hang uninstall) or not UTF-8.
+fn read_backup(path: &std::path::Path) -> Option<String> {
+    use std::io::Read;
+    let (file, _) = fsutil::open_regular(path).ok()?;
+    let mut text = String::new();
+    file.take(MAX_SETTINGS_BYTES)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text)
 }
 
 /// The running binary as one shell word: Claude Code must find it from any directory and
@@ -162,6 +174,14 @@ impl Target {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(anyhow!("cannot read {shown}: {e}").into()),
         };
+        if !meta.is_file() {
+            // Reading a FIFO would hang until a writer appears; a directory cannot be edited.
+            return Err(anyhow!(
+                "{shown} is {}, not a settings file; nothing was changed",
+                fsutil::kind_of(&meta)
+            )
+            .into());
+        }
         if meta.len() > MAX_SETTINGS_BYTES {
             return Err(anyhow!(
                 "{shown} is {} bytes, too large for a settings file; nothing was changed",

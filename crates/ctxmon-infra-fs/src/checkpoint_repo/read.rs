@@ -97,7 +97,8 @@ fn future_version(bytes: &[u8]) -> Option<u32> {
 /// The sequence `.next-id` records; `None` when it is absent or unreadable, in which case the
 /// file names alone decide (they always hold every id still on disk).
 pub(super) fn read_next_sequence(path: &Path) -> Option<u64> {
-    let file = File::open(path).ok()?;
+    // Never a FIFO: opening one would block the checkpoint's lock holder.
+    let (file, _) = crate::fsutil::open_regular(path).ok()?;
     let mut text = String::new();
     // A handful of digits; the bound keeps a planted huge file from costing anything.
     file.take(32).read_to_string(&mut text).ok()?;

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use ctxmon_infra_fs::fsutil::{self, OpenRegularError};
 use serde_json::Value;
 
 use super::check::{Check, Status};
@@ -116,10 +117,16 @@ pub fn scan(files: &[SettingsFile]) -> SettingsScan {
 
 fn read_settings(path: &Path) -> Result<Option<Value>, String> {
     use std::io::Read;
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot be read ({e})")),
+    // Only a regular file is opened: a FIFO would hang doctor until a writer appears.
+    let file = match fsutil::open_regular(path) {
+        Ok((f, _)) => f,
+        Err(OpenRegularError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(None);
+        }
+        Err(OpenRegularError::Io(e)) => return Err(format!("cannot be read ({e})")),
+        Err(OpenRegularError::NotAFile(what)) => {
+            return Err(format!("cannot be read (it is {what}, not a file)"));
+        }
     };
     let mut text = String::new();
     file.take(MAX_SETTINGS_BYTES)

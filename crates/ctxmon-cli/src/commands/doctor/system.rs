@@ -9,7 +9,7 @@ use ctxmon_application::ports::Clock;
 use ctxmon_domain::{FillSource, Timestamp};
 use ctxmon_infra_fs::claude_paths::{latest_transcript, project_slugs, projects_dirs};
 use ctxmon_infra_fs::config::{ConfigError, ConfigErrorKind, LoadedConfig};
-use ctxmon_infra_fs::fsutil::probe_writable;
+use ctxmon_infra_fs::fsutil::{self, probe_writable};
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{HookLog, ProjectLayout, SystemClock};
 
@@ -171,6 +171,20 @@ pub fn hook_log(layout: &ProjectLayout, config: &Config) -> Check {
 
 fn hook_log_at(layout: &ProjectLayout, config: &Config, now: Timestamp) -> Check {
     let log = HookLog::new(layout, config.hooks.log_max_bytes);
+    if let Ok(meta) = std::fs::metadata(log.path())
+        && !meta.is_file()
+    {
+        return Check::new(
+            "hook log",
+            Status::Warn,
+            format!(
+                "{} is {}, not a file: hooks cannot record their problems",
+                log.path().display(),
+                fsutil::kind_of(&meta)
+            ),
+        )
+        .with_fix("remove it; the next hook problem recreates the log");
+    }
     let problems = log.recent_problems(usize::MAX);
     let time_of = |line: &str| {
         line.split_whitespace()
