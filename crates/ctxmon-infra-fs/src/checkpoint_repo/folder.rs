@@ -12,14 +12,12 @@ use std::path::{Path, PathBuf};
 use ctxmon_application::ports::PortError;
 use ctxmon_domain::CheckpointId;
 
-use crate::fsutil::io_error;
+use crate::fsutil::{TEMP_PREFIX, io_error};
 
 /// The lock every writer of the folder holds (spec §12).
 pub(super) const LOCK_NAME: &str = ".lock";
 /// The next sequence to allocate, so that deleting the newest files never brings an id back.
 pub(super) const NEXT_ID_NAME: &str = ".next-id";
-/// `fsutil::write_atomic`'s temp-file prefix.
-const TEMP_PREFIX: &str = ".tmp-";
 
 /// What one directory entry's name says it is.
 #[derive(Debug, Clone, PartialEq, Eq)]

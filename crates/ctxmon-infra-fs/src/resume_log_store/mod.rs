@@ -6,6 +6,14 @@
 //! folder 0700) — see [`FsResumeLogStore::with_durability`] for why without fsync by default; a writer holds `.lock` so that two hooks of one session never leave the JSON
 //! of one next to the markdown of the other. Readers take no lock and trust only the JSON: a
 //! corrupt or foreign one is reported and skipped, never fatal, and never deleted.
+//!
+//! The markdown is always the rendering of the JSON beside it. Two files cannot be replaced in
+//! one step, so a save writes both completely before renaming either (a full disk or a kill
+//! while writing leaves the old pair), then renames the JSON and the markdown back to back. A
+//! process killed between those two renames leaves the new JSON beside the old markdown (or,
+//! in `delete`, the JSON alone); readers notice (`load` compares the markdown with the JSON's
+//! rendering, `list` looks for a missing markdown or one older than its JSON) and write the
+//! markdown again from the JSON. Temp files of killed writers are removed by the next save.
 
 mod read;
 
@@ -20,11 +28,17 @@ use ctxmon_application::ports::{
 };
 use ctxmon_domain::{ResumeLog, SessionKey};
 
-use crate::fsutil::{Durability, ensure_private_dir, io_error, with_lock, write_atomic};
+use crate::fsutil::{
+    Durability, ensure_private_dir, io_error, prepare_atomic, remove_orphaned_temps, with_lock,
+    write_atomic,
+};
 use crate::layout::ProjectLayout;
 pub use read::MAX_LOG_BYTES;
 
 const LOCK_NAME: &str = ".lock";
+/// How long a reader waits to repair a stale markdown: a holder of the lock is a writer, and it
+/// leaves a matching pair anyway.
+const REPAIR_LOCK_WAIT: Duration = Duration::from_millis(100);
 
 #[derive(Debug, Clone)]
 pub struct FsResumeLogStore {
@@ -77,9 +91,49 @@ impl FsResumeLogStore {
     }
 
     fn locked<T>(&self, f: impl FnOnce() -> Result<T, PortError>) -> Result<T, PortError> {
+        self.locked_for(self.lock_wait, f)
+    }
+
+    fn locked_for<T>(
+        &self,
+        wait: Duration,
+        f: impl FnOnce() -> Result<T, PortError>,
+    ) -> Result<T, PortError> {
         let dir = self.dir();
         ensure_private_dir(&dir).map_err(|e| io_error(&dir, &e))?;
-        with_lock(&dir.join(LOCK_NAME), self.lock_wait, f)
+        with_lock(&dir.join(LOCK_NAME), wait, f)
+    }
+
+    /// Writes the markdown of `key` again from its JSON when it is not that JSON's rendering
+    /// (a save or delete interrupted between its two renames). Best effort: a reader must not
+    /// fail because the folder is read-only or busy. Returns the rendering.
+    fn repair(&self, key: &SessionKey, log: &ResumeLog) -> String {
+        let rendered = log.to_markdown();
+        let md_path = self.markdown_path(key);
+        let _ = self.locked_for(REPAIR_LOCK_WAIT, || {
+            // Under the lock, from the JSON as it is now: a save may have finished meanwhile.
+            let Some((current, _)) = read::read_log(&self.json_path(key), key)? else {
+                return Ok(());
+            };
+            let current_md = current.to_markdown();
+            if read::read_markdown(&md_path).as_deref() != Some(current_md.as_str()) {
+                write_atomic(&md_path, current_md.as_bytes(), self.durability)
+                    .map_err(|e| io_error(&md_path, &e))?;
+            }
+            Ok(())
+        });
+        rendered
+    }
+
+    /// Whether the pair of `key` may be out of step: no markdown, or one older than its JSON
+    /// (a save writes the JSON's temp file first, so a matching markdown is never older).
+    fn looks_unpaired(&self, key: &SessionKey) -> bool {
+        let mtime = |p: PathBuf| fs::symlink_metadata(p).and_then(|m| m.modified()).ok();
+        match (mtime(self.json_path(key)), mtime(self.markdown_path(key))) {
+            (Some(json), Some(md)) => md < json,
+            (Some(_), None) => true,
+            _ => false,
+        }
     }
 
     fn entry(&self, log: &ResumeLog, bytes: u64) -> ResumeLogEntry {
@@ -104,12 +158,19 @@ impl ResumeLogStore for FsResumeLogStore {
         })?;
         let (json_path, md_path) = (self.json_path(&key), self.markdown_path(&key));
         self.locked(|| {
-            // The JSON first: it is the record, and the markdown can always be rendered again
-            // from it if a crash falls between the two renames.
-            write_atomic(&json_path, &json, self.durability)
+            // Every writer holds the lock from temp file to rename: what is left is a killed
+            // writer's (up to megabytes each).
+            remove_orphaned_temps(&self.dir());
+            // Both complete before either replaces anything: a full disk or a kill now leaves
+            // the old pair as it was.
+            let json_tmp = prepare_atomic(&json_path, &json, self.durability)
                 .map_err(|e| io_error(&json_path, &e))?;
-            write_atomic(&md_path, markdown.as_bytes(), self.durability)
-                .map_err(|e| io_error(&md_path, &e))
+            let md_tmp = prepare_atomic(&md_path, markdown.as_bytes(), self.durability)
+                .map_err(|e| io_error(&md_path, &e))?;
+            // The JSON first: it is the record, and a markdown left behind by a kill between
+            // the two renames is rendered again from it by the next reader.
+            json_tmp.commit().map_err(|e| io_error(&json_path, &e))?;
+            md_tmp.commit().map_err(|e| io_error(&md_path, &e))
         })?;
         Ok(self.entry(log, (json.len() + markdown.len()) as u64))
     }
@@ -119,7 +180,12 @@ impl ResumeLogStore for FsResumeLogStore {
         let Some((log, json_bytes)) = read::read_log(&json_path, key)? else {
             return Ok(None);
         };
-        let markdown = read::read_markdown(&self.markdown_path(key));
+        let markdown = match read::read_markdown(&self.markdown_path(key)) {
+            Some(md) if md == log.to_markdown() => md,
+            // Missing, unreadable or another version's: the JSON is the record.
+            _ => self.repair(key, &log),
+        };
+        let markdown = Some(markdown);
         let md_bytes = markdown.as_ref().map_or(0, String::len);
         Ok(Some(StoredResumeLog {
             entry: self.entry(&log, json_bytes + md_bytes as u64),
@@ -144,6 +210,9 @@ impl ResumeLogStore for FsResumeLogStore {
             if let Some(key) = read::key_of(name, ".json") {
                 match read::read_log(&dir.join(name), &key) {
                     Ok(Some((log, json_bytes))) => {
+                        if self.looks_unpaired(&key) {
+                            self.repair(&key, &log);
+                        }
                         let md = fs::metadata(self.markdown_path(&key)).map_or(0, |m| m.len());
                         listing.entries.push(self.entry(&log, json_bytes + md));
                     }
@@ -166,7 +235,10 @@ impl ResumeLogStore for FsResumeLogStore {
     }
 
     fn delete(&self, key: &SessionKey) -> Result<bool, PortError> {
-        let paths = [self.json_path(key), self.markdown_path(key)];
+        // The markdown first: interrupted, this leaves a JSON alone (a whole log, its markdown
+        // written again by the next reader and deleted by the next cleanup), never a markdown
+        // without its JSON.
+        let paths = [self.markdown_path(key), self.json_path(key)];
         if !paths.iter().any(|p| p.exists()) {
             return Ok(false);
         }

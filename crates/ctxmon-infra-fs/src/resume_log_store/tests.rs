@@ -207,3 +207,81 @@ fn a_folder_that_cannot_be_written_fails_and_keeps_the_old_log() {
         before
     );
 }
+
+/// What a save killed between its two renames leaves: the new JSON beside the old markdown.
+fn interrupt_between_renames(store: &FsResumeLogStore, newer: &ResumeLog) {
+    let key = SessionKey::from_raw(&newer.session_id);
+    let md = store.markdown_path(&key);
+    let old_mtime = fs::metadata(&md).unwrap().modified().unwrap();
+    fs::write(
+        store.json_path(&key),
+        serde_json::to_vec_pretty(newer).unwrap(),
+    )
+    .unwrap();
+    // The old markdown was written before the new JSON (coarse clocks could tie them).
+    let json = fs::File::options()
+        .write(true)
+        .open(store.json_path(&key))
+        .unwrap();
+    json.set_modified(old_mtime + std::time::Duration::from_millis(10))
+        .unwrap();
+}
+
+#[test]
+fn readers_render_the_markdown_again_when_a_save_stopped_between_its_renames() {
+    let (_tmp, store) = store();
+    save(&store, "s", 1_000);
+    let key = SessionKey::from_raw("s");
+    let mut newer = log("s", 2_000);
+    newer.mission_summary = "the newer mission".into();
+    interrupt_between_renames(&store, &newer);
+
+    // `list` (what SessionStart reads) notices the stale markdown by its age and repairs it.
+    assert_eq!(store.list().unwrap().entries.len(), 1);
+    assert_eq!(
+        fs::read_to_string(store.markdown_path(&key)).unwrap(),
+        newer.to_markdown()
+    );
+
+    // `load` compares contents, whatever the times say.
+    fs::write(store.markdown_path(&key), "# stale").unwrap();
+    let loaded = store.load(&key).unwrap().unwrap();
+    assert_eq!(
+        loaded.markdown.as_deref(),
+        Some(newer.to_markdown().as_str())
+    );
+    assert_eq!(
+        fs::read_to_string(store.markdown_path(&key)).unwrap(),
+        newer.to_markdown()
+    );
+}
+
+#[test]
+fn a_deletion_stopped_half_way_leaves_a_whole_log_never_a_lone_markdown() {
+    let (_tmp, store) = store();
+    save(&store, "s", 1_000);
+    let key = SessionKey::from_raw("s");
+    // `delete` removes the markdown first: interrupted there, the JSON stands alone.
+    fs::remove_file(store.markdown_path(&key)).unwrap();
+    let listing = store.list().unwrap();
+    assert!(listing.problems.is_empty(), "{:?}", listing.problems);
+    assert_eq!(listing.entries.len(), 1);
+    assert!(store.markdown_path(&key).exists(), "rendered again");
+    assert!(store.delete(&key).unwrap());
+    assert!(!store.json_path(&key).exists() && !store.markdown_path(&key).exists());
+}
+
+#[test]
+fn a_save_removes_the_temp_files_of_killed_writers() {
+    let (_tmp, store) = store();
+    save(&store, "s", 1_000);
+    let orphan = store.dir().join(".tmp-killed");
+    fs::write(&orphan, vec![b'x'; 4096]).unwrap();
+    save(&store, "t", 2_000);
+    assert!(!orphan.exists());
+    let names: Vec<String> = fs::read_dir(store.dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with(".tmp-")), "{names:?}");
+}
