@@ -306,3 +306,71 @@ fn a_full_ctxmon_fails_open_and_damages_nothing() {
 fn a_read_only_ctxmon_fails_open_and_damages_nothing() {
     every_hook_and_command_on(Hostile::ReadOnly);
 }
+
+/// A resume log whose JSON still fits on the disk but whose markdown does not: the old pair
+/// must stand (before, the new JSON was renamed into place and the markdown write then failed,
+/// leaving the JSON of one log beside the markdown of another).
+#[test]
+fn a_resume_log_that_fits_only_half_way_leaves_the_old_pair() {
+    let big_doc = json!({
+        "mission_summary": "The big plan",
+        "accomplishments": (0..200).map(|i| format!("done {i} {}", "a".repeat(400))).collect::<Vec<_>>(),
+        "next_steps": (0..200).map(|i| format!("next {i} {}", "n".repeat(400))).collect::<Vec<_>>(),
+    })
+    .to_string();
+    // The sizes the big log takes, measured on an ordinary disk.
+    let measure = Sandbox::new();
+    let doc = measure.write("big.json", &big_doc);
+    let args = |doc: &Path| -> Vec<String> {
+        ["resume-log", "generate", "--session", "s", "--from"]
+            .into_iter()
+            .map(String::from)
+            .chain([doc.display().to_string()])
+            .collect()
+    };
+    let run = |sb: &Sandbox, doc: &Path| {
+        let args = args(doc);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        sb.run(&args, "")
+    };
+    assert_eq!(run(&measure, &doc).code, 0);
+    let pages = |p: PathBuf| std::fs::metadata(p).unwrap().len().div_ceil(4096);
+    let json_pages = pages(measure.path(".ctxmon/resume-logs/session-s.json"));
+    let md_pages = pages(measure.path(".ctxmon/resume-logs/session-s.md"));
+    assert!(
+        md_pages >= 2,
+        "the markdown needs more than the one page left"
+    );
+
+    let sb = Sandbox::new();
+    let Some(_mount) = mounts::Mount::tmpfs(&sb.path(".ctxmon"), "size=4m,mode=0700") else {
+        eprintln!("notice: a partly full disk needs a tmpfs; not tested here");
+        return;
+    };
+    let small = sb.write(
+        "small.json",
+        json!({"mission_summary": "The small plan"}).to_string(),
+    );
+    assert_eq!(run(&sb, &small).code, 0);
+    let pair = |sb: &Sandbox| {
+        ["json", "md"].map(|ext| {
+            std::fs::read(sb.path(&format!(".ctxmon/resume-logs/session-s.{ext}"))).unwrap()
+        })
+    };
+    let before = pair(&sb);
+    // Room for the new JSON and one page more: not for the markdown too.
+    mounts::fill_leaving(&sb.path(".ctxmon"), "zz-filler", (json_pages + 1) * 4096);
+    let big = sb.write("big.json", &big_doc);
+    let failed = run(&sb, &big);
+    assert_eq!(failed.code, 1, "{}", failed.stderr);
+    assert!(
+        failed.stderr.contains("No space left on device"),
+        "{}",
+        failed.stderr
+    );
+    assert!(before == pair(&sb), "the old pair stands, both files");
+    let disk = disk::audit(sb.dir());
+    assert!(disk.unpaired_logs.is_empty(), "{:?}", disk.unpaired_logs);
+    assert!(disk.temps.is_empty(), "{:?}", disk.temps);
+    assert_eq!(disk.logs["s"].mission_summary, "The small plan");
+}

@@ -106,6 +106,36 @@ fn inodes(dir: &Path) -> (u64, u64) {
     (parts.next().unwrap(), parts.next().unwrap())
 }
 
+/// Bytes the file system holding `dir` still has for files (`stat -f`: free blocks × size).
+pub fn free_bytes(dir: &Path) -> u64 {
+    let out = Command::new("stat")
+        .args(["-f", "-c", "%a %S"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut parts = text.split_whitespace().map(|p| p.parse::<u64>().unwrap());
+    parts.next().unwrap() * parts.next().unwrap()
+}
+
+/// Writes `dir/name` so that exactly `leave` bytes stay free (a multiple of the page size).
+pub fn fill_leaving(dir: &Path, name: &str, leave: u64) {
+    let take = free_bytes(dir)
+        .checked_sub(leave)
+        .unwrap_or_else(|| panic!("less than {leave} bytes free in {}", dir.display()));
+    let file = fs::File::create(dir.join(name)).unwrap();
+    let mut writer = std::io::BufWriter::new(file);
+    let chunk = vec![0x5a_u8; 4096];
+    let mut left = take;
+    while left > 0 {
+        let n = left.min(chunk.len() as u64) as usize;
+        writer.write_all(&chunk[..n]).unwrap();
+        left -= n as u64;
+    }
+    writer.flush().unwrap();
+    assert_eq!(free_bytes(dir), leave, "filled to the page");
+}
+
 /// Writes `dir/name` until the file system says it is full; returns the bytes written.
 pub fn fill_blocks(dir: &Path, name: &str) -> u64 {
     let mut file = fs::File::create(dir.join(name)).unwrap();
