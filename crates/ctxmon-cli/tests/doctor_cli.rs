@@ -79,13 +79,7 @@ fn private(dir: &Path) {
 }
 
 fn transcripts_folder(sb: &Sandbox) -> std::path::PathBuf {
-    let canonical = std::fs::canonicalize(sb.dir()).unwrap();
-    let slug: String = canonical
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    sb.home.path().join(".claude/projects").join(slug)
+    sb.transcripts_folder()
 }
 
 /// Runs `doctor --json` and returns (exit code, checks as (name, status, message + fix)).

@@ -86,6 +86,86 @@ impl Sandbox {
         }
     }
 
+    /// Runs like [`Sandbox::run`], but `stdin: None` is a stdin that stays open (never written,
+    /// never closed) for as long as the process runs, and a process still running after
+    /// `limit` is killed: it comes back with code -1 and an elapsed time of at least `limit`,
+    /// so a hang fails the test's assertions instead of hanging the suite.
+    pub fn run_limited(&self, args: &[&str], stdin: Option<&[u8]>, limit: Duration) -> Run {
+        let started = Instant::now();
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        let mut held_open = None;
+        match stdin {
+            Some(bytes) => {
+                let bytes = bytes.to_vec();
+                std::thread::spawn(move || {
+                    let _ = input.write_all(&bytes);
+                });
+            }
+            None => held_open = Some(input),
+        }
+        let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = pipe.read_to_end(&mut bytes);
+                String::from_utf8_lossy(&bytes).into_owned()
+            })
+        };
+        let stdout = drain(Box::new(child.stdout.take().unwrap()));
+        let stderr = drain(Box::new(child.stderr.take().unwrap()));
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if started.elapsed() >= limit {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let elapsed = started.elapsed();
+        drop(held_open);
+        Run {
+            code: status.and_then(|s| s.code()).unwrap_or(-1),
+            stdout: stdout.join().unwrap(),
+            stderr: stderr.join().unwrap(),
+            elapsed,
+        }
+    }
+
+    /// Where Claude Code keeps this project's transcripts under the sandbox's HOME
+    /// (`~/.claude/projects/<path with every other character turned into ->`).
+    pub fn transcripts_folder(&self) -> PathBuf {
+        let canonical = std::fs::canonicalize(self.dir()).unwrap();
+        let slug: String = canonical
+            .to_string_lossy()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        self.home.path().join(".claude/projects").join(slug)
+    }
+
+    /// Makes a FIFO at `rel` (parents created); `None`, with a notice, where `mkfifo` is not
+    /// available, so the caller can skip.
+    pub fn mkfifo(&self, rel: &str) -> Option<PathBuf> {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let made = Command::new("mkfifo").arg(&p).status();
+        if made.is_ok_and(|s| s.success()) {
+            Some(p)
+        } else {
+            eprintln!("notice: mkfifo unavailable; skipping the FIFO case {rel}");
+            None
+        }
+    }
+
     /// Any hook's input as Claude Code sends it: `event` is `hook_event_name`, `extra` adds
     /// the event's own fields (`trigger`, `source`, `tool_input`, …).
     pub fn hook_input(
