@@ -228,6 +228,21 @@ fn deep_nesting_is_a_warning_not_a_crash() {
         warning_of(&doc).starts_with("ignored: invalid JSON"),
         "{doc:?}"
     );
+    // An anchor or a tag in front of the collection is caught by the same pre-parse check
+    // (found by fuzzing: `b: &b [[[…` reached the YAML parser, whose time grows with the square
+    // of the depth, and a 100 KB file made pre-compact miss its deadline).
+    for prefix in ["b: &b ", "b: !!seq ", "- &a !t "] {
+        let anchored = format!(
+            "resumption: {{summary: ok}}\n{prefix}{}1{}\n",
+            "[".repeat(50_000),
+            "]".repeat(50_000)
+        );
+        let doc = read_as(p.path(), "o.yaml", anchored.as_bytes());
+        assert!(
+            warning_of(&doc).contains("nested more than 128 levels deep"),
+            "{prefix}: {doc:?}"
+        );
+    }
     // Moderate nesting is fine.
     let ok = format!(
         "resumption: {{summary: ok, deep: {}1{}}}\n",

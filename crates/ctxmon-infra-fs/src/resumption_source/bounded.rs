@@ -82,6 +82,23 @@ pub(crate) fn flow_depth_over(text: &[u8], limit: usize) -> bool {
                 prev = b'\n';
                 continue;
             }
+            b'&' | b'!' if node_start => {
+                // An anchor (`&a`) or a tag (`!!seq`) belongs to the node that follows it, so
+                // that node still starts here: skip the name and keep `prev`. (Reading the name
+                // as plain text once let `b: &b [[[…` past this scan into the parser's
+                // quadratic time.) The name ends at a blank or a flow indicator, as in YAML.
+                i += 1;
+                while let Some(&c) = text.get(i) {
+                    if matches!(
+                        c,
+                        b' ' | b'\t' | b'\r' | b'\n' | b'[' | b']' | b'{' | b'}' | b','
+                    ) {
+                        break;
+                    }
+                    i += 1;
+                }
+                continue;
+            }
             b'"' if node_start => i = skip_past(text, i + 1, b'"', true),
             b'\'' if node_start => i = skip_past(text, i + 1, b'\'', false),
             b'[' | b'{' if node_start => {
@@ -408,6 +425,13 @@ mod tests {
         ));
         // An apostrophe inside a plain scalar does not open a quoted scalar.
         assert!(flow_depth_over(b"a: it's\nb: [[[1]]]\n", 2));
+        // An anchor or a tag before a collection does not hide it (found by fuzzing: the
+        // parser then spent seconds on `b: &b [[[…`).
+        assert!(flow_depth_over(b"b: &b [[[1]]]\n", 2));
+        assert!(flow_depth_over(b"b: !!seq [[[1]]]\n", 2));
+        assert!(flow_depth_over(b"- &a !!map {a: &x {b: !t {c: 1}}}\n", 2));
+        assert!(flow_depth_over(b"b: &b\n  [[[1]]]\n", 2));
+        assert!(!flow_depth_over(b"b: &b [[1]]\nc: *b\n", 2));
         assert!(!flow_depth_over(&b"[".repeat(128), MAX_FLOW_DEPTH));
         assert!(flow_depth_over(&b"[".repeat(129), MAX_FLOW_DEPTH));
     }
