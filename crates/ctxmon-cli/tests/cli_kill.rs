@@ -1,15 +1,18 @@
-//! SIGKILL at random points of `ctxmon hooks pre-compact` (with a large resumption file, so the
-//! write takes a while): every checkpoint left visible is complete, ids stay gapless and no
-//! torn file is ever listed.
+//! SIGKILL at random points of `ctxmon hooks pre-compact`, half of them aimed at the moment a
+//! writer holds a temp file open (the checkpoint, `.next-id`, the state, the resume log): every
+//! checkpoint left visible is complete, ids stay gapless and no torn file is ever listed.
 
 mod common;
-
+#[path = "common/disk.rs"]
+mod disk;
+#[path = "common/kill.rs"]
+mod kill;
 #[path = "../../ctxmon-infra-fs/tests/support/proof.rs"]
 mod proof;
 
 use std::io::Write;
 use std::process::Stdio;
-use std::time::Duration;
+use std::time::Instant;
 
 use common::{Sandbox, transcript_with};
 use serde_json::json;
@@ -18,62 +21,50 @@ use serde_json::json;
 fn killed_pre_compacts_leave_only_complete_checkpoints() {
     let sb = Sandbox::new();
     let t = sb.write("t.jsonl", transcript_with(&[170_000]));
-    // A ~3 MiB resumption section (allowed by raising the cap) makes each write slow enough
-    // for kills to land mid-write.
-    sb.write(
-        ".ctxmon/config.toml",
-        "[resumption]\nmax_source_bytes = 8388608\n",
-    );
-    let steps: Vec<String> = (0..1500)
-        .map(|i| format!("    - \"step {i} {}\"", "x".repeat(1900)))
-        .collect();
-    sb.write(
-        "ORCHESTRATION.yaml",
-        format!(
-            "resumption:\n  summary: big\n  next_steps:\n{}\n",
-            steps.join("\n")
-        ),
-    );
+    let spawn = |session: String| {
+        let mut child = sb
+            .command(&["hooks", "pre-compact"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let body = json!({"session_id":session,"transcript_path":t,"cwd":sb.dir(),"hook_event_name":"PreCompact","trigger":"auto"});
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(body.to_string().as_bytes())
+            .unwrap();
+        child
+    };
+    // One undisturbed run: how long a pre-compact lives here.
+    let calm = Instant::now();
+    assert!(spawn("calm".into()).wait().unwrap().success());
+    let life = calm.elapsed();
     let mut rng = proof::Rng::from_env_or_clock();
-    let (mut spawned, mut killed) = (0, 0);
-    for round in 0..6 {
-        let mut children = Vec::new();
-        for i in 0..4 {
-            let mut child = sb
-                .command(&["hooks", "pre-compact"])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let body = json!({"session_id":format!("s-{round}-{i}"),"transcript_path":t,"cwd":sb.dir(),"hook_event_name":"PreCompact","trigger":"auto"});
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(body.to_string().as_bytes())
-                .unwrap();
-            children.push(child);
-            spawned += 1;
-        }
-        std::thread::sleep(rng.delay_ms(120));
-        for child in children.iter_mut() {
-            if rng.below(2) == 0 && proof::sigkill(child) {
-                killed += 1;
-            }
-            std::thread::sleep(Duration::from_millis(rng.below(15)));
-        }
+    let (mut spawned, mut kills) = (0, kill::Kills::default());
+    for round in 0..8 {
+        let started = Instant::now();
+        let mut children: Vec<_> = (0..4).map(|i| spawn(format!("s-{round}-{i}"))).collect();
+        spawned += children.len();
+        let plans: Vec<kill::Plan> = (0..children.len())
+            .map(|_| kill::Plan::random(&mut rng, life))
+            .collect();
+        kills += kill::execute(&mut children, &plans, started);
         for child in children {
             let _ = child.wait_with_output();
         }
     }
     let audit = proof::audit(sb.dir());
+    // The rest of .ctxmon too: state, events, markers, `.next-id`, resume-log pairs.
+    let (disk, caught) = disk::audit_repairing(&sb);
     eprintln!(
-        "kill proof: {spawned} hooks spawned, {killed} killed, {} checkpoints checked ({} bytes), {} temp files left",
-        audit.files, audit.bytes, audit.temps
+        "kill proof: {spawned} hooks spawned, {} killed ({} while writing a file), {} checkpoints checked ({} bytes), {} files checked in all, {caught} resume-log pairs repaired, {} temp files left",
+        kills.landed, kills.in_write, audit.files, audit.bytes, disk.files, audit.temps
     );
     assert!(audit.files >= 1, "some writers finished");
-    assert!(killed >= 1, "some kills landed");
+    assert!(kills.landed >= 1, "some kills landed");
     proof::assert_gapless(&audit.ids, 1);
     let list = sb.run(&["--json", "checkpoint", "list"], "");
     assert_eq!(list.code, 0, "{}", list.stderr);

@@ -12,6 +12,8 @@
 mod common;
 #[path = "common/disk.rs"]
 mod disk;
+#[path = "common/kill.rs"]
+mod kill;
 #[path = "../../ctxmon-infra-fs/tests/support/proof.rs"]
 mod proof;
 
@@ -113,7 +115,7 @@ fn killed_resume_log_writers_leave_complete_files_and_matching_pairs() {
     ];
 
     let mut rng = proof::Rng::from_env_or_clock();
-    let (mut spawned, mut killed) = (0, 0);
+    let (mut spawned, mut kills) = (0, kill::Kills::default());
     for (round, doc) in docs.iter().enumerate().skip(1) {
         let started = Instant::now();
         let mut children = vec![
@@ -123,44 +125,18 @@ fn killed_resume_log_writers_leave_complete_files_and_matching_pairs() {
             session_end(&format!("pc-{}", round - 1)),
         ];
         spawned += children.len();
-        // A random moment of each writer's life (twice its calm lifetime: four processes
-        // share two cores), for three writers in four.
-        let mut kills: Vec<(Duration, usize)> = Vec::new();
-        for (i, life) in lifetimes.iter().enumerate() {
-            if rng.below(4) != 0 {
-                let span = u64::try_from(life.as_micros() * 2).unwrap().max(1);
-                kills.push((Duration::from_micros(rng.below(span)), i));
-            }
-        }
-        kills.sort();
-        for (at, i) in kills {
-            std::thread::sleep(at.saturating_sub(started.elapsed()));
-            if proof::sigkill(&mut children[i]) {
-                killed += 1;
-            }
-        }
+        let plans: Vec<kill::Plan> = lifetimes
+            .iter()
+            .map(|life| kill::Plan::random(&mut rng, *life))
+            .collect();
+        kills += kill::execute(&mut children, &plans, started);
         for child in children {
             let _ = child.wait_with_output();
         }
     }
 
     // Every file is whole; pairs caught between their two renames are repaired on reading.
-    let disk = disk::audit(sb.dir());
-    let caught = disk.unpaired_logs.len();
-    for key in &disk.unpaired_logs {
-        let show = sb.run(&["resume-log", "show", key], "");
-        assert_eq!(show.code, 0, "{key}: {}", show.stderr);
-    }
-    let disk = if caught > 0 {
-        disk::audit(sb.dir())
-    } else {
-        disk
-    };
-    assert!(
-        disk.unpaired_logs.is_empty(),
-        "markdown that is not its JSON's rendering: {:?}",
-        disk.unpaired_logs
-    );
+    let (disk, caught) = disk::audit_repairing(&sb);
     for session in ["gen-0", "gen-1"] {
         let log = &disk.logs[session];
         let version: usize = log
@@ -211,7 +187,9 @@ fn killed_resume_log_writers_leave_complete_files_and_matching_pairs() {
     );
 
     eprintln!(
-        "resume-log kill proof: {spawned} writers spawned, {killed} killed, {} files checked ({} resume logs, {} checkpoints, {} state files, {} event lines), {caught} pairs caught between renames and repaired, {} temp files left by the kills",
+        "resume-log kill proof: {spawned} writers spawned, {} killed ({} of them while writing a file), {} files checked ({} resume logs, {} checkpoints, {} state files, {} event lines), {caught} pairs caught between renames and repaired, {} temp files left by the kills",
+        kills.landed,
+        kills.in_write,
         disk.files,
         disk.logs.len(),
         checkpoints.files,
@@ -219,5 +197,5 @@ fn killed_resume_log_writers_leave_complete_files_and_matching_pairs() {
         disk.events.len(),
         disk.temps.len()
     );
-    assert!(killed >= 1, "some kills landed");
+    assert!(kills.landed >= 1, "some kills landed");
 }

@@ -191,3 +191,26 @@ pub fn audit(project: &Path) -> Disk {
     }
     disk
 }
+
+/// [`audit`] after a storm of kills: a resume log caught between its two renames (its new JSON
+/// beside the old markdown) must be repaired by the next reader, so each such pair is read once
+/// with `ctxmon resume-log show` and the folder audited again. Returns the final audit (every
+/// pair matching) and how many pairs needed the repair.
+pub fn audit_repairing(sb: &crate::common::Sandbox) -> (Disk, usize) {
+    let disk = audit(sb.dir());
+    let caught = disk.unpaired_logs.len();
+    if caught == 0 {
+        return (disk, 0);
+    }
+    for key in &disk.unpaired_logs {
+        let show = sb.run(&["resume-log", "show", key], "");
+        assert_eq!(show.code, 0, "{key}: {}", show.stderr);
+    }
+    let disk = audit(sb.dir());
+    assert!(
+        disk.unpaired_logs.is_empty(),
+        "markdown that is not its JSON's rendering, even after reading: {:?}",
+        disk.unpaired_logs
+    );
+    (disk, caught)
+}
