@@ -131,6 +131,28 @@ fn empty_and_over_full_series_still_render() {
 }
 
 #[test]
+fn an_absurd_usage_count_keeps_the_grid_small() {
+    // Before the top was capped, u64::MAX tokens made `report --svg` draw ~4 billion grid lines.
+    let s = series(vec![
+        usage("a", 50_000, "claude-sonnet-4-5"),
+        usage("b", u64::MAX, "claude-sonnet-4-5"),
+    ]);
+    let out = svg::render(&s, "absurd.jsonl");
+    let doc = roxmltree::Document::parse(&out).unwrap();
+    assert_eq!(circles(&doc), 2);
+    let grid_lines = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("line") && n.attribute("stroke") == Some("#cfd8dc"))
+        .count();
+    assert_eq!(grid_lines, 41, "0% to 400% every 10%");
+    assert!(out.len() < 100_000, "{} bytes", out.len());
+    assert!(
+        out.contains("18,446,744,073,709,551,615"),
+        "the real figure is kept"
+    );
+}
+
+#[test]
 fn the_text_report_lists_compactions_and_crossings_with_times() {
     let out = text(&session(), "session.jsonl", 80, false);
     assert!(

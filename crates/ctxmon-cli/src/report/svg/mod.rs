@@ -36,6 +36,11 @@ pub fn tier_hex(tier: ThresholdTier) -> &'static str {
     }
 }
 
+/// The plot's top never goes past 400%: a transcript with nonsense usage (a count near
+/// u64::MAX) made the 10% grid billions of lines long, hanging `report --svg`. Points above it
+/// sit on the top edge; their tooltips keep the real figures.
+const MAX_TOP: f64 = 4.0;
+
 /// Maps responses and fill ratios to the plot area.
 struct Frame {
     x0: f64,
@@ -43,7 +48,7 @@ struct Frame {
     y_top: f64,
     y_bottom: f64,
     n: usize,
-    /// The fill ratio at the top of the plot (≥ 1).
+    /// The fill ratio at the top of the plot (1 to [`MAX_TOP`]).
     top: f64,
 }
 
@@ -79,7 +84,7 @@ pub fn render(series: &FillSeries, file_name: &str) -> String {
         n: series.points.len(),
         // A little headroom above 100% only when a session ran over its window.
         top: match scale_top(&series.points) {
-            t if t > 1.0 => t * 1.05,
+            t if t > 1.0 => (t * 1.05).min(MAX_TOP),
             t => t,
         },
     };
