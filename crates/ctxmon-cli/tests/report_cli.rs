@@ -306,3 +306,24 @@ fn bad_input_is_one_clear_line_and_exit_1() {
         run.stderr
     );
 }
+
+#[test]
+fn a_reader_that_stops_reading_gets_no_panic() {
+    // `ctxmon --json report | head -c 100`: before, println! panicked on the closed pipe.
+    let sb = Sandbox::new();
+    let tokens: Vec<u64> = (1..=3_000).map(|i| 10_000 + i * 10).collect();
+    let t = sb.write("t.jsonl", transcript_with(&tokens));
+    let mut child = sb
+        .command(&["--json", "report", "--transcript", t.to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Far more than a pipe holds is printed, so the write that finds the pipe closed is certain.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
