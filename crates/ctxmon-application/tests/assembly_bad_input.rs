@@ -362,3 +362,41 @@ fn the_seeds_json_shape_is_accepted_and_typos_are_not() {
         .to_string();
     assert!(err.contains("unknown field `maxToken`"), "{err}");
 }
+
+/// Prices like `CharsPerFour` but answers `fit_prefix` off its contract: one byte into a
+/// multi-byte character, or past the end of the text.
+#[derive(Debug)]
+struct OffBoundary {
+    past_the_end: bool,
+}
+
+impl ctxmon_domain::assembly::TokenCounter for OffBoundary {
+    fn count(&self, text: &str) -> u64 {
+        ctxmon_domain::assembly::CharsPerFour.count(text)
+    }
+
+    fn fit_prefix(&self, text: &str, budget: u64) -> usize {
+        let honest = ctxmon_domain::assembly::CharsPerFour.fit_prefix(text, budget);
+        if self.past_the_end {
+            text.len() + 7
+        } else {
+            honest + 1
+        }
+    }
+}
+
+#[test]
+fn a_counter_that_breaks_fit_prefix_cannot_panic_the_assembly() {
+    // Two-byte characters everywhere: an honest offset plus one is never a char boundary.
+    let mut file = big_file("src/é.rs", 0, 0.9);
+    file.content = Some("é".repeat(40_000));
+    file.size = 80_000;
+    let input = files_only(vec![file], S::Balanced, 6_000, true);
+    for past_the_end in [false, true] {
+        let bundle = builder()
+            .with_counter(Box::new(OffBoundary { past_the_end }))
+            .build(&input)
+            .unwrap();
+        assert!(bundle.token_estimate <= 6_000, "{past_the_end}");
+    }
+}

@@ -307,7 +307,12 @@ impl<'a> Candidate<'a> {
         }
         let total_chars = item.text.chars().count();
         while text_budget >= MIN_SHOWN_TOKENS {
-            let end = prefer_line_break(item.text, counter.fit_prefix(item.text, text_budget));
+            // `fit_prefix` promises a char boundary inside the text; a counter (a port anyone
+            // can implement) that breaks the promise must cost a shorter prefix, not a panic.
+            let fitted = item
+                .text
+                .floor_char_boundary(counter.fit_prefix(item.text, text_budget));
+            let end = prefer_line_break(item.text, fitted);
             if end >= item.text.len() {
                 // Everything would show: not a truncation. Only a counter that disagrees with
                 // its own whole-item price gets here; leave the item out.
