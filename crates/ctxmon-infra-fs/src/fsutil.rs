@@ -101,11 +101,26 @@ fn parent_dir(path: &Path) -> &Path {
 /// from creating its temp file to renaming it, and only under that lock: then no temp file
 /// belongs to a live writer. Best effort; a leftover is invisible to readers anyway.
 pub fn remove_orphaned_temps(dir: &Path) {
+    remove_temps_older_than(dir, Duration::ZERO);
+}
+
+/// Removes the `.tmp-*` files in `dir` last written more than `age` ago: for a folder without
+/// one lock over all its writers, where only age tells a dead writer's temp file from a live
+/// one's (a live writer holds its temp file for milliseconds). Best effort.
+pub fn remove_temps_older_than(dir: &Path, age: Duration) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
     for entry in entries.filter_map(Result::ok) {
-        if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+        if !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            continue;
+        }
+        let old_enough = age.is_zero()
+            || entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|e| e > age));
+        if old_enough {
             let _ = fs::remove_file(entry.path());
         }
     }

@@ -6,11 +6,14 @@ use std::io;
 use ctxmon_application::ports::{PortError, PortErrorKind, SessionStateStore};
 use ctxmon_domain::{SessionKey, SessionState};
 
-use crate::fsutil::{Durability, io_error, write_atomic};
+use crate::fsutil::{Durability, io_error, remove_temps_older_than, write_atomic};
 use crate::layout::ProjectLayout;
 
 /// State files larger than this are not state ctxmon wrote; refusing them bounds the hook's work.
 const MAX_STATE_BYTES: u64 = 256 * 1024;
+/// Sessions write their state files under their own locks, not one for the folder, so a temp
+/// file is known to be orphaned only by its age; no writer holds one for anything near this.
+const ORPHAN_AGE: std::time::Duration = std::time::Duration::from_secs(600);
 
 #[derive(Debug, Clone)]
 pub struct FsSessionStateStore {
@@ -62,6 +65,11 @@ impl SessionStateStore for FsSessionStateStore {
         let path = self.layout.state_file(session);
         let bytes = serde_json::to_vec_pretty(state)
             .map_err(|e| PortError::new(PortErrorKind::InvalidData, e.to_string()))?;
+        if fs::symlink_metadata(&path).is_err() {
+            // A session's first save (one stat per save, one folder read per session) clears
+            // what killed hooks and hooks stopped at their deadline left behind.
+            remove_temps_older_than(&self.layout.state_dir(), ORPHAN_AGE);
+        }
         write_atomic(&path, &bytes, Durability::RenameOnly).map_err(|e| io_error(&path, &e))
     }
 }
@@ -99,6 +107,37 @@ mod tests {
                 .message
                 .contains("schema version 99")
         );
+    }
+
+    #[test]
+    fn a_new_session_clears_old_temp_files_of_killed_hooks() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = ProjectLayout::new(dir.path());
+        let store = FsSessionStateStore::new(layout.clone());
+        store
+            .save(&SessionKey::from_raw("s1"), &SessionState::default())
+            .unwrap();
+        let old = layout.state_dir().join(".tmp-killed");
+        let fresh = layout.state_dir().join(".tmp-live");
+        fs::write(&old, b"{").unwrap();
+        fs::write(&fresh, b"{").unwrap();
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        fs::File::options()
+            .write(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        // An existing session's save costs no folder read.
+        store
+            .save(&SessionKey::from_raw("s1"), &SessionState::default())
+            .unwrap();
+        assert!(old.exists());
+        store
+            .save(&SessionKey::from_raw("s2"), &SessionState::default())
+            .unwrap();
+        assert!(!old.exists(), "an hour-old temp file is a dead writer's");
+        assert!(fresh.exists(), "a fresh one may be a live writer's");
     }
 
     #[test]
