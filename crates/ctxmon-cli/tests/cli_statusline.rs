@@ -96,3 +96,48 @@ fn a_compaction_drops_the_line_before_the_next_response() {
         "ctx 30% ▰▰▰▱▱▱▱▱▱▱ 60k/200k NOMINAL · 107k to compact"
     );
 }
+
+#[test]
+fn hostile_columns_and_payload_numbers_never_break_the_line() {
+    let t = repo_fixture("transcripts/session-warning.jsonl");
+    let full = "ctx 75% ▰▰▰▰▰▰▰▱▱▱ 150k/200k WARNING · 17k to compact";
+    let payload = json!({"transcript_path": t}).to_string();
+    // Zero, negative, non-numeric or beyond usize: the default width (80), which fits it all.
+    for columns in [
+        "0",
+        "-5",
+        "abc",
+        " 80 ",
+        "99999999999999999999999",
+        "18446744073709551615",
+    ] {
+        let mut sb = plain();
+        sb.set_env("COLUMNS", columns);
+        assert_eq!(line(&sb, &payload), full, "COLUMNS={columns:?}");
+    }
+    let mut sb = plain();
+    sb.set_env("COLUMNS", "1");
+    assert_eq!(line(&sb, &payload), "ctx", "narrower than anything");
+
+    // A window that is zero, negative, fractional, a string or absurd is ignored (no division
+    // by zero): the transcript's model decides, as without one.
+    let sb = plain();
+    for window in [
+        json!(0),
+        json!(-1),
+        json!(1.5),
+        json!("200000"),
+        json!(1e300),
+    ] {
+        let payload = json!({"transcript_path": t, "context_window": {"context_window_size": window, "current_usage": null}});
+        assert_eq!(line(&sb, &payload.to_string()), full, "window {window}");
+    }
+    // Usage fields at u64::MAX saturate instead of overflowing; a 1-token window is taken as
+    // given and the line still renders.
+    let payload = json!({"transcript_path": t, "context_window": {"context_window_size": 1, "current_usage": {"input_tokens": u64::MAX, "cache_read_input_tokens": u64::MAX, "cache_creation_input_tokens": u64::MAX}}});
+    let out = line(&sb, &payload.to_string());
+    assert!(
+        out.contains("EMERGENCY") && out.contains("18446744073709551k/1"),
+        "{out}"
+    );
+}
