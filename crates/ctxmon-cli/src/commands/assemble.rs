@@ -67,7 +67,7 @@ fn read_input(input: Option<&str>) -> Result<(String, Vec<u8>), Failure> {
 }
 
 /// Bytes → UTF-8 → JSON → flags applied → typed input, each step's failure a usage error.
-fn parse_input(
+pub(crate) fn parse_input(
     origin: &str,
     bytes: &[u8],
     strategy: Option<AssemblyStrategyType>,

@@ -33,6 +33,13 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// A progress nobody waits for: runs a worker's function in-process (tests, fuzzing).
+    #[cfg(test)]
+    pub fn detached() -> Progress {
+        let (tx, _rx) = mpsc::channel();
+        Progress { tx }
+    }
+
     /// Replaces the default deadline (the configuration has been read).
     pub fn deadline(&self, deadline: Duration) {
         let _ = self.tx.send(Message::Deadline(deadline));

@@ -30,7 +30,7 @@ use ctxmon_infra_fs::{
 use super::deadline::{self, Outcome, Progress};
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, HookCommand};
-use crate::wire::hook_input::{HookInput, read_bounded};
+use crate::wire::hook_input::{HookInput, InputError, read_bounded};
 use crate::wire::hook_output;
 
 /// Used until the configuration (and its `hooks.deadline_ms`) is loaded.
@@ -100,8 +100,24 @@ impl HookEnv {
 }
 
 fn handle(hook: HookCommand, global: &GlobalArgs, progress: &Progress) -> String {
-    let bytes = read_bounded(std::io::stdin().lock());
-    let parsed = bytes.and_then(|b| HookInput::parse(&b));
+    answer(
+        hook,
+        global,
+        read_bounded(std::io::stdin().lock()),
+        progress,
+    )
+}
+
+/// The answer for stdout (possibly empty) to what was read on stdin: parse it, load the project
+/// and its configuration, run the use case. Never fails; separate from reading stdin so that
+/// tests and the fuzz targets (`fuzz_targets.rs`) run the whole hook in-process.
+pub(crate) fn answer(
+    hook: HookCommand,
+    global: &GlobalArgs,
+    stdin: Result<Vec<u8>, InputError>,
+    progress: &Progress,
+) -> String {
+    let parsed = stdin.and_then(|b| HookInput::parse(&b));
     let (input, input_problem) = match parsed {
         Ok(input) => (input, None),
         Err(e) => (HookInput::default(), Some(e.to_string())),

@@ -13,6 +13,9 @@ mod resume_log;
 mod status;
 mod statusline;
 
+#[cfg(test)]
+mod fuzz_targets;
+
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};

@@ -7,7 +7,7 @@
 //! path of the problem; a folder that cannot be written is exit 1, and the logs already there
 //! are left as they were. Unreadable files are named on stderr and skipped.
 
-mod from;
+pub(super) mod from;
 mod view;
 
 use std::path::{Path, PathBuf};

@@ -66,7 +66,7 @@ fn print_line(line: &str) {
     let _ = out.flush();
 }
 
-fn render_for(global: &GlobalArgs, input: &StatusInput, progress: &Progress) -> String {
+pub(crate) fn render_for(global: &GlobalArgs, input: &StatusInput, progress: &Progress) -> String {
     let hint = input.project_dir.as_deref().or(input.cwd.as_deref());
     let project_dir = bootstrap::project_dir(global, hint);
     // A broken configuration must not blank the status line: defaults, and the reason on stderr.
