@@ -24,6 +24,8 @@ enum Action {
     InProcess(fn(&Path) -> Result<()>),
     /// `cargo deny`, which may not be installed on a developer machine.
     Deny,
+    /// `cargo xtask fuzz` for [`crate::fuzz::CI_SECONDS`] per target.
+    Fuzz,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -43,8 +45,12 @@ const STEPS: &[Step] = &[
     },
     Step {
         name: "test",
-        // CI never writes snapshots: a changed golden output must fail, not be accepted.
-        action: Action::Cargo(TEST_COMMAND, &[("INSTA_UPDATE", "no")]),
+        // CI never writes snapshots: a changed golden output must fail, not be accepted. The
+        // fuzz targets only replay their seeds here; the fuzz step gives them time.
+        action: Action::Cargo(
+            TEST_COMMAND,
+            &[("INSTA_UPDATE", "no"), ("CTXMON_FUZZ_SECS", "0")],
+        ),
     },
     Step {
         name: "check-arch",
@@ -57,6 +63,10 @@ const STEPS: &[Step] = &[
     Step {
         name: "cargo-deny",
         action: Action::Deny,
+    },
+    Step {
+        name: "fuzz",
+        action: Action::Fuzz,
     },
 ];
 
@@ -97,6 +107,7 @@ fn describe(action: Action) -> String {
         }
         Action::InProcess(_) => "in-process check".to_owned(),
         Action::Deny => DENY_COMMAND.to_owned(),
+        Action::Fuzz => format!("cargo xtask fuzz --seconds {}", crate::fuzz::CI_SECONDS),
     }
 }
 
@@ -104,6 +115,7 @@ fn run_step(root: &Path, action: Action) -> Result<()> {
     match action {
         Action::Cargo(line, env) => run_cargo(root, line, env),
         Action::InProcess(check) => check(root),
+        Action::Fuzz => crate::fuzz::run(root, &crate::fuzz::Options::ci()),
         Action::Deny => {
             if deny_installed(root) {
                 return run_cargo(root, DENY_COMMAND, &[]);
@@ -188,7 +200,8 @@ mod tests {
                 "test",
                 "check-arch",
                 "budgets",
-                "cargo-deny"
+                "cargo-deny",
+                "fuzz"
             ]
         );
     }
@@ -203,7 +216,7 @@ mod tests {
         assert!(env.contains(&("INSTA_UPDATE", "no")));
         assert_eq!(
             describe(test.action),
-            "INSTA_UPDATE=no cargo test --workspace --locked"
+            "INSTA_UPDATE=no CTXMON_FUZZ_SECS=0 cargo test --workspace --locked"
         );
     }
 

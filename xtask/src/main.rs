@@ -15,7 +15,9 @@ commands:
   budgets      token-budget checks of injected text
   bench        benchmarks of the release binary; writes docs/benchmarks.md
                [--quick] [--runs N] [--warmups N] [--out FILE]
-  ci           everything CI runs: fmt, clippy, tests, check-arch, budgets, cargo-deny";
+  fuzz         every fuzz target for N seconds (default 10); prints executions and time per target
+               [--seconds N] [--jobs N]
+  ci           everything CI runs: fmt, clippy, tests, check-arch, budgets, cargo-deny, fuzz";
 
 fn main() -> ExitCode {
     match run() {
@@ -39,6 +41,7 @@ fn run() -> anyhow::Result<()> {
         ["check-arch"] => xtask::arch::run(&root),
         ["budgets"] => xtask::budgets::run_all(),
         ["ci"] => xtask::ci::run(&root),
+        ["fuzz", rest @ ..] => xtask::fuzz::run(&root, &xtask::fuzz::Options::parse(rest)?),
         [xtask::bench::runner::VERB] => xtask::bench::runner::serve(),
         ["bench", rest @ ..] => xtask::bench::run(&root, &xtask::bench::Options::parse(rest)?),
         [] | ["help" | "-h" | "--help"] => {
