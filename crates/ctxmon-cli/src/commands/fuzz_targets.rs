@@ -279,6 +279,148 @@ fn fuzz_hook_session_end() {
     });
 }
 
+/// A session's hooks in order: prompt, compaction, the prompt after it, the end.
+fn session_sequence(p: &Project) -> Vec<(HookCommand, Vec<u8>)> {
+    vec![
+        (
+            HookCommand::PromptSubmit,
+            p.input("UserPromptSubmit", json!({"prompt": "go on"})),
+        ),
+        (
+            HookCommand::PreToolUse,
+            p.input(
+                "PreToolUse",
+                json!({"tool_name": "Edit", "tool_input": {"file_path": p.path().join("ORCHESTRATION.yaml")}}),
+            ),
+        ),
+        (
+            HookCommand::PreCompact,
+            p.input("PreCompact", json!({"trigger": "auto"})),
+        ),
+        (
+            HookCommand::PostCompact,
+            p.input("PostCompact", json!({"trigger": "auto"})),
+        ),
+        (
+            HookCommand::SessionStart,
+            p.input("SessionStart", json!({"source": "compact"})),
+        ),
+        (
+            HookCommand::PromptSubmit,
+            p.input("UserPromptSubmit", json!({"prompt": "and now?"})),
+        ),
+        (
+            HookCommand::SessionEnd,
+            p.input("SessionEnd", json!({"reason": "exit"})),
+        ),
+    ]
+}
+
+/// Runs `sequence` and joins the answers' labels; the first broken promise panics.
+fn run_sequence(p: &Project, sequence: &[(HookCommand, Vec<u8>)]) -> Outcome {
+    let labels: Vec<String> = sequence
+        .iter()
+        .map(|(hook, stdin)| {
+            let answer = p.hook(*hook, stdin);
+            check_answer(*hook, &answer).unwrap_or_else(|e| e)
+        })
+        .collect();
+    Ok(labels.join(","))
+}
+
+/// The hooks' use cases over a fuzzed transcript: the fill and its tier (resume logs at
+/// CRITICAL), the tail a checkpoint is derived from, the compaction and what is handed back.
+/// Each execution starts a fresh `.ctxmon`, so every trigger can fire again.
+#[test]
+fn fuzz_hook_transcript() {
+    let project = Project::new();
+    let sequence = session_sequence(&project);
+    let state = project.path().join(".ctxmon");
+    let report = Fuzz::new("hook_transcript", Format::JsonLines)
+        .seeds(fuzz::seeds::transcript_seeds(16 * 1024))
+        .dict(TRANSCRIPT_KEYS)
+        .run(|bytes| {
+            let _ = std::fs::remove_dir_all(&state);
+            std::fs::write(&project.transcript, bytes).expect("write the transcript");
+            run_sequence(&project, &sequence)
+        });
+    assert!(report.executions > 0);
+}
+
+/// The hooks and the status line over a fuzzed session state file (`.ctxmon/state/`), seeded
+/// with the states a real session leaves.
+#[test]
+fn fuzz_hook_state() {
+    let project = Project::new();
+    let high = fuzz::seeds::file_seeds("fixtures/transcripts", &["session-warning.jsonl"]);
+    if let Some(transcript) = high.first() {
+        std::fs::write(&project.transcript, transcript).expect("transcript");
+    }
+    let sequence = session_sequence(&project);
+    let layout = ctxmon_infra_fs::ProjectLayout::new(project.path());
+    let key = ctxmon_domain::SessionKey::from_raw("0f3c2a10-5b1e-4c2d-9a77-0c1d2e3f4a5b");
+    let path = layout.state_file(&key);
+    // Seeds: the state after each step of a real session.
+    let mut seeds = Vec::new();
+    for (hook, stdin) in &sequence {
+        let _ = project.hook(*hook, stdin);
+        if let Ok(bytes) = std::fs::read(&path) {
+            seeds.push(bytes);
+        }
+    }
+    let status = serde_json::to_vec(&json!({
+        "session_id": "0f3c2a10-5b1e-4c2d-9a77-0c1d2e3f4a5b",
+        "transcript_path": project.transcript.display().to_string(),
+        "context_window": {"context_window_size": 200000, "current_usage": null}
+    }))
+    .expect("serialize");
+    let status = StatusInput::parse(&status).expect("a status payload");
+    let report = Fuzz::new("hook_state", Format::Json)
+        .seeds(seeds)
+        .dict(&[
+            "schema_version",
+            "last_tier",
+            "last_injected_tier",
+            "last_fill",
+            "last_tokens",
+            "compactions_seen",
+            "count",
+            "last_boundary_uuid",
+            "last_boundary_timestamp",
+            "last_checkpoint_id",
+            "last_checkpoint_at",
+            "handoff_complete",
+            "threshold_crossed_at",
+            "resumption_delivered",
+            "resume_log_triggers",
+            "updated_at",
+            "nominal",
+            "low",
+            "warning",
+            "critical",
+            "emergency",
+            "tier:critical",
+            "pre_compact",
+            "cx-001",
+        ])
+        .run(|bytes| {
+            std::fs::write(&path, bytes).expect("write the state");
+            let line =
+                super::statusline::render_for(&project.global, &status, &Progress::detached());
+            assert!(line.starts_with("ctx ") && !line.contains('\n'), "{line:?}");
+            std::fs::write(&path, bytes).expect("write the state");
+            let prompt = &sequence[0];
+            let answer = project.hook(prompt.0, &prompt.1);
+            let first = check_answer(prompt.0, &answer)?;
+            std::fs::write(&path, bytes).expect("write the state");
+            let start = &sequence[4];
+            let answer = project.hook(start.0, &start.1);
+            let second = check_answer(start.0, &answer)?;
+            Ok(format!("{first},{second}"))
+        });
+    assert!(report.executions > 0);
+}
+
 #[test]
 fn fuzz_statusline() {
     let project = Project::new();

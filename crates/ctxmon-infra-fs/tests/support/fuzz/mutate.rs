@@ -233,11 +233,17 @@ pub fn havoc(
     max_len: usize,
 ) {
     let structured = matches!(format, Format::Json | Format::JsonLines);
-    if structured && rng.one_in(2) {
+    // Structured inputs: mostly JSON edits alone (a byte edit on top usually breaks the syntax,
+    // and then the code behind the parser is never reached), sometimes both, sometimes bytes.
+    let (json_edits, byte_edits) = match (structured, rng.below(10)) {
+        (true, 0..=4) => (1 + rng.below(3), 0),
+        (true, 5) => (1, 1 + rng.below(3)),
+        _ => (0, 1 + rng.skewed(4, 16, 4)),
+    };
+    for _ in 0..json_edits {
         json_mutation(data, rng, dict, format);
     }
-    let rounds = 1 + rng.skewed(4, 16, 4);
-    for _ in 0..rounds {
+    for _ in 0..byte_edits {
         byte_mutation(data, rng, corpus, dict, format);
     }
     if data.len() > max_len {
