@@ -14,13 +14,21 @@ pub fn render_compaction_alert(cp: &CheckpointData, checkpoint_path: &str) -> St
     let id = cp.checkpoint_id.to_string();
     let fill = &cp.context_state;
     let mut w = BudgetWriter::new(ALERT_MAX_TOKENS, CLOSING);
-    w.raw(&format!(
+    let opened = w.raw(&format!(
         "<compaction-alert checkpoint=\"{}\" created=\"{}\" fill-at-compaction=\"{}%\" trigger=\"{}\">\n",
         escape_attr(&id),
-        escape_attr(&cp.timestamp),
+        // A hand-edited checkpoint could hold anything here; the header must stay small (found
+        // by fuzzing: a 1,300-character timestamp did not fit, the opening tag was left out and
+        // the agent got a stray `</compaction-alert>`).
+        escape_attr(&cp.timestamp.chars().take(40).collect::<String>()),
         fill.percent(),
         cp.trigger.key()
     ));
+    if !opened {
+        // Everything else in the header is bounded; without an opening tag, say nothing rather
+        // than inject unbalanced markup.
+        return String::new();
+    }
     w.element(
         "what-happened",
         &format!(

@@ -135,6 +135,21 @@ fn snapshot_compaction_alert() {
     insta::assert_snapshot!("compaction_alert", text);
 }
 
+/// Found by fuzzing the checkpoint file: a long `timestamp` pushed the alert's opening tag
+/// over the budget, which dropped it and left `</compaction-alert>` unbalanced.
+#[test]
+fn a_hand_edited_timestamp_cannot_break_the_alert() {
+    for timestamp in ["x".repeat(1_300), "<&\"".repeat(2_000), String::new()] {
+        let mut cp = checkpoint(None);
+        cp.timestamp = timestamp;
+        let text = render_compaction_alert(&cp, "/p/.ctxmon/checkpoints/cx-004-checkpoint.json");
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        assert_eq!(doc.root_element().tag_name().name(), "compaction-alert");
+        assert!(estimate_tokens(&text).get() <= ALERT_MAX_TOKENS, "{text}");
+        assert!(text.contains("ctxmon checkpoint show cx-004"), "{text}");
+    }
+}
+
 #[test]
 fn oversized_lists_are_counted_not_cut() {
     let mut state = rich();

@@ -421,6 +421,75 @@ fn fuzz_hook_state() {
     assert!(report.executions > 0);
 }
 
+/// The hooks over a fuzzed checkpoint of the session (`cx-001`), seeded with the checkpoints a
+/// real compaction writes: what SessionStart hands back (and when, by age), the compaction
+/// alert of the next prompt, and the next PreCompact, which lists it.
+#[test]
+fn fuzz_hook_checkpoint() {
+    let project = Project::new();
+    let sequence = session_sequence(&project);
+    let dot = project.path().join(".ctxmon");
+    let checkpoint = dot.join("checkpoints").join("cx-001-checkpoint.json");
+    let mut seeds = Vec::new();
+    for transcript in fuzz::seeds::file_seeds("fixtures/transcripts", &[".jsonl"])
+        .into_iter()
+        .chain([SYNTHETIC_TRANSCRIPT.as_bytes().to_vec()])
+    {
+        let _ = std::fs::remove_dir_all(&dot);
+        std::fs::write(&project.transcript, transcript).expect("transcript");
+        let _ = project.hook(sequence[2].0, &sequence[2].1);
+        seeds.extend(std::fs::read(&checkpoint));
+    }
+    let startup = project.input("SessionStart", json!({"source": "startup"}));
+    let report = Fuzz::new("hook_checkpoint", Format::Json)
+        .seeds(seeds)
+        .dict(&[
+            "schema_version",
+            "checkpoint_id",
+            "timestamp",
+            "created_at_ms",
+            "compaction_sequence",
+            "trigger",
+            "custom_instructions",
+            "context_state",
+            "resumption_state",
+            "session_info",
+            "session_id",
+            "fill_percentage",
+            "input_tokens",
+            "context_window_size",
+            "threshold_tier",
+            "next_steps",
+            "files_to_read",
+            "todos",
+            "origin",
+            "source_file",
+            "transcript",
+            "quality_trajectory",
+            "cx-001",
+            "cx-002",
+        ])
+        .run(|bytes| {
+            let _ = std::fs::remove_dir_all(&dot);
+            if let Some(parent) = checkpoint.parent() {
+                std::fs::create_dir_all(parent).expect("checkpoint folder");
+            }
+            std::fs::write(&checkpoint, bytes).expect("write the checkpoint");
+            let mut labels = Vec::new();
+            for (hook, stdin) in [
+                (HookCommand::SessionStart, &startup),
+                (sequence[4].0, &sequence[4].1),
+                (sequence[0].0, &sequence[0].1),
+                (sequence[2].0, &sequence[2].1),
+            ] {
+                let answer = project.hook(hook, stdin);
+                labels.push(check_answer(hook, &answer)?);
+            }
+            Ok(labels.join(","))
+        });
+    assert!(report.executions > 0);
+}
+
 #[test]
 fn fuzz_statusline() {
     let project = Project::new();
