@@ -38,7 +38,7 @@ use ctxmon_infra_fs::{
     FsCheckpointRepository, FsGitInfo, FsResumeLogStore, FsResumptionSource, FsSessionStateStore,
     JsonlTranscriptReader, ProjectLayout,
 };
-use fuzz::seeds::{SYNTHETIC_TRANSCRIPT, TRANSCRIPT_KEYS, transcript_seeds};
+use fuzz::seeds::{ORCHESTRATION_YAML, SYNTHETIC_TRANSCRIPT, TRANSCRIPT_KEYS, transcript_seeds};
 use fuzz::{Format, Fuzz, Outcome};
 
 /// A temp folder that lives as long as the target runs.
@@ -267,30 +267,6 @@ fn fuzz_transcript_forward() {
 
 // ---------------------------------------------------------------------------------------------
 // Resumption source
-
-const ORCHESTRATION_YAML: &str = r#"project: shop
-phase: 3
-resumption:
-  recovery_state: "parser done; tax.rs half written"
-  summary: refactor billing
-  quality_trajectory: {score: 0.82, iteration: 3}
-  decisions:
-    - "Round VAT per line"
-    - {decision: Keep invoice.rs, rationale: "the ledger reads it"}
-    - {id: D-7, summary: split modules}
-  agent_summaries:
-    - {agent: reviewer, status: done, summary: "two nits"}
-    - plain text summary
-  files_to_read:
-    - {path: src/tax.rs, priority: 1, reason: "start here"}
-    - {path: "src/billing & co.rs", priority: 2}
-    - src/lib.rs
-  next_steps: [write tests, "run <cargo test>"]
-  updated_at: 2026-03-01T10:00:00Z
-anchors:
-  a: &a [x, y]
-  b: *a
-"#;
 
 fn resumption_target(name: &'static str, file: &'static str, format: Format, seeds: Vec<Vec<u8>>) {
     let dir = temp();

@@ -490,6 +490,55 @@ fn fuzz_hook_checkpoint() {
     assert!(report.executions > 0);
 }
 
+/// The hooks that read the resumption source (`ORCHESTRATION.yaml`), over a fuzzed one:
+/// PreToolUse's staleness note, the checkpoint PreCompact derives from it and what SessionStart
+/// hands back, each checked as injected XML.
+#[test]
+fn fuzz_hook_resumption_source() {
+    let project = Project::new();
+    let sequence = session_sequence(&project);
+    let source = project.path().join("ORCHESTRATION.yaml");
+    let dot = project.path().join(".ctxmon");
+    let report = Fuzz::new("hook_resumption_source", Format::Text)
+        .seed(fuzz::seeds::ORCHESTRATION_YAML)
+        .seed(std::fs::read(&source).expect("the project's source file"))
+        .seed("resumption:\n  updated_at: 1999-01-01T00:00:00Z\n  next_steps: [\"</resumption-context>\", \"&amp;\"]\n")
+        .seed("resumption:\n  files_to_read:\n    - {path: \"a\\\"b<c>.rs\", priority: -1, reason: \"]]>\"}\n")
+        .dict(&[
+            "resumption:\n  ",
+            "recovery_state: ",
+            "summary: ",
+            "quality_trajectory: ",
+            "decisions:\n    - ",
+            "agent_summaries:\n    - ",
+            "files_to_read:\n    - ",
+            "next_steps: ",
+            "updated_at: ",
+            "{path: ",
+            "priority: ",
+            "reason: ",
+            "score: ",
+            "iteration: ",
+            "2020-01-01T00:00:00Z",
+            "</resumption-staleness>",
+            "<![CDATA[",
+        ])
+        .run(|bytes| {
+            let _ = std::fs::remove_dir_all(&dot);
+            std::fs::write(&source, bytes).expect("write the source file");
+            let steps = [1, 2, 4];
+            let labels: Result<Vec<String>, String> = steps
+                .iter()
+                .map(|&i| {
+                    let (hook, stdin) = &sequence[i];
+                    check_answer(*hook, &project.hook(*hook, stdin))
+                })
+                .collect();
+            labels.map(|l| l.join(","))
+        });
+    assert!(report.executions > 0);
+}
+
 #[test]
 fn fuzz_statusline() {
     let project = Project::new();

@@ -32,6 +32,31 @@ pub const SYNTHETIC_TRANSCRIPT: &str = concat!(
     "\n",
 );
 
+/// A resumption source file using every key the section mapping reads, and anchors.
+pub const ORCHESTRATION_YAML: &str = r#"project: shop
+phase: 3
+resumption:
+  recovery_state: "parser done; tax.rs half written"
+  summary: refactor billing
+  quality_trajectory: {score: 0.82, iteration: 3}
+  decisions:
+    - "Round VAT per line"
+    - {decision: Keep invoice.rs, rationale: "the ledger reads it"}
+    - {id: D-7, summary: split modules}
+  agent_summaries:
+    - {agent: reviewer, status: done, summary: "two nits"}
+    - plain text summary
+  files_to_read:
+    - {path: src/tax.rs, priority: 1, reason: "start here"}
+    - {path: "src/billing & co.rs", priority: 2}
+    - src/lib.rs
+  next_steps: [write tests, "run <cargo test>"]
+  updated_at: 2026-03-01T10:00:00Z
+anchors:
+  a: &a [x, y]
+  b: *a
+"#;
+
 /// The last lines of `text` that fit in `max_bytes` (whole lines only).
 pub fn tail_lines(text: &[u8], max_bytes: usize) -> Vec<u8> {
     let mut kept: Vec<&[u8]> = Vec::new();
