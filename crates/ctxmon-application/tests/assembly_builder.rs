@@ -168,9 +168,82 @@ fn conservative_leaves_its_buffer() {
     );
     let debug = bundle.debug.unwrap();
     assert_eq!(debug.token_breakdown.reserved, 1000);
-    assert!(debug.sources["files"].included <= 3);
-    assert!(debug.sources["events"].included <= 2);
-    assert_eq!(debug.sources["diffs"].included, 0);
+    assert!(debug.sources["files"].included >= 3);
+}
+
+/// The seed's core: the three most relevant files are there even when the second one only
+/// fits shortened and smaller, less relevant files would fit whole.
+#[test]
+fn conservative_keeps_the_three_most_relevant_files() {
+    let files = vec![
+        big_file("small-best.rs", 400, 0.9),
+        big_file("huge-second.rs", 200_000, 0.85),
+        big_file("small-third.rs", 400, 0.8),
+        big_file("small-fourth.rs", 400, 0.7),
+        big_file("small-fifth.rs", 400, 0.6),
+    ];
+    let bundle = builder()
+        .build(&files_only(files, S::Conservative, 3000, true))
+        .unwrap();
+    let debug = bundle.debug.unwrap();
+    for path in ["small-best.rs", "huge-second.rs", "small-third.rs"] {
+        assert!(
+            debug.included_files.iter().any(|f| f == path),
+            "{path} missing from {:?}",
+            debug.included_files
+        );
+    }
+    assert_eq!(debug.sources["files"].summarized, 1);
+}
+
+/// Past its core, conservative spends its usable 80% on whole items, so a large budget is used
+/// rather than left empty; nothing outside the core is shown in part.
+#[test]
+fn conservative_fills_its_usable_budget_with_whole_items() {
+    let mut input = sample_input(S::Conservative, 200_000);
+    input.repo.as_mut().unwrap().files = (0..2000)
+        .map(|i| big_file(&format!("src/f{i:04}.rs"), 2000, 0.5))
+        .collect();
+    let bundle = builder().build(&input).unwrap();
+    let used = bundle.token_estimate as f64 / 200_000.0;
+    assert!(
+        (0.75..=0.80).contains(&used),
+        "conservative used {:.1}% of the budget",
+        used * 100.0
+    );
+    let debug = bundle.debug.as_ref().unwrap();
+    assert!(debug.sources["files"].included > 100);
+    assert_eq!(debug.sources["files"].summarized, 0);
+}
+
+/// Pinned memory outranks every strategy's buffer: it is kept whole while it fits the budget
+/// left after the system prompt and tools, whatever the buffer would have held back.
+#[test]
+fn pinned_memory_comes_before_the_buffer() {
+    for strategy in S::ALL {
+        let mut input = sample_input(strategy, 2000);
+        input.constraints.allow_summarization = false;
+        let fixed = {
+            let mut bare = input.clone();
+            bare.memory = None;
+            bare.repo = None;
+            bare.recent_events.clear();
+            let debug = builder().build(&bare).unwrap().debug.unwrap();
+            debug.token_breakdown.system + debug.token_breakdown.tools
+        };
+        // A pinned chunk that fits after the fixed costs but not inside any buffer's remainder.
+        let chars = usize::try_from((2000 - fixed - 120) * 4).unwrap();
+        let memory = input.memory.as_mut().unwrap();
+        memory.pinned = vec![chunk("pin-1", &"p".repeat(chars), 1.0, 0)];
+        let bundle = builder().build(&input).unwrap();
+        assert!(bundle.token_estimate <= 2000);
+        let debug = bundle.debug.unwrap();
+        assert_eq!(
+            debug.sources["memory_pinned"].included, 1,
+            "{strategy:?} dropped pinned memory that fits"
+        );
+        assert_eq!(debug.sources["memory_pinned"].summarized, 0, "{strategy:?}");
+    }
 }
 
 #[test]

@@ -113,11 +113,19 @@ impl<'a> Packing<'a> {
         self.sources.iter().map(|s| s.name.clone()).collect()
     }
 
-    /// Caps how many items `source` may keep in total.
-    pub fn limit_items(&mut self, source: &str, limit: usize) {
+    /// Sets how many items `source` may keep in total (items already kept stay kept).
+    pub fn set_item_limit(&mut self, source: &str, limit: usize) {
         if let Some(state) = self.sources.iter_mut().find(|s| s.name == source) {
-            state.item_limit = state.item_limit.min(limit);
+            state.item_limit = limit;
         }
+    }
+
+    /// How many items `source` has kept so far.
+    pub fn kept(&self, source: &str) -> usize {
+        self.sources
+            .iter()
+            .find(|s| s.name == source)
+            .map_or(0, |s| s.kept)
     }
 
     /// Whether `source` still has candidates it could take.

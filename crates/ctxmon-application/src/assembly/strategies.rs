@@ -1,6 +1,6 @@
-//! The three packing strategies. All of them give pinned memory the first claim on the budget
-//! (so it is the last thing dropped) and let budget one source leaves unused flow to the next;
-//! they differ in how they share the rest.
+//! The three packing strategies. All of them give pinned memory the first claim on the budget,
+//! ahead even of their buffer (so it is the last thing dropped), and let budget one source leaves
+//! unused flow to the next; they differ in how they share the rest.
 
 use ctxmon_domain::assembly::{AssemblyStrategyType, ContextConstraints};
 
@@ -46,8 +46,11 @@ pub struct BalancedStrategy {
     pub weights: Vec<(&'static str, u64)>,
 }
 
-/// Pinned memory, the last two events (a call with its results counts once) and the three most
-/// relevant files, with at least a 20% buffer: a small, high-signal context.
+/// At least a 20% buffer, and nothing shown in part but its core. The core is the seed's
+/// high-signal minimum: pinned memory, the last two events (a call with its results counts
+/// once) and the three most relevant files, each of the three shortened to a fair share of what
+/// is left when it does not fit whole. Then the rest of the usable budget goes to whole items
+/// only, sources in priority order, so a large budget is used rather than left empty.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ConservativeStrategy;
 
@@ -80,11 +83,17 @@ fn buffer(constraints: &ContextConstraints, default: f64) -> f64 {
         .map_or(default, |p| p.clamp(0.0, 100.0))
 }
 
-fn limit_files(packing: &mut Packing<'_>, constraints: &ContextConstraints, at_most: usize) {
-    let max_files = constraints
+/// The input's `maxFiles`, if any.
+fn max_files(constraints: &ContextConstraints) -> usize {
+    constraints
         .max_files
-        .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
-    packing.limit_items(FILES, max_files.min(at_most));
+        .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX))
+}
+
+/// Pinned memory first, then the buffer: the buffer is taken from what pinned memory leaves.
+fn pinned_then_buffer(packing: &mut Packing<'_>, buffer_percentage: f64) {
+    packing.offer(MEMORY_PINNED, u64::MAX, Fit::MayShorten);
+    packing.reserve(buffer_percentage);
 }
 
 /// Known sources in `PRIORITY` order, then any others in bundle order.
@@ -118,9 +127,8 @@ impl AssemblyStrategy for GreedyStrategy {
     }
 
     fn assemble(&self, packing: &mut Packing<'_>, constraints: &ContextConstraints) {
-        packing.reserve(buffer(constraints, 0.0));
-        limit_files(packing, constraints, usize::MAX);
-        packing.offer(MEMORY_PINNED, u64::MAX, Fit::MayShorten);
+        packing.set_item_limit(FILES, max_files(constraints));
+        pinned_then_buffer(packing, buffer(constraints, 0.0));
         sweep(packing, &served_order(packing));
     }
 }
@@ -131,9 +139,8 @@ impl AssemblyStrategy for BalancedStrategy {
     }
 
     fn assemble(&self, packing: &mut Packing<'_>, constraints: &ContextConstraints) {
-        packing.reserve(buffer(constraints, BALANCED_BUFFER));
-        limit_files(packing, constraints, usize::MAX);
-        packing.offer(MEMORY_PINNED, u64::MAX, Fit::MayShorten);
+        packing.set_item_limit(FILES, max_files(constraints));
+        pinned_then_buffer(packing, buffer(constraints, BALANCED_BUFFER));
         let order = served_order(packing);
         // Only sources with something to offer share, so an empty source wastes no share.
         let sharing: Vec<(&String, u64)> = order
@@ -169,10 +176,29 @@ impl AssemblyStrategy for ConservativeStrategy {
     }
 
     fn assemble(&self, packing: &mut Packing<'_>, constraints: &ContextConstraints) {
-        packing.reserve(buffer(constraints, 0.0).max(CONSERVATIVE_BUFFER));
-        limit_files(packing, constraints, CONSERVATIVE_FILES);
-        packing.limit_items(EVENTS, CONSERVATIVE_EVENTS);
-        packing.offer(MEMORY_PINNED, u64::MAX, Fit::MayShorten);
-        sweep(packing, &[EVENTS.to_owned(), FILES.to_owned()]);
+        let max_files = max_files(constraints);
+        pinned_then_buffer(packing, buffer(constraints, 0.0).max(CONSERVATIVE_BUFFER));
+        // The core. Events are contiguous (newest first), so they take their two in one offer.
+        packing.set_item_limit(EVENTS, CONSERVATIVE_EVENTS);
+        packing.offer(EVENTS, u64::MAX, Fit::MayShorten);
+        // The top files one at a time, each offered a fair share of what is left, so the most
+        // relevant file cannot crowd out the next two by being shortened to fill everything.
+        // A file that cannot be shown even shortened gives its place to the next one.
+        let core_files = max_files.min(CONSERVATIVE_FILES);
+        for _ in 0..core_files {
+            let kept = packing.kept(FILES);
+            let Some(left) = core_files.checked_sub(kept).filter(|&n| n > 0) else {
+                break;
+            };
+            packing.set_item_limit(FILES, kept + 1);
+            let share = packing.remaining() / u64::try_from(left).unwrap_or(u64::MAX);
+            packing.offer(FILES, share, Fit::MayShorten);
+        }
+        // The extension: whole items only, in priority order.
+        packing.set_item_limit(EVENTS, usize::MAX);
+        packing.set_item_limit(FILES, max_files);
+        for name in served_order(packing) {
+            packing.offer(&name, u64::MAX, Fit::WholeOnly);
+        }
     }
 }
