@@ -149,14 +149,37 @@ fn invalid_utf8_is_a_usage_error() {
     );
 }
 
+/// A byte-order mark (Windows editors write one) is not part of the document.
+#[test]
+fn a_byte_order_mark_is_ignored() {
+    let sb = Sandbox::new();
+    let plain = input(2000, "balanced").to_string();
+    let with_bom = format!("\u{feff}{plain}");
+    let a = sb.run(&["assemble"], &plain);
+    let b = sb.run(&["assemble"], &with_bom);
+    assert_eq!(b.code, 0, "{}", b.stderr);
+    assert_eq!(a.stdout, b.stdout);
+}
+
 #[test]
 fn invalid_json_and_empty_input_are_usage_errors() {
     let sb = Sandbox::new();
     assert_usage_error(
         &sb.run(&["assemble"], "{\"runId\": "),
-        "stdin: not valid JSON: EOF while parsing",
+        "stdin: not valid JSON at runId (line 1, column 10): EOF while parsing",
     );
     assert_usage_error(&sb.run(&["assemble"], ""), "stdin: empty input");
+    // What Python's json.dumps writes for float('nan'): not JSON, so named by its path.
+    let nan = r#"{"runId":"r","repo":{"root":"/r","files":[{"path":"a.rs","size":1,"relevanceScore":NaN}]}}"#;
+    assert_usage_error(
+        &sb.run(&["assemble"], nan),
+        "stdin: not valid JSON at repo.files[0].relevanceScore (line 1, column 84): expected value; NaN and Infinity are not JSON numbers: write a number or null",
+    );
+    let huge = r#"{"runId":"r","memory":{"pinned":[{"id":"m","content":"c","importance":1e400}]}}"#;
+    assert_usage_error(
+        &sb.run(&["assemble"], huge),
+        "stdin: not valid JSON at memory.pinned[0].importance (line 1, column 75): number out of range",
+    );
     assert_usage_error(
         &sb.run(&["assemble"], "[1, 2]"),
         "stdin: top level: invalid type: array, expected an object",

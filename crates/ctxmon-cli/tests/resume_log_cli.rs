@@ -211,7 +211,7 @@ fn every_bad_document_is_a_one_line_usage_error_and_damages_nothing() {
         (
             "invalid JSON",
             b"{\"mission_summary\": ".to_vec(),
-            "stdin: not valid JSON: ",
+            "stdin: not valid JSON at mission_summary (line 1, column 20): EOF while parsing",
         ),
         (
             "unknown field",

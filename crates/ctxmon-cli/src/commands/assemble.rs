@@ -6,6 +6,7 @@
 //! constraints.
 
 pub(super) mod json_path;
+pub(super) mod json_syntax;
 
 use std::io::{Read, Write};
 
@@ -79,13 +80,15 @@ pub(crate) fn parse_input(
             e.valid_up_to()
         ))
     })?;
+    // Editors on Windows write a byte-order mark; it says nothing about the document.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Err(Failure::usage(anyhow!(
             "{origin}: empty input; expected a JSON object with runId, goal, agent and constraints"
         )));
     }
     let mut value: Value = serde_json::from_str(text)
-        .map_err(|e| Failure::usage(anyhow!("{origin}: not valid JSON: {e}")))?;
+        .map_err(|e| Failure::usage(anyhow!("{origin}: {}", json_syntax::describe(text, &e))))?;
     apply_flags(&mut value, strategy, max_tokens);
     json_path::from_value(&value).map_err(|e| Failure::usage(anyhow!("{origin}: {e}")))
 }
@@ -157,8 +160,9 @@ mod tests {
                 .starts_with("stdin: empty input")
         );
         assert!(
-            usage_message(parse_input("stdin", b"{\"runId\":", None, None))
-                .starts_with("stdin: not valid JSON: EOF while parsing")
+            usage_message(parse_input("stdin", b"{\"runId\":", None, None)).starts_with(
+                "stdin: not valid JSON at runId (line 1, column 9): EOF while parsing"
+            )
         );
         let bad = MINIMAL.replace("\"maxTokens\":10", "\"maxTokens\":-1");
         assert_eq!(

@@ -9,7 +9,7 @@ use anyhow::anyhow;
 use ctxmon_domain::ResumeLogDraft;
 use serde_json::Value;
 
-use super::super::assemble::json_path;
+use super::super::assemble::{json_path, json_syntax};
 use crate::exit::Failure;
 
 /// A rendered log is at most 10,000 tokens (about 40 KB); a document fifty times that is not a
@@ -53,13 +53,15 @@ pub fn parse_draft(origin: &str, bytes: &[u8]) -> Result<ResumeLogDraft, Failure
             e.valid_up_to()
         ))
     })?;
+    // Editors on Windows write a byte-order mark; it says nothing about the document.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Err(Failure::usage(anyhow!(
             "{origin}: empty document; expected {SHAPE}"
         )));
     }
     let value: Value = serde_json::from_str(text)
-        .map_err(|e| Failure::usage(anyhow!("{origin}: not valid JSON: {e}")))?;
+        .map_err(|e| Failure::usage(anyhow!("{origin}: {}", json_syntax::describe(text, &e))))?;
     if !value.is_object() {
         return Err(Failure::usage(anyhow!(
             "{origin}: top level: expected {SHAPE}"
@@ -97,9 +99,9 @@ mod tests {
                 .starts_with("in.json: not valid UTF-8 (the first bad byte is at offset 6)")
         );
         assert!(message(b" \n").starts_with("in.json: empty document"));
-        assert!(
-            message(b"{\"next_steps\":").starts_with("in.json: not valid JSON: EOF while parsing")
-        );
+        assert!(message(b"{\"next_steps\":").starts_with(
+            "in.json: not valid JSON at next_steps (line 1, column 14): EOF while parsing"
+        ));
         assert!(message(b"[1]").starts_with("in.json: top level: expected a JSON object"));
         assert!(
             message(br#"{"next_step":["x"]}"#)
