@@ -269,6 +269,32 @@ fn utilisation(bundle: &ContextBundle) -> Vec<(&'static str, serde_json::Value)>
     ]
 }
 
+/// The report's line beside the timing: how much of the budget the bundle used (and of what
+/// the strategy's buffer left usable), and for the 10× case how the time grew.
+fn note(row: &Row) -> String {
+    let get = |key: &str| {
+        row.extra
+            .iter()
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, v)| v.as_f64())
+    };
+    let mut note = format!(
+        "budget used {:.1}% of maxTokens {} ({:.1}% of what the {:.0}-token buffer leaves), {} messages, {} shortened",
+        get("utilisation").unwrap_or(0.0) * 100.0,
+        get("max_tokens").unwrap_or(0.0),
+        get("utilisation_of_usable").unwrap_or(0.0) * 100.0,
+        get("reserved").unwrap_or(0.0),
+        get("messages").unwrap_or(0.0),
+        get("summarized").unwrap_or(0.0),
+    );
+    if let Some(ratio) = get("ratio_to_1x") {
+        note.push_str(&format!(
+            "; time 10×/1× (balanced) = {ratio:.2}, where linear growth is 10"
+        ));
+    }
+    note
+}
+
 fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
@@ -390,6 +416,7 @@ fn main() {
     }
     for row in &rows {
         let mut object = serde_json::Map::new();
+        object.insert("note".into(), note(row).into());
         object.insert("name".into(), row.name.clone().into());
         object.insert("median_ms".into(), round3(row.timing.median_ms).into());
         object.insert("p95_ms".into(), round3(row.timing.p95_ms).into());

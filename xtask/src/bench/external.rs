@@ -31,6 +31,10 @@ pub struct BenchLine {
     pub p95_ms: f64,
     #[serde(default)]
     pub target_ms: Option<f64>,
+    /// A figure beside the timing that the report prints under the table (budget used, a
+    /// growth ratio).
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 /// What running an external benchmark gave.

@@ -158,6 +158,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
             max_rss_kib: m.max_rss_kib,
             floor_kib: m.floor_kib,
             target: case.target,
+            note: None,
         };
         print_row(&row);
         rows.push(row);
@@ -182,6 +183,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
                         max_rss_kib: None,
                         floor_kib: None,
                         target,
+                        note: line.note,
                     };
                     print_row(&row);
                     rows.push(row);

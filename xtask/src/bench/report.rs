@@ -20,6 +20,8 @@ pub struct Row {
     /// The measuring process's own RSS when it spawned the child: readings cannot go below it.
     pub floor_kib: Option<u64>,
     pub target: Target,
+    /// What an in-process benchmark says beside its timing, printed under the table.
+    pub note: Option<String>,
 }
 
 impl Row {
@@ -161,6 +163,13 @@ pub fn render(r: &Report) -> String {
             row.verdict()
         );
     }
+    let notes: Vec<&Row> = r.rows.iter().filter(|row| row.note.is_some()).collect();
+    if !notes.is_empty() {
+        s.push_str("\n## Beside the timings\n\n");
+    }
+    for row in notes {
+        let _ = writeln!(s, "- {}: {}", row.name, row.note.as_deref().unwrap_or(""));
+    }
     if !r.ratios.is_empty() {
         s.push_str("\n## Ratios (cost must not grow with the transcript)\n\n");
     }
@@ -250,6 +259,7 @@ mod tests {
             max_rss_kib: rss,
             floor_kib: floor,
             target: HOOK_TARGET,
+            note: None,
         }
     }
 
