@@ -193,6 +193,15 @@ fn bad_transcripts_fail_open() {
             "{what} took {:?}",
             run.elapsed
         );
+        if what == "missing" {
+            // The path came from Claude Code's JSON: that is what the advice names.
+            assert!(
+                run.stderr
+                    .contains("check the transcript_path from the hook input"),
+                "{}",
+                run.stderr
+            );
+        }
     }
 }
 

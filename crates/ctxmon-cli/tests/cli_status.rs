@@ -154,6 +154,31 @@ fn unreadable_transcripts_are_one_line_errors_with_exit_1() {
     }
 }
 
+/// A path given on the command line is the flag's mistake: the advice names `--transcript`, not
+/// the hook input (which hooks still name, see `cli_prompt_submit.rs`).
+#[test]
+fn a_wrong_transcript_flag_is_named_as_the_flag() {
+    let sb = Sandbox::new();
+    let missing = sb.path("nonexistent.jsonl");
+    let folder = sb.dir().to_path_buf();
+    for command in ["status", "report"] {
+        for (path, advice) in [
+            (&missing, "check the --transcript path"),
+            (&folder, "to --transcript"),
+        ] {
+            let run = sb.run(&[command, "--transcript", path.to_str().unwrap()], "");
+            assert_eq!(run.code, 1, "{command}: {}", run.stderr);
+            assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+            assert!(
+                run.stderr.contains(advice) && !run.stderr.contains("hook input"),
+                "{command} {}: {}",
+                path.display(),
+                run.stderr
+            );
+        }
+    }
+}
+
 #[test]
 fn usage_of_the_wrong_type_or_negative_is_not_a_figure() {
     let sb = Sandbox::new();

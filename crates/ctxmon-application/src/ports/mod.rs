@@ -18,6 +18,6 @@ pub use resume_logs::{
 };
 pub use stores::{Clock, EventLog, SessionStateStore};
 pub use transcript::{
-    ChainScope, CompactionBoundary, ScanLimits, TranscriptError, TranscriptErrorKind,
+    ChainScope, CompactionBoundary, PathOrigin, ScanLimits, TranscriptError, TranscriptErrorKind,
     TranscriptEvent, TranscriptReader, TranscriptReading, UsageRecord,
 };

@@ -92,10 +92,23 @@ pub enum TranscriptErrorKind {
     Io,
 }
 
+/// Who named a transcript path: the advice for a path that leads to no transcript points there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PathOrigin {
+    /// `transcript_path` in the JSON Claude Code sent (a hook's input, the status line's).
+    #[default]
+    HookInput,
+    /// A command-line flag, e.g. `--transcript`.
+    Flag(&'static str),
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TranscriptError {
     pub kind: TranscriptErrorKind,
+    /// What was found. For `NotFound` and `NotAFile` the display adds what to check, which
+    /// depends on `origin`; the other kinds' messages carry their own advice.
     pub message: String,
+    pub origin: PathOrigin,
 }
 
 impl TranscriptError {
@@ -103,13 +116,42 @@ impl TranscriptError {
         TranscriptError {
             kind,
             message: message.into(),
+            origin: PathOrigin::default(),
+        }
+    }
+
+    /// The same error for a path that `origin` named (the reader cannot know who did).
+    pub fn named_by(self, origin: PathOrigin) -> TranscriptError {
+        TranscriptError { origin, ..self }
+    }
+
+    /// What to check when the path leads to no transcript; `None` for the other kinds.
+    fn advice(&self) -> Option<String> {
+        match (self.kind, self.origin) {
+            (TranscriptErrorKind::NotFound, PathOrigin::HookInput) => {
+                Some("check the transcript_path from the hook input".into())
+            }
+            (TranscriptErrorKind::NotFound, PathOrigin::Flag(flag)) => {
+                Some(format!("check the {flag} path"))
+            }
+            (TranscriptErrorKind::NotAFile, PathOrigin::HookInput) => {
+                Some("pass the .jsonl file named in the hook input".into())
+            }
+            (TranscriptErrorKind::NotAFile, PathOrigin::Flag(flag)) => {
+                Some(format!("pass a session's .jsonl file to {flag}"))
+            }
+            _ => None,
         }
     }
 }
 
 impl std::fmt::Display for TranscriptError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.message)?;
+        match self.advice() {
+            Some(advice) => write!(f, ": {advice}"),
+            None => Ok(()),
+        }
     }
 }
 

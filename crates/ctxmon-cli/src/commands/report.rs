@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use ctxmon_application::fill::{FillSeriesBuilder, FillSettings};
+use ctxmon_application::ports::PathOrigin;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
 use crate::bootstrap;
@@ -36,7 +37,10 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
     let mut builder = FillSeriesBuilder::new();
     let stats = JsonlTranscriptReader::new()
         .read_events(&transcript, |event| builder.push(event))
-        .map_err(|e| Failure::Other(anyhow!("{e}")))?;
+        .map_err(|e| {
+            let e = e.named_by(PathOrigin::Flag("--transcript"));
+            Failure::Other(anyhow!("{e}"))
+        })?;
     if !stats.any_json {
         return Err(Failure::Other(anyhow!(
             "{shown} is not a Claude Code transcript: none of its {} lines is JSON",

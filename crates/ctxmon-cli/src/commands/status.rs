@@ -4,6 +4,7 @@ use std::io::IsTerminal;
 
 use anyhow::anyhow;
 use ctxmon_application::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
+use ctxmon_application::ports::PathOrigin;
 use ctxmon_domain::FillSource;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
@@ -40,6 +41,7 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
         ..Default::default()
     });
     if let Some(error) = measurement.error {
+        let error = error.named_by(PathOrigin::Flag("--transcript"));
         return Err(Failure::Other(anyhow!("{}: {error}", transcript.display())));
     }
     let estimate = measurement.estimate;

@@ -33,22 +33,21 @@ fn not_a_file(path: &Path, what: &str) -> TranscriptError {
     TranscriptError::new(
         TranscriptErrorKind::NotAFile,
         format!(
-            "transcript path {} is not a regular file ({what}): pass the .jsonl file named in the hook input",
+            "transcript path {} is not a regular file ({what})",
             path.display()
         ),
     )
 }
 
-/// Maps an I/O failure to the port's error kinds, with a message that says what to do.
+/// Maps an I/O failure to the port's error kinds. A missing file's message says only what was
+/// found: what to check depends on who named the path ([`TranscriptError::named_by`]).
 pub(crate) fn io_error(path: &Path, e: &io::Error) -> TranscriptError {
     let shown = path.display();
     match e.kind() {
         // A path through a regular file ("a.jsonl/x") also means there is no transcript there.
         io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => TranscriptError::new(
             TranscriptErrorKind::NotFound,
-            format!(
-                "transcript not found at {shown}: check the transcript_path from the hook input"
-            ),
+            format!("transcript not found at {shown}"),
         ),
         io::ErrorKind::PermissionDenied => TranscriptError::new(
             TranscriptErrorKind::PermissionDenied,
