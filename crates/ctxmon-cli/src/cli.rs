@@ -309,9 +309,9 @@ pub enum Scope {
 pub enum ConfigCommand {
     /// Print the merged configuration (with --json: values and where each came from).
     Show,
-    /// Print one value, e.g. `context_monitor.warning_threshold`.
+    /// Print one value, e.g. `context_monitor.warning_threshold`, or a whole section.
     Get {
-        /// Dotted key, e.g. `context_monitor.warning_threshold`.
+        /// Dotted key, e.g. `context_monitor.warning_threshold`, or a section, e.g. `hooks`.
         key: String,
     },
     /// Set one value in a configuration file (checked before anything is written).

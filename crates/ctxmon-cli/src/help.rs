@@ -88,6 +88,7 @@ Examples:
   ctxmon config show                                 the merged TOML
   ctxmon --json config show                          values with where each came from
   ctxmon config get context_monitor.warning_threshold
+  ctxmon config get hooks                            one whole section
   ctxmon config set context_monitor.inject on-change --scope local
   ctxmon config schema > ctxmon.schema.json
 

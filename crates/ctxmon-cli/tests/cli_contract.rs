@@ -169,3 +169,46 @@ fn config_path_and_schema() {
         60
     );
 }
+
+/// A section name is not an unknown key: `get` prints the whole section, as TOML that parses
+/// back, or with --json its values and where each came from.
+#[test]
+fn config_get_of_a_section_prints_the_section() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ctxmon/config.toml",
+        "[context_monitor]\nwarning_threshold = 0.72\n\n[context_monitor.models]\nclaude-x = 500000\n",
+    );
+    let run = sb.run(&["config", "get", "context_monitor"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    for line in [
+        "[context_monitor]",
+        "warning_threshold = 0.72",
+        "[context_monitor.models]",
+        "claude-x = 500000",
+    ] {
+        assert!(lines.contains(&line), "{line}: {}", run.stdout);
+    }
+    assert!(run.stdout.contains("critical_threshold = "), "defaults too");
+    assert!(!run.stdout.contains("[hooks]"), "only that section");
+    // The text is a configuration file: written as the local layer, it reads back.
+    sb.write(".ctxmon/config.local.toml", &run.stdout);
+    let back = sb.run(&["config", "get", "context_monitor.models.claude-x"], "");
+    assert_eq!(
+        (back.code, back.stdout.trim()),
+        (0, "500000"),
+        "{}",
+        back.stderr
+    );
+
+    let json = sb.run(&["--json", "config", "get", "hooks"], "");
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["key"], "hooks");
+    assert_eq!(v["value"]["deadline_ms"], 1500, "{v}");
+    assert_eq!(v["sources"]["hooks.deadline_ms"]["layer"], "default", "{v}");
+
+    let wrong = sb.run(&["config", "get", "context_monitr"], "");
+    assert_eq!(wrong.code, 2, "{}", wrong.stderr);
+}

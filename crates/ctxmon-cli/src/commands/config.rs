@@ -26,6 +26,19 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
         ConfigCommand::Get { key } => {
             let loaded =
                 bootstrap::load_layers(global, &project_dir, &[]).map_err(Failure::usage)?;
+            // A section name (`context_monitor`) prints the whole section.
+            if global.json
+                && let Some(section) = loaded.section_json(&key)
+            {
+                println!("{}", pretty(&section));
+                return Ok(());
+            }
+            if !global.json
+                && let Some(section) = loaded.section_toml(&key, false)
+            {
+                print!("{section}");
+                return Ok(());
+            }
             let kv = loaded
                 .get(&key)
                 .map_err(|e| Failure::usage(anyhow!("{e}")))?;

@@ -1,5 +1,5 @@
 //! Reading the merged configuration back out: `config show` (TOML or JSON, with each key's
-//! source), `config get KEY` and `config schema`.
+//! source), `config get KEY` (a key, or a whole section) and `config schema`.
 
 use std::fmt::Write as _;
 
@@ -71,51 +71,75 @@ impl LoadedConfig {
     /// parses back to the same configuration.
     pub fn to_toml(&self, annotate: bool) -> String {
         let mut out = String::new();
-        let mut sections: Vec<&str> = Vec::new();
-        for spec in FIELDS {
-            let section = spec.key.split_once('.').map_or(spec.key, |(s, _)| s);
-            if !sections.contains(&section) {
-                sections.push(section);
-            }
-        }
-        for section in sections {
+        for section in sections() {
             if !out.is_empty() {
                 out.push('\n');
             }
-            let _ = writeln!(out, "[{section}]");
-            let mut maps = Vec::new();
-            for spec in FIELDS
-                .iter()
-                .filter(|f| f.key.starts_with(&format!("{section}.")))
-            {
-                let name = &spec.key[section.len() + 1..];
-                if matches!(spec.kind, FieldKind::IntegerMap) {
-                    maps.push(spec.key);
-                    continue;
-                }
-                match lookup(&self.config, spec.key) {
-                    Some(value) => self.line(&mut out, name, &value, spec.key, annotate),
-                    None if annotate => {
-                        let _ = writeln!(out, "# {name} is not set");
-                    }
-                    None => {}
-                }
-            }
-            for map_key in maps {
-                let Some(toml::Value::Table(entries)) = lookup(&self.config, map_key) else {
-                    continue;
-                };
-                if entries.is_empty() {
-                    continue;
-                }
-                let _ = writeln!(out, "\n[{map_key}]");
-                for (prefix, value) in &entries {
-                    let key = format!("{map_key}.{prefix}");
-                    self.line(&mut out, &toml_key(prefix), value, &key, annotate);
-                }
-            }
+            self.write_section(&mut out, section, annotate);
         }
         out
+    }
+
+    /// One top-level section (`context_monitor`, `hooks`, …) as TOML, like [`LoadedConfig::to_toml`]
+    /// (`config get <section>`); `None` when there is no such section.
+    pub fn section_toml(&self, section: &str, annotate: bool) -> Option<String> {
+        let section = sections().into_iter().find(|s| *s == section)?;
+        let mut out = String::new();
+        self.write_section(&mut out, section, annotate);
+        Some(out)
+    }
+
+    /// One top-level section as JSON for `config get <section> --json`:
+    /// `{"key": "<section>", "value": {...}, "sources": {"<key>": {"layer", "from"}}}`.
+    pub fn section_json(&self, section: &str) -> Option<serde_json::Value> {
+        let section = sections().into_iter().find(|s| *s == section)?;
+        let value = serde_json::to_value(&self.config)
+            .ok()
+            .and_then(|mut v| v.get_mut(section).map(serde_json::Value::take))
+            .unwrap_or(serde_json::Value::Null);
+        let prefix = format!("{section}.");
+        let sources: serde_json::Map<String, serde_json::Value> = self
+            .sources
+            .iter()
+            .filter(|(key, _)| key.starts_with(&prefix))
+            .map(|(key, source)| (key.clone(), source_json(source)))
+            .collect();
+        Some(json!({"key": section, "value": value, "sources": sources}))
+    }
+
+    fn write_section(&self, out: &mut String, section: &str, annotate: bool) {
+        let _ = writeln!(out, "[{section}]");
+        let mut maps = Vec::new();
+        for spec in FIELDS
+            .iter()
+            .filter(|f| f.key.starts_with(&format!("{section}.")))
+        {
+            let name = &spec.key[section.len() + 1..];
+            if matches!(spec.kind, FieldKind::IntegerMap) {
+                maps.push(spec.key);
+                continue;
+            }
+            match lookup(&self.config, spec.key) {
+                Some(value) => self.line(out, name, &value, spec.key, annotate),
+                None if annotate => {
+                    let _ = writeln!(out, "# {name} is not set");
+                }
+                None => {}
+            }
+        }
+        for map_key in maps {
+            let Some(toml::Value::Table(entries)) = lookup(&self.config, map_key) else {
+                continue;
+            };
+            if entries.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "\n[{map_key}]");
+            for (prefix, value) in &entries {
+                let key = format!("{map_key}.{prefix}");
+                self.line(out, &toml_key(prefix), value, &key, annotate);
+            }
+        }
     }
 
     fn line(&self, out: &mut String, name: &str, value: &toml::Value, key: &str, annotate: bool) {
@@ -137,23 +161,35 @@ impl LoadedConfig {
         let sources: serde_json::Map<String, serde_json::Value> = self
             .sources
             .iter()
-            .map(|(key, source)| {
-                let from = match source {
-                    ValueSource::Default | ValueSource::Flag => serde_json::Value::Null,
-                    ValueSource::File { path, .. } => json!(path.display().to_string()),
-                    ValueSource::Env { var } => json!(var),
-                };
-                (
-                    key.clone(),
-                    json!({"layer": source.layer_name(), "from": from}),
-                )
-            })
+            .map(|(key, source)| (key.clone(), source_json(source)))
             .collect();
         json!({
             "config": serde_json::to_value(&self.config).unwrap_or(serde_json::Value::Null),
             "sources": sources,
         })
     }
+}
+
+/// The top-level sections, in the key table's order.
+fn sections() -> Vec<&'static str> {
+    let mut sections: Vec<&'static str> = Vec::new();
+    for spec in FIELDS {
+        let section = spec.key.split_once('.').map_or(spec.key, |(s, _)| s);
+        if !sections.contains(&section) {
+            sections.push(section);
+        }
+    }
+    sections
+}
+
+/// `{"layer": "project", "from": "<path or variable>"}` (`from` is null for defaults and flags).
+fn source_json(source: &ValueSource) -> serde_json::Value {
+    let from = match source {
+        ValueSource::Default | ValueSource::Flag => serde_json::Value::Null,
+        ValueSource::File { path, .. } => json!(path.display().to_string()),
+        ValueSource::Env { var } => json!(var),
+    };
+    json!({"layer": source.layer_name(), "from": from})
 }
 
 /// A TOML key, quoted unless it is bare (`claude-opus-4` stays, `gpt-4.1` is quoted).
