@@ -218,6 +218,15 @@ pub enum HookCommand {
 }
 
 impl HookCommand {
+    pub const ALL: [HookCommand; 6] = [
+        HookCommand::PromptSubmit,
+        HookCommand::SessionStart,
+        HookCommand::PreCompact,
+        HookCommand::PreToolUse,
+        HookCommand::PostCompact,
+        HookCommand::SessionEnd,
+    ];
+
     /// The `hook_event_name` Claude Code sends for this hook.
     pub fn event_name(self) -> &'static str {
         match self {
@@ -383,8 +392,76 @@ pub enum SettingsScope {
     User,
 }
 
-pub fn parse() -> Cli {
-    Cli::parse()
+/// Parses the command line. A usage error comes back instead of ending the process: what to do
+/// with it depends on whether Claude Code ran a hook (see [`RawInvocation`]).
+pub fn parse() -> Result<Cli, clap::Error> {
+    Cli::try_parse()
+}
+
+/// What the words of a command line clap refused still say: whether it runs `ctxmon hooks …`
+/// (which must exit 0 whatever its arguments, spec §14) and which project it names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RawInvocation {
+    /// The first word that is neither a flag nor a global flag's value is `hooks`.
+    pub hook: bool,
+    /// The hook's name as a known hook, if the word after `hooks` is one.
+    pub hook_command: Option<HookCommand>,
+    /// The last non-empty `--project-dir` value.
+    pub project_dir: Option<PathBuf>,
+}
+
+impl RawInvocation {
+    /// Reads `args` (without the program name) as clap would, as far as that is possible
+    /// without clap: the global flags that take a value (`--project-dir`, `--config`) are
+    /// read from the command tree, so the value of `--config hooks` is not taken for a word.
+    pub fn scan(args: &[std::ffi::OsString]) -> RawInvocation {
+        use clap::CommandFactory;
+        let command = Cli::command();
+        let value_flags: Vec<String> = command
+            .get_arguments()
+            .filter(|a| a.is_global_set() && a.get_action().takes_values())
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        let mut raw = RawInvocation::default();
+        let mut words: Vec<String> = Vec::new();
+        let mut project_dir = |value: Option<&std::ffi::OsStr>| {
+            if let Some(v) = value.filter(|v| !v.is_empty()) {
+                raw.project_dir = Some(PathBuf::from(v));
+            }
+        };
+        let mut iter = args.iter();
+        while let Some(arg) = iter.next() {
+            let text = arg.to_string_lossy();
+            if text == "--" {
+                words.extend(iter.map(|a| a.to_string_lossy().into_owned()));
+                break;
+            }
+            if let Some((flag, value)) = text.split_once('=')
+                && value_flags.iter().any(|f| f == flag)
+            {
+                if flag == "--project-dir" {
+                    project_dir(Some(std::ffi::OsStr::new(value)));
+                }
+                continue;
+            }
+            if value_flags.iter().any(|f| *f == text) {
+                let value = iter.next();
+                if text == "--project-dir" {
+                    project_dir(value.map(std::ffi::OsString::as_os_str));
+                }
+                continue;
+            }
+            if !text.starts_with('-') {
+                words.push(text.into_owned());
+            }
+        }
+        raw.hook = words.first().is_some_and(|w| w == "hooks");
+        raw.hook_command = words
+            .get(1)
+            .filter(|_| raw.hook)
+            .and_then(|w| HookCommand::ALL.into_iter().find(|h| h.name() == w));
+        raw
+    }
 }
 
 #[cfg(test)]
@@ -395,6 +472,39 @@ mod tests {
     #[test]
     fn the_command_tree_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_hook_subcommand_is_in_all() {
+        let root = Cli::command();
+        let hooks = root.find_subcommand("hooks").unwrap();
+        let mut names: Vec<&str> = hooks
+            .get_subcommands()
+            .map(clap::Command::get_name)
+            .collect();
+        names.sort_unstable();
+        let mut all: Vec<&str> = HookCommand::ALL.iter().map(|h| h.name()).collect();
+        all.sort_unstable();
+        assert_eq!(names, all);
+    }
+
+    #[test]
+    fn raw_invocations_find_the_hooks_word_past_global_flags() {
+        let scan = |args: &[&str]| {
+            let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+            RawInvocation::scan(&args)
+        };
+        let raw = scan(&["--project-dir", "/p", "--json", "hooks", "pre-compact", "x"]);
+        assert!(raw.hook);
+        assert_eq!(raw.hook_command, Some(HookCommand::PreCompact));
+        assert_eq!(raw.project_dir, Some(PathBuf::from("/p")));
+        let raw = scan(&["--project-dir=", "hooks", "nope"]);
+        assert!(raw.hook);
+        assert_eq!((raw.hook_command, raw.project_dir), (None, None));
+        assert!(!scan(&["--config", "hooks", "bogus"]).hook);
+        assert!(!scan(&["status", "hooks"]).hook);
+        assert!(!scan(&[]).hook);
+        assert!(scan(&["--", "hooks"]).hook);
     }
 
     /// `--help` reads like a man page on every command: a long description, examples and exit

@@ -42,8 +42,9 @@ Examples:
     | ctxmon hooks prompt-submit
   ctxmon install                        registers all six in .claude/settings.json
 
-Exit codes: always 0, even on bad input, a broken configuration or a missing transcript: a hook
-fails open (NOMINAL or no answer) and never blocks or breaks the session.";
+Exit codes: always 0, even on bad input, a broken configuration, a missing transcript or a
+wrong command line (an unknown hook or flag, an empty --project-dir): a hook fails open (NOMINAL
+or no answer) and never blocks or breaks the session.";
 
 pub const STATUSLINE: &str = "\
 Reads Claude Code's status-line JSON on stdin and prints one line such as

@@ -17,7 +17,10 @@ mod wire;
 
 fn main() -> std::process::ExitCode {
     quiet_on_closed_stdout();
-    commands::run(cli::parse())
+    match cli::parse() {
+        Ok(cli) => commands::run(cli),
+        Err(error) => commands::usage_error(error),
+    }
 }
 
 /// `println!` panics when stdout is a pipe whose reader has gone (`ctxmon report --json | head`):

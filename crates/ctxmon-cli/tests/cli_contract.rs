@@ -212,3 +212,65 @@ fn config_get_of_a_section_prints_the_section() {
     let wrong = sb.run(&["config", "get", "context_monitr"], "");
     assert_eq!(wrong.code, 2, "{}", wrong.stderr);
 }
+
+/// Claude Code treats exit 2 from UserPromptSubmit as "block the prompt": a hook's command line
+/// that clap refuses (an empty `--project-dir "$CLAUDE_PROJECT_DIR"`, an unknown hook or flag,
+/// an extra word) must still exit 0 with nothing on stdout, and say why on stderr and in the
+/// hooks log.
+#[test]
+fn hook_usage_errors_exit_0_and_answer_nothing() {
+    let sb = Sandbox::new();
+    let cases: [&[&str]; 7] = [
+        &["--project-dir=", "hooks", "prompt-submit"],
+        &["hooks", "prompt-submit", "--project-dir="],
+        &["hooks", "bogus"],
+        &["hooks", "prompt-submit", "--bogus"],
+        &["hooks", "prompt-submit", "extra"],
+        &["--bogus", "hooks", "session-start"],
+        &["hooks"],
+    ];
+    for args in cases {
+        let run = sb.run(args, "{}");
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        assert_eq!(run.stdout, "", "{args:?}");
+        assert!(
+            run.stderr.contains("ctxmon hooks"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    // With no project named, the current directory's log gets the message.
+    let log = std::fs::read_to_string(sb.path(".ctxmon/logs/hooks.log")).unwrap();
+    assert!(
+        log.contains("prompt-submit") && log.contains("--bogus"),
+        "{log}"
+    );
+    assert!(log.contains("'bogus'"), "{log}");
+
+    // A --project-dir clap accepted names the project whose log gets it.
+    let other = Sandbox::new();
+    let dir = other.dir().to_str().unwrap();
+    let run = sb.run(
+        &["--project-dir", dir, "hooks", "pre-compact", "extra"],
+        "{}",
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    let log = std::fs::read_to_string(other.path(".ctxmon/logs/hooks.log")).unwrap();
+    assert!(
+        log.contains("pre-compact") && log.contains("extra"),
+        "{log}"
+    );
+
+    // Help is not an error; other commands keep exit 2 for usage errors.
+    for args in [
+        &["hooks", "--help"][..],
+        &["hooks", "prompt-submit", "--help"],
+    ] {
+        let help = sb.run(args, "");
+        assert_eq!(help.code, 0, "{args:?}");
+        assert!(help.stdout.contains("Usage"), "{args:?}: {}", help.stdout);
+    }
+    assert_eq!(sb.run(&["--project-dir=", "status"], "").code, 2);
+    assert_eq!(sb.run(&["status", "hooks"], "").code, 2);
+    assert_eq!(sb.run(&["--config", "hooks", "bogus"], "").code, 2);
+}

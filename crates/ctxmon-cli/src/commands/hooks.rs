@@ -29,7 +29,7 @@ use ctxmon_infra_fs::{
 
 use super::deadline::{self, Outcome, Progress};
 use crate::bootstrap;
-use crate::cli::{GlobalArgs, HookCommand};
+use crate::cli::{GlobalArgs, HookCommand, RawInvocation};
 use crate::wire::hook_input::{HookInput, InputError, read_bounded};
 use crate::wire::hook_output;
 
@@ -73,6 +73,35 @@ pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// A hook command line clap refused (an unknown hook or flag, an extra word, an empty
+/// `--project-dir "$CLAUDE_PROJECT_DIR"`): the message goes to stderr and the hooks log of the
+/// project the words still name, nothing to stdout, and the exit code is 0.
+pub fn usage_error(error: &clap::Error, raw: &RawInvocation) -> ExitCode {
+    let rendered = error.render().to_string();
+    eprint!("{rendered}");
+    let reason = if error.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    {
+        "no hook named (e.g. `ctxmon hooks prompt-submit`)"
+    } else {
+        let first = rendered.lines().next().unwrap_or_default();
+        first.strip_prefix("error: ").unwrap_or(first)
+    };
+    let message = format!("usage error: {reason}; answering nothing (hooks always exit 0)");
+    let name = raw.hook_command.map_or("hooks", HookCommand::name);
+    match raw.hook_command {
+        Some(hook) => eprintln!("ctxmon hooks {}: {message}", hook.name()),
+        None => eprintln!("ctxmon hooks: {message}"),
+    }
+    let global = GlobalArgs {
+        project_dir: raw.project_dir.clone(),
+        ..GlobalArgs::default()
+    };
+    let layout = ProjectLayout::new(bootstrap::project_dir(&global, None));
+    let log = HookLog::new(&layout, Config::default().hooks.log_max_bytes);
+    deadline::log_bounded(log, name, message);
+    ExitCode::SUCCESS
 }
 
 /// Everything a hook needs once its input is read.

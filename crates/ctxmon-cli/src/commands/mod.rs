@@ -18,7 +18,7 @@ mod fuzz_targets;
 
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, RawInvocation};
 
 pub fn run(cli: Cli) -> ExitCode {
     let global = cli.global;
@@ -44,4 +44,18 @@ pub fn run(cli: Cli) -> ExitCode {
             failure.exit_code()
         }
     }
+}
+
+/// A command line clap refused. `ctxmon hooks …` reports it and exits 0: Claude Code takes exit
+/// 2 from UserPromptSubmit as "block the prompt", and a hook never blocks (spec §13, §14). Help
+/// and version requests are printed as asked; any other command exits 2 as clap decides.
+pub fn usage_error(error: clap::Error) -> ExitCode {
+    if error.use_stderr() {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        let raw = RawInvocation::scan(&args);
+        if raw.hook {
+            return hooks::usage_error(&error, &raw);
+        }
+    }
+    error.exit()
 }
