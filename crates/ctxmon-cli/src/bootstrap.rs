@@ -11,6 +11,7 @@ use ctxmon_infra_fs::config::{
 };
 
 use crate::cli::GlobalArgs;
+use crate::exit::Failure;
 
 /// The process environment as `(name, value)` pairs (non-UTF-8 entries dropped).
 pub fn env_pairs() -> Vec<(String, String)> {
@@ -36,6 +37,39 @@ pub fn project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> PathBuf {
         return PathBuf::from(cwd);
     }
     std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+}
+
+/// Why `dir` cannot be a project directory (`None` when it can): ctxmon creates `.ctxmon` inside
+/// a project, never the project itself, so a folder that does not exist stays that way.
+pub fn missing_project(dir: &Path) -> Option<String> {
+    if dir.is_dir() {
+        return None;
+    }
+    let what = if dir.exists() {
+        "is not a directory"
+    } else {
+        "does not exist"
+    };
+    Some(format!("project directory {} {what}", dir.display()))
+}
+
+/// The project directory of a command (hooks resolve theirs from their input): it must exist.
+/// The error (exit 2) names where the folder came from.
+pub fn existing_project_dir(global: &GlobalArgs) -> Result<PathBuf, Failure> {
+    let dir = project_dir(global, None);
+    let Some(problem) = missing_project(&dir) else {
+        return Ok(dir);
+    };
+    let from = if global.project_dir.is_some() {
+        "--project-dir"
+    } else if env_var("CLAUDE_PROJECT_DIR").is_some() {
+        "CLAUDE_PROJECT_DIR"
+    } else {
+        "the current directory"
+    };
+    Err(Failure::usage(anyhow!(
+        "{problem} (from {from}); pass an existing project folder with --project-dir"
+    )))
 }
 
 /// Everything a command needs about its project.
@@ -74,13 +108,11 @@ pub fn load_layers_checked(
     load_config_layers(project_dir, &env, global.config.as_deref(), flags)
 }
 
-pub fn project(
-    global: &GlobalArgs,
-    hook_cwd: Option<&str>,
-    flags: &[(String, String)],
-) -> anyhow::Result<Project> {
-    let dir = project_dir(global, hook_cwd);
-    let config = load_config(global, &dir, flags)?;
+/// A command's existing project and its configuration; a missing project or a configuration
+/// error is a usage error (exit 2).
+pub fn project(global: &GlobalArgs, flags: &[(String, String)]) -> Result<Project, Failure> {
+    let dir = existing_project_dir(global)?;
+    let config = load_config(global, &dir, flags).map_err(Failure::usage)?;
     Ok(Project {
         layout: ProjectLayout::new(dir),
         config,

@@ -15,7 +15,8 @@ Examples:
 Exit codes:
   0  success
   1  failure (unreadable transcript, unhealthy installation, ...)
-  2  usage or configuration error (bad flag, invalid value, unknown key)
+  2  usage or configuration error (bad flag, invalid value, unknown key, a project directory
+     that does not exist)
   `ctxmon hooks ...` always exits 0: a hook never blocks or breaks Claude Code.
 
 Files: .ctxmon/ in the project (state, checkpoints, events, logs); configuration in
@@ -165,7 +166,8 @@ Examples:
   ctxmon --json doctor | jq '.[] | select(.status != \"ok\")'
   ctxmon doctor --project-dir ~/src/shop
 
-Exit codes: 0 every check is ok (or skipped: nothing to check yet); 1 a check warned or failed.";
+Exit codes: 0 every check is ok (or skipped: nothing to check yet); 1 a check warned or failed;
+2 the project directory does not exist.";
 
 pub const COMPLETIONS: &str = "\
 Examples:

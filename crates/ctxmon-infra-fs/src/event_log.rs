@@ -8,7 +8,7 @@ use std::time::Duration;
 use ctxmon_application::ports::{EventLog, PortError, PortErrorKind};
 use ctxmon_domain::EventRecord;
 
-use crate::fsutil::{ensure_private_dir, io_error, open_append, with_lock};
+use crate::fsutil::{io_error, open_append, with_lock};
 use crate::layout::ProjectLayout;
 
 pub const ROTATE_AT_BYTES: u64 = 10 * 1024 * 1024;
@@ -100,7 +100,10 @@ impl EventLog for FsEventLog {
                 .map_err(|e| PortError::new(PortErrorKind::InvalidData, e.to_string()))?;
             buf.push(b'\n');
         }
-        ensure_private_dir(self.layout.root()).map_err(|e| io_error(self.layout.root(), &e))?;
+        let root = self.layout.root();
+        self.layout
+            .ensure_dir(root)
+            .map_err(|e| io_error(root, &e))?;
         with_lock(&self.layout.events_lock(), self.lock_wait, || {
             self.rotate_if_needed()?;
             let path = self.layout.events_file();

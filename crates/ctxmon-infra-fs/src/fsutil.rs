@@ -217,15 +217,14 @@ pub fn kind_of(meta: &fs::Metadata) -> &'static str {
     "not a regular file"
 }
 
-/// Runs `f` while holding an exclusive lock on `lock_path`, waiting at most `wait`.
+/// Runs `f` while holding an exclusive lock on `lock_path`, waiting at most `wait`. The lock's
+/// folder must exist: it is created by whoever knows it belongs in a project
+/// ([`ProjectLayout::ensure_dir`](crate::ProjectLayout::ensure_dir)), never here.
 pub fn with_lock<T>(
     lock_path: &Path,
     wait: Duration,
     f: impl FnOnce() -> Result<T, PortError>,
 ) -> Result<T, PortError> {
-    if let Some(dir) = lock_path.parent() {
-        ensure_private_dir(dir).map_err(|e| io_error(dir, &e))?;
-    }
     let file = open_append(lock_path).map_err(|e| io_error(lock_path, &e))?;
     let mut lock = fd_lock::RwLock::new(file);
     let started = Instant::now();

@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 
 use ctxmon_domain::Timestamp;
 
-use crate::fsutil::{ensure_private_dir, open_append, open_regular};
+use crate::fsutil::{open_append, open_regular};
 use crate::layout::ProjectLayout;
 
 #[derive(Debug, Clone)]
 pub struct HookLog {
+    layout: ProjectLayout,
     path: PathBuf,
     max_bytes: u64,
 }
@@ -21,6 +22,7 @@ pub struct HookLog {
 impl HookLog {
     pub fn new(layout: &ProjectLayout, max_bytes: u64) -> Self {
         HookLog {
+            layout: layout.clone(),
             path: layout.hooks_log(),
             max_bytes,
         }
@@ -31,12 +33,12 @@ impl HookLog {
     }
 
     /// Appends one line; returns false when the log could not be written (never an error: the
-    /// log is the last resort for reporting errors).
+    /// log is the last resort for reporting errors). A project that does not exist gets no log.
     pub fn write(&self, at: Timestamp, hook: &str, level: &str, message: &str) -> bool {
         let Some(dir) = self.path.parent() else {
             return false;
         };
-        if ensure_private_dir(dir).is_err() {
+        if self.layout.ensure_dir(dir).is_err() {
             return false;
         }
         if self.max_bytes > 0

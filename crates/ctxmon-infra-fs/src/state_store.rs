@@ -70,6 +70,10 @@ impl SessionStateStore for FsSessionStateStore {
             // what killed hooks and hooks stopped at their deadline left behind.
             remove_temps_older_than(&self.layout.state_dir(), ORPHAN_AGE);
         }
+        let dir = self.layout.state_dir();
+        self.layout
+            .ensure_dir(&dir)
+            .map_err(|e| io_error(&dir, &e))?;
         write_atomic(&path, &bytes, Durability::RenameOnly).map_err(|e| io_error(&path, &e))
     }
 }

@@ -19,7 +19,7 @@ use crate::cli::{CheckpointCommand, GlobalArgs};
 use crate::exit::{CmdResult, Failure};
 
 pub fn run(cmd: CheckpointCommand, global: &GlobalArgs) -> CmdResult {
-    let layout = ProjectLayout::new(bootstrap::project_dir(global, None));
+    let layout = ProjectLayout::new(bootstrap::existing_project_dir(global)?);
     let repo = FsCheckpointRepository::new(layout);
     match cmd {
         CheckpointCommand::List => list(&repo, global.json),

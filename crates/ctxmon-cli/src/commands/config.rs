@@ -12,7 +12,11 @@ use crate::cli::{ConfigCommand, GlobalArgs, Scope};
 use crate::exit::{CmdResult, Failure};
 
 pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
-    let project_dir = bootstrap::project_dir(global, None);
+    if let ConfigCommand::Schema = cmd {
+        println!("{}", schema_text());
+        return Ok(());
+    }
+    let project_dir = bootstrap::existing_project_dir(global)?;
     match cmd {
         ConfigCommand::Show => {
             let loaded =
@@ -116,7 +120,8 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                 }
             }
         }
-        ConfigCommand::Schema => println!("{}", schema_text()),
+        // Answered above: the schema needs no project.
+        ConfigCommand::Schema => {}
     }
     Ok(())
 }

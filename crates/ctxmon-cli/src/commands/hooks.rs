@@ -152,6 +152,7 @@ pub(crate) fn answer(
         Err(e) => (HookInput::default(), Some(e.to_string())),
     };
     let project_dir = bootstrap::project_dir(global, input.cwd.as_deref());
+    let missing_project = bootstrap::missing_project(&project_dir);
     let layout = ProjectLayout::new(&project_dir);
     let (config, config_problem) = match bootstrap::load_config(global, &project_dir, &[]) {
         Ok(config) => (config, None),
@@ -172,6 +173,12 @@ pub(crate) fn answer(
         log,
         clock: SystemClock,
     };
+    if let Some(problem) = &missing_project {
+        // The adapters refuse to create it; what needs no stored state is still answered.
+        env.warn(&format!(
+            "{problem}; answering without ctxmon's stored state (nothing is saved)"
+        ));
+    }
     if let Some(problem) = config_problem {
         env.warn(&problem);
     }
@@ -211,14 +218,26 @@ pub(crate) fn answer(
         transcript_path: env.input.transcript_path.as_deref().map(Path::new),
         cwd: env.input.cwd.as_deref(),
     };
+    if missing_project.is_some() {
+        // No state is stored, so there is nothing to serialise (and no folder for the lock).
+        return dispatch(&env, &ctx, &ports, &adapters.logs);
+    }
     // One session's hooks run one at a time: each loads, changes and saves the session state,
     // and two at once (a prompt while PreCompact runs) would lose one's update. The wait is
     // bounded well inside the deadline; past it the hook runs unlocked rather than not at all.
     let lock = env.layout.state_lock(&ctx.session_key());
     let wait = Duration::from_millis(env.config.hooks.deadline_ms / 3);
-    match fsutil::with_lock(&lock, wait, || {
-        Ok(dispatch(&env, &ctx, &ports, &adapters.logs))
-    }) {
+    let state_dir = env.layout.state_dir();
+    let locked = env
+        .layout
+        .ensure_dir(&state_dir)
+        .map_err(|e| fsutil::io_error(&state_dir, &e))
+        .and_then(|()| {
+            fsutil::with_lock(&lock, wait, || {
+                Ok(dispatch(&env, &ctx, &ports, &adapters.logs))
+            })
+        });
+    match locked {
         Ok(answer) => answer,
         Err(e) => {
             env.warn(&format!("session lock not taken ({e}); running unlocked"));

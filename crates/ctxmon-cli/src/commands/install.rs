@@ -123,10 +123,10 @@ impl Target {
     fn resolve(scope: SettingsScope, global: &GlobalArgs) -> Result<Target, Failure> {
         let path = match scope {
             SettingsScope::Project => {
-                bootstrap::project_dir(global, None).join(".claude/settings.json")
+                bootstrap::existing_project_dir(global)?.join(".claude/settings.json")
             }
             SettingsScope::Local => {
-                bootstrap::project_dir(global, None).join(".claude/settings.local.json")
+                bootstrap::existing_project_dir(global)?.join(".claude/settings.local.json")
             }
             SettingsScope::User => match bootstrap::env_var("CLAUDE_CONFIG_DIR") {
                 Some(dir) => PathBuf::from(dir).join("settings.json"),

@@ -25,7 +25,7 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
             window.to_string(),
         ));
     }
-    let project = bootstrap::project(global, None, &flags).map_err(Failure::usage)?;
+    let project = bootstrap::project(global, &flags)?;
     let settings = FillSettings::from_config(&project.config)
         .map_err(|e| Failure::usage(anyhow!("invalid configuration: {e}")))?;
     let transcript = match &args.transcript {

@@ -33,7 +33,8 @@ use crate::exit::{CmdResult, Failure};
 use view::{emit, note};
 
 pub fn run(cmd: ResumeLogCommand, global: &GlobalArgs) -> CmdResult {
-    let store = || FsResumeLogStore::new(ProjectLayout::new(bootstrap::project_dir(global, None)));
+    let dir = bootstrap::existing_project_dir(global)?;
+    let store = || FsResumeLogStore::new(ProjectLayout::new(&dir));
     match cmd {
         ResumeLogCommand::Generate { session, from } => {
             generate(global, session.as_deref(), from.as_deref())
@@ -49,7 +50,7 @@ pub fn run(cmd: ResumeLogCommand, global: &GlobalArgs) -> CmdResult {
 fn generate(global: &GlobalArgs, session: Option<&str>, from: Option<&str>) -> CmdResult {
     // The document first: a bad one should fail before anything is read or written.
     let draft: Option<ResumeLogDraft> = from.map(from::read_draft).transpose()?;
-    let project = bootstrap::project(global, None, &[]).map_err(Failure::usage)?;
+    let project = bootstrap::project(global, &[])?;
     let settings = FillSettings::from_config(&project.config)
         .map_err(|e| Failure::usage(anyhow!("invalid thresholds: {e}")))?;
     let env = bootstrap::env_pairs();

@@ -18,7 +18,7 @@ use ctxmon_application::ports::{
 };
 use ctxmon_domain::{CheckpointData, CheckpointId};
 
-use crate::fsutil::{Durability, ensure_private_dir, io_error, with_lock, write_atomic};
+use crate::fsutil::{Durability, io_error, with_lock, write_atomic};
 use crate::layout::ProjectLayout;
 use folder::Scan;
 pub use read::MAX_CHECKPOINT_BYTES;
@@ -72,7 +72,9 @@ impl FsCheckpointRepository {
     /// Runs `f` under the folder's lock, creating the folder (0700) first.
     fn locked<T>(&self, f: impl FnOnce() -> Result<T, PortError>) -> Result<T, PortError> {
         let dir = self.dir();
-        ensure_private_dir(&dir).map_err(|e| io_error(&dir, &e))?;
+        self.layout
+            .ensure_dir(&dir)
+            .map_err(|e| io_error(&dir, &e))?;
         with_lock(&dir.join(folder::LOCK_NAME), self.lock_wait, f)
     }
 

@@ -29,8 +29,7 @@ use ctxmon_application::ports::{
 use ctxmon_domain::{ResumeLog, SessionKey};
 
 use crate::fsutil::{
-    Durability, ensure_private_dir, io_error, prepare_atomic, remove_orphaned_temps, with_lock,
-    write_atomic,
+    Durability, io_error, prepare_atomic, remove_orphaned_temps, with_lock, write_atomic,
 };
 use crate::layout::ProjectLayout;
 pub use read::MAX_LOG_BYTES;
@@ -100,7 +99,9 @@ impl FsResumeLogStore {
         f: impl FnOnce() -> Result<T, PortError>,
     ) -> Result<T, PortError> {
         let dir = self.dir();
-        ensure_private_dir(&dir).map_err(|e| io_error(&dir, &e))?;
+        self.layout
+            .ensure_dir(&dir)
+            .map_err(|e| io_error(&dir, &e))?;
         with_lock(&dir.join(LOCK_NAME), wait, f)
     }
 

@@ -22,7 +22,7 @@ use crate::cli::GlobalArgs;
 use crate::exit::{CmdResult, Failure};
 
 pub fn run(global: &GlobalArgs) -> CmdResult {
-    let project_dir = bootstrap::project_dir(global, None);
+    let project_dir = bootstrap::existing_project_dir(global)?;
     let env = bootstrap::env_pairs();
     let layout = ProjectLayout::new(&project_dir);
 
