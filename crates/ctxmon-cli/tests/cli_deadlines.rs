@@ -405,7 +405,7 @@ fn a_fifo_git_head_stalls_no_hook() {
 
 #[cfg(unix)]
 #[test]
-fn a_fifo_config_file_is_refused_and_everything_runs_on_defaults() {
+fn a_fifo_config_file_is_refused_and_hooks_run_on_defaults_without_a_tier() {
     let sb = Sandbox::new();
     if sb.mkfifo(".ctxmon/config.toml").is_none() {
         return;
@@ -420,22 +420,19 @@ fn a_fifo_config_file_is_refused_and_everything_runs_on_defaults() {
         // Not the deadline: the file was refused, not waited on.
         assert!(!run.stderr.contains("deadline"), "{what}: {}", run.stderr);
         assert_diagnosed(&sb, &run, hook.name, why);
+        // The unread file may set the window: no tier from the defaults.
         if hook.name == "prompt-submit" {
-            assert!(
-                run.stdout.contains("tier=\\\"WARNING\\\""),
-                "{}",
-                run.stdout
-            );
+            assert_eq!(run.stdout.trim(), "", "{what}");
         }
     }
+    // PreCompact checkpointed on the defaults all the same.
+    assert!(
+        sb.path(".ctxmon/checkpoints/cx-001-checkpoint.json")
+            .is_file()
+    );
     let run = run_statusline(&sb, &t, false);
     assert_in_time(&run, DEADLINE, "statusline with a FIFO config");
-    // Measured on the defaults (30%: PreCompact above just checkpointed the session).
-    assert!(
-        run.stdout.contains("ctx ") && run.stdout.contains("/200k"),
-        "{}",
-        run.stdout
-    );
+    assert_eq!(run.stdout.trim(), "ctx -- (config error)");
     assert!(run.stderr.contains(why), "{}", run.stderr);
 
     let shown = t.display().to_string();

@@ -221,8 +221,34 @@ fn an_unreadable_transcript_fails_open() {
     }
 }
 
+/// One bad value must not make the hook present a tier computed on the wrong window: with the
+/// project's 1M window dropped for the defaults, a 180k transcript read as EMERGENCY at 200k
+/// (issue: "either a valid NOMINAL answer or nothing"). The hook injects no tag and names the
+/// bad key and its file on stderr and in the hooks log.
 #[test]
-fn an_invalid_config_still_answers_on_defaults() {
+fn an_invalid_config_injects_no_tier_and_names_the_bad_key() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ctxmon/config.toml",
+        "[context_monitor]\ncontext_window = 1000000\n",
+    );
+    sb.write(".ctxmon/config.local.toml", "[hooks]\ndeadline_ms = 20\n");
+    let t = sb.write("t.jsonl", transcript_with(&[180_000]));
+    let run = sb.run(&["hooks", "prompt-submit"], sb.prompt_input("s", &t));
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    for text in [
+        run.stderr.clone(),
+        std::fs::read_to_string(sb.path(".ctxmon/logs/hooks.log")).unwrap(),
+    ] {
+        assert!(
+            text.contains("hooks.deadline_ms = 20")
+                && text.contains(".ctxmon/config.local.toml")
+                && text.contains("<context-monitor>"),
+            "{text}"
+        );
+    }
+
+    // The same with thresholds out of order: no tier from the built-in ones either.
     let sb = Sandbox::new();
     sb.write(
         ".ctxmon/config.toml",
@@ -230,9 +256,42 @@ fn an_invalid_config_still_answers_on_defaults() {
     );
     let t = sb.write("t.jsonl", transcript_with(&[150_000]));
     let run = sb.run(&["hooks", "prompt-submit"], sb.prompt_input("s", &t));
-    assert_eq!(run.code, 0);
-    assert!(additional_context(&run.stdout, "UserPromptSubmit").contains("WARNING"));
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
     assert!(run.stderr.contains("emergency_threshold"), "{}", run.stderr);
+}
+
+/// What does not depend on the window still works on the defaults: PreCompact saves its
+/// checkpoint, and the next prompt delivers the compaction alert and the resumption context,
+/// without a `<context-monitor>` tag.
+#[test]
+fn an_invalid_config_still_checkpoints_and_alerts() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".ctxmon/config.toml",
+        "[context_monitor]\ncontext_window = 1000000\n",
+    );
+    sb.write(".ctxmon/config.local.toml", "[hooks]\ndeadline_ms = 20\n");
+    let t = sb.write("t.jsonl", transcript_with(&[180_000]));
+    let pre = sb.run(
+        &["hooks", "pre-compact"],
+        sb.hook_input(
+            "PreCompact",
+            "s",
+            &t,
+            serde_json::json!({"trigger": "auto"}),
+        ),
+    );
+    assert_eq!(pre.code, 0, "{}", pre.stderr);
+    assert!(
+        sb.path(".ctxmon/checkpoints/cx-001-checkpoint.json")
+            .is_file()
+    );
+    let run = sb.run(&["hooks", "prompt-submit"], sb.prompt_input("s", &t));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let ctx = additional_context(&run.stdout, "UserPromptSubmit");
+    assert!(ctx.contains("<compaction-alert"), "{ctx}");
+    assert!(ctx.contains("<resumption-context"), "{ctx}");
+    assert!(!ctx.contains("<context-monitor"), "{ctx}");
 }
 
 #[test]

@@ -141,3 +141,26 @@ fn hostile_columns_and_payload_numbers_never_break_the_line() {
         "{out}"
     );
 }
+
+/// The status line shows no figure from a window the configuration may have changed: one bad
+/// value drops every layer (a configured 1M window among them), so it says why instead.
+#[test]
+fn an_invalid_config_shows_a_config_error_not_a_figure() {
+    let sb = plain();
+    sb.write(
+        ".ctxmon/config.toml",
+        "[context_monitor]\ncontext_window = 1000000\n",
+    );
+    sb.write(".ctxmon/config.local.toml", "[hooks]\ndeadline_ms = 20\n");
+    let t = sb.write("t.jsonl", common::transcript_with(&[180_000]));
+    let stdin = json!({"session_id": "s", "transcript_path": t, "cwd": sb.dir()}).to_string();
+    let run = sb.run(&["statusline"], &stdin);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.trim_end(), "ctx -- (config error)");
+    assert!(
+        run.stderr.contains("hooks.deadline_ms = 20")
+            && run.stderr.contains(".ctxmon/config.local.toml"),
+        "{}",
+        run.stderr
+    );
+}

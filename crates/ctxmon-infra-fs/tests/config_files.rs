@@ -139,6 +139,20 @@ fn a_missing_explicit_file_is_an_error_but_missing_conventional_files_are_not() 
     assert!(load_config(&project, &env, None, &[]).is_ok());
 }
 
+/// A file named `.ctxmon` where the folder should be holds no configuration files: the project
+/// layers are absent (as for a missing folder), not an error that would cost the hooks their
+/// configuration; `--config` through a regular file does not exist either.
+#[test]
+fn a_path_through_a_regular_file_is_an_absent_file() {
+    let (tmp, project, env) = setup();
+    fs::remove_dir(project.join(".ctxmon")).expect("rmdir");
+    fs::write(project.join(".ctxmon"), "a file where the folder should be").expect("write");
+    assert!(load_config(&project, &env, None, &[]).is_ok());
+    let through = tmp.path().join("proj/.ctxmon/extra.toml");
+    let e = load_err(&project, &env, Some(&through));
+    assert!(e.to_string().contains("does not exist"), "{e}");
+}
+
 #[test]
 fn non_utf8_huge_and_deeply_nested_files_are_parse_errors() {
     let (_tmp, project, env) = setup();

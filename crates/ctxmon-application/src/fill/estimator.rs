@@ -223,6 +223,16 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
         self.unavailable(request, &reason)
     }
 
+    /// The measurement of a fill that must not be measured (`reason` says why): NOMINAL with
+    /// source `unavailable`, the transcript left unread.
+    pub fn unmeasured(&self, request: EstimateRequest<'_>, reason: &str) -> Measurement {
+        Measurement {
+            estimate: self.unavailable(request, reason),
+            reading: None,
+            error: None,
+        }
+    }
+
     fn unavailable(&self, request: EstimateRequest<'_>, reason: &str) -> FillEstimate {
         let models: Vec<&str> = request.model_hint.into_iter().collect();
         let window = self

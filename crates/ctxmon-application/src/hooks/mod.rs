@@ -59,6 +59,12 @@ pub struct HookContext<'a> {
     pub session_id: Option<&'a str>,
     pub transcript_path: Option<&'a Path>,
     pub cwd: Option<&'a str>,
+    /// Set when the configuration could not be loaded and `config` and `settings` are the
+    /// built-in defaults standing in for it (the reason, naming the bad key and its file).
+    /// Hooks still do what does not depend on the configured window and thresholds, but
+    /// `prompt_submit` shows no tier: one computed on a window the user may have configured
+    /// differently could be wrong either way.
+    pub config_error: Option<&'a str>,
 }
 
 impl HookContext<'_> {

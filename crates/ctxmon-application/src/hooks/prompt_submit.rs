@@ -38,11 +38,20 @@ pub fn prompt_submit(
 ) -> PromptSubmitOutcome {
     let mut warnings = Vec::new();
     let mut events = Vec::new();
-    let measurement =
-        ContextFillEstimator::new(ports.transcripts, ctx.settings).measure(EstimateRequest {
-            transcript_path: ctx.transcript_path,
-            ..Default::default()
-        });
+    let estimator = ContextFillEstimator::new(ports.transcripts, ctx.settings);
+    let request = EstimateRequest {
+        transcript_path: ctx.transcript_path,
+        ..Default::default()
+    };
+    let measurement = match ctx.config_error {
+        // The defaults stand in for a configuration that may set another window or other
+        // thresholds: no tier rather than a possibly wrong one (the alert below still goes).
+        Some(_) => estimator.unmeasured(
+            request,
+            "the configuration is invalid (see the error above), so no <context-monitor> tag is injected until it is fixed",
+        ),
+        None => estimator.measure(request),
+    };
     let mut state = load_state(ctx, ports, &mut warnings);
     let loaded = state.clone();
 

@@ -171,6 +171,35 @@ fn the_whole_cycle_alerts_once_and_drops_the_fill() {
     );
 }
 
+/// With the configuration broken (the defaults stand in for it), the prompt shows no tier, not
+/// even NOMINAL, and records no tier change; the compaction alert and the resumption context,
+/// which need no window, still go.
+#[test]
+fn a_configuration_error_drops_the_tier_but_not_the_alert() {
+    let mut w = compacted_world();
+    w.config_error = Some("invalid configuration: hooks.deadline_ms = 20 from x".into());
+    let tiers_before = w.tier_events().len();
+    w.script.usage_at(180_000, Some(AFTER));
+    let out = w.prompt();
+    let text = out.additional_context.unwrap_or_default();
+    assert!(
+        text.contains("<compaction-alert") && text.contains("<resumption-context"),
+        "{text}"
+    );
+    assert!(!text.contains("<context-monitor"), "{text}");
+    assert_eq!(out.estimate.source, FillSource::Unavailable);
+    assert!(
+        out.warnings
+            .iter()
+            .any(|m| m.contains("configuration is invalid")),
+        "{:?}",
+        out.warnings
+    );
+    assert_eq!(w.tier_events().len(), tiers_before);
+    // Nothing is pending any more: a later prompt answers nothing at all.
+    assert_eq!(w.prompt().additional_context, None);
+}
+
 #[test]
 fn without_session_start_the_first_prompt_delivers_the_resumption_context() {
     let w = compacted_world();

@@ -83,6 +83,8 @@ pub struct World {
     pub git: MemoryGit,
     pub logs: MemoryResumeLogStore,
     pub session: String,
+    /// What the CLI passes when the configuration did not load (`config` is then the defaults).
+    pub config_error: Option<String>,
 }
 
 impl World {
@@ -105,6 +107,7 @@ impl World {
             })),
             logs: MemoryResumeLogStore::default(),
             session: "s1".into(),
+            config_error: None,
         }
     }
 
@@ -127,6 +130,7 @@ impl World {
             session_id: Some(&self.session),
             transcript_path: Some(Path::new("/proj/t.jsonl")),
             cwd: Some("/proj"),
+            config_error: self.config_error.as_deref(),
         };
         f(&ctx, &ports)
     }

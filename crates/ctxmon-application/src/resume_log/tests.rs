@@ -102,6 +102,7 @@ impl World {
             session_id: self.session.as_deref(),
             transcript_path: Some(Path::new("/proj/t.jsonl")),
             cwd: Some("/proj"),
+            config_error: None,
         };
         f(&ctx, &ports)
     }

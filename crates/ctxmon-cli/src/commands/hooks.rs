@@ -154,13 +154,11 @@ pub(crate) fn answer(
     let project_dir = bootstrap::project_dir(global, input.cwd.as_deref());
     let missing_project = bootstrap::missing_project(&project_dir);
     let layout = ProjectLayout::new(&project_dir);
-    let (config, config_problem) = match bootstrap::load_config(global, &project_dir, &[]) {
+    let (config, config_error) = match bootstrap::load_config(global, &project_dir, &[]) {
         Ok(config) => (config, None),
-        // A broken configuration must not break the user's prompts: run on defaults and say so.
-        Err(e) => (
-            Config::default(),
-            Some(format!("{e:#}; using built-in defaults")),
-        ),
+        // A broken configuration must not break the user's prompts: the defaults stand in
+        // for it, each use case decides what it can still do on them (`config_error`).
+        Err(e) => (Config::default(), Some(format!("{e:#}"))),
     };
     progress.deadline(Duration::from_millis(config.hooks.deadline_ms));
     let log = HookLog::new(&layout, config.hooks.log_max_bytes);
@@ -179,8 +177,15 @@ pub(crate) fn answer(
             "{problem}; answering without ctxmon's stored state (nothing is saved)"
         ));
     }
-    if let Some(problem) = config_problem {
-        env.warn(&problem);
+    if let Some(error) = &config_error {
+        // One line per bad key, each naming its file or variable.
+        for line in error.lines() {
+            match hook {
+                // Its own warning says what it leaves out.
+                HookCommand::PromptSubmit => env.warn(line),
+                _ => env.warn(&format!("{line}; using built-in defaults")),
+            }
+        }
     }
     if let Some(problem) = input_problem {
         env.warn(&problem);
@@ -217,6 +222,7 @@ pub(crate) fn answer(
         session_id: env.input.session_id.as_deref(),
         transcript_path: env.input.transcript_path.as_deref().map(Path::new),
         cwd: env.input.cwd.as_deref(),
+        config_error: config_error.as_deref(),
     };
     if missing_project.is_some() {
         // No state is stored, so there is nothing to serialise (and no folder for the lock).

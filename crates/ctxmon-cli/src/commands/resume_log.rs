@@ -84,6 +84,7 @@ fn generate(global: &GlobalArgs, session: Option<&str>, from: Option<&str>) -> C
         session_id: Some(&session_id),
         transcript_path: transcript.as_deref(),
         cwd: None,
+        config_error: None,
     };
     if transcript.is_none() {
         note(&format!(

@@ -1,13 +1,13 @@
 //! `ctxmon statusline`: Claude Code's status-line command. Reads the status-line JSON on stdin
 //! and prints one line. Like a hook it never fails loudly: unreadable input prints `ctx --`
-//! (Claude Code shows whatever is printed, and an empty line would look like a crash). It runs
+//! (Claude Code shows whatever is printed, and an empty line would look like a crash), and an
+//! invalid configuration prints `ctx -- (config error)` rather than a figure it may get wrong. It runs
 //! under the hooks' deadline (`hooks.deadline_ms`) and prints `ctx --` when that passes.
 
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
-use ctxmon_application::config::Config;
 use ctxmon_application::fill::FillSettings;
 use ctxmon_application::ports::SessionStateStore;
 use ctxmon_application::status_line::{StatusPayload, status_measure};
@@ -23,6 +23,8 @@ use crate::wire::hook_input::read_bounded;
 use crate::wire::status_input::StatusInput;
 
 const UNKNOWN: &str = "ctx --";
+/// What the line shows while the configuration is invalid (`ctxmon doctor` names the key).
+const CONFIG_ERROR: &str = "ctx -- (config error)";
 
 /// Until the configuration names `hooks.deadline_ms`: Claude Code waits for the status line as
 /// it waits for a hook, so the same deadline bounds it.
@@ -69,16 +71,24 @@ fn print_line(line: &str) {
 pub(crate) fn render_for(global: &GlobalArgs, input: &StatusInput, progress: &Progress) -> String {
     let hint = input.project_dir.as_deref().or(input.cwd.as_deref());
     let project_dir = bootstrap::project_dir(global, hint);
-    // A broken configuration must not blank the status line: defaults, and the reason on stderr.
-    let config = bootstrap::load_config(global, &project_dir, &[]).unwrap_or_else(|e| {
-        eprintln!("ctxmon statusline: {e:#}; using built-in defaults");
-        Config::default()
-    });
+    // A broken configuration may have set the window or the thresholds: a figure from the
+    // defaults could be wrong, so the line says why it shows none (the key on stderr).
+    let config = match bootstrap::load_config(global, &project_dir, &[]) {
+        Ok(config) => config,
+        Err(e) => {
+            for line in format!("{e:#}").lines() {
+                eprintln!("ctxmon statusline: {line}");
+            }
+            return CONFIG_ERROR.to_string();
+        }
+    };
     progress.deadline(Duration::from_millis(config.hooks.deadline_ms));
-    let settings = FillSettings::from_config(&config)
-        .or_else(|_| FillSettings::from_config(&Config::default()));
-    let Ok(settings) = settings else {
-        return UNKNOWN.to_string();
+    let settings = match FillSettings::from_config(&config) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("ctxmon statusline: invalid thresholds: {e}");
+            return CONFIG_ERROR.to_string();
+        }
     };
     // The session's state only sharpens the figure right after a compaction; without it the
     // line is still right.

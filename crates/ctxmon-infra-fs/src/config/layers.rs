@@ -82,8 +82,13 @@ pub(crate) struct Layer {
     pub table: toml::Table,
 }
 
+fn is_absent(e: &std::io::Error) -> bool {
+    matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory)
+}
+
 /// Reads a configuration file. A missing file is `None` unless `required` (an explicit
-/// `--config FILE` must exist). An empty file is an empty table.
+/// `--config FILE` must exist); so is a path through a regular file (a file named `.ctxmon`
+/// holds no `.ctxmon/config.toml`). An empty file is an empty table.
 pub(crate) fn read_file(path: &Path, required: bool) -> Result<Option<toml::Table>, ConfigError> {
     let shown = path.display().to_string();
     let io = |message: String| ConfigError::new(ConfigErrorKind::Io, None, shown.clone(), message);
@@ -91,8 +96,8 @@ pub(crate) fn read_file(path: &Path, required: bool) -> Result<Option<toml::Tabl
         |message: String| ConfigError::new(ConfigErrorKind::Parse, None, shown.clone(), message);
     let meta = match std::fs::metadata(path) {
         Ok(meta) => meta,
-        Err(e) if e.kind() == ErrorKind::NotFound && !required => return Ok(None),
-        Err(e) if e.kind() == ErrorKind::NotFound => {
+        Err(e) if is_absent(&e) && !required => return Ok(None),
+        Err(e) if is_absent(&e) => {
             return Err(io("it does not exist; check the --config path".into()));
         }
         Err(e) => return Err(io(format!("{e}; check the file's permissions"))),

@@ -59,9 +59,7 @@ pub fn config(loaded: Result<LoadedConfig, ConfigError>) -> (Check, Config) {
     match loaded {
         Err(e) => {
             let fix = match e.kind {
-                ConfigErrorKind::Io => {
-                    "make the file and its folder readable (a file named .ctxmon hides the folder)"
-                }
+                ConfigErrorKind::Io => "make the file and its folder readable",
                 ConfigErrorKind::Parse => "fix the TOML syntax at the position shown",
                 ConfigErrorKind::UnknownKey | ConfigErrorKind::InvalidValue => values,
             };
@@ -71,7 +69,9 @@ pub fn config(loaded: Result<LoadedConfig, ConfigError>) -> (Check, Config) {
                 Check::new(
                     "config",
                     Status::Fail,
-                    format!("{message}; hooks run on the defaults"),
+                    format!(
+                        "{message}; until it is fixed, hooks run on the defaults and no fill tier is injected or shown"
+                    ),
                 )
                 .with_fix(fix),
                 Config::default(),
