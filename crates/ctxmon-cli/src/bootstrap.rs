@@ -39,6 +39,38 @@ pub fn project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> PathBuf {
     std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
 }
 
+/// The configuration a hook or the status line can find before it reads its stdin: the
+/// environment and the files of the project named without the input (`--project-dir`,
+/// `CLAUDE_PROJECT_DIR`, the current directory). Its `hooks.deadline_ms` bounds the read of
+/// stdin; once the input is read it is reused when the input names the same project.
+#[derive(Debug)]
+pub struct EarlyConfig {
+    dir: PathBuf,
+    config: anyhow::Result<Config>,
+}
+
+impl EarlyConfig {
+    pub fn load(global: &GlobalArgs) -> EarlyConfig {
+        let dir = project_dir(global, None);
+        let config = load_config(global, &dir, &[]);
+        EarlyConfig { dir, config }
+    }
+
+    /// The configured deadline, when the configuration is valid.
+    pub fn deadline_ms(&self) -> Option<u64> {
+        self.config.as_ref().ok().map(|c| c.hooks.deadline_ms)
+    }
+
+    /// The configuration of `dir`: this one when it is that project's, else loaded now.
+    pub fn for_project(self, global: &GlobalArgs, dir: &Path) -> anyhow::Result<Config> {
+        if self.dir == dir {
+            self.config
+        } else {
+            load_config(global, dir, &[])
+        }
+    }
+}
+
 /// Why `dir` cannot be a project directory (`None` when it can): ctxmon creates `.ctxmon` inside
 /// a project, never the project itself, so a folder that does not exist stays that way.
 pub fn missing_project(dir: &Path) -> Option<String> {

@@ -271,6 +271,54 @@ fn a_stdin_that_never_closes_ends_at_the_deadline() {
     }
 }
 
+/// The configured deadline is in force while stdin is read, not only once the input names the
+/// project: found without stdin (a `CTXMON_` variable; the config of the project named by
+/// --project-dir, CLAUDE_PROJECT_DIR or the current directory), it ends a stdin that never
+/// closes long before the 1.5 s default.
+#[cfg(unix)]
+#[test]
+fn the_configured_deadline_bounds_the_stdin_read() {
+    let mut by_env = Sandbox::new();
+    by_env.set_env("CTXMON_HOOKS__DEADLINE_MS", "100");
+    let by_file = Sandbox::new();
+    by_file.write(".ctxmon/config.toml", "[hooks]\ndeadline_ms = 100\n");
+    let elsewhere = Sandbox::new();
+    let project = by_file.dir().to_str().unwrap();
+    let mut by_claude_dir = Sandbox::new();
+    by_claude_dir.set_env("CLAUDE_PROJECT_DIR", project);
+    let cases: [(&str, &Sandbox, &[&str]); 6] = [
+        ("variable", &by_env, &["hooks", "prompt-submit"]),
+        ("variable", &by_env, &["statusline"]),
+        ("current directory", &by_file, &["hooks", "pre-compact"]),
+        ("current directory", &by_file, &["statusline"]),
+        (
+            "--project-dir",
+            &elsewhere,
+            &["--project-dir", project, "hooks", "session-start"],
+        ),
+        (
+            "CLAUDE_PROJECT_DIR",
+            &by_claude_dir,
+            &["hooks", "prompt-submit"],
+        ),
+    ];
+    for (what, sb, args) in cases {
+        let run = sb.run_limited(args, None, KILL_AFTER);
+        assert_eq!(run.code, 0, "{what} {args:?}: {}", run.stderr);
+        // Well under the default: only "not the 1.5 s one" matters on a loaded machine.
+        assert!(
+            run.elapsed < Duration::from_millis(1_200),
+            "{what} {args:?}: took {:?}",
+            run.elapsed
+        );
+        assert!(
+            run.stderr.contains("deadline of 100ms reached"),
+            "{what} {args:?}: {}",
+            run.stderr
+        );
+    }
+}
+
 /// A valid resumption source header padded to `len` bytes without writing them (sparse).
 fn sparse_source(sb: &Sandbox, len: u64) {
     let p = sb.write(

@@ -3,6 +3,8 @@
 //!
 //! The work runs on a worker thread (`deadline`); the main thread waits for its answer until the
 //! deadline and then exits, so a stdin that never closes or a slow disk cannot hang a prompt.
+//! The deadline is the configured one from the start: the configuration that can be found
+//! without stdin (`bootstrap::EarlyConfig`) is loaded before stdin is read.
 //! A timeout is reported on stderr and in `.ctxmon/logs/hooks.log`. A panic in the worker is
 //! contained the same way: no answer, exit 0.
 
@@ -129,22 +131,36 @@ impl HookEnv {
 }
 
 fn handle(hook: HookCommand, global: &GlobalArgs, progress: &Progress) -> String {
-    answer(
-        hook,
-        global,
-        read_bounded(std::io::stdin().lock()),
-        progress,
-    )
+    // The deadline configured where it can be found without stdin bounds the read of stdin too.
+    let early = bootstrap::EarlyConfig::load(global);
+    if let Some(ms) = early.deadline_ms() {
+        progress.deadline(Duration::from_millis(ms));
+    }
+    let stdin = read_bounded(std::io::stdin().lock());
+    answer_with(hook, global, stdin, progress, Some(early))
 }
 
 /// The answer for stdout (possibly empty) to what was read on stdin: parse it, load the project
 /// and its configuration, run the use case. Never fails; separate from reading stdin so that
 /// tests and the fuzz targets (`fuzz_targets.rs`) run the whole hook in-process.
+#[cfg(test)]
 pub(crate) fn answer(
     hook: HookCommand,
     global: &GlobalArgs,
     stdin: Result<Vec<u8>, InputError>,
     progress: &Progress,
+) -> String {
+    answer_with(hook, global, stdin, progress, None)
+}
+
+/// The answer to what was read on stdin (see `answer`), reusing the configuration loaded
+/// before stdin when the input names its project.
+fn answer_with(
+    hook: HookCommand,
+    global: &GlobalArgs,
+    stdin: Result<Vec<u8>, InputError>,
+    progress: &Progress,
+    early: Option<bootstrap::EarlyConfig>,
 ) -> String {
     let parsed = stdin.and_then(|b| HookInput::parse(&b));
     let (input, input_problem) = match parsed {
@@ -154,7 +170,11 @@ pub(crate) fn answer(
     let project_dir = bootstrap::project_dir(global, input.cwd.as_deref());
     let missing_project = bootstrap::missing_project(&project_dir);
     let layout = ProjectLayout::new(&project_dir);
-    let (config, config_error) = match bootstrap::load_config(global, &project_dir, &[]) {
+    let loaded = match early {
+        Some(early) => early.for_project(global, &project_dir),
+        None => bootstrap::load_config(global, &project_dir, &[]),
+    };
+    let (config, config_error) = match loaded {
         Ok(config) => (config, None),
         // A broken configuration must not break the user's prompts: the defaults stand in
         // for it, each use case decides what it can still do on them (`config_error`).

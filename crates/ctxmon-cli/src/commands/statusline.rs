@@ -32,18 +32,20 @@ const DEFAULT_DEADLINE: Duration = Duration::from_millis(1_500);
 
 pub fn run(global: &GlobalArgs) -> CmdResult {
     let worker_global = global.clone();
-    let outcome =
-        deadline::run(
-            "statusline".into(),
-            DEFAULT_DEADLINE,
-            move |progress| match read_bounded(std::io::stdin().lock())
-                .ok()
-                .and_then(|b| StatusInput::parse(&b))
-            {
-                Some(input) => render_for(&worker_global, &input, progress),
-                None => UNKNOWN.to_string(),
-            },
-        );
+    let outcome = deadline::run("statusline".into(), DEFAULT_DEADLINE, move |progress| {
+        // As for the hooks: the deadline found without stdin bounds the read of stdin.
+        let early = bootstrap::EarlyConfig::load(&worker_global);
+        if let Some(ms) = early.deadline_ms() {
+            progress.deadline(Duration::from_millis(ms));
+        }
+        match read_bounded(std::io::stdin().lock())
+            .ok()
+            .and_then(|b| StatusInput::parse(&b))
+        {
+            Some(input) => render_with(&worker_global, &input, progress, Some(early)),
+            None => UNKNOWN.to_string(),
+        }
+    });
     let line = match outcome {
         Outcome::Answer(line) => line,
         Outcome::TimedOut { deadline, .. } => {
@@ -68,12 +70,29 @@ fn print_line(line: &str) {
     let _ = out.flush();
 }
 
+/// The line for a parsed input, in-process (the fuzz targets).
+#[cfg(test)]
 pub(crate) fn render_for(global: &GlobalArgs, input: &StatusInput, progress: &Progress) -> String {
+    render_with(global, input, progress, None)
+}
+
+/// The line for a parsed input, reusing the configuration loaded before stdin when the input
+/// names its project.
+fn render_with(
+    global: &GlobalArgs,
+    input: &StatusInput,
+    progress: &Progress,
+    early: Option<bootstrap::EarlyConfig>,
+) -> String {
     let hint = input.project_dir.as_deref().or(input.cwd.as_deref());
     let project_dir = bootstrap::project_dir(global, hint);
     // A broken configuration may have set the window or the thresholds: a figure from the
     // defaults could be wrong, so the line says why it shows none (the key on stderr).
-    let config = match bootstrap::load_config(global, &project_dir, &[]) {
+    let loaded = match early {
+        Some(early) => early.for_project(global, &project_dir),
+        None => bootstrap::load_config(global, &project_dir, &[]),
+    };
+    let config = match loaded {
         Ok(config) => config,
         Err(e) => {
             for line in format!("{e:#}").lines() {
