@@ -154,6 +154,32 @@ fn unreadable_transcripts_are_one_line_errors_with_exit_1() {
     }
 }
 
+/// A transcript the user may not read is a one-line error with exit 1. As root (tests and CI)
+/// the binary runs as nobody, or the file would simply be read.
+#[cfg(unix)]
+#[test]
+fn a_transcript_without_read_permission_is_a_one_line_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let t = sb.write("t.jsonl", transcript_with(&[150_000]));
+    std::fs::set_permissions(&t, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let shown = t.to_str().unwrap();
+    for command in ["status", "report"] {
+        let Some(run) = sb.run_where_modes_bind(&t, &[command, "--transcript", shown], "") else {
+            return;
+        };
+        assert_eq!(run.code, 1, "{command}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "{command}: {}", run.stdout);
+        assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("permission denied, check its owner and mode"),
+            "{command}: {}",
+            run.stderr
+        );
+    }
+}
+
 /// A path given on the command line is the flag's mistake: the advice names `--transcript`, not
 /// the hook input (which hooks still name, see `cli_prompt_submit.rs`).
 #[test]

@@ -11,6 +11,10 @@ use ctxmon_domain::TokenCount;
 use ctxmon_infra_fs::JsonlTranscriptReader;
 use tempfile::TempDir;
 
+#[cfg(unix)]
+#[path = "support/unprivileged.rs"]
+mod unprivileged;
+
 fn assistant(tokens: u64, model: &str, id: &str) -> String {
     format!(
         r#"{{"type":"assistant","isSidechain":false,"message":{{"model":"{model}","id":"{id}","content":[{{"type":"text","text":"hi"}}],"usage":{{"input_tokens":{tokens},"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":7}}}},"uuid":"u-{id}","timestamp":"2026-01-01T00:00:00Z"}}"#
@@ -285,21 +289,42 @@ fn fifo_is_not_a_file_and_does_not_block() {
     assert_eq!(result, Err(TranscriptErrorKind::NotAFile));
 }
 
+/// As root (tests and CI) modes do not bind this process: the test binary runs this same test
+/// again as nobody (`support/unprivileged.rs`), where they do.
 #[cfg(unix)]
 #[test]
 fn unreadable_file_is_permission_denied() {
     use std::os::unix::fs::PermissionsExt;
+    use unprivileged::Launch;
     let f = Files::new();
     let path = f.lines("t.jsonl", &[&assistant(1, "m", "a")]);
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).expect("chmod");
-    if std::fs::File::open(&path).is_ok() {
-        eprintln!("notice: running with privileges that ignore file modes; skipping");
-        return;
+    match unprivileged::launch(&path) {
+        Ok(Launch::Direct) => {
+            let err = JsonlTranscriptReader::new()
+                .read_latest(&path, ScanLimits::default())
+                .expect_err("unreadable");
+            assert_eq!(err.kind, TranscriptErrorKind::PermissionDenied);
+        }
+        Ok(Launch::Unprivileged(prefix)) => {
+            let exe = std::env::current_exe().expect("test binary");
+            unprivileged::give_to_nobody(f.dir.path());
+            let exe = unprivileged::runnable_copy(&exe, f.dir.path());
+            let out = std::process::Command::new(&prefix[0])
+                .args(&prefix[1..])
+                .arg(exe)
+                .args(["--exact", "unreadable_file_is_permission_denied"])
+                .output()
+                .expect("run the test as nobody");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && stdout.contains("1 passed"),
+                "as nobody: {stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        Err(notice) => eprintln!("{notice}"),
     }
-    let err = JsonlTranscriptReader::new()
-        .read_latest(&path, ScanLimits::default())
-        .expect_err("unreadable");
-    assert_eq!(err.kind, TranscriptErrorKind::PermissionDenied);
 }
 
 #[test]

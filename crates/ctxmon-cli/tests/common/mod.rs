@@ -9,6 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[cfg(unix)]
+#[path = "../../../ctxmon-infra-fs/tests/support/unprivileged.rs"]
+pub mod unprivileged;
+
 pub struct Run {
     pub code: i32,
     pub stdout: String,
@@ -52,19 +56,62 @@ impl Sandbox {
 
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_ctxmon"));
-        cmd.args(args).current_dir(self.project.path()).env_clear();
+        cmd.args(args);
+        self.hermetic(&mut cmd);
+        cmd
+    }
+
+    /// The project as working directory and a cleared environment: PATH, the sandbox's HOME
+    /// and what the test set.
+    fn hermetic(&self, cmd: &mut Command) {
+        cmd.current_dir(self.project.path()).env_clear();
         cmd.env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", self.home.path());
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
-        cmd
     }
 
     pub fn run(&self, args: &[&str], stdin: impl AsRef<[u8]>) -> Run {
+        self.run_command(self.command(args), stdin)
+    }
+
+    /// Runs like [`Sandbox::run`], but so that file modes bind the binary (`probe` is a file of
+    /// mode 000): as this process when they bind it already, else as nobody through `setpriv`,
+    /// with the project and HOME given to nobody and the binary copied where nobody can run it
+    /// if need be. Tests and CI run as root, which reads every file whatever its mode. `None`,
+    /// with a notice, when the privileges cannot be dropped (no `setpriv`): skip the case.
+    #[cfg(unix)]
+    pub fn run_where_modes_bind(
+        &self,
+        probe: &Path,
+        args: &[&str],
+        stdin: impl AsRef<[u8]>,
+    ) -> Option<Run> {
+        match unprivileged::launch(probe) {
+            Err(notice) => {
+                eprintln!("{notice}");
+                None
+            }
+            Ok(unprivileged::Launch::Direct) => Some(self.run(args, stdin)),
+            Ok(unprivileged::Launch::Unprivileged(prefix)) => {
+                unprivileged::give_to_nobody(self.project.path());
+                unprivileged::give_to_nobody(self.home.path());
+                let binary = unprivileged::runnable_copy(
+                    Path::new(env!("CARGO_BIN_EXE_ctxmon")),
+                    self.home.path(),
+                );
+                let mut cmd = Command::new(&prefix[0]);
+                cmd.args(&prefix[1..]).arg(binary).args(args);
+                self.hermetic(&mut cmd);
+                Some(self.run_command(cmd, stdin))
+            }
+        }
+    }
+
+    fn run_command(&self, mut cmd: Command, stdin: impl AsRef<[u8]>) -> Run {
         let started = Instant::now();
-        let mut child = self
-            .command(args)
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
