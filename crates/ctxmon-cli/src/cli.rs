@@ -119,7 +119,8 @@ pub enum Command {
     ///
     /// Removes ctxmon's hook entries from the settings file of --scope (and lists and objects
     /// they leave empty), and its status line; a status line that `install
-    /// --replace-statusline` replaced comes back from the backup.
+    /// --replace-statusline` replaced comes back from `<file>.ctxmon-statusline`, which is then
+    /// deleted.
     #[command(after_long_help = crate::help::UNINSTALL)]
     Uninstall(UninstallArgs),
     /// Check the installation and explain what is wrong.
@@ -364,8 +365,8 @@ pub struct InstallArgs {
     /// configured, unless --replace-statusline is given too.
     #[arg(long)]
     pub statusline: bool,
-    /// Replace a status line that is not ctxmon's (it stays in the backup, and `ctxmon
-    /// uninstall` puts it back).
+    /// Replace a status line that is not ctxmon's (it is kept in `<file>.ctxmon-statusline`,
+    /// which later installs never change, and `ctxmon uninstall` puts it back).
     #[arg(long, requires = "statusline")]
     pub replace_statusline: bool,
 }

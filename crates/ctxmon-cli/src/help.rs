@@ -121,8 +121,9 @@ Examples:
   ctxmon uninstall --dry-run
   ctxmon uninstall --scope user
 
-Exit codes: 0 removed (or nothing to remove); 1 the settings file cannot be read or written;
-2 bad flag.";
+Exit codes: 0 removed (or nothing to remove); 1 the settings file cannot be read or written,
+or ctxmon's status line replaced yours and <file>.ctxmon-statusline, which keeps yours, cannot
+be read (nothing is changed); 2 bad flag.";
 
 pub const REPORT: &str = "\
 Output (fixtures/transcripts/session-compactions.jsonl):

@@ -159,6 +159,140 @@ fn someone_elses_status_line_is_refused_then_replaced_on_request_and_restored() 
     assert_eq!(read(&sb, SETTINGS), fixture("realistic.json"));
 }
 
+const RECORD: &str = ".claude/settings.json.ctxmon-statusline";
+
+/// Installs over `own-statusline.json` with `--replace-statusline` and checks the result, the
+/// record that keeps the user's status line, and that the record is private.
+fn replace_own_statusline() -> Sandbox {
+    let sb = Sandbox::new();
+    sb.write(SETTINGS, fixture("own-statusline.json"));
+    let run = sb.run(&["install", "--statusline", "--replace-statusline"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("replaced  statusLine")
+            && run
+                .stdout
+                .contains("ctxmon-statusline; `ctxmon uninstall` puts it back"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        generic(&read(&sb, SETTINGS)),
+        fixture("own-statusline.installed.json")
+    );
+    let record = read(&sb, RECORD);
+    assert!(
+        record.contains(
+            "\"statusLine\": {\"type\":\"command\",\"command\":\"~/.claude/statusline.sh\"}"
+        ),
+        "{record}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(sb.path(RECORD))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    sb
+}
+
+/// Uninstall gives back the original file, status line included, and deletes the record.
+fn uninstall_restores_own_statusline(sb: &Sandbox) {
+    let run = sb.run(&["uninstall"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("restored  statusLine")
+            && run.stdout.contains("~/.claude/statusline.sh"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(read(sb, SETTINGS), fixture("own-statusline.json"));
+    assert!(!sb.path(RECORD).exists(), "the record outlived its use");
+}
+
+/// The audit's repro: a later install that changes something replaces the backup, which
+/// used to be the only place the replaced status line was kept.
+#[test]
+fn a_replaced_status_line_survives_a_later_install_that_changes_the_file() {
+    let sb = replace_own_statusline();
+    // The user removes one of ctxmon's hooks by hand.
+    let installed = read(&sb, SETTINGS);
+    let post_compact = format!(
+        ",\n    \"PostCompact\": [\n      {{\n        \"hooks\": [\n          {{\n            \
+         \"type\": \"command\",\n            \"command\": \"{} hooks post-compact\",\n            \
+         \"timeout\": 5\n          }}\n        ]\n      }}\n    ]",
+        settings::exe()
+    );
+    assert!(installed.contains(&post_compact), "{installed}");
+    sb.write(SETTINGS, installed.replace(&post_compact, ""));
+    let again = sb.run(&["install", "--statusline"], "");
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(
+        again.stdout.contains("added     PostCompact"),
+        "{}",
+        again.stdout
+    );
+    // The backup now holds ctxmon's status line, not the user's.
+    assert!(
+        read(&sb, BACKUP).contains(" statusline\""),
+        "{}",
+        read(&sb, BACKUP)
+    );
+    uninstall_restores_own_statusline(&sb);
+}
+
+#[test]
+fn a_replaced_status_line_survives_an_install_from_another_binary_path() {
+    let sb = replace_own_statusline();
+    let other = sb.path("elsewhere/ctxmon");
+    std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_ctxmon"), &other).is_err() {
+        std::fs::copy(env!("CARGO_BIN_EXE_ctxmon"), &other).unwrap();
+    }
+    let run = std::process::Command::new(&other)
+        .args(["install", "--statusline"])
+        .current_dir(sb.dir())
+        .env_clear()
+        .env("HOME", sb.home.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("updated   statusLine"), "{stdout}");
+    assert!(read(&sb, SETTINGS).contains("elsewhere/ctxmon statusline"));
+    uninstall_restores_own_statusline(&sb);
+}
+
+#[test]
+fn an_unreadable_status_line_record_stops_uninstall_instead_of_losing_the_line() {
+    let sb = replace_own_statusline();
+    sb.write(RECORD, "{ not json");
+    let installed = read(&sb, SETTINGS);
+    let run = sb.run(&["uninstall"], "");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("ctxmon-statusline holds no status line")
+            && run.stderr.contains("nothing was changed"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read(&sb, SETTINGS), installed);
+    // Deleting the record is the documented way out: ctxmon's line is then simply removed.
+    std::fs::remove_file(sb.path(RECORD)).unwrap();
+    std::fs::remove_file(sb.path(BACKUP)).unwrap();
+    let run = sb.run(&["uninstall"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("removed   statusLine"),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn replace_statusline_needs_statusline() {
     let sb = Sandbox::new();

@@ -826,7 +826,12 @@ fn fuzz_install_settings() {
             assert!(value.is_object());
             let again = merge::install(Some(&installed.text), opts).expect("install twice");
             assert_eq!(again.text, installed.text, "a second install changes nothing");
-            let removed = match merge::uninstall(&installed.text, Some(text)) {
+            let saved = installed.replaced_statusline.as_deref();
+            let restore = saved.map_or(merge::Restore::Nothing, |raw| merge::Restore::From {
+                raw,
+                source: "the record",
+            });
+            let removed = match merge::uninstall(&installed.text, restore) {
                 Ok(outcome) => outcome,
                 Err(merge::PlanError::Internal(e)) => panic!("uninstall: internal error {e}"),
                 Err(e) => panic!("uninstall refused what install wrote: {e:?}"),

@@ -11,11 +11,16 @@
 //! - One backup, `<file>.ctxmon-backup` beside the path the user knows, holds the file as it
 //!   was before ctxmon's latest change. A run that changes nothing writes nothing, backup
 //!   included.
+//! - A status line `--replace-statusline` replaced is kept in `<file>.ctxmon-statusline`,
+//!   written before the settings and never touched by a later install (the backup is replaced
+//!   by every change, so it cannot be trusted to still hold it). Uninstall puts it back from
+//!   there (from the backup only when there is no record, as before records existed), then
+//!   deletes the record; a record it cannot read stops uninstall rather than lose the line.
 //! - An existing file keeps its permissions; a new one is private (0600, spec §15).
 
 use std::fs::{self, OpenOptions};
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use ctxmon_infra_fs::fsutil::{self, Durability, write_atomic};
@@ -26,7 +31,7 @@ use crate::cli::{GlobalArgs, InstallArgs, SettingsScope, UninstallArgs};
 use crate::exit::{CmdResult, Failure};
 use crate::install::command_line::shell_word;
 use crate::install::diff::unified;
-use crate::install::merge::{self, Change, Options, Outcome, PlanError};
+use crate::install::merge::{self, Action, Change, Options, Outcome, PlanError};
 
 /// Far above any real settings file; a bigger one is something else and is not read whole.
 const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
@@ -56,22 +61,28 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
         &outcome,
         args.dry_run,
         global,
+        false,
     )
 }
 
 pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
     let target = Target::resolve(args.scope, global)?;
     let Some(current) = target.read()? else {
-        let empty = Outcome {
-            text: String::new(),
-            changes: Vec::new(),
-        };
-        return finish("uninstall", &target, None, &empty, args.dry_run, global);
+        let empty = Outcome::new(String::new(), Vec::new());
+        return finish(
+            "uninstall",
+            &target,
+            None,
+            &empty,
+            args.dry_run,
+            global,
+            false,
+        );
     };
-    // The backup only matters for putting back a replaced status line; unreadable is absent.
-    let backup = read_backup(&target.backup);
+    let saved = target.saved_statusline();
     let outcome =
-        merge::uninstall(&current, backup.as_deref()).map_err(|e| plan_failure(&e, &target))?;
+        merge::uninstall(&current, saved.restore()).map_err(|e| plan_failure(&e, &target))?;
+    let from_record = matches!(saved, SavedStatusLine::Found { record: true, .. });
     finish(
         "uninstall",
         &target,
@@ -79,19 +90,52 @@ pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
         &outcome,
         args.dry_run,
         global,
+        from_record,
     )
 }
 
-/// The backup's text; `None` when it is absent, unreadable, not a regular file (a FIFO would
-/// hang uninstall) or not UTF-8.
-fn read_backup(path: &std::path::Path) -> Option<String> {
+/// A status line ctxmon replaced, as found on disk for uninstall.
+enum SavedStatusLine {
+    None,
+    /// Its JSON text, where it came from, and whether that is the record (not the backup).
+    Found {
+        raw: String,
+        source: String,
+        record: bool,
+    },
+    /// A record exists but cannot be used: why.
+    Unusable(String),
+}
+
+impl SavedStatusLine {
+    fn restore(&self) -> merge::Restore<'_> {
+        match self {
+            SavedStatusLine::None => merge::Restore::Nothing,
+            SavedStatusLine::Found { raw, source, .. } => merge::Restore::From { raw, source },
+            SavedStatusLine::Unusable(why) => merge::Restore::Unusable(why),
+        }
+    }
+}
+
+/// The text of a small file that may not exist; `Ok(None)` when it does not. Only a regular
+/// file is read (a FIFO would hang uninstall).
+fn read_small(path: &Path) -> Result<Option<String>, String> {
     use std::io::Read;
-    let (file, _) = fsutil::open_regular(path).ok()?;
-    let mut text = String::new();
+    let file = match fsutil::open_regular(path) {
+        Ok((file, _)) => file,
+        Err(fsutil::OpenRegularError::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok(None);
+        }
+        Err(fsutil::OpenRegularError::Io(e)) => return Err(e.to_string()),
+        Err(fsutil::OpenRegularError::NotAFile(what)) => return Err(format!("it is {what}")),
+    };
+    let mut bytes = Vec::new();
     file.take(MAX_SETTINGS_BYTES)
-        .read_to_string(&mut text)
-        .ok()?;
-    Some(text)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| "it is not UTF-8".to_string())
 }
 
 /// The running binary as one shell word: Claude Code must find it from any directory and
@@ -117,6 +161,8 @@ struct Target {
     /// `path`, or the file its symlink resolves to.
     write_path: PathBuf,
     backup: PathBuf,
+    /// Where a status line `--replace-statusline` replaced is kept until uninstall.
+    record: PathBuf,
 }
 
 impl Target {
@@ -140,8 +186,12 @@ impl Target {
             },
         };
         let path = std::path::absolute(&path).unwrap_or(path);
-        let mut backup = path.clone().into_os_string();
-        backup.push(".ctxmon-backup");
+        let beside = |suffix: &str| {
+            let mut name = path.clone().into_os_string();
+            name.push(suffix);
+            PathBuf::from(name)
+        };
+        let (backup, record) = (beside(".ctxmon-backup"), beside(".ctxmon-statusline"));
         let write_path = match fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 fs::canonicalize(&path).map_err(|e| {
@@ -162,8 +212,42 @@ impl Target {
             scope,
             path,
             write_path,
-            backup: PathBuf::from(backup),
+            backup,
+            record,
         })
+    }
+
+    /// The status line ctxmon replaced: from the record, else (installs older than records)
+    /// from the backup, which is used only when it is readable and holds someone else's line.
+    fn saved_statusline(&self) -> SavedStatusLine {
+        let shown = self.record.display();
+        match read_small(&self.record) {
+            Ok(Some(text)) => match merge::statusline_in(&text) {
+                Some(raw) => SavedStatusLine::Found {
+                    raw,
+                    source: shown.to_string(),
+                    record: true,
+                },
+                None => SavedStatusLine::Unusable(format!(
+                    "{shown} holds no status line ctxmon can put back (not strict JSON, or no \
+                     `statusLine` that is not ctxmon's)"
+                )),
+            },
+            Err(why) => SavedStatusLine::Unusable(format!("{shown} cannot be read ({why})")),
+            Ok(None) => match read_small(&self.backup)
+                .ok()
+                .flatten()
+                .as_deref()
+                .and_then(merge::statusline_in)
+            {
+                Some(raw) => SavedStatusLine::Found {
+                    raw,
+                    source: self.backup.display().to_string(),
+                    record: false,
+                },
+                None => SavedStatusLine::None,
+            },
+        }
     }
 
     /// The file's text, `None` when there is no file yet.
@@ -234,8 +318,23 @@ impl Target {
         Ok(permissions)
     }
 
-    fn write(&self, original: Option<&str>, text: &str) -> Result<(), Failure> {
+    /// Writes the status-line record (when install replaced one), the backup, then the file:
+    /// each step only once the one before it is safely on disk.
+    fn write(
+        &self,
+        original: Option<&str>,
+        text: &str,
+        record: Option<&str>,
+    ) -> Result<(), Failure> {
         let permissions = self.check_writable(original.is_some())?;
+        if let Some(record) = record {
+            write_atomic(&self.record, record.as_bytes(), Durability::Fsync).map_err(|e| {
+                anyhow!(
+                    "cannot keep the replaced status line in {}: {e}; nothing was changed",
+                    self.record.display()
+                )
+            })?;
+        }
         if let Some(original) = original {
             write_atomic(&self.backup, original.as_bytes(), Durability::Fsync).map_err(|e| {
                 anyhow!(
@@ -288,8 +387,14 @@ fn plan_failure(error: &PlanError, target: &Target) -> Failure {
         PlanError::Shape(m) => anyhow!("{shown}: {m}; fix it by hand and run again; {nothing}"),
         PlanError::StatusLineTaken(current) => anyhow!(
             "{shown} already has a status line that is not ctxmon's: {current}; run again with \
-             --replace-statusline to replace it (it stays in the backup and `ctxmon uninstall` \
-             puts it back), or without --statusline; {nothing}"
+             --replace-statusline to replace it (it is kept in {} and `ctxmon uninstall` puts \
+             it back), or without --statusline; {nothing}",
+            target.record.display()
+        ),
+        PlanError::SavedStatusLineUnusable(why) => anyhow!(
+            "{shown} has ctxmon's status line, which replaced yours, but {why}; fix that file \
+             (or delete it to have uninstall simply remove ctxmon's status line) and run \
+             again; {nothing}"
         ),
         PlanError::Internal(m) => {
             anyhow!("internal error while editing {shown} ({m}); please report it; {nothing}")
@@ -305,7 +410,8 @@ fn scope_name(scope: SettingsScope) -> &'static str {
     }
 }
 
-/// Shows the plan, writes it unless it is a dry run or a no-op, and reports.
+/// Shows the plan, writes it unless it is a dry run or a no-op, and reports. `record_used`:
+/// uninstall restored the status line from the record, which is deleted once written.
 fn finish(
     verb: &str,
     target: &Target,
@@ -313,6 +419,7 @@ fn finish(
     outcome: &Outcome,
     dry_run: bool,
     global: &GlobalArgs,
+    record_used: bool,
 ) -> CmdResult {
     let changed = outcome.changes.iter().any(|c| c.action.is_change());
     let shown = target.path.display().to_string();
@@ -332,10 +439,27 @@ fn finish(
         String::new()
     };
     let write = changed && !dry_run;
+    let record = outcome
+        .replaced_statusline
+        .as_deref()
+        .map(|raw| merge::statusline_record(raw, &shown));
+    let restored = outcome.changes.iter().any(|c| c.action == Action::Restored);
     if write {
-        target.write(original, &outcome.text)?;
+        target.write(original, &outcome.text, record.as_deref())?;
+    }
+    let mut warning = None;
+    if write && restored && record_used {
+        // Its job is done; a leftover would only mislead. The settings are already right, so
+        // a failure here is a warning, not an error.
+        if let Err(e) = fs::remove_file(&target.record) {
+            warning = Some(format!(
+                "restored the status line but could not delete {}: {e}; delete it by hand",
+                target.record.display()
+            ));
+        }
     }
     let backup = (write && original.is_some()).then(|| target.backup.display().to_string());
+    let kept = (write && record.is_some()).then(|| target.record.display().to_string());
     if global.json {
         let changes: Vec<_> = outcome
             .changes
@@ -347,9 +471,12 @@ fn finish(
             json!({
                 "command": verb, "scope": scope_name(target.scope), "path": shown,
                 "changed": changed, "written": write, "dry_run": dry_run, "backup": backup,
-                "changes": changes, "diff": dry_run.then_some(diff),
+                "statusline_record": kept, "changes": changes, "diff": dry_run.then_some(diff),
             })
         );
+        if let Some(warning) = warning {
+            eprintln!("ctxmon: warning: {warning}");
+        }
         return Ok(());
     }
     if !changed {
@@ -380,6 +507,12 @@ fn finish(
         println!("dry run: nothing was written");
     } else if let Some(backup) = backup {
         println!("previous version saved as {backup}");
+    }
+    if let Some(kept) = kept {
+        println!("the status line it replaced is kept in {kept}; `ctxmon uninstall` puts it back");
+    }
+    if let Some(warning) = warning {
+        eprintln!("ctxmon: warning: {warning}");
     }
     if target.write_path != target.path && !dry_run {
         println!(

@@ -67,6 +67,31 @@ pub struct Change {
 pub struct Outcome {
     pub text: String,
     pub changes: Vec<Change>,
+    /// The status line install replaced, as its original JSON text, for the caller to keep
+    /// where later installs never write (see [`statusline_record`]).
+    pub replaced_statusline: Option<String>,
+}
+
+impl Outcome {
+    pub fn new(text: String, changes: Vec<Change>) -> Outcome {
+        Outcome {
+            text,
+            changes,
+            replaced_statusline: None,
+        }
+    }
+}
+
+/// What uninstall puts back when it removes ctxmon's status line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restore<'a> {
+    /// Nothing was replaced (or nothing is known): ctxmon's status line is removed.
+    Nothing,
+    /// The replaced status line's JSON text, and where it was kept (for the report).
+    From { raw: &'a str, source: &'a str },
+    /// A record of a replaced status line exists but cannot be used; why. Uninstall refuses
+    /// rather than lose the user's status line.
+    Unusable(&'a str),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +102,9 @@ pub enum PlanError {
     Shape(String),
     /// `--statusline` met someone else's status line (its JSON) without permission to replace.
     StatusLineTaken(String),
+    /// Uninstall would remove ctxmon's status line, but the record of the one it replaced
+    /// cannot be read (why).
+    SavedStatusLineUnusable(String),
     /// An edit went wrong; a bug, reported instead of writing a broken file.
     Internal(String),
 }
@@ -102,23 +130,24 @@ pub fn install(original: Option<&str>, opts: &Options<'_>) -> Result<Outcome, Pl
     for spec in &CTXMON_HOOKS {
         changes.push(install_hook(&mut ed, spec, opts.program)?);
     }
+    let mut replaced_statusline = None;
     if opts.statusline {
-        changes.push(install_statusline(&mut ed, opts)?);
+        let (change, replaced) = install_statusline(&mut ed, opts)?;
+        changes.push(change);
+        replaced_statusline = replaced;
     }
     Ok(Outcome {
         text: ed.into_text(),
         changes,
+        replaced_statusline,
     })
 }
 
-/// Removes ctxmon's hooks and status line from `original`. `backup` is the file as it was
-/// before ctxmon's last change: when that replaced someone else's status line, it comes back.
-pub fn uninstall(original: &str, backup: Option<&str>) -> Result<Outcome, PlanError> {
+/// Removes ctxmon's hooks and status line from `original`; `restore` says which status line,
+/// if any, takes the place of ctxmon's.
+pub fn uninstall(original: &str, restore: Restore<'_>) -> Result<Outcome, PlanError> {
     if original.trim().is_empty() {
-        return Ok(Outcome {
-            text: original.to_string(),
-            changes: Vec::new(),
-        });
+        return Ok(Outcome::new(original.to_string(), Vec::new()));
     }
     let mut ed = Editor::new(Doc::parse(original.to_string()).map_err(PlanError::Syntax)?);
     check_shape(&ed.doc.value)?;
@@ -136,13 +165,33 @@ pub fn uninstall(original: &str, backup: Option<&str>) -> Result<Outcome, PlanEr
     if removed_any && hooks_now_empty {
         ed.remove_member(&[], "hooks")?;
     }
-    if let Some(change) = uninstall_statusline(&mut ed, backup)? {
+    if let Some(change) = uninstall_statusline(&mut ed, restore)? {
         changes.push(change);
     }
-    Ok(Outcome {
-        text: ed.into_text(),
-        changes,
-    })
+    Ok(Outcome::new(ed.into_text(), changes))
+}
+
+/// The JSON text of the `statusLine` in a settings document or a status-line record, when it is
+/// someone else's; `None` when there is none, it is ctxmon's, or `text` is not strict JSON.
+pub fn statusline_in(text: &str) -> Option<String> {
+    let doc = Doc::parse(text.to_string()).ok()?;
+    let node = doc.node(&[Step::Key("statusLine")])?;
+    let value = doc.value.get("statusLine")?;
+    (!is_ours(value)).then(|| doc.text[node.start..node.end].to_string())
+}
+
+/// The record that keeps a replaced status line (`raw`, its JSON text verbatim) until
+/// uninstall puts it back into `settings`; [`statusline_in`] reads it.
+pub fn statusline_record(raw: &str, settings: &str) -> String {
+    let comment = format!(
+        "`ctxmon install --replace-statusline` replaced this status line in {settings}; \
+         `ctxmon uninstall` puts it back and then deletes this file. Later installs never \
+         change it."
+    );
+    format!(
+        "{{\n  \"comment\": {},\n  \"statusLine\": {raw}\n}}\n",
+        super::edit::quote(&comment)
+    )
 }
 
 /// Refuses documents ctxmon cannot edit without guessing what the user meant.
@@ -402,7 +451,11 @@ fn is_ours(value: &Value) -> bool {
     statusline_command(value).is_some_and(is_ctxmon_statusline)
 }
 
-fn install_statusline(ed: &mut Editor, opts: &Options<'_>) -> Result<Change, PlanError> {
+/// The status-line change, and the JSON text of a status line it replaced.
+fn install_statusline(
+    ed: &mut Editor,
+    opts: &Options<'_>,
+) -> Result<(Change, Option<String>), PlanError> {
     let command = format!("{} statusline", opts.program);
     let wanted = Out::Obj(vec![
         ("type", Out::Str("command".into())),
@@ -416,32 +469,40 @@ fn install_statusline(ed: &mut Editor, opts: &Options<'_>) -> Result<Change, Pla
     };
     let Some(current) = ed.doc.value.get("statusLine").cloned() else {
         ed.append(&[], Some("statusLine"), &wanted)?;
-        return Ok(change(Action::Added, command));
+        return Ok((change(Action::Added, command), None));
     };
     if is_ours(&current) {
         // Ours already: only the binary path is ctxmon's business; padding and the like stay
         // as the user tuned them.
         let old = statusline_command(&current).unwrap_or_default();
         if old == command {
-            return Ok(change(Action::Kept, command));
+            return Ok((change(Action::Kept, command), None));
         }
         let detail = format!("command was `{old}`");
         ed.replace(
             &[Step::Key("statusLine"), Step::Key("command")],
             &Out::Str(command),
         )?;
-        return Ok(change(Action::Updated, detail));
+        return Ok((change(Action::Updated, detail), None));
     }
     if !opts.replace_statusline {
         return Err(PlanError::StatusLineTaken(current.to_string()));
     }
+    let raw = ed
+        .doc
+        .node(&[Step::Key("statusLine")])
+        .map(|node| ed.doc.text[node.start..node.end].to_string())
+        .ok_or_else(|| PlanError::Internal("the status line has no span".into()))?;
     ed.replace(&[Step::Key("statusLine")], &wanted)?;
-    Ok(change(Action::Replaced, format!("was {current}")))
+    Ok((
+        change(Action::Replaced, format!("was {current}")),
+        Some(raw),
+    ))
 }
 
 fn uninstall_statusline(
     ed: &mut Editor,
-    backup: Option<&str>,
+    restore: Restore<'_>,
 ) -> Result<Option<Change>, PlanError> {
     let Some(current) = ed.doc.value.get("statusLine") else {
         return Ok(None);
@@ -450,31 +511,25 @@ fn uninstall_statusline(
         return Ok(None);
     }
     let detail = statusline_command(current).unwrap_or_default().to_string();
-    // A backup that is not valid JSON is simply not used: uninstall must still work.
-    let previous = backup
-        .and_then(|b| Doc::parse(b.to_string()).ok())
-        .and_then(|doc| {
-            let node = doc.node(&[Step::Key("statusLine")])?;
-            let value = doc.value.get("statusLine")?;
-            (!is_ours(value)).then(|| {
-                (
-                    doc.text[node.start..node.end].to_string(),
-                    value.to_string(),
-                )
-            })
-        });
-    if let Some((raw, value)) = previous {
-        ed.replace_raw(&[Step::Key("statusLine")], &raw)?;
-        return Ok(Some(Change {
-            target: "statusLine",
-            action: Action::Restored,
-            detail: format!("{value} (from the backup)"),
-        }));
+    match restore {
+        Restore::From { raw, source } => {
+            ed.replace_raw(&[Step::Key("statusLine")], raw)?;
+            let value: Value = serde_json::from_str(raw)
+                .map_err(|e| PlanError::Internal(format!("restored status line: {e}")))?;
+            Ok(Some(Change {
+                target: "statusLine",
+                action: Action::Restored,
+                detail: format!("{value} (from {source})"),
+            }))
+        }
+        Restore::Unusable(why) => Err(PlanError::SavedStatusLineUnusable(why.to_string())),
+        Restore::Nothing => {
+            ed.remove_member(&[], "statusLine")?;
+            Ok(Some(Change {
+                target: "statusLine",
+                action: Action::Removed,
+                detail,
+            }))
+        }
     }
-    ed.remove_member(&[], "statusLine")?;
-    Ok(Some(Change {
-        target: "statusLine",
-        action: Action::Removed,
-        detail,
-    }))
 }

@@ -3,7 +3,10 @@
 
 use serde_json::Value;
 
-use super::merge::{Action, Options, Outcome, PlanError, install, uninstall};
+use super::merge::{
+    Action, Options, Outcome, PlanError, Restore, install, statusline_in, statusline_record,
+    uninstall,
+};
 use super::table::CTXMON_HOOKS;
 
 const NEW: &str = "/new/ctxmon";
@@ -39,8 +42,19 @@ fn cycle(before: &str, o: &Options<'_>) -> (String, String) {
         "{:?}",
         second.changes
     );
-    let after = uninstall(&first.text, Some(before)).unwrap();
+    let after = uninstall(&first.text, restore_from(&first)).unwrap();
     (first.text, after.text)
+}
+
+/// What the command layer passes to uninstall after `outcome`'s install.
+fn restore_from(outcome: &Outcome) -> Restore<'_> {
+    match &outcome.replaced_statusline {
+        Some(raw) => Restore::From {
+            raw,
+            source: "the record",
+        },
+        None => Restore::Nothing,
+    }
 }
 
 fn value(text: &str) -> Value {
@@ -66,7 +80,7 @@ fn a_missing_file_gets_all_six_hooks_and_uninstall_leaves_an_empty_object() {
     assert!(out.text.starts_with(
         "{\n  \"hooks\": {\n    \"UserPromptSubmit\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n"
     ), "{}", out.text);
-    assert_eq!(uninstall(&out.text, None).unwrap().text, "{}\n");
+    assert_eq!(uninstall(&out.text, Restore::Nothing).unwrap().text, "{}\n");
 }
 
 #[test]
@@ -140,7 +154,7 @@ fn an_old_binary_path_is_updated_in_place_without_a_duplicate() {
     assert!(out.text.contains("{ \"type\": \"command\", \"command\": \"/new/ctxmon hooks prompt-submit\", \"timeout\": 5 }"), "{}", out.text);
     let again = installed(Some(&out.text));
     assert_eq!(again.text, out.text);
-    assert_eq!(uninstall(&out.text, None).unwrap().text, "{}\n");
+    assert_eq!(uninstall(&out.text, Restore::Nothing).unwrap().text, "{}\n");
 }
 
 #[test]
@@ -171,7 +185,7 @@ fn a_ctxmon_entry_sharing_a_group_with_the_users_hook_leaves_the_users_hook() {
     assert_eq!(groups[0]["hooks"].as_array().unwrap().len(), 1);
     assert_eq!(groups[0]["hooks"][0]["command"], "lint");
     assert_eq!(groups[1]["matcher"], "Write|Edit|MultiEdit");
-    let removed = uninstall(&out.text, None).unwrap();
+    let removed = uninstall(&out.text, Restore::Nothing).unwrap();
     assert_eq!(
         removed.text,
         r#"{"hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "lint"}]}]}}"#
@@ -216,21 +230,39 @@ fn someone_elses_statusline_is_replaced_only_when_asked_and_uninstall_brings_it_
     let sl = out.changes.last().unwrap();
     assert_eq!(sl.action, Action::Replaced);
     assert!(sl.detail.contains("ccusage"));
-    let restored = uninstall(&out.text, Some(before)).unwrap();
+    let raw = out.replaced_statusline.as_deref().unwrap();
+    assert_eq!(
+        raw,
+        "{\n    \"type\": \"command\",\n    \"command\": \"npx ccusage statusline\"\n  }"
+    );
+    // The record keeps the replaced text verbatim, so it comes back byte for byte.
+    let record = statusline_record(raw, "/p/.claude/settings.json");
+    assert_eq!(statusline_in(&record).as_deref(), Some(raw));
+    let restored = uninstall(&out.text, restore_from(&out)).unwrap();
     assert_eq!(restored.text, before);
-    assert_eq!(restored.changes.last().unwrap().action, Action::Restored);
-    // Without a usable backup the status line is simply removed.
-    let removed = uninstall(&out.text, Some("not json")).unwrap();
+    let sl = restored.changes.last().unwrap();
+    assert_eq!(sl.action, Action::Restored);
+    assert!(sl.detail.ends_with("(from the record)"), "{sl:?}");
+    // Nothing to restore: the status line is simply removed.
+    let removed = uninstall(&out.text, Restore::Nothing).unwrap();
     assert!(value(&removed.text).get("statusLine").is_none());
+    // A record that cannot be read stops uninstall instead of losing the status line.
+    assert!(matches!(
+        uninstall(&out.text, Restore::Unusable("not JSON")),
+        Err(PlanError::SavedStatusLineUnusable(_))
+    ));
+    // ctxmon's own status line in a backup or record is never "restored".
+    assert_eq!(statusline_in(&out.text), None);
+    assert_eq!(statusline_in("not json"), None);
 }
 
 #[test]
 fn uninstall_without_ctxmon_changes_nothing() {
     let before = "{\"hooks\": {}, \"statusLine\": {\"type\": \"command\", \"command\": \"mine\"}}";
-    let out = uninstall(before, None).unwrap();
+    let out = uninstall(before, Restore::Nothing).unwrap();
     assert_eq!(out.text, before);
     assert!(out.changes.iter().all(|c| c.action == Action::Absent));
-    assert_eq!(uninstall("  \n", None).unwrap().text, "  \n");
+    assert_eq!(uninstall("  \n", Restore::Nothing).unwrap().text, "  \n");
 }
 
 #[test]
@@ -254,7 +286,7 @@ fn documents_ctxmon_cannot_edit_safely_are_refused() {
             "{text}"
         );
         assert!(
-            matches!(uninstall(text, None), Err(PlanError::Syntax(_))),
+            matches!(uninstall(text, Restore::Nothing), Err(PlanError::Syntax(_))),
             "{text}"
         );
     }
