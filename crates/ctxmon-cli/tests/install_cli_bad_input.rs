@@ -1,7 +1,7 @@
 //! `ctxmon install` / `uninstall` on settings files it must not, or cannot, edit blindly:
-//! JSON with comments or trailing commas, wrong shapes, symlinks (kept, written through),
-//! read-only files and files owned by someone else. A refusal exits 1, names the file and
-//! writes nothing, backup included.
+//! JSON with comments or trailing commas, wrong shapes, CRLF line endings (followed), symlinks
+//! (kept, written through), read-only files and files owned by someone else. A refusal exits 1,
+//! names the file and writes nothing, backup included.
 
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
@@ -77,6 +77,27 @@ fn documents_of_the_wrong_shape_are_refused() {
         &["`hooks.SessionStart` is not a list"],
     );
     refused("{\"a\": 1", &["install"], &["not valid JSON", "line 1"]);
+}
+
+#[test]
+fn a_crlf_settings_file_gets_crlf_lines_and_comes_back_byte_for_byte() {
+    let crlf = |text: String| text.replace('\n', "\r\n");
+    let sb = Sandbox::new();
+    let original = crlf(fixture("realistic.json"));
+    sb.write(SETTINGS, &original);
+    let run = sb.run(&["install"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let installed = read(&sb, SETTINGS);
+    assert_eq!(
+        generic(&installed),
+        crlf(fixture("realistic.installed.json"))
+    );
+    assert!(
+        !installed.replace("\r\n", "").contains('\n'),
+        "a bare LF was written"
+    );
+    assert_eq!(sb.run(&["uninstall"], "").code, 0);
+    assert_eq!(read(&sb, SETTINGS), original);
 }
 
 #[test]

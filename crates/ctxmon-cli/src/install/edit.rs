@@ -1,7 +1,7 @@
 //! Edits on a settings file's text: insert, remove or replace one value, laid out like its
-//! neighbours. Each insertion starts right after the previous item's end, and each removal of a
-//! last item cuts from the previous item's end, so removing what was inserted restores the
-//! bytes exactly.
+//! neighbours and with the file's line ending (CRLF when its first line ends so). Each
+//! insertion starts right after the previous item's end, and each removal of a last item cuts
+//! from the previous item's end, so removing what was inserted restores the bytes exactly.
 
 use super::jsontext::{Doc, Kind, Node, Step, SyntaxError, line_indent, same_line};
 
@@ -84,6 +84,8 @@ impl From<SyntaxError> for EditError {
 pub struct Editor {
     pub doc: Doc,
     unit: String,
+    /// The file's line ending, used for every line break an edit writes.
+    crlf: bool,
 }
 
 /// An item of a container: a member (from its key) or an element.
@@ -95,7 +97,23 @@ struct Item {
 impl Editor {
     pub fn new(doc: Doc) -> Editor {
         let unit = doc.indent_unit();
-        Editor { doc, unit }
+        // The first line break decides: a file is CRLF or LF as a whole in practice, and the
+        // first break is what editors look at too.
+        let crlf = doc
+            .text
+            .find('\n')
+            .is_some_and(|i| doc.text[..i].ends_with('\r'));
+        Editor { doc, unit, crlf }
+    }
+
+    /// `text` (built with `\n`) with the file's line ending. JSON strings cannot hold a raw
+    /// line break, so every `\n` here is layout.
+    fn eol(&self, text: String) -> String {
+        if self.crlf {
+            text.replace('\n', "\r\n")
+        } else {
+            text
+        }
     }
 
     pub fn into_text(self) -> String {
@@ -165,7 +183,8 @@ impl Editor {
             let indent = line_indent(text, open).to_string();
             let inner = format!("{indent}{}", self.unit);
             let body = item(&inner, &self.unit, true);
-            return self.splice(open + 1, close, &format!("\n{inner}{body}\n{indent}"));
+            let with = self.eol(format!("\n{inner}{body}\n{indent}"));
+            return self.splice(open + 1, close, &with);
         };
         let insertion = if !same_line(text, open, last.start) {
             // One item per line: a new line at the siblings' indentation.
@@ -179,6 +198,7 @@ impl Editor {
             format!(", {}", item("", &self.unit, false))
         };
         let at = last.end;
+        let insertion = self.eol(insertion);
         self.splice(at, at, &insertion)
     }
 
@@ -219,7 +239,7 @@ impl Editor {
         let node = self.find(path)?;
         let old = &self.doc.text[node.start..node.end];
         let new = if old.contains('\n') {
-            value.pretty(line_indent(&self.doc.text, node.start), &self.unit)
+            self.eol(value.pretty(line_indent(&self.doc.text, node.start), &self.unit))
         } else {
             value.compact()
         };
@@ -288,6 +308,28 @@ mod tests {
             &[Step::Key("a")],
             None,
             "{\n  \"a\": [{\n    \"x\": 1\n  }, {\n    \"type\": \"command\",\n    \"timeout\": 5\n  }]\n}",
+        );
+    }
+
+    #[test]
+    fn a_crlf_file_gets_crlf_lines_and_removal_undoes_them() {
+        round_trip(
+            "{\r\n  \"a\": 1\r\n}\r\n",
+            &[],
+            Some("h"),
+            "{\r\n  \"a\": 1,\r\n  \"h\": {\r\n    \"type\": \"command\",\r\n    \"timeout\": 5\r\n  }\r\n}\r\n",
+        );
+        round_trip(
+            "{\"h\": {}}\r\n",
+            &[Step::Key("h")],
+            Some("x"),
+            "{\"h\": {\r\n  \"x\": {\r\n    \"type\": \"command\",\r\n    \"timeout\": 5\r\n  }\r\n}}\r\n",
+        );
+        let mut ed = editor("{\r\n  \"a\": {\r\n    \"x\": 1\r\n  }\r\n}");
+        ed.replace(&[Step::Key("a")], &hook()).unwrap();
+        assert_eq!(
+            ed.doc.text,
+            "{\r\n  \"a\": {\r\n    \"type\": \"command\",\r\n    \"timeout\": 5\r\n  }\r\n}"
         );
     }
 
