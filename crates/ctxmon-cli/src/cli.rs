@@ -111,7 +111,8 @@ pub enum Command {
     /// into the settings file of --scope. Every other key and hook, and the file's layout, stay
     /// as they are; an entry pointing at an older ctxmon binary is updated in place. Running it
     /// twice changes nothing. The previous file is kept beside it as
-    /// `<file>.ctxmon-backup`. A file that is not strict JSON (comments, trailing commas) is
+    /// `<file>.ctxmon-backup`. Added lines follow the file's line ending, and a leading UTF-8
+    /// byte-order mark is kept. A file that is not strict JSON (comments, trailing commas) is
     /// refused and left untouched (exit 1).
     #[command(after_long_help = crate::help::INSTALL)]
     Install(InstallArgs),

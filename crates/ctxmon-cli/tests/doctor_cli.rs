@@ -244,6 +244,17 @@ fn settings_that_are_not_json_fail_with_the_position() {
     );
 }
 
+/// Claude Code's CLI reads settings that start with a byte-order mark; so does doctor.
+#[test]
+fn settings_with_a_byte_order_mark_are_read() {
+    let sb = healthy();
+    let good = serde_json::to_string_pretty(&settings(BIN, None)).unwrap();
+    sb.write(".claude/settings.json", format!("\u{feff}{good}"));
+    let (code, checks) = doctor(&sb);
+    assert_eq!(problems(&checks), [], "{checks:#?}");
+    assert_eq!(code, 0);
+}
+
 #[test]
 fn user_settings_honour_claude_config_dir_and_duplicates_warn() {
     let mut sb = healthy();

@@ -100,6 +100,29 @@ fn a_crlf_settings_file_gets_crlf_lines_and_comes_back_byte_for_byte() {
     assert_eq!(read(&sb, SETTINGS), original);
 }
 
+/// Claude Code's CLI reads a settings file that starts with a byte-order mark (its desktop app
+/// does not: anthropics/claude-code#81355), so install accepts one, keeps it, and says so.
+#[test]
+fn a_byte_order_mark_is_kept_and_named() {
+    let sb = Sandbox::new();
+    let original = format!("\u{feff}{}", fixture("realistic.json"));
+    sb.write(SETTINGS, &original);
+    let run = sb.run(&["install"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("byte-order mark") && run.stderr.contains("desktop app"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        generic(&read(&sb, SETTINGS)),
+        format!("\u{feff}{}", fixture("realistic.installed.json"))
+    );
+    assert_eq!(sb.run(&["install"], "").code, 0);
+    assert_eq!(sb.run(&["uninstall"], "").code, 0);
+    assert_eq!(read(&sb, SETTINGS), original);
+}
+
 #[test]
 fn a_settings_file_that_is_not_utf8_is_refused() {
     let sb = Sandbox::new();

@@ -47,12 +47,16 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
     };
     let outcome =
         merge::install(current.as_deref(), &options).map_err(|e| plan_failure(&e, &target))?;
-    if !global.json && (program.contains("/target/debug/") || program.contains("/target/release/"))
-    {
-        eprintln!(
-            "ctxmon: note: registering a binary inside a cargo build folder ({program}); \
-             `cargo install --locked --path crates/ctxmon-cli` gives it a stable path"
-        );
+    if !global.json {
+        if program.contains("/target/debug/") || program.contains("/target/release/") {
+            eprintln!(
+                "ctxmon: note: registering a binary inside a cargo build folder ({program}); \
+                 `cargo install --locked --path crates/ctxmon-cli` gives it a stable path"
+            );
+        }
+        if current.as_deref().is_some_and(merge::has_bom) {
+            eprintln!("ctxmon: note: {}", bom_note(&target));
+        }
     }
     finish(
         "install",
@@ -91,6 +95,15 @@ pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
         args.dry_run,
         global,
         from_record,
+    )
+}
+
+fn bom_note(target: &Target) -> String {
+    format!(
+        "{} starts with a UTF-8 byte-order mark; it was kept. Claude Code's CLI reads such a \
+         file, but the Claude desktop app ignores it (anthropics/claude-code#81355): save it \
+         as UTF-8 without BOM if you use the app",
+        target.path.display()
     )
 }
 

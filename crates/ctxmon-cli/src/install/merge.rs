@@ -4,6 +4,9 @@
 //! ctxmon owns exactly the hook entries whose command runs `ctxmon hooks <name>` under the event
 //! that hook serves, and a `statusLine` that runs `ctxmon statusline`; everything else in the
 //! file belongs to the user and is never rewritten.
+//!
+//! A UTF-8 byte-order mark is set aside before parsing and put back in front of the result:
+//! Claude Code's CLI reads such a file, and the mark is not ctxmon's to remove.
 
 use serde_json::Value;
 
@@ -117,12 +120,29 @@ impl From<EditError> for PlanError {
 
 const HOOKS: Step<'static> = Step::Key("hooks");
 
+const BOM: &str = "\u{feff}";
+
+/// `text` without a leading byte-order mark, and the mark (or "").
+fn split_bom(text: &str) -> (&'static str, &str) {
+    match text.strip_prefix(BOM) {
+        Some(rest) => (BOM, rest),
+        None => ("", text),
+    }
+}
+
+/// True when `text` starts with a UTF-8 byte-order mark.
+pub fn has_bom(text: &str) -> bool {
+    text.starts_with(BOM)
+}
+
 /// Adds or refreshes ctxmon's hooks (and status line) in `original` (`None`: no file yet).
 pub fn install(original: Option<&str>, opts: &Options<'_>) -> Result<Outcome, PlanError> {
-    let text = match original {
-        Some(t) if !t.trim().is_empty() => t.to_string(),
+    let (bom, body) = split_bom(original.unwrap_or(""));
+    let text = if body.trim().is_empty() {
         // Claude Code reads a missing or blank file as no settings.
-        _ => "{}\n".to_string(),
+        "{}\n".to_string()
+    } else {
+        body.to_string()
     };
     let mut ed = Editor::new(Doc::parse(text).map_err(PlanError::Syntax)?);
     check_shape(&ed.doc.value)?;
@@ -137,7 +157,7 @@ pub fn install(original: Option<&str>, opts: &Options<'_>) -> Result<Outcome, Pl
         replaced_statusline = replaced;
     }
     Ok(Outcome {
-        text: ed.into_text(),
+        text: format!("{bom}{}", ed.into_text()),
         changes,
         replaced_statusline,
     })
@@ -146,10 +166,11 @@ pub fn install(original: Option<&str>, opts: &Options<'_>) -> Result<Outcome, Pl
 /// Removes ctxmon's hooks and status line from `original`; `restore` says which status line,
 /// if any, takes the place of ctxmon's.
 pub fn uninstall(original: &str, restore: Restore<'_>) -> Result<Outcome, PlanError> {
-    if original.trim().is_empty() {
+    let (bom, body) = split_bom(original);
+    if body.trim().is_empty() {
         return Ok(Outcome::new(original.to_string(), Vec::new()));
     }
-    let mut ed = Editor::new(Doc::parse(original.to_string()).map_err(PlanError::Syntax)?);
+    let mut ed = Editor::new(Doc::parse(body.to_string()).map_err(PlanError::Syntax)?);
     check_shape(&ed.doc.value)?;
     let mut changes = Vec::new();
     for spec in &CTXMON_HOOKS {
@@ -168,13 +189,13 @@ pub fn uninstall(original: &str, restore: Restore<'_>) -> Result<Outcome, PlanEr
     if let Some(change) = uninstall_statusline(&mut ed, restore)? {
         changes.push(change);
     }
-    Ok(Outcome::new(ed.into_text(), changes))
+    Ok(Outcome::new(format!("{bom}{}", ed.into_text()), changes))
 }
 
 /// The JSON text of the `statusLine` in a settings document or a status-line record, when it is
 /// someone else's; `None` when there is none, it is ctxmon's, or `text` is not strict JSON.
 pub fn statusline_in(text: &str) -> Option<String> {
-    let doc = Doc::parse(text.to_string()).ok()?;
+    let doc = Doc::parse(split_bom(text).1.to_string()).ok()?;
     let node = doc.node(&[Step::Key("statusLine")])?;
     let value = doc.value.get("statusLine")?;
     (!is_ours(value)).then(|| doc.text[node.start..node.end].to_string())

@@ -132,7 +132,9 @@ fn read_settings(path: &Path) -> Result<Option<Value>, String> {
     file.take(MAX_SETTINGS_BYTES)
         .read_to_string(&mut text)
         .map_err(|e| format!("cannot be read ({e})"))?;
-    serde_json::from_str(&text).map_err(|e| format!("is not valid JSON ({e})"))
+    // Claude Code's CLI reads a file that starts with a byte-order mark, and so does install.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    serde_json::from_str(text).map_err(|e| format!("is not valid JSON ({e})"))
 }
 
 fn collect(label: &str, settings: &Value, out: &mut SettingsScan) {
