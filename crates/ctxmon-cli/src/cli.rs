@@ -112,8 +112,8 @@ pub enum Command {
     /// as they are; an entry pointing at an older ctxmon binary is updated in place. Running it
     /// twice changes nothing. The previous file is kept beside it as
     /// `<file>.ctxmon-backup`. Added lines follow the file's line ending, and a leading UTF-8
-    /// byte-order mark is kept. A file that is not strict JSON (comments, trailing commas) is
-    /// refused and left untouched (exit 1).
+    /// byte-order mark is kept. A file that is not strict JSON (comments, trailing commas) or
+    /// has a hook event that is not a list is refused and left untouched (exit 1).
     #[command(after_long_help = crate::help::INSTALL)]
     Install(InstallArgs),
     /// Remove exactly what `ctxmon install` added.

@@ -1,7 +1,7 @@
 //! `ctxmon install` / `uninstall` on settings files it must not, or cannot, edit blindly:
-//! JSON with comments or trailing commas, wrong shapes, CRLF line endings (followed), symlinks
-//! (kept, written through), read-only files and files owned by someone else. A refusal exits 1,
-//! names the file and writes nothing, backup included.
+//! JSON with comments or trailing commas, wrong shapes, symlinks (kept, written through),
+//! read-only files and files owned by someone else. A refusal exits 1, names the file and
+//! writes nothing, backup included.
 
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
@@ -77,6 +77,55 @@ fn documents_of_the_wrong_shape_are_refused() {
         &["`hooks.SessionStart` is not a list"],
     );
     refused("{\"a\": 1", &["install"], &["not valid JSON", "line 1"]);
+}
+
+#[test]
+fn an_event_that_is_not_a_list_is_refused_even_when_ctxmon_does_not_use_it() {
+    refused(
+        "{\"hooks\":{\"Stop\":{\"a\":1}}}",
+        &["install"],
+        &["`hooks.Stop` is not a list"],
+    );
+    refused(
+        "{\"hooks\":{\"Stop\":{\"a\":1}}}",
+        &["uninstall"],
+        &["`hooks.Stop` is not a list"],
+    );
+}
+
+#[test]
+fn a_json_refusal_prints_a_json_error_too() {
+    let sb = Sandbox::new();
+    let content = "{\"hooks\":{\"Stop\":{\"a\":1}}}";
+    sb.write(SETTINGS, content);
+    for verb in ["install", "uninstall"] {
+        let run = sb.run(&["--json", verb], "");
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("`hooks.Stop` is not a list"),
+            "{}",
+            run.stderr
+        );
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{verb}: stdout is not one JSON object ({e}): {:?}",
+                run.stdout
+            )
+        });
+        assert_eq!(v["command"], verb);
+        assert_eq!(v["exit_code"], 1);
+        assert_eq!(
+            (v["changed"].as_bool(), v["written"].as_bool()),
+            (Some(false), Some(false))
+        );
+        let error = v["error"].as_str().unwrap();
+        assert!(
+            error.contains("`hooks.Stop` is not a list") && error.contains(SETTINGS),
+            "{error}"
+        );
+    }
+    assert_eq!(read(&sb, SETTINGS), content);
+    assert_eq!(claude_dir(&sb), ["settings.json"]);
 }
 
 #[test]

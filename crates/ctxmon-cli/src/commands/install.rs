@@ -37,65 +37,94 @@ use crate::install::merge::{self, Action, Change, Options, Outcome, PlanError};
 const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
 
 pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
-    let target = Target::resolve(args.scope, global)?;
-    let program = program()?;
-    let current = target.read()?;
-    let options = Options {
-        program: &program,
-        statusline: args.statusline,
-        replace_statusline: args.replace_statusline,
-    };
-    let outcome =
-        merge::install(current.as_deref(), &options).map_err(|e| plan_failure(&e, &target))?;
-    if !global.json {
-        if program.contains("/target/debug/") || program.contains("/target/release/") {
-            eprintln!(
-                "ctxmon: note: registering a binary inside a cargo build folder ({program}); \
-                 `cargo install --locked --path crates/ctxmon-cli` gives it a stable path"
-            );
+    with_json_error("install", args.scope, global, || {
+        let target = Target::resolve(args.scope, global)?;
+        let program = program()?;
+        let current = target.read()?;
+        let options = Options {
+            program: &program,
+            statusline: args.statusline,
+            replace_statusline: args.replace_statusline,
+        };
+        let outcome =
+            merge::install(current.as_deref(), &options).map_err(|e| plan_failure(&e, &target))?;
+        if !global.json {
+            if program.contains("/target/debug/") || program.contains("/target/release/") {
+                eprintln!(
+                    "ctxmon: note: registering a binary inside a cargo build folder ({program}); \
+                     `cargo install --locked --path crates/ctxmon-cli` gives it a stable path"
+                );
+            }
+            if current.as_deref().is_some_and(merge::has_bom) {
+                eprintln!("ctxmon: note: {}", bom_note(&target));
+            }
         }
-        if current.as_deref().is_some_and(merge::has_bom) {
-            eprintln!("ctxmon: note: {}", bom_note(&target));
-        }
-    }
-    finish(
-        "install",
-        &target,
-        current.as_deref(),
-        &outcome,
-        args.dry_run,
-        global,
-        false,
-    )
-}
-
-pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
-    let target = Target::resolve(args.scope, global)?;
-    let Some(current) = target.read()? else {
-        let empty = Outcome::new(String::new(), Vec::new());
-        return finish(
-            "uninstall",
+        finish(
+            "install",
             &target,
-            None,
-            &empty,
+            current.as_deref(),
+            &outcome,
             args.dry_run,
             global,
             false,
+        )
+    })
+}
+
+pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
+    with_json_error("uninstall", args.scope, global, || {
+        let target = Target::resolve(args.scope, global)?;
+        let Some(current) = target.read()? else {
+            let empty = Outcome::new(String::new(), Vec::new());
+            return finish(
+                "uninstall",
+                &target,
+                None,
+                &empty,
+                args.dry_run,
+                global,
+                false,
+            );
+        };
+        let saved = target.saved_statusline();
+        let outcome =
+            merge::uninstall(&current, saved.restore()).map_err(|e| plan_failure(&e, &target))?;
+        let from_record = matches!(saved, SavedStatusLine::Found { record: true, .. });
+        finish(
+            "uninstall",
+            &target,
+            Some(&current),
+            &outcome,
+            args.dry_run,
+            global,
+            from_record,
+        )
+    })
+}
+
+/// Runs `body`; with `--json`, a refusal also prints a JSON object on stdout (the message
+/// still goes to stderr), so a program reading stdout never gets nothing.
+fn with_json_error(
+    verb: &str,
+    scope: SettingsScope,
+    global: &GlobalArgs,
+    body: impl FnOnce() -> CmdResult,
+) -> CmdResult {
+    let result = body();
+    if let (Err(failure), true) = (&result, global.json) {
+        let code = match failure {
+            Failure::Usage(_) => 2,
+            Failure::Other(_) => 1,
+        };
+        println!(
+            "{}",
+            json!({
+                "command": verb, "scope": scope_name(scope), "changed": false,
+                "written": false, "exit_code": code, "error": format!("{:#}", failure.error()),
+            })
         );
-    };
-    let saved = target.saved_statusline();
-    let outcome =
-        merge::uninstall(&current, saved.restore()).map_err(|e| plan_failure(&e, &target))?;
-    let from_record = matches!(saved, SavedStatusLine::Found { record: true, .. });
-    finish(
-        "uninstall",
-        &target,
-        Some(&current),
-        &outcome,
-        args.dry_run,
-        global,
-        from_record,
-    )
+    }
+    result
 }
 
 fn bom_note(target: &Target) -> String {

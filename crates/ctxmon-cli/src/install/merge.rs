@@ -215,7 +215,10 @@ pub fn statusline_record(raw: &str, settings: &str) -> String {
     )
 }
 
-/// Refuses documents ctxmon cannot edit without guessing what the user meant.
+/// Refuses documents ctxmon cannot edit without guessing what the user meant. Every event
+/// under `hooks` is checked, not only ctxmon's six: Claude Code expects each to be a list of
+/// `{matcher, hooks}` groups, and a file it cannot use is better named now than written
+/// around.
 fn check_shape(value: &Value) -> Result<(), PlanError> {
     let Some(root) = value.as_object() else {
         return Err(PlanError::Shape(
@@ -228,13 +231,11 @@ fn check_shape(value: &Value) -> Result<(), PlanError> {
     let Some(hooks) = hooks.as_object() else {
         return Err(PlanError::Shape("`hooks` is not an object".into()));
     };
-    for spec in &CTXMON_HOOKS {
-        if hooks.get(spec.event()).is_some_and(|v| !v.is_array()) {
-            return Err(PlanError::Shape(format!(
-                "`hooks.{}` is not a list",
-                spec.event()
-            )));
-        }
+    if let Some((event, _)) = hooks.iter().find(|(_, groups)| !groups.is_array()) {
+        return Err(PlanError::Shape(format!(
+            "`hooks.{event}` is not a list (Claude Code expects a list of \
+             {{\"matcher\", \"hooks\"}} groups under each event)"
+        )));
     }
     Ok(())
 }

@@ -271,6 +271,11 @@ fn documents_ctxmon_cannot_edit_safely_are_refused() {
         ("[]", "top level"),
         ("{\"hooks\": []}", "`hooks`"),
         ("{\"hooks\": {\"PreCompact\": {}}}", "hooks.PreCompact"),
+        // Not one of ctxmon's events, but Claude Code could not use the file either.
+        (
+            "{\"hooks\": {\"Stop\": {\"a\": 1}}}",
+            "`hooks.Stop` is not a list",
+        ),
     ] {
         match install(Some(text), &opts(false, false)) {
             Err(PlanError::Shape(m)) => assert!(m.contains(expect), "{m}"),
