@@ -150,28 +150,84 @@ fn a_missing_binary_is_a_notice_not_a_failure() {
     assert!(run.stderr.contains("binary not found"), "{}", run.stderr);
 }
 
-#[test]
-fn a_hanging_binary_is_stopped_by_the_timeout_and_says_nothing() {
+fn has_timeout() -> bool {
+    let found = Path::new("/usr/bin/timeout").exists() || Path::new("/bin/timeout").exists();
+    if !found {
+        eprintln!("notice: no timeout(1) here; skipping");
+    }
+    found
+}
+
+/// Runs the wrapper with `limit` seconds around a fake binary, which is expected to be stopped:
+/// exit 0, no answer (the half printed before the hang must never reach Claude Code), gone
+/// before `limit` seconds and a half, i.e. before Claude Code's timeout of `limit + 1`.
+fn stopped(script: &str, limit: u64) -> Wrapped {
     let sb = Sandbox::new();
     let empty_root = tempfile::tempdir().unwrap();
-    // Half an answer, then a hang: the half must never reach Claude Code.
-    let bin = bin_dir(Some("printf '{\"hookSpecificOutput\":'\nexec sleep 30"));
+    let bin = bin_dir(Some(script));
     let path = format!("{}:{SYSTEM_PATH}", bin.path().display());
-    if !Path::new("/usr/bin/timeout").exists() && !Path::new("/bin/timeout").exists() {
-        eprintln!("notice: no timeout(1) here; skipping");
-        return;
-    }
     let run = wrapper(
         &sb,
         empty_root.path(),
         &path,
-        &["prompt-submit", "1"],
+        &["prompt-submit", &limit.to_string()],
         &warning_prompt(&sb),
     );
-    assert_eq!(run.code, Some(0));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(run.stdout, "");
-    assert!(run.elapsed < Duration::from_secs(10), "{:?}", run.elapsed);
-    assert!(run.stderr.contains("status 124"), "{}", run.stderr);
+    assert!(
+        run.elapsed < Duration::from_millis(limit * 1000 + 500),
+        "still running at {:?}; Claude Code gives up at {}s",
+        run.elapsed,
+        limit + 1
+    );
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    run
+}
+
+#[test]
+fn a_hanging_binary_is_stopped_by_term_a_second_early_and_says_nothing() {
+    if !has_timeout() {
+        return;
+    }
+    let run = stopped("printf '{\"hookSpecificOutput\":'\nexec sleep 30", 2);
+    assert!(
+        run.elapsed >= Duration::from_millis(900),
+        "{:?}",
+        run.elapsed
+    );
+    assert!(
+        run.stderr
+            .contains("timed out: stopped by TERM after 1s (status 124)"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The KILL that follows an ignored TERM must land before Claude Code's own timeout, not at it.
+#[test]
+fn a_binary_that_ignores_term_is_killed_before_claude_codes_timeout() {
+    if !has_timeout() {
+        return;
+    }
+    // `trap '' TERM` is inherited by sleep, so nothing in the fake stops on TERM.
+    let run = stopped(
+        "trap '' TERM\nprintf '{\"hookSpecificOutput\":'\nsleep 30",
+        2,
+    );
+    assert!(
+        run.stderr
+            .contains("timed out: killed at the 2s limit (status 137)"),
+        "{}",
+        run.stderr
+    );
+    // A one-second limit has no room for TERM first: KILL at once.
+    let run = stopped("trap '' TERM\nsleep 30", 1);
+    assert!(
+        run.stderr.contains("killed at the 1s limit"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -183,7 +239,28 @@ fn a_failing_binary_gives_no_answer_and_exit_0() {
     let run = wrapper(&sb, empty_root.path(), &path, &["session-start", "9"], "{}");
     assert_eq!(run.code, Some(0));
     assert_eq!(run.stdout, "");
-    assert!(run.stderr.contains("status 3"), "{}", run.stderr);
+    assert_eq!(
+        run.stderr.trim(),
+        "ctxmon: hooks session-start ended with status 3; no answer"
+    );
+    // The binary's own diagnostics still reach Claude Code's stderr.
+    let bin = bin_dir(Some("echo 'ctxmon: bad config' >&2; exit 3"));
+    let path = bin.path().display().to_string();
+    let run = wrapper(&sb, empty_root.path(), &path, &["session-start", "9"], "{}");
+    assert!(
+        run.stderr.starts_with("ctxmon: bad config\n"),
+        "{}",
+        run.stderr
+    );
+    // Only a status timeout(1) gives is called a timeout.
+    let bin = bin_dir(Some("exit 124"));
+    let path = bin.path().display().to_string();
+    let run = wrapper(&sb, empty_root.path(), &path, &["session-start", "9"], "{}");
+    assert_eq!(run.code, Some(0));
+    assert_eq!(
+        run.stderr.trim(),
+        "ctxmon: hooks session-start ended with status 124; no answer"
+    );
 }
 
 #[test]
