@@ -30,7 +30,7 @@ pub fn render_context_monitor(estimate: &FillEstimate, thresholds: &Thresholds) 
     out.push_str("\">\n");
     out.push_str(&recommended_action(estimate));
     if let Some(next) = next_tier(tier) {
-        let at = (thresholds.lower_bound(next) * 100.0).round();
+        let at = threshold_percent(thresholds.lower_bound(next));
         out.push_str(&format!(" {} begins at {at}%.", next.name()));
     }
     out.push_str("\n</context-monitor>");
@@ -56,6 +56,19 @@ pub fn recommended_action(estimate: &FillEstimate) -> String {
         ThresholdTier::Emergency => format!(
             "Stop starting new work. Write state now: goal, progress, next steps and the files being edited. {room}"
         ),
+    }
+}
+
+/// A threshold as a percentage, exact to hundredths and without trailing zeros (0.8 → "80",
+/// 0.555 → "55.5"): rounding it to a whole number could name a boundary the fill, shown
+/// rounded down, seems to have passed already.
+fn threshold_percent(ratio: f64) -> String {
+    let hundredths = ctxmon_domain::fill::floor_scaled(ratio, 10_000.0);
+    let (whole, frac) = (hundredths / 100, hundredths % 100);
+    match frac {
+        0 => whole.to_string(),
+        f if f % 10 == 0 => format!("{whole}.{}", f / 10),
+        f => format!("{whole}.{f:02}"),
     }
 }
 
@@ -91,6 +104,22 @@ mod tests {
         assert_eq!(root.attribute("tier"), Some("WARNING"));
         assert_eq!(root.attribute("until-auto-compact"), Some("17000"));
         assert!(root.text().unwrap_or("").contains("CRITICAL begins at 80%"));
+    }
+
+    #[test]
+    fn the_fill_is_rounded_down_and_thresholds_are_exact() {
+        let tag = render_context_monitor(&estimate(159_999, 200_000), &Thresholds::default());
+        assert!(
+            tag.starts_with("<context-monitor fill=\"79%\" tier=\"WARNING\""),
+            "{tag}"
+        );
+        assert!(tag.contains("CRITICAL begins at 80%."), "{tag}");
+        let tag = render_context_monitor(&estimate(199_999, 200_000), &Thresholds::default());
+        assert!(tag.starts_with("<context-monitor fill=\"99%\""), "{tag}");
+        assert_eq!(threshold_percent(0.555), "55.5");
+        assert_eq!(threshold_percent(0.5555), "55.55");
+        assert_eq!(threshold_percent(0.7), "70");
+        assert_eq!(threshold_percent(0.57), "57");
     }
 
     proptest! {

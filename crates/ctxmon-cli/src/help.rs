@@ -130,12 +130,12 @@ Output (fixtures/transcripts/session-compactions.jsonl):
   session-compactions.jsonl · claude-sonnet-4-5-20250929 · window 200,000
     ▁▁▂▂▂▂▂▃▃▃▃▃▄▄▄▄▄▅▅▅▅▆▆▆▇▇▇▂▂▃▃▃▃▄▄▄▅▅▅▆▂▂▂▂▂▃
     46 responses · one column per response · height 0–100% of the window
-    min 18,000 (9%) · max 165,010 (83%, response 27) · last 50,148 (25%, NOMINAL)
+    min 18,000 (9%) · max 165,010 (82%, response 27) · last 50,148 (25%, NOMINAL)
   compactions (2)
     2026-11-20T13:28:18.000Z  before response 28  auto  165,972 → 31,870 tokens
     2026-11-20T13:43:21.000Z  before response 41  manual  130,863 → 24,410 tokens
   tier crossings (6)
-    2026-11-20T13:20:30.000Z  response 20  NOMINAL → LOW  115,398 tokens (58%)
+    2026-11-20T13:20:30.000Z  response 20  NOMINAL → LOW  115,398 tokens (57%)
     ...
 
 Examples:

@@ -1,18 +1,18 @@
 //! Human rendering of a fill estimate: the bar, tier colours and thousands separators shared by
 //! `status` and the status line.
 
+use ctxmon_domain::fill::floor_scaled;
 use ctxmon_domain::{FillEstimate, ThresholdTier};
 
 pub const BAR_CELLS: usize = 10;
 
-/// `▰▰▰▰▰▰▰▱▱▱` for 75%: a cell fills only once the fill reaches its end (floor), so the bar
-/// never shows more than there is — 99% is nine cells and only a full window is ten.
+/// `▰▰▰▰▰▰▰▱▱▱` for 75%: a cell fills only once the fill reaches its end (floor, like the
+/// percentage beside it), so the bar never shows more than there is — 99% is nine cells and
+/// only a full window is ten.
 pub fn bar(fill_ratio: f64, cells: usize) -> String {
-    let filled = if fill_ratio.is_finite() {
-        (fill_ratio * cells as f64).floor().clamp(0.0, cells as f64) as usize
-    } else {
-        0
-    };
+    let filled = usize::try_from(floor_scaled(fill_ratio, cells as f64))
+        .unwrap_or(cells)
+        .min(cells);
     let mut s = String::with_capacity(cells * 3);
     s.extend(std::iter::repeat_n('▰', filled));
     s.extend(std::iter::repeat_n('▱', cells - filled));
@@ -135,6 +135,41 @@ pub fn status_text(e: &FillEstimate, color: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ctxmon_domain::{ContextWindow, FillSource, Thresholds, TokenCount};
+
+    fn estimate(tokens: u64) -> FillEstimate {
+        FillEstimate::measured(
+            TokenCount(tokens),
+            ContextWindow::DEFAULT,
+            &Thresholds::default(),
+            TokenCount(33_000),
+            FillSource::Payload,
+            None,
+        )
+    }
+
+    /// 199,000 of 200,000 is 99.5%: shown as 99% with nine cells, never as a full 100%; and a
+    /// fill just below a threshold never shows the threshold's percentage.
+    #[test]
+    fn nothing_is_shown_fuller_than_it_is() {
+        let line = status_line(&estimate(199_000), 200, false);
+        assert!(
+            line.starts_with("ctx 99% ▰▰▰▰▰▰▰▰▰▱ 199k/200k EMERGENCY"),
+            "{line}"
+        );
+        let text = status_text(&estimate(199_000), false);
+        assert!(
+            text.starts_with("ctx 99% ▰▰▰▰▰▰▰▰▰▱ 199,000/200,000 tokens  EMERGENCY"),
+            "{text}"
+        );
+        let line = status_line(&estimate(159_999), 200, false);
+        assert!(
+            line.starts_with("ctx 79% ▰▰▰▰▰▰▰▱▱▱ 160k/200k WARNING"),
+            "{line}"
+        );
+        let line = status_line(&estimate(200_000), 200, false);
+        assert!(line.starts_with("ctx 100% ▰▰▰▰▰▰▰▰▰▰"), "{line}");
+    }
 
     #[test]
     fn bars_and_numbers() {
@@ -145,6 +180,7 @@ mod tests {
         assert_eq!(bar(-0.5, 10), "▱▱▱▱▱▱▱▱▱▱");
         assert_eq!(bar(1.7, 10), "▰▰▰▰▰▰▰▰▰▰");
         assert_eq!(bar(f64::NAN, 4), "▱▱▱▱");
+        assert_eq!(bar(0.3, 10), "▰▰▰▱▱▱▱▱▱▱");
         assert_eq!(thousands(150_000), "150,000");
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_000_000), "1,000,000");

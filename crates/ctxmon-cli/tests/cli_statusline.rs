@@ -27,7 +27,8 @@ fn payload_usage_and_window_are_used() {
     let payload = std::fs::read_to_string(dir.join("statusline-payload-1m.example.json")).unwrap();
     assert_eq!(
         line(&sb, &payload),
-        "ctx 2% ▱▱▱▱▱▱▱▱▱▱ 16k/1M NOMINAL · 952k to compact"
+        // 15,500 of 1,000,000 is 1.55%: shown rounded down, like every fill.
+        "ctx 1% ▱▱▱▱▱▱▱▱▱▱ 16k/1M NOMINAL · 952k to compact"
     );
 }
 
@@ -49,6 +50,27 @@ fn an_old_payload_falls_back_to_the_transcript_never_to_total_input_tokens() {
         line(&sb, &payload.to_string()),
         "ctx 75% ▰▰▰▰▰▰▰▱▱▱ 150k/200k WARNING · 17k to compact"
     );
+}
+
+/// 199,000 of 200,000 showed `100%` beside a nine-cell bar: percentages are rounded down, so
+/// the line never claims a full window, or a tier boundary the fill has not reached.
+#[test]
+fn percentages_never_round_up_to_a_full_window_or_across_a_boundary() {
+    let sb = plain();
+    let usage = |tokens: u64| {
+        json!({"context_window": {"context_window_size": 200000,
+            "current_usage": {"input_tokens": tokens, "output_tokens": 10}}})
+        .to_string()
+    };
+    assert_eq!(
+        line(&sb, &usage(199_000)),
+        "ctx 99% ▰▰▰▰▰▰▰▰▰▱ 199k/200k EMERGENCY · 0 to compact"
+    );
+    assert!(
+        line(&sb, &usage(159_999)).starts_with("ctx 79% ▰▰▰▰▰▰▰▱▱▱ 160k/200k WARNING"),
+        "CRITICAL begins at 80%"
+    );
+    assert!(line(&sb, &usage(200_000)).starts_with("ctx 100% ▰▰▰▰▰▰▰▰▰▰ "));
 }
 
 #[test]

@@ -95,15 +95,33 @@ impl FillEstimate {
         self
     }
 
-    /// Whole percent for display (75.4% → 75), rounded half up.
+    /// Whole percent for display, rounded down (75.9% → 75, 99.9995% → 99): see
+    /// [`floor_scaled`].
     pub fn percent(&self) -> u64 {
-        let p = (self.fill_percentage * 100.0).round();
-        if p.is_finite() && p > 0.0 {
-            p as u64
-        } else {
-            0
-        }
+        floor_scaled(self.fill_percentage, 100.0)
     }
+}
+
+/// `ratio × scale` rounded down: how every fill ctxmon shows is rounded (whole percent,
+/// tenths, bar cells). A fill is never shown fuller than it is: 199,999 of 200,000 tokens is
+/// 99% with nine of ten cells, not 100%, and 159,999 (WARNING) is 79%, not CRITICAL's 80%.
+/// A product within a few units of float rounding error of a whole number counts as that
+/// number, so 114,000 of 200,000 (0.57 × 100 = 56.999…) is 57%, not 56%; a real fill is never
+/// that close below a whole percent (tokens and windows are integers). Negative and non-finite
+/// products give 0; huge ones saturate.
+pub fn floor_scaled(ratio: f64, scale: f64) -> u64 {
+    let x = ratio * scale;
+    if !x.is_finite() || x <= 0.0 {
+        return 0;
+    }
+    let nearest = x.round();
+    let whole = if (x - nearest).abs() <= 64.0 * f64::EPSILON * nearest.max(1.0) {
+        nearest
+    } else {
+        x.floor()
+    };
+    // `as` saturates at u64::MAX; `whole` is finite and non-negative here.
+    whole as u64
 }
 
 #[cfg(test)]
@@ -124,6 +142,52 @@ mod tests {
         assert_eq!(e.threshold_tier, ThresholdTier::Warning);
         assert_eq!(e.tokens_until_auto_compact, TokenCount(17_000));
         assert_eq!(e.percent(), 75);
+    }
+
+    #[test]
+    fn percentages_round_down_and_never_up_across_a_boundary() {
+        let pct = |tokens| {
+            FillEstimate::measured(
+                TokenCount(tokens),
+                ContextWindow::DEFAULT,
+                &Thresholds::default(),
+                TokenCount(33_000),
+                FillSource::Transcript,
+                None,
+            )
+        };
+        assert_eq!(pct(199_999).percent(), 99);
+        assert_eq!(pct(200_000).percent(), 100);
+        let below_critical = pct(159_999);
+        assert_eq!(below_critical.threshold_tier, ThresholdTier::Warning);
+        assert_eq!(below_critical.percent(), 79);
+        // The same as integer arithmetic for every count, exact multiples included despite
+        // float error (0.57 × 100 = 56.99999999999999).
+        for window in [200_000u64, 1_000_000, 333_333] {
+            let w = ContextWindow::new(window).unwrap();
+            for tokens in (0..=window + 2_000).step_by(3) {
+                let ratio = w.ratio(TokenCount(tokens));
+                assert_eq!(
+                    floor_scaled(ratio, 100.0),
+                    tokens * 100 / window,
+                    "{tokens}/{window}"
+                );
+                assert_eq!(
+                    floor_scaled(ratio, 10.0),
+                    tokens * 10 / window,
+                    "{tokens}/{window}"
+                );
+            }
+        }
+        assert_eq!(floor_scaled(0.999, 10.0), 9);
+        assert_eq!(floor_scaled(0.3, 10.0), 3);
+        assert_eq!(floor_scaled(-0.5, 100.0), 0);
+        assert_eq!(floor_scaled(f64::NAN, 100.0), 0);
+        assert_eq!(floor_scaled(f64::MAX, 100.0), 0);
+        assert_eq!(floor_scaled(1e30, 100.0), u64::MAX);
+        // Large values still round down: the tolerance is relative to float precision only.
+        assert_eq!(floor_scaled(99_999_999.95, 100.0), 9_999_999_995);
+        assert_eq!(floor_scaled(99_999_999.999, 100.0), 9_999_999_999);
     }
 
     #[test]

@@ -11,17 +11,13 @@ mod svg_tests;
 use std::fmt::Write as _;
 
 use ctxmon_application::fill::{FillSeries, SeriesScope};
+use ctxmon_domain::fill::floor_scaled;
 
 use crate::render::{RESET, thousands, tier_color};
 
-/// Whole percent for people: 0.526 → 53.
+/// Whole percent for people, rounded down like every fill ctxmon shows: 0.526 → 52.
 fn pct(fill: f64) -> u64 {
-    let p = (fill * 100.0).round();
-    if p.is_finite() && p > 0.0 {
-        p as u64
-    } else {
-        0
-    }
+    floor_scaled(fill, 100.0)
 }
 
 /// The human report: header, sparkline, min/max/last, then every compaction and tier crossing

@@ -82,16 +82,18 @@ impl ContextMetrics {
     }
 }
 
-/// A percentage rounded to hundredths, finite and within 0..=1e9.
+/// A percentage rounded down to hundredths (like every fill ctxmon shows, never fuller than
+/// measured: `crate::fill::floor_scaled`), finite and within 0..=1e9.
 ///
 /// Why round: JSON round-trips must be exact, and serde_json's default float parser is only
 /// guaranteed exact for short decimals. Every value this returns is `n / 100` for an integer
-/// `n` below 2^53, whose shortest decimal form parses back to the same `f64`.
+/// `n` below 2^53, whose shortest decimal form parses back to the same `f64` (and rounds to
+/// itself again).
 pub fn round_percent(p: f64) -> f64 {
     if !p.is_finite() || p <= 0.0 {
         return 0.0;
     }
-    (p.min(1e9) * 100.0).round() / 100.0
+    crate::fill::floor_scaled(p.min(1e9), 100.0) as f64 / 100.0
 }
 
 fn percent_field<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {

@@ -107,7 +107,8 @@ impl ResumeLog {
                 "- Total Budget: {} tokens\n- Used: {} tokens ({:.1}%)\n- Remaining: {} tokens",
                 thousands(m.total_budget),
                 thousands(m.used_tokens),
-                m.percentage_used,
+                // Tenths rounded down, as every fill is shown: 99.99% is 99.9%, not 100.0%.
+                crate::fill::floor_scaled(m.percentage_used, 10.0) as f64 / 10.0,
                 thousands(m.remaining_tokens),
             )
         };

@@ -43,7 +43,9 @@ fn metrics_are_derived_and_rounded() {
         0.0
     );
     assert_eq!(round_percent(f64::NAN), 0.0);
-    assert_eq!(round_percent(12.345_678), 12.35);
+    assert_eq!(round_percent(12.345_678), 12.34);
+    assert_eq!(round_percent(99.999_5), 99.99);
+    assert_eq!(round_percent(round_percent(57.0)), 57.0);
 }
 
 #[test]

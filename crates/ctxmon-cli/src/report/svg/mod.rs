@@ -443,12 +443,12 @@ fn point_tip(p: &FillPoint, crossing: bool) -> String {
     tip
 }
 
-/// 0.835 → "83.5%", 0.7 → "70%".
+/// 0.835 → "83.5%", 0.7 → "70%", 0.9999 → "99.9%": tenths rounded down, like every fill
+/// ctxmon shows.
 fn percent(ratio: f64) -> String {
-    let tenths = (ratio * 1000.0).round() / 10.0;
-    if tenths.fract() == 0.0 {
-        format!("{tenths:.0}%")
-    } else {
-        format!("{tenths:.1}%")
+    let tenths = ctxmon_domain::fill::floor_scaled(ratio, 1000.0);
+    match tenths % 10 {
+        0 => format!("{}%", tenths / 10),
+        d => format!("{}.{d}%", tenths / 10),
     }
 }
