@@ -54,7 +54,9 @@ pub enum Command {
     /// streams for one response share a message id and count once, subagent (sidechain) lines
     /// are left out unless the file is a subagent's own transcript, and the fill of each point
     /// uses the same formula, thresholds and window rules as the hooks. Prints a sparkline
-    /// (one block per response, height = share of the window) with min, max and last, then
+    /// (one block per response, height = share of the window; with more responses than
+    /// columns, each block is the fullest of its share and the line below says how many
+    /// responses a column holds) with min, max and last, then
     /// every compaction and every tier crossing with its time. --svg also writes a chart;
     /// --json prints the points, compactions and crossings for programs.
     #[command(after_long_help = crate::help::REPORT)]

@@ -200,6 +200,34 @@ fn compactions_and_crossings_in_text_json_and_svg() {
     assert_eq!(v["max"]["tokens"], 165_010);
 }
 
+/// 80 responses in 78 columns used to be "the fullest of ~2 responses" although most columns
+/// hold one: the line now says what the sparkline does.
+#[test]
+fn the_sparkline_says_how_many_responses_a_column_holds() {
+    let mut sb = Sandbox::new();
+    sb.set_env("COLUMNS", "80");
+    sb.set_env("NO_COLOR", "1");
+    for (n, share) in [
+        (
+            80,
+            "80 responses · each column the fullest of 1 or 2 responses",
+        ),
+        (
+            156,
+            "156 responses · each column the fullest of 2 responses",
+        ),
+        (78, "78 responses · one column per response"),
+    ] {
+        let tokens: Vec<u64> = (0..n).map(|i| 2_000 + i * 100).collect();
+        let path = sb.write("t.jsonl", common::transcript_with(&tokens));
+        let run = sb.run(&["report", "--transcript", path.to_str().unwrap()], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let lines: Vec<&str> = run.stdout.lines().collect();
+        assert_eq!(lines[1].trim().chars().count(), 78, "{}", run.stdout);
+        assert!(lines[2].contains(share), "{}", run.stdout);
+    }
+}
+
 #[test]
 fn window_flags_and_config_drive_tiers() {
     let sb = Sandbox::new();

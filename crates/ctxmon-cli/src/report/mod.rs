@@ -38,14 +38,7 @@ pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> 
         "  {}",
         sparkline::render(&series.points, columns, color)
     );
-    let per_column = if n > columns {
-        format!(
-            "each column the fullest of ~{} responses",
-            n.div_ceil(columns)
-        )
-    } else {
-        "one column per response".to_string()
-    };
+    let per_column = column_share(n, columns);
     let _ = writeln!(
         out,
         "  {n} {} · {per_column} · height {}–{}% of the window",
@@ -126,6 +119,20 @@ pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> 
     out
 }
 
+/// How many responses a sparkline column stands for, as `sparkline::columns` splits them:
+/// `n` responses over `columns` give each column ⌊n/columns⌋ or ⌈n/columns⌉ of them.
+fn column_share(n: usize, columns: usize) -> String {
+    let columns = columns.max(1);
+    let (few, many) = (n / columns, n.div_ceil(columns));
+    if many <= 1 {
+        "one column per response".to_string()
+    } else if few == many {
+        format!("each column the fullest of {many} responses")
+    } else {
+        format!("each column the fullest of {few} or {many} responses")
+    }
+}
+
 /// The JSON document: the series as the application built it (points with 0-based `index`),
 /// plus where it came from and the min/max/last points.
 pub fn json(
@@ -145,4 +152,28 @@ pub fn json(
         }
     }
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::column_share;
+
+    #[test]
+    fn the_column_share_is_what_the_sparkline_does() {
+        assert_eq!(column_share(46, 78), "one column per response");
+        assert_eq!(column_share(78, 78), "one column per response");
+        assert_eq!(
+            column_share(80, 78),
+            "each column the fullest of 1 or 2 responses"
+        );
+        assert_eq!(
+            column_share(156, 78),
+            "each column the fullest of 2 responses"
+        );
+        assert_eq!(
+            column_share(1_000, 78),
+            "each column the fullest of 12 or 13 responses"
+        );
+        assert_eq!(column_share(5, 0), "each column the fullest of 5 responses");
+    }
 }
