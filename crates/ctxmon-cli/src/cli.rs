@@ -258,18 +258,37 @@ impl HookCommand {
 #[derive(Debug, Subcommand)]
 pub enum CheckpointCommand {
     /// List checkpoints, oldest first.
+    ///
+    /// One row per checkpoint in .ctxmon/checkpoints: id, creation time, session, what
+    /// triggered the compaction (auto or manual), the fill and tier at that moment, and whether
+    /// it was acknowledged (handed back already).
+    #[command(after_long_help = crate::help::CHECKPOINT_LIST)]
     List,
     /// Show one checkpoint as JSON.
+    ///
+    /// Everything PreCompact saved right before that compaction: the fill, what the session was
+    /// doing (the resumption: section of the resumption file, or what the transcript's tail
+    /// showed), the session and git facts, and whether it was acknowledged.
+    #[command(after_long_help = crate::help::CHECKPOINT_SHOW)]
     Show {
         /// Checkpoint id, e.g. `cx-004` (see `ctxmon checkpoint list`).
         id: String,
     },
     /// Mark a checkpoint as acknowledged: it is no longer handed back.
+    ///
+    /// The first prompt after a compaction acknowledges its checkpoint by itself; this is for
+    /// one you do not want handed to a new session (at startup, a recent unacknowledged
+    /// checkpoint is offered as resumption context).
+    #[command(after_long_help = crate::help::CHECKPOINT_ACK)]
     Ack {
         /// Checkpoint id, e.g. `cx-004`.
         id: String,
     },
     /// Delete all but the newest N checkpoints.
+    ///
+    /// Checkpoints are small but never expire by themselves; prune keeps the newest N and
+    /// deletes the rest, acknowledged or not.
+    #[command(after_long_help = crate::help::CHECKPOINT_PRUNE)]
     Prune {
         /// How many of the newest checkpoints to keep (`0` deletes all; ids are never reused).
         #[arg(long, value_name = "N")]
@@ -280,30 +299,60 @@ pub enum CheckpointCommand {
 #[derive(Debug, Subcommand)]
 pub enum ResumeLogCommand {
     /// Generate a resume log now.
+    ///
+    /// Writes the handoff document of one session (markdown for people and agents, JSON beside
+    /// it) from what the agent knows (--from) and what ctxmon can read itself: the newest
+    /// checkpoint, the transcript's tail and git. Hooks write one at pre_compact, session_end
+    /// and tier:critical (resume_logs.triggers); this writes one whenever asked.
+    #[command(after_long_help = crate::help::RESUME_LOG_GENERATE)]
     Generate {
         /// Session id (default: $CLAUDE_CODE_SESSION_ID, else the project's newest transcript).
+        ///
+        /// The id as Claude Code names the transcript (its file name without .jsonl): letters,
+        /// digits, `-` and `_`, at most 128 characters.
         #[arg(long, value_name = "ID")]
         session: Option<String>,
         /// A JSON document the agent wrote (`-` for stdin).
+        ///
+        /// Its sections take precedence over everything ctxmon derives; its shape is below.
         #[arg(long, value_name = "FILE|-")]
         from: Option<String>,
     },
     /// List resume logs, newest first.
+    ///
+    /// One row per session that has a log in .ctxmon/resume-logs: its id, when the log was
+    /// written, what wrote it, and its size.
+    #[command(after_long_help = crate::help::RESUME_LOG_LIST)]
     List,
     /// Show one resume log (default: the latest).
+    ///
+    /// Prints a session's log as markdown, ready to read or to hand to an agent.
+    #[command(after_long_help = crate::help::RESUME_LOG_SHOW)]
     Show {
         /// The log's session id, as `ctxmon resume-log list` shows it.
         id: Option<String>,
     },
     /// Show the latest resume log.
+    ///
+    /// Prints the newest log as markdown: where the last session stopped.
+    #[command(after_long_help = crate::help::RESUME_LOG_LATEST)]
     Latest,
     /// Delete all but the newest N resume logs.
+    ///
+    /// Each session has one log (a markdown and a JSON file); cleanup keeps the newest N
+    /// sessions' logs and deletes the others. Hooks apply resume_logs.keep after every log
+    /// they write, so this is for trimming by hand.
+    #[command(after_long_help = crate::help::RESUME_LOG_CLEANUP)]
     Cleanup {
         /// How many of the newest logs to keep.
         #[arg(long, value_name = "N")]
         keep: u64,
     },
     /// Count, size and age of the stored resume logs.
+    ///
+    /// How many logs .ctxmon/resume-logs holds, their total size in bytes, and when the oldest
+    /// and newest were written.
+    #[command(after_long_help = crate::help::RESUME_LOG_STATS)]
     Stats,
 }
 
@@ -321,13 +370,26 @@ pub enum Scope {
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
     /// Print the merged configuration (with --json: values and where each came from).
+    ///
+    /// The configuration every command and hook of this project uses: built-in defaults,
+    /// then the user, project and local files, --config, and CTXMON_* variables, each layer
+    /// overriding the ones before it.
+    #[command(after_long_help = crate::help::CONFIG_SHOW)]
     Show,
     /// Print one value, e.g. `context_monitor.warning_threshold`, or a whole section.
+    ///
+    /// The merged value of one key, after every layer, as a script would want it; a section
+    /// name (e.g. `hooks`) prints that section as TOML (with --json, as JSON).
+    #[command(after_long_help = crate::help::CONFIG_GET)]
     Get {
         /// Dotted key, e.g. `context_monitor.warning_threshold`, or a section, e.g. `hooks`.
         key: String,
     },
     /// Set one value in a configuration file (checked before anything is written).
+    ///
+    /// Changes one key in the project, local or user file, refusing a value that would make
+    /// the configuration invalid.
+    #[command(after_long_help = crate::help::CONFIG_SET)]
     Set {
         /// Dotted key, e.g. `context_monitor.inject`.
         key: String,
@@ -338,8 +400,16 @@ pub enum ConfigCommand {
         scope: Scope,
     },
     /// Print the configuration files, lowest precedence first.
+    ///
+    /// Where ctxmon looks for configuration in this project, whether each file exists, and
+    /// which wins: a later line overrides an earlier one.
+    #[command(after_long_help = crate::help::CONFIG_PATH)]
     Path,
     /// Print a JSON Schema of the whole configuration.
+    ///
+    /// Every key ctxmon knows, with its type, default, range and meaning, generated from the
+    /// same table that validates configuration files.
+    #[command(after_long_help = crate::help::CONFIG_SCHEMA)]
     Schema,
 }
 
@@ -511,13 +581,25 @@ mod tests {
         assert!(scan(&["--", "hooks"]).hook);
     }
 
-    /// `--help` reads like a man page on every command: a long description, examples and exit
-    /// codes; and every argument says what it is.
+    /// `--help` reads like a man page on every command and on every leaf under `checkpoint`,
+    /// `resume-log` and `config`: a long description, examples and exit codes; and every
+    /// argument says what it is. The `hooks` leaves are for Claude Code, not people: their
+    /// parent's page holds the example and exit code they share.
     #[test]
     fn every_command_documents_itself() {
         let root = Cli::command();
+        let mut pages: Vec<(String, &clap::Command)> = Vec::new();
         for cmd in root.get_subcommands() {
-            let name = cmd.get_name();
+            pages.push((cmd.get_name().to_string(), cmd));
+            if cmd.get_name() != "hooks" {
+                for leaf in cmd.get_subcommands() {
+                    pages.push((format!("{} {}", cmd.get_name(), leaf.get_name()), leaf));
+                }
+            }
+        }
+        // 12 commands and the 15 leaves of checkpoint, resume-log and config.
+        assert!(pages.len() >= 27, "{}", pages.len());
+        for (name, cmd) in &pages {
             assert!(
                 cmd.get_long_about().is_some(),
                 "{name}: no long description"
@@ -528,6 +610,8 @@ mod tests {
                 .unwrap_or_default();
             assert!(after.contains("Exit codes"), "{name}: no exit codes");
             assert!(after.contains("Example"), "{name}: no examples");
+        }
+        for cmd in root.get_subcommands() {
             let mut stack = vec![cmd];
             while let Some(c) = stack.pop() {
                 assert!(c.get_about().is_some(), "{}: no description", c.get_name());

@@ -178,3 +178,260 @@ Examples:
   once:  source <(ctxmon completions bash)
 
 Exit codes: 0 printed; 2 unknown shell.";
+
+// Leaf commands of `checkpoint`, `resume-log` and `config`: each has its own manual page.
+
+pub const CHECKPOINT_LIST: &str = "\
+Output (one row per checkpoint, oldest first):
+  ID      CREATED (UTC)        SESSION  TRIGGER  FILL  TIER     ACK
+  cx-001  2026-11-22 04:59:04  0b1c…    auto      85%  critical yes
+  cx-002  2026-11-22 06:12:40  0b1c…    manual    71%  warning  no
+
+With --json: an array of the checkpoints as `checkpoint show` prints them, each with
+`acknowledged`. A file in the folder that is corrupt, foreign or from a newer ctxmon is named on
+stderr and skipped; the others are still listed.
+
+Examples:
+  ctxmon checkpoint list
+  ctxmon --json checkpoint list | jq -r '.[] | select(.acknowledged | not) | .checkpoint_id'
+
+Exit codes: 0 listed (also when there are none); 1 the checkpoint folder cannot be read;
+2 bad flag.";
+
+pub const CHECKPOINT_SHOW: &str = "\
+Arguments:
+  ID  the checkpoint id, `cx-` and 3 to 9 digits (cx-004), as `ctxmon checkpoint list` shows
+
+Prints the whole checkpoint as indented JSON (--json: on one line): schema_version,
+checkpoint_id, timestamp, created_at_ms, compaction_sequence, trigger, custom_instructions,
+context_state (the fill at compaction), resumption_state (what the session was doing),
+session_info (session, project, transcript, git branch and head) and acknowledged.
+
+Examples:
+  ctxmon checkpoint show cx-004
+  ctxmon --json checkpoint show cx-004 | jq .resumption_state.next_steps
+
+Exit codes: 0 shown; 1 no checkpoint with that id, or it cannot be read; 2 malformed id (it never
+reaches a path).";
+
+pub const CHECKPOINT_ACK: &str = "\
+Arguments:
+  ID  the checkpoint id, `cx-` and 3 to 9 digits (cx-004)
+
+Writes the marker cx-NNN.acknowledged beside the checkpoint. The next prompt's compaction alert
+and later SessionStarts look only at unacknowledged checkpoints, so this one is not handed back
+again; the checkpoint itself stays until pruned. Acknowledging twice is not an error (--json:
+{id, acknowledged, already_acknowledged}).
+
+Examples:
+  ctxmon checkpoint ack cx-004
+
+Exit codes: 0 acknowledged, or already was; 1 no checkpoint with that id, or the marker cannot
+be written; 2 malformed id.";
+
+pub const CHECKPOINT_PRUNE: &str = "\
+Keeps the N checkpoints with the highest ids and deletes the others with their markers. Ids are
+never reused: the next checkpoint after pruning everything still gets the next number.
+
+Examples:
+  ctxmon checkpoint prune --keep 10
+  ctxmon checkpoint prune --keep 0             delete them all
+  ctxmon --json checkpoint prune --keep 3      {pruned: [ids], keep}
+
+Exit codes: 0 pruned (or nothing to prune); 1 the folder cannot be read or a file cannot be
+deleted; 2 --keep missing or not a number.";
+
+pub const RESUME_LOG_GENERATE: &str = "\
+Which session: --session ID, else $CLAUDE_CODE_SESSION_ID (set inside a Claude Code session),
+else the project's newest transcript (its file name is the session id). Without a transcript the
+log holds only what --from, the checkpoints and git say, and a warning says so.
+
+What goes in, highest priority first: the --from document, the session's newest checkpoint, the
+transcript's tail (first request as mission, completed and open todos, files touched, commands
+run, errors) and git (branch, head, uncommitted files). A section belongs to the first source that has
+it; the metadata lists are merged. The log is written as session-<id>.md and session-<id>.json in
+.ctxmon/resume-logs/ (mode 0600), replacing that session's earlier log, within 10,000 tokens; a
+section that does not fit is cut at a sentence with `… [truncated: N tokens omitted]`.
+
+The --from document (UTF-8 JSON, at most 2 MiB; every key optional):
+  {
+    \"mission_summary\":  string,                     what the session is for
+    \"accomplishments\":  [string],                   what is done
+    \"key_findings\":     [string],                   what was learnt
+    \"decisions\":        [{\"decision\": string,        a choice made
+                          \"rationale\": string}],     and why (optional)
+    \"next_steps\":       [string],                   what to do next, in order
+    \"critical_context\": {name: string},             paths, ids, commands to keep verbatim
+    \"metadata\": {
+      \"files_modified\": [string], \"commands_run\": [string], \"errors\": [string],
+      \"agents_used\": [string], \"notes\": {name: string}
+    }
+  }
+A misspelt key (next_step) or a value of the wrong type is refused with its JSON path, and
+nothing is written, so no section is silently lost:
+  stdin: decisions[0].rationale: invalid type: integer `7`, expected a string
+
+Examples:
+  ctxmon resume-log generate
+  ctxmon resume-log generate --session 0b1c2d3e-… --from handoff.json
+  ctxmon resume-log generate --from - <<'JSON'
+  {\"mission_summary\": \"Add tax support to billing\", \"next_steps\": [\"Write the migration\"],
+   \"decisions\": [{\"decision\": \"Round per line\", \"rationale\": \"Matches the ledger\"}]}
+  JSON
+
+Exit codes: 0 written (warnings on stderr); 1 the folder cannot be written (earlier logs stay as
+they were); 2 a bad --from document (its JSON path named), an empty or invalid --session (a
+session id is letters, digits, `-` and `_`, at most 128), no session to write for, or a bad
+configuration.";
+
+pub const RESUME_LOG_LIST: &str = "\
+Output (newest first):
+  SESSION  GENERATED (UTC)      TRIGGER      BYTES
+  s2       2026-11-22 06:30:12  manual        1223
+  s1       2026-11-22 04:59:04  pre_compact   2055
+
+TRIGGER is what wrote the log: pre_compact, session_end, tier:<tier> or manual (`generate`).
+With --json: an array of {session_id, key, generated_at, trigger, markdown_path, json_path,
+bytes}. A log whose JSON cannot be read is named on stderr and skipped.
+
+Examples:
+  ctxmon resume-log list
+  ctxmon --json resume-log list | jq -r '.[0].markdown_path'
+
+Exit codes: 0 listed (also when there are none); 1 the folder cannot be read; 2 bad flag.";
+
+pub const RESUME_LOG_SHOW: &str = "\
+Arguments:
+  [ID]  the session id, as `ctxmon resume-log list` shows it (default: the newest log)
+
+Prints the log's markdown as stored (rendered again from the JSON when the markdown is missing);
+with --json, the log's JSON document. When the JSON is corrupt the stored markdown is still
+shown, with a warning.
+
+Examples:
+  ctxmon resume-log show
+  ctxmon resume-log show 0b1c2d3e-…
+  ctxmon --json resume-log show s1 | jq .next_steps
+
+Exit codes: 0 shown; 1 no log for that session (or none at all yet), or it cannot be read;
+2 bad flag.";
+
+pub const RESUME_LOG_LATEST: &str = "\
+The same as `ctxmon resume-log show` without an id: the newest log's markdown (--json: its
+JSON document), for a new session that wants to pick up where the last one stopped.
+
+Examples:
+  ctxmon resume-log latest
+  ctxmon resume-log latest > HANDOFF.md
+
+Exit codes: 0 shown; 1 no resume log yet, or it cannot be read; 2 bad flag.";
+
+pub const RESUME_LOG_CLEANUP: &str = "\
+Keeps the N newest logs (by generation time) and deletes the markdown and JSON of the others.
+N defaults to resume_logs.keep (10 unless configured) and must be at least 1; to delete every
+log, remove .ctxmon/resume-logs. Files ctxmon cannot read are left alone: what it cannot
+identify, it does not delete.
+
+Examples:
+  ctxmon resume-log cleanup                    keep resume_logs.keep logs
+  ctxmon resume-log cleanup --keep 20
+  ctxmon --json resume-log cleanup --keep 5    {removed: [sessions], keep}
+
+Exit codes: 0 cleaned up (or nothing to remove); 1 the folder cannot be read or a file cannot be
+deleted; 2 --keep 0 or not a number, or a bad configuration.";
+
+pub const RESUME_LOG_STATS: &str = "\
+Output:
+  2 resume logs in /home/me/shop/.ctxmon/resume-logs
+  3278 bytes
+  oldest 2026-11-22T04:59:04.463Z
+  newest 2026-11-22T06:30:12.105Z
+
+With --json: {dir, count, bytes, oldest, newest, problems}. Unreadable files are counted as
+problems, named on stderr, and left out of the figures.
+
+Examples:
+  ctxmon resume-log stats
+  ctxmon --json resume-log stats | jq .count
+
+Exit codes: 0 reported; 1 the folder cannot be read; 2 bad flag.";
+
+pub const CONFIG_SHOW: &str = "\
+Prints every key as TOML, each with a comment naming where its value came from (the built-in
+default, a file, a CTXMON_* variable), and the keys that are not set as comments. With --json:
+the values and the source of each.
+
+Examples:
+  ctxmon config show
+  ctxmon --json config show
+  CTXMON_CONTEXT_MONITOR__INJECT=on-change ctxmon config show    see a variable win
+
+Exit codes: 0 shown; 2 a configuration file or variable is invalid (the key and where it came
+from are named).";
+
+pub const CONFIG_GET: &str = "\
+Arguments:
+  KEY  a dotted key, e.g. context_monitor.warning_threshold (`ctxmon config schema` lists them),
+       or a section, e.g. hooks
+
+Prints the merged value alone (a string without quotes), ready for a script; with --json:
+{key, value, source}. A section prints as TOML that can be pasted into a config file (with
+--json: {key, value, sources}).
+
+Examples:
+  ctxmon config get context_monitor.warning_threshold          0.7
+  ctxmon --json config get resume_logs.triggers
+  ctxmon config get hooks
+
+Exit codes: 0 printed; 2 unknown key (with a suggestion when one is close) or an invalid
+configuration.";
+
+pub const CONFIG_SET: &str = "\
+Arguments:
+  KEY    a dotted key, e.g. context_monitor.inject (`ctxmon config schema` lists them)
+  VALUE  the new value, typed by the key: a number (0.72), a word (on-change), true or false, a
+         list (a,b or '[\"pre_compact\", \"session_end\"]'), a table ('{ claude-opus-5 = 1000000 }');
+         `none` or an empty value removes an optional key
+
+Writes one key into the file of --scope (created if absent, mode 0600), and only when the files
+it is layered with are still valid afterwards (thresholds ordered, values in range); a refused
+change leaves the file exactly as it was. The file is written back as plain TOML: its other keys
+keep their values, but comments are not kept. A note says when a higher layer (a later file or
+a CTXMON_* variable) still overrides the value. With --json: {key, value, path, created,
+shadowed_by}.
+
+Examples:
+  ctxmon config set context_monitor.inject on-change
+  ctxmon config set context_monitor.warning_threshold 0.72 --scope local
+  ctxmon config set resume_logs.triggers pre_compact,session_end --scope user
+  ctxmon config set context_monitor.context_window none
+
+Exit codes: 0 written; 1 the file cannot be written (read-only folder, full disk); 2 unknown
+key, invalid value or a configuration that would become invalid (nothing is written).";
+
+pub const CONFIG_PATH: &str = "\
+Output (lowest precedence first; absent files are marked):
+  user     /home/me/.config/ctxmon/config.toml  (absent)
+  project  /home/me/shop/.ctxmon/config.toml
+  local    /home/me/shop/.ctxmon/config.local.toml  (absent)
+
+--config FILE adds its file above local; CTXMON_* variables and flags override every file.
+With --json: an array of {layer, path, exists}.
+
+Examples:
+  ctxmon config path
+  ctxmon --config ci.toml config path
+
+Exit codes: 0 printed; 2 bad flag.";
+
+pub const CONFIG_SCHEMA: &str = "\
+Prints a JSON Schema (draft 2020-12) of the whole configuration: every key with its type,
+default, allowed range or values and a description; unknown keys are not allowed. Editors
+that read JSON Schema can check a config.toml against it (e.g. Taplo, or a
+`#:schema ./ctxmon.schema.json` line at the top of the file).
+
+Examples:
+  ctxmon config schema > ctxmon.schema.json
+  ctxmon config schema | jq '.properties.context_monitor.properties | keys'
+
+Exit codes: 0 printed.";

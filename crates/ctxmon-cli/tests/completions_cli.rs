@@ -60,3 +60,68 @@ fn long_help_reads_like_a_man_page_and_short_help_stays_short() {
         );
     }
 }
+
+/// The leaf commands people run by hand have their own manual page too: what the command does
+/// (more than the one-line summary), examples and exit codes.
+#[test]
+fn every_leaf_command_has_a_man_page() {
+    let sb = Sandbox::new();
+    for (group, leaves) in [
+        ("checkpoint", &["list", "show", "ack", "prune"][..]),
+        (
+            "resume-log",
+            &["generate", "list", "show", "latest", "cleanup", "stats"][..],
+        ),
+        ("config", &["show", "get", "set", "path", "schema"][..]),
+    ] {
+        for leaf in leaves {
+            let long = sb.run(&[group, leaf, "--help"], "");
+            assert_eq!(long.code, 0, "{group} {leaf}");
+            let short = sb.run(&[group, leaf, "-h"], "");
+            let text = &long.stdout;
+            assert!(
+                text.lines().count() >= short.stdout.lines().count() + 10,
+                "{group} {leaf}: the long help adds little:\n{text}"
+            );
+            assert!(text.contains("Examples:"), "{group} {leaf}: {text}");
+            assert!(
+                text.contains(&format!("ctxmon {group} {leaf}")),
+                "{group} {leaf}: no example of itself: {text}"
+            );
+            assert!(text.contains("Exit codes: 0 "), "{group} {leaf}: {text}");
+            assert!(
+                !short.stdout.contains("Exit codes"),
+                "{group} {leaf}: -h stays short"
+            );
+        }
+    }
+}
+
+/// `resume-log generate --help` describes the `--from` document: every key the parser
+/// accepts, with its type, so an agent can write one from the help alone.
+#[test]
+fn generate_help_describes_every_key_of_the_from_document() {
+    let sb = Sandbox::new();
+    let help = sb.run(&["resume-log", "generate", "--help"], "").stdout;
+    let draft = serde_json::to_value(ctxmon_domain::ResumeLogDraft::default()).unwrap();
+    let mut keys: Vec<String> = draft.as_object().unwrap().keys().cloned().collect();
+    keys.extend(draft["metadata"].as_object().unwrap().keys().cloned());
+    keys.extend(["decision".to_string(), "rationale".to_string()]);
+    for key in &keys {
+        assert!(
+            help.contains(&format!("\"{key}\":")),
+            "{key} missing:\n{help}"
+        );
+    }
+    for shape in [
+        "\"mission_summary\":  string",
+        "\"next_steps\":       [string]",
+        "\"critical_context\": {name: string}",
+        "\"decisions\":        [{\"decision\": string",
+        "\"notes\": {name: string}",
+        "every key optional",
+        "JSON path",
+    ] {
+        assert!(help.contains(shape), "{shape} missing:\n{help}");
+    }
+}
