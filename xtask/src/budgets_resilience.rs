@@ -1,12 +1,16 @@
 //! Budget checks for the compaction-resilience tags: `<resumption-context>` (760 tokens) and
 //! `<compaction-alert>` (280 tokens), rendered from the largest inputs the readers let through
 //! (200 items per list, 2,000-character texts full of characters that escaping lengthens,
-//! 4,096-character paths).
+//! 4,096-character paths). Fitting is not enough: each check also asserts that the parts the
+//! spec requires are present, so a render that stays small by leaving them out fails.
 
-use ctxmon_application::compaction_alert::{ALERT_MAX_TOKENS, render_compaction_alert};
+use ctxmon_application::compaction_alert::{
+    ALERT_MAX_TOKENS, SHORTENED_MARKER, render_compaction_alert,
+};
 use ctxmon_application::resumption_context::{
     HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
+use ctxmon_domain::xml::{escape_attr, escape_text};
 use ctxmon_domain::{
     CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FileToRead, FillEstimate,
     FillSource, QualityTrajectory, ResumptionOrigin, ResumptionState, SessionInfo, Thresholds,
@@ -112,19 +116,85 @@ pub fn resumption_context() -> Result<String, String> {
     ))
 }
 
-/// `<compaction-alert>` with a maximal custom instruction and checkpoint path: within 280.
+/// `<compaction-alert>` from the maximal checkpoint and from ordinary ones with one oversized
+/// part: within 280 tokens, and the required parts (id, time, fill at compaction, what to do,
+/// how to read the checkpoint) always present. An ordinary path is shown whole, an oversized
+/// one is left out with a note (never cut), and instructions that do not fit end with the
+/// shortening marker.
 pub fn compaction_alert() -> Result<String, String> {
-    let cp = maximal_checkpoint()?;
-    let path = format!("/{}", "p&/".repeat(1_365));
-    let text = render_compaction_alert(&cp, &path);
-    let tokens = estimate_tokens(&text).get();
-    if tokens > ALERT_MAX_TOKENS || !text.ends_with("</compaction-alert>") {
-        return Err(format!(
-            "  maximal input renders {tokens} tokens, budget {ALERT_MAX_TOKENS}:\n{text}"
-        ));
+    let maximal = maximal_checkpoint()?;
+    let mut ordinary = maximal.clone();
+    ordinary.timestamp = "2026-11-20T10:15:00.000Z".into();
+    ordinary.custom_instructions = Some("Keep the migration plan & the <v1> API".into());
+    let mut long_instructions = ordinary.clone();
+    long_instructions.custom_instructions = Some("Focus on the parser work please. ".repeat(100));
+    let huge_path = format!("/{}", "p&/".repeat(1_365));
+    let long_path = format!(
+        "/{}/.ctxmon/checkpoints/cx-999999-checkpoint.json",
+        "d".repeat(3_000)
+    );
+    let path = "/home/you/shop/.ctxmon/checkpoints/cx-999999-checkpoint.json";
+    let cases: [(&str, &CheckpointData, &str); 5] = [
+        ("maximal", &maximal, &huge_path),
+        ("ordinary", &ordinary, path),
+        ("long instructions", &long_instructions, path),
+        ("long path", &ordinary, &long_path),
+        ("long instructions and path", &long_instructions, &long_path),
+    ];
+    let mut problems = Vec::new();
+    let mut largest = 0;
+    for (name, cp, path) in cases {
+        let text = render_compaction_alert(cp, path);
+        let tokens = estimate_tokens(&text).get();
+        largest = largest.max(tokens);
+        let mut missing: Vec<String> = Vec::new();
+        if tokens > ALERT_MAX_TOKENS {
+            missing.push(format!("{tokens} tokens, budget {ALERT_MAX_TOKENS}"));
+        }
+        let created: String = cp.timestamp.chars().take(40).collect();
+        let required = [
+            "<compaction-alert checkpoint=\"cx-999999\" ".to_string(),
+            format!("created=\"{}\"", escape_attr(&created)),
+            format!("fill-at-compaction=\"{}%\"", cp.context_state.percent()),
+            "<what-happened>".to_string(),
+            "<what-to-do>".to_string(),
+            "<read-it>ctxmon checkpoint show cx-999999</read-it>\n</compaction-alert>".to_string(),
+        ];
+        missing.extend(
+            required
+                .into_iter()
+                .filter(|part| !text.contains(part.as_str())),
+        );
+        let whole_path = format!("<checkpoint-file>{}</checkpoint-file>", escape_text(path));
+        let path_ok = if path.len() < 200 {
+            text.contains(&whole_path)
+        } else {
+            !text.contains("<checkpoint-file>") && text.contains("<checkpoint-file-omitted>")
+        };
+        if !path_ok {
+            missing.push("the path whole, or (when it cannot fit) the note instead".into());
+        }
+        let instructions = cp.custom_instructions.as_deref().unwrap_or_default();
+        let instructions_ok = if instructions.len() < 100 {
+            text.contains(&format!(
+                "<compact-instructions>{}</compact-instructions>",
+                escape_text(instructions)
+            ))
+        } else {
+            text.contains(&format!("{SHORTENED_MARKER}</compact-instructions>"))
+        };
+        if !instructions_ok {
+            missing.push("the instructions whole, or shortened with the marker".into());
+        }
+        if !missing.is_empty() {
+            problems.push(format!("  {name}: {}:\n{text}", missing.join("; ")));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("\n"));
     }
     Ok(format!(
-        "maximal input renders {tokens} tokens (budget {ALERT_MAX_TOKENS})"
+        "5 inputs, the largest renders {largest} tokens (budget {ALERT_MAX_TOKENS}), required parts present"
     ))
 }
 

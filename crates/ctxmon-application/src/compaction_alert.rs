@@ -1,20 +1,32 @@
 //! `<compaction-alert>`: the first prompt after a checkpoint tells the agent that its context
 //! was compacted and where the checkpoint is (spec §7). At most 280 tokens.
+//!
+//! The required parts (the checkpoint id, its time and the fill at compaction in the opening
+//! tag, what happened, what to do, and the command that reads the checkpoint) are each bounded,
+//! so together they always fit; they are measured first. The optional parts share what is left,
+//! in this order: the checkpoint's path (whole, or left out with a note saying so) and the
+//! `/compact` custom instructions (shortened at a word, with a marker saying where the full text
+//! is). Whatever the optional text, the required parts are never pushed out.
 
 use ctxmon_domain::CheckpointData;
-use ctxmon_domain::xml::escape_attr;
+use ctxmon_domain::xml::{escape_attr, escape_text};
 
-use crate::budget_writer::{BudgetWriter, ItemKind};
+use crate::budget_writer::{ItemKind, chars, fit};
 
 pub const ALERT_MAX_TOKENS: u64 = 280;
 const CLOSING: &str = "</compaction-alert>";
+/// Characters per estimated token (the estimate is `ceil(chars / 4)`).
+const CHARS_PER_TOKEN: usize = 4;
+/// Ends custom instructions that had to be shortened.
+pub const SHORTENED_MARKER: &str = " [shortened; the checkpoint has the full text]";
 
 /// `checkpoint_path` is where the checkpoint file is, as the agent can read it.
 pub fn render_compaction_alert(cp: &CheckpointData, checkpoint_path: &str) -> String {
     let id = cp.checkpoint_id.to_string();
     let fill = &cp.context_state;
-    let mut w = BudgetWriter::new(ALERT_MAX_TOKENS, CLOSING);
-    let opened = w.raw(&format!(
+    let limit = usize::try_from(ALERT_MAX_TOKENS).unwrap_or(usize::MAX) * CHARS_PER_TOKEN;
+
+    let header = format!(
         "<compaction-alert checkpoint=\"{}\" created=\"{}\" fill-at-compaction=\"{}%\" trigger=\"{}\">\n",
         escape_attr(&id),
         // A hand-edited checkpoint could hold anything here; the header must stay small (found
@@ -23,13 +35,8 @@ pub fn render_compaction_alert(cp: &CheckpointData, checkpoint_path: &str) -> St
         escape_attr(&cp.timestamp.chars().take(40).collect::<String>()),
         fill.percent(),
         cp.trigger.key()
-    ));
-    if !opened {
-        // Everything else in the header is bounded; without an opening tag, say nothing rather
-        // than inject unbalanced markup.
-        return String::new();
-    }
-    w.element(
+    );
+    let what_happened = element(
         "what-happened",
         &format!(
             "Your context was compacted at {}% ({} of {} tokens). Details from before it may be missing from the summary you now see.",
@@ -37,26 +44,115 @@ pub fn render_compaction_alert(cp: &CheckpointData, checkpoint_path: &str) -> St
             fill.input_tokens,
             fill.context_window_size.get()
         ),
-        ItemKind::Text,
     );
-    if let Some(instructions) = cp
+    let what_to_do = element(
+        "what-to-do",
+        "Before continuing, re-read the files you were editing and check your todo list; if a detail is missing, read the checkpoint.",
+    );
+    let read_it = element(
+        "read-it",
+        &escape_text(&format!("ctxmon checkpoint show {id}")),
+    );
+    let required = [&header, &what_happened, &what_to_do, &read_it]
+        .iter()
+        .map(|s| chars(s))
+        .sum::<usize>()
+        + chars(CLOSING);
+    if required > limit {
+        // Every required part is bounded (an id of at most 12 characters, a 40-character time,
+        // numbers), so this cannot happen; saying nothing beats unbalanced or oversized markup.
+        return String::new();
+    }
+    let mut room = limit - required;
+
+    // The path is an atom: whole, or a note that it was left out (the command still finds it).
+    let path = checkpoint_path.trim();
+    let path_part = if path.is_empty() {
+        String::new()
+    } else {
+        match fit(
+            path,
+            room.saturating_sub(frame("checkpoint-file")),
+            ItemKind::Atom,
+        ) {
+            Some(p) => element("checkpoint-file", &p),
+            None => element(
+                "checkpoint-file-omitted",
+                &format!(
+                    "The checkpoint's path ({} characters) is too long to show; the command below prints the checkpoint.",
+                    path.chars().count()
+                ),
+            ),
+        }
+    };
+    if chars(&path_part) > room {
+        // Not even the note fits (it cannot: the required parts leave ~500 characters).
+        return assemble(&[&header, &what_happened, &what_to_do, &read_it]);
+    }
+    room -= chars(&path_part);
+
+    let instructions_part = cp
         .custom_instructions
         .as_deref()
         .filter(|s| !s.trim().is_empty())
-    {
-        w.element("compact-instructions", instructions, ItemKind::Text);
+        .and_then(|text| instructions(text, room.saturating_sub(frame("compact-instructions"))))
+        .map(|body| element("compact-instructions", &body))
+        .unwrap_or_default();
+
+    assemble(&[
+        &header,
+        &what_happened,
+        &instructions_part,
+        &what_to_do,
+        &path_part,
+        &read_it,
+    ])
+}
+
+/// The escaped instructions within `max` characters: whole, or cut at a word and ended with
+/// [`SHORTENED_MARKER`]; `None` when not even a word and the marker fit.
+fn instructions(text: &str, max: usize) -> Option<String> {
+    if let Some(whole) = fit(text, max, ItemKind::Atom) {
+        return Some(whole);
     }
-    w.element(
-        "what-to-do",
-        "Before continuing, re-read the files you were editing and check your todo list; if a detail is missing, read the checkpoint.",
+    let cut = fit(
+        text,
+        max.checked_sub(chars(SHORTENED_MARKER))?,
         ItemKind::Text,
-    );
-    // The path is an atom: if it does not fit whole, the command alone still finds it.
-    w.element("checkpoint-file", checkpoint_path, ItemKind::Atom);
-    w.element(
-        "read-it",
-        &format!("ctxmon checkpoint show {id}"),
-        ItemKind::Atom,
-    );
-    w.finish(CLOSING)
+    )?;
+    Some(format!("{cut}{SHORTENED_MARKER}"))
+}
+
+/// `<tag>body</tag>\n`; `body` is already escaped.
+fn element(tag: &str, body: &str) -> String {
+    format!("<{tag}>{body}</{tag}>\n")
+}
+
+/// The characters `element` adds around a body.
+fn frame(tag: &str) -> usize {
+    chars(tag) * 2 + 6
+}
+
+fn assemble(parts: &[&String]) -> String {
+    let mut out = String::new();
+    for part in parts {
+        out.push_str(part);
+    }
+    out.push_str(CLOSING);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_are_whole_or_marked() {
+        assert_eq!(instructions("keep it", 40).as_deref(), Some("keep it"));
+        let long = "Focus on the parser work please. ".repeat(100);
+        let cut = instructions(&long, 200).unwrap();
+        assert!(cut.ends_with(SHORTENED_MARKER), "{cut}");
+        assert!(chars(&cut) <= 200, "{}", chars(&cut));
+        assert_eq!(instructions(&long, 20), None);
+    }
 }

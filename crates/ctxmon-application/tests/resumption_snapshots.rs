@@ -4,7 +4,9 @@
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
 
-use ctxmon_application::compaction_alert::{ALERT_MAX_TOKENS, render_compaction_alert};
+use ctxmon_application::compaction_alert::{
+    ALERT_MAX_TOKENS, SHORTENED_MARKER, render_compaction_alert,
+};
 use ctxmon_application::resumption_context::{
     HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
@@ -150,6 +152,87 @@ fn a_hand_edited_timestamp_cannot_break_the_alert() {
     }
 }
 
+/// The parts of the alert spec §7 requires, whatever else it carries: the checkpoint id, its
+/// time and the fill at compaction, what happened, what to do, and how to read the checkpoint.
+fn assert_required_alert_parts(text: &str) {
+    assert!(estimate_tokens(text).get() <= ALERT_MAX_TOKENS, "{text}");
+    let doc = roxmltree::Document::parse(text).unwrap();
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "compaction-alert");
+    assert_eq!(root.attribute("checkpoint"), Some("cx-004"));
+    assert_eq!(root.attribute("created"), Some("2026-11-20T10:15:00.000Z"));
+    assert_eq!(root.attribute("fill-at-compaction"), Some("83%"));
+    let child = |name: &str| {
+        root.children()
+            .find(|n| n.has_tag_name(name))
+            .and_then(|n| n.text())
+            .map(str::to_string)
+    };
+    assert!(child("what-happened").unwrap().contains("compacted at 83%"));
+    assert!(child("what-to-do").is_some(), "{text}");
+    assert_eq!(
+        child("read-it").as_deref(),
+        Some("ctxmon checkpoint show cx-004"),
+        "{text}"
+    );
+}
+
+/// Found by the audit: a 3.3 KB `/compact` instruction or a 3 KB project path pushed
+/// `<what-to-do>`, `<checkpoint-file>` and `<read-it>` out of the alert.
+#[test]
+fn long_instructions_and_paths_never_push_out_the_required_parts() {
+    let long_instructions = "Focus on the parser work please. ".repeat(100);
+    let normal_path = "/p/.ctxmon/checkpoints/cx-004-checkpoint.json";
+    let long_path = format!(
+        "/{}/.ctxmon/checkpoints/cx-004-checkpoint.json",
+        "project-folder/".repeat(200)
+    );
+    assert!(long_instructions.len() > 3_200 && long_path.len() > 3_000);
+
+    // Long instructions: shortened with the marker, the (short) path still whole.
+    let mut cp = checkpoint(None);
+    cp.custom_instructions = Some(long_instructions.clone());
+    let text = render_compaction_alert(&cp, normal_path);
+    assert_required_alert_parts(&text);
+    assert!(
+        text.contains(&format!("<checkpoint-file>{normal_path}</checkpoint-file>")),
+        "{text}"
+    );
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let shown = doc
+        .descendants()
+        .find(|n| n.has_tag_name("compact-instructions"))
+        .and_then(|n| n.text())
+        .unwrap();
+    assert!(
+        shown.starts_with("Focus on the parser work please."),
+        "{shown}"
+    );
+    assert!(shown.ends_with(SHORTENED_MARKER), "{shown}");
+    assert!(
+        shown.len() > 200,
+        "the instructions get what is left: {shown}"
+    );
+
+    // A long path: left out with a note, never cut; short instructions still whole.
+    let mut cp = checkpoint(None);
+    cp.custom_instructions = Some("Keep the migration plan".into());
+    let text = render_compaction_alert(&cp, &long_path);
+    assert_required_alert_parts(&text);
+    assert!(
+        !text.contains("<checkpoint-file>") && !text.contains("project-folder"),
+        "{text}"
+    );
+    assert!(text.contains("<checkpoint-file-omitted>"), "{text}");
+    assert!(text.contains("<compact-instructions>Keep the migration plan</compact-instructions>"));
+
+    // Both long at once.
+    cp.custom_instructions = Some(long_instructions);
+    let text = render_compaction_alert(&cp, &long_path);
+    assert_required_alert_parts(&text);
+    assert!(text.contains(SHORTENED_MARKER), "{text}");
+}
+
 #[test]
 fn oversized_lists_are_counted_not_cut() {
     let mut state = rich();
@@ -266,5 +349,7 @@ proptest! {
         let alert = render_compaction_alert(&cp, &path);
         prop_assert!(estimate_tokens(&alert).get() <= ALERT_MAX_TOKENS);
         prop_assert!(roxmltree::Document::parse(&alert).is_ok(), "{}", alert);
+        prop_assert!(alert.contains("<what-to-do>"), "{}", alert);
+        prop_assert!(alert.contains("<read-it>ctxmon checkpoint show cx-004</read-it>"), "{}", alert);
     }
 }

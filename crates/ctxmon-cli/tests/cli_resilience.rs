@@ -342,3 +342,111 @@ fn one_sessions_concurrent_hooks_lose_no_state_update() {
         "each compaction of the session has its own sequence number"
     );
 }
+
+/// The parts spec §7 requires in every alert: the checkpoint id, its time, the fill at
+/// compaction, and how to read the checkpoint.
+fn assert_alert_is_complete(text: &str, id: &str) {
+    let start = text.find("<compaction-alert").expect("an alert");
+    let end =
+        text.find("</compaction-alert>").expect("a closed alert") + "</compaction-alert>".len();
+    let alert = &text[start..end];
+    assert!(estimate_tokens(alert).get() <= 280, "{alert}");
+    let doc = roxmltree::Document::parse(alert).unwrap();
+    let root = doc.root_element();
+    assert_eq!(root.attribute("checkpoint"), Some(id));
+    assert!(
+        root.attribute("created")
+            .is_some_and(|t| t.starts_with("20"))
+    );
+    assert_eq!(root.attribute("fill-at-compaction"), Some("85%"));
+    for part in ["what-happened", "what-to-do"] {
+        assert!(
+            root.children().any(|n| n.has_tag_name(part)),
+            "{part}: {alert}"
+        );
+    }
+    let read_it = root.children().find(|n| n.has_tag_name("read-it"));
+    assert_eq!(
+        read_it.and_then(|n| n.text()),
+        Some(format!("ctxmon checkpoint show {id}").as_str()),
+        "{alert}"
+    );
+}
+
+/// Found by the audit: a 3.3 KB `/compact` instruction pushed `<what-to-do>`,
+/// `<checkpoint-file>` and `<read-it>` out of the alert; a 3 KB project path did the same.
+#[test]
+fn a_long_compact_instruction_or_project_path_keeps_the_alert_complete() {
+    let sb = Sandbox::new();
+    let t = write_session(&sb);
+    let instructions = "Focus on the parser work please. ".repeat(100);
+    sb.run(
+        &["hooks", "pre-compact"],
+        input(
+            &sb,
+            &t,
+            "PreCompact",
+            json!({"trigger":"manual","custom_instructions":instructions}),
+        ),
+    );
+    let out = sb.run(
+        &["hooks", "prompt-submit"],
+        input(&sb, &t, "UserPromptSubmit", json!({})),
+    );
+    let text = additional_context(&out.stdout, "UserPromptSubmit");
+    assert_alert_is_complete(&text, "cx-001");
+    let path = sb.path(".ctxmon/checkpoints/cx-001-checkpoint.json");
+    assert!(
+        text.contains(&format!(
+            "<checkpoint-file>{}</checkpoint-file>",
+            path.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("[shortened; the checkpoint has the full text]</compact-instructions>"),
+        "{text}"
+    );
+
+    // A project 3 KB deep: its checkpoint path cannot fit and is left out whole, with a note.
+    let mut deep = Sandbox::new();
+    let project = deep.path(&vec!["p".repeat(200); 15].join("/"));
+    std::fs::create_dir_all(&project).unwrap();
+    deep.set_env("CLAUDE_PROJECT_DIR", &project.display().to_string());
+    let t = write_session(&deep);
+    let body = |event: &str, extra: Value| {
+        let mut v =
+            json!({"session_id":"s-1","transcript_path":t,"cwd":project,"hook_event_name":event});
+        v.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        v.to_string()
+    };
+    deep.run(
+        &["hooks", "pre-compact"],
+        body(
+            "PreCompact",
+            json!({"trigger":"manual","custom_instructions":"keep the plan"}),
+        ),
+    );
+    assert!(
+        project
+            .join(".ctxmon/checkpoints/cx-001-checkpoint.json")
+            .exists()
+    );
+    let out = deep.run(
+        &["hooks", "prompt-submit"],
+        body("UserPromptSubmit", json!({})),
+    );
+    let text = additional_context(&out.stdout, "UserPromptSubmit");
+    assert_alert_is_complete(&text, "cx-001");
+    assert!(
+        !text.contains("<checkpoint-file>"),
+        "never a cut path: {text}"
+    );
+    assert!(text.contains("<checkpoint-file-omitted>"), "{text}");
+    assert!(
+        text.contains("<compact-instructions>keep the plan</compact-instructions>"),
+        "{text}"
+    );
+}
