@@ -11,6 +11,7 @@
 
 pub mod assembly;
 pub mod budget_writer;
+pub mod checkpoint_ack;
 pub mod compaction_alert;
 pub mod config;
 pub mod fill;

@@ -278,7 +278,8 @@ pub enum CheckpointCommand {
     ///
     /// The first prompt after a compaction acknowledges its checkpoint by itself; this is for
     /// one you do not want handed to a new session (at startup, a recent unacknowledged
-    /// checkpoint is offered as resumption context).
+    /// checkpoint is offered as resumption context). Recorded in .ctxmon/events.jsonl; a
+    /// checkpoint file ctxmon cannot read is refused.
     #[command(after_long_help = crate::help::CHECKPOINT_ACK)]
     Ack {
         /// Checkpoint id, e.g. `cx-004`.

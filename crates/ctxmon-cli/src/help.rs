@@ -69,7 +69,8 @@ Examples:
   ctxmon checkpoint ack cx-004           the next prompt will not hand it back
   ctxmon checkpoint prune --keep 10      keep the newest ten (ids are never reused)
 
-Exit codes: 0 done; 1 not found or storage error; 2 malformed id (cx- and 3 to 9 digits).";
+Exit codes: 0 done; 1 not found, a checkpoint file ctxmon cannot read (show, ack) or a
+storage error; 2 malformed id (cx- and 3 to 9 digits).";
 
 pub const RESUME_LOG: &str = "\
 Examples:
@@ -220,23 +221,27 @@ Arguments:
 
 Writes the marker cx-NNN.acknowledged beside the checkpoint. The next prompt's compaction alert
 and later SessionStarts look only at unacknowledged checkpoints, so this one is not handed back
-again; the checkpoint itself stays until pruned. Acknowledging twice is not an error (--json:
-{id, acknowledged, already_acknowledged}).
+again; the checkpoint itself stays until pruned. The acknowledgement is recorded as a
+CheckpointAcknowledged line in .ctxmon/events.jsonl. A checkpoint file ctxmon cannot read
+(corrupt, or from a newer ctxmon) is refused and no marker is written. Acknowledging twice is
+not an error (--json: {id, acknowledged, already_acknowledged}).
 
 Examples:
   ctxmon checkpoint ack cx-004
 
-Exit codes: 0 acknowledged, or already was; 1 no checkpoint with that id, or the marker cannot
-be written; 2 malformed id.";
+Exit codes: 0 acknowledged, or already was; 1 no checkpoint with that id, an unreadable
+checkpoint, or the marker cannot be written; 2 malformed id.";
 
 pub const CHECKPOINT_PRUNE: &str = "\
-Keeps the N checkpoints with the highest ids and deletes the others with their markers. Ids are
-never reused: the next checkpoint after pruning everything still gets the next number.
+Keeps the N readable checkpoints with the highest ids and deletes the other readable ones with
+their markers. A checkpoint file ctxmon cannot read (corrupt, or from a newer ctxmon) neither
+counts toward N nor is deleted: it is named on stderr and left for you to look at. Ids are never
+reused: the next checkpoint after pruning everything still gets the next number.
 
 Examples:
   ctxmon checkpoint prune --keep 10
-  ctxmon checkpoint prune --keep 0             delete them all
-  ctxmon --json checkpoint prune --keep 3      {pruned: [ids], keep}
+  ctxmon checkpoint prune --keep 0             delete every readable one
+  ctxmon --json checkpoint prune --keep 3      {pruned: [ids], keep, unreadable: [files]}
 
 Exit codes: 0 pruned (or nothing to prune); 1 the folder cannot be read or a file cannot be
 deleted; 2 --keep missing or not a number.";

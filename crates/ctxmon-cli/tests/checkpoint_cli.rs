@@ -303,3 +303,65 @@ fn a_read_only_folder_fails_cleanly_and_keeps_its_files() {
         before
     );
 }
+
+fn events(sb: &Sandbox) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(sb.path(".ctxmon/events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Found by the audit: `ack` on a corrupt file said "acknowledged", exited 0 and wrote the
+/// marker while `show` refused the same file; and a successful `ack` recorded no event.
+#[test]
+fn ack_refuses_unreadable_checkpoints_and_records_the_event() {
+    let sb = Sandbox::new();
+    seed(&sb, "alpha", 170_000, CompactionTrigger::Auto);
+    sb.write(".ctxmon/checkpoints/cx-002-checkpoint.json", "{ torn");
+    sb.write(
+        ".ctxmon/checkpoints/cx-003-checkpoint.json",
+        r#"{"schema_version": 2, "checkpoint_id": "cx-003"}"#,
+    );
+    for (id, why) in [
+        ("cx-002", "corrupt checkpoint JSON"),
+        ("cx-003", "schema version 2"),
+    ] {
+        let show = sb.run(&["checkpoint", "show", id], "");
+        assert_eq!(show.code, 1, "{}", show.stderr);
+        for args in [
+            &["checkpoint", "ack", id][..],
+            &["--json", "checkpoint", "ack", id],
+        ] {
+            let ack = sb.run(args, "");
+            assert_eq!(ack.code, 1, "{args:?}: {}", ack.stdout);
+            assert!(ack.stdout.is_empty(), "{}", ack.stdout);
+            assert!(
+                ack.stderr.contains(&format!("cannot acknowledge {id}"))
+                    && ack.stderr.contains(why),
+                "{}",
+                ack.stderr
+            );
+            assert!(
+                !checkpoints_dir(&sb)
+                    .join(format!("{id}.acknowledged"))
+                    .exists()
+            );
+        }
+    }
+    assert!(events(&sb).is_empty(), "a refused ack records nothing");
+
+    let ack = sb.run(&["checkpoint", "ack", "cx-001"], "");
+    assert_eq!((ack.code, ack.stdout.trim()), (0, "acknowledged cx-001"));
+    let again = sb.run(&["checkpoint", "ack", "cx-001"], "");
+    assert_eq!(again.code, 0);
+    let recorded = events(&sb);
+    assert_eq!(
+        recorded.len(),
+        1,
+        "one event per marker created: {recorded:?}"
+    );
+    assert_eq!(recorded[0]["event"], "CheckpointAcknowledged");
+    assert_eq!(recorded[0]["checkpoint_id"], "cx-001");
+    assert_eq!(recorded[0]["session_id"], "alpha");
+}

@@ -39,6 +39,9 @@ pub trait CheckpointRepository {
         session: Option<&str>,
     ) -> Result<Option<CheckpointData>, PortError>;
     /// Returns true when this call created the marker (false: it was already acknowledged).
+    /// `NotFound` without a checkpoint file; a file that cannot be read as a checkpoint
+    /// (corrupt, foreign, future schema) is refused with the reason `get` gives, and no marker
+    /// is written.
     fn acknowledge(&self, id: CheckpointId) -> Result<bool, PortError>;
     fn list(&self) -> Result<CheckpointListing, PortError>;
     /// Deletes all but the newest `keep` checkpoints (and their markers); returns what went.

@@ -3,15 +3,17 @@
 //!
 //! An id that is not `cx-NNN` is a usage error (exit 2) and never reaches a path; an id with no
 //! checkpoint, or a folder ctxmon cannot read or write, is exit 1. Files `list` cannot use are
-//! named on stderr and skipped: one bad file never hides the others.
+//! named on stderr and skipped: one bad file never hides the others; `show` and `ack` refuse
+//! them (exit 1).
 
 use std::io::{self, Write};
 use std::path::Path;
 
 use anyhow::anyhow;
+use ctxmon_application::checkpoint_ack::acknowledge_checkpoint;
 use ctxmon_application::ports::{CheckpointRepository, PortError, PortErrorKind, StoredCheckpoint};
 use ctxmon_domain::CheckpointId;
-use ctxmon_infra_fs::{FsCheckpointRepository, ProjectLayout};
+use ctxmon_infra_fs::{FsCheckpointRepository, FsEventLog, ProjectLayout, SystemClock};
 use serde_json::{Value, json};
 
 use crate::bootstrap;
@@ -20,11 +22,11 @@ use crate::exit::{CmdResult, Failure};
 
 pub fn run(cmd: CheckpointCommand, global: &GlobalArgs) -> CmdResult {
     let layout = ProjectLayout::new(bootstrap::existing_project_dir(global)?);
-    let repo = FsCheckpointRepository::new(layout);
+    let repo = FsCheckpointRepository::new(layout.clone());
     match cmd {
         CheckpointCommand::List => list(&repo, global.json),
         CheckpointCommand::Show { id } => show(&repo, &parse_id(&id)?, global.json),
-        CheckpointCommand::Ack { id } => ack(&repo, parse_id(&id)?, global.json),
+        CheckpointCommand::Ack { id } => ack(&repo, &layout, parse_id(&id)?, global.json),
         CheckpointCommand::Prune { keep } => prune(&repo, keep, global.json),
     }
 }
@@ -71,12 +73,29 @@ fn show(repo: &FsCheckpointRepository, id: &CheckpointId, json: bool) -> CmdResu
     }
 }
 
-fn ack(repo: &FsCheckpointRepository, id: CheckpointId, json: bool) -> CmdResult {
-    let created = match repo.acknowledge(id) {
-        Ok(created) => created,
+/// Refuses a checkpoint it cannot read (the same reason `show` gives, no marker written), and
+/// records `CheckpointAcknowledged` in `.ctxmon/events.jsonl` like the hooks do.
+fn ack(
+    repo: &FsCheckpointRepository,
+    layout: &ProjectLayout,
+    id: CheckpointId,
+    json: bool,
+) -> CmdResult {
+    let events = FsEventLog::new(layout.clone());
+    let outcome = match acknowledge_checkpoint(repo, &events, &SystemClock, id) {
+        Ok(outcome) => outcome,
         Err(e) if e.kind == PortErrorKind::NotFound => return Err(not_found(id, &repo.dir())),
+        Err(e) if e.kind == PortErrorKind::InvalidData => {
+            return Err(Failure::Other(anyhow!(
+                "cannot acknowledge {id}: {e}; nothing was written (`ctxmon checkpoint list` names every unreadable file)"
+            )));
+        }
         Err(e) => return Err(storage(e)),
     };
+    for w in &outcome.warnings {
+        note(&format!("warning: {w}"));
+    }
+    let created = outcome.created;
     if json {
         emit(
             &json!({"id": id.to_string(), "acknowledged": true, "already_acknowledged": !created})

@@ -164,23 +164,20 @@ impl CheckpointRepository for FsCheckpointRepository {
 
     /// Takes no lock: creating the marker with `create_new` is atomic by itself, which is also
     /// what makes the returned flag exact when two processes acknowledge at once.
+    ///
+    /// Only a checkpoint ctxmon can read is acknowledged: a corrupt, foreign or future-schema
+    /// file (or a symlink) is refused with the reason `get` gives, and no marker is written, so
+    /// `ack` never claims a checkpoint that `show` cannot show.
     fn acknowledge(&self, id: CheckpointId) -> Result<bool, PortError> {
-        let checkpoint = self.checkpoint_path(id);
-        match fs::symlink_metadata(&checkpoint) {
-            Ok(meta) if meta.is_file() => {}
-            Ok(_) => {
-                return Err(PortError::new(
-                    PortErrorKind::InvalidData,
-                    format!("{}: not a regular file", checkpoint.display()),
-                ));
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+        match read::read_checkpoint(&self.checkpoint_path(id), id) {
+            Ok(_) => {}
+            Err(e) if e.kind == PortErrorKind::NotFound => {
                 return Err(PortError::new(
                     PortErrorKind::NotFound,
                     format!("no checkpoint {id} in {}", self.dir().display()),
                 ));
             }
-            Err(e) => return Err(io_error(&checkpoint, &e)),
+            Err(e) => return Err(e),
         }
         let marker = self.marker_path(id);
         let mut options = OpenOptions::new();

@@ -274,6 +274,26 @@ fn a_killed_writers_temp_file_is_invisible_and_cleaned_under_the_lock() {
     assert!(!temp.exists());
 }
 
+/// Found by the audit: `ack` on a corrupt file wrote the marker and said "acknowledged" while
+/// `show` refused the same file.
+#[test]
+fn acknowledge_refuses_a_checkpoint_it_cannot_read() {
+    let (_tmp, repo) = repo();
+    save(&repo, "s");
+    fs::write(repo.dir().join("cx-002-checkpoint.json"), "{ torn").unwrap();
+    fs::write(
+        repo.dir().join("cx-003-checkpoint.json"),
+        r#"{"schema_version": 2, "checkpoint_id": "cx-003"}"#,
+    )
+    .unwrap();
+    for (n, why) in [(2, "corrupt checkpoint JSON"), (3, "schema version 2")] {
+        let e = repo.acknowledge(id(n)).unwrap_err();
+        assert_eq!(e.kind, PortErrorKind::InvalidData, "{e}");
+        assert!(e.message.contains(why), "{e}");
+        assert!(!repo.marker_path(id(n)).exists());
+    }
+}
+
 #[test]
 fn acknowledge_is_idempotent_and_needs_a_checkpoint() {
     let (_tmp, repo) = repo();

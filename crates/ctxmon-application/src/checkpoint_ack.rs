@@ -1,0 +1,108 @@
+//! Acknowledging checkpoints (spec §5, §7): the marker the repository keeps and one
+//! `CheckpointAcknowledged` event per marker created, whoever acknowledges — the prompt that
+//! alerted the agent, or a person running `ctxmon checkpoint ack`.
+
+use ctxmon_domain::{CheckpointId, DomainEvent, EventRecord};
+
+use crate::ports::{CheckpointRepository, Clock, EventLog, PortError, PortErrorKind};
+
+/// What `ctxmon checkpoint ack` did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManualAck {
+    /// False when the checkpoint was already acknowledged.
+    pub created: bool,
+    /// The event could not be recorded (the marker was written all the same).
+    pub warnings: Vec<String>,
+}
+
+/// Acknowledges one checkpoint by hand and records `CheckpointAcknowledged` (with the
+/// checkpoint's session) when the marker is new. A missing checkpoint is `NotFound`; one the
+/// repository cannot read (corrupt, future schema) is refused with its reason and no marker.
+pub fn acknowledge_checkpoint(
+    repo: &dyn CheckpointRepository,
+    events: &dyn EventLog,
+    clock: &dyn Clock,
+    id: CheckpointId,
+) -> Result<ManualAck, PortError> {
+    let stored = repo
+        .get(id)?
+        .ok_or_else(|| PortError::new(PortErrorKind::NotFound, format!("no checkpoint {id}")))?;
+    let created = repo.acknowledge(id)?;
+    let mut warnings = Vec::new();
+    if created {
+        let record = EventRecord::new(
+            clock.now(),
+            stored.data.session_info.session_id.clone(),
+            acknowledged_event(id),
+        );
+        if let Err(e) = events.append(&[record]) {
+            warnings.push(format!("event not recorded: {e}"));
+        }
+    }
+    Ok(ManualAck { created, warnings })
+}
+
+fn acknowledged_event(id: CheckpointId) -> DomainEvent {
+    DomainEvent::CheckpointAcknowledged {
+        checkpoint_id: id.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ctxmon_domain::{
+        CheckpointData, CompactionTrigger, ContextWindow, FillEstimate, FillSource, SessionInfo,
+        Thresholds, Timestamp, TokenCount,
+    };
+
+    use super::*;
+    use crate::memory::{FixedClock, MemoryCheckpoints, MemoryEvents};
+
+    fn save(repo: &MemoryCheckpoints, session: &str) -> CheckpointData {
+        repo.save_new(&mut |id| CheckpointData {
+            schema_version: CheckpointData::SCHEMA_VERSION,
+            checkpoint_id: id,
+            timestamp: Timestamp(1_795_000_000_000).to_rfc3339(),
+            created_at_ms: Timestamp(1_795_000_000_000),
+            compaction_sequence: 1,
+            trigger: CompactionTrigger::Auto,
+            custom_instructions: None,
+            context_state: FillEstimate::measured(
+                TokenCount(170_000),
+                ContextWindow::DEFAULT,
+                &Thresholds::default(),
+                TokenCount(33_000),
+                FillSource::Transcript,
+                None,
+            ),
+            resumption_state: None,
+            session_info: SessionInfo {
+                session_id: Some(session.into()),
+                ..Default::default()
+            },
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_manual_ack_records_one_event_with_the_checkpoints_session() {
+        let repo = MemoryCheckpoints::default();
+        let events = MemoryEvents::default();
+        let clock = FixedClock::new(Timestamp(1_795_000_000_000), 1);
+        let id = save(&repo, "alpha").checkpoint_id;
+        let first = acknowledge_checkpoint(&repo, &events, &clock, id).unwrap();
+        let again = acknowledge_checkpoint(&repo, &events, &clock, id).unwrap();
+        assert!(first.created && !again.created);
+        let records = events.records.borrow();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].session_id.as_deref(), Some("alpha"));
+        assert_eq!(records[0].event, acknowledged_event(id));
+        let missing = CheckpointId::new(9).unwrap();
+        assert_eq!(
+            acknowledge_checkpoint(&repo, &events, &clock, missing)
+                .unwrap_err()
+                .kind,
+            PortErrorKind::NotFound
+        );
+    }
+}
