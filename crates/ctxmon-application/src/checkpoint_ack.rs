@@ -1,10 +1,81 @@
 //! Acknowledging checkpoints (spec §5, §7): the marker the repository keeps and one
 //! `CheckpointAcknowledged` event per marker created, whoever acknowledges — the prompt that
 //! alerted the agent, or a person running `ctxmon checkpoint ack`.
+//!
+//! The alert is about a session's newest checkpoint, and it covers the older ones of that
+//! session too: after two compactions before the next prompt, the agent is told once, about
+//! the newest, and the older checkpoint must not come back as a second alert (with its stale
+//! resumption context) on the prompt after.
 
-use ctxmon_domain::{CheckpointId, DomainEvent, EventRecord};
+use ctxmon_domain::{CheckpointData, CheckpointId, DomainEvent, EventRecord};
 
 use crate::ports::{CheckpointRepository, Clock, EventLog, PortError, PortErrorKind};
+
+/// What acknowledging a session's newest checkpoint did.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SessionAck {
+    /// The newest checkpoint's id, when its acknowledgement worked (created now or before).
+    pub acknowledged: Option<String>,
+    /// One `CheckpointAcknowledged` per marker this call created, the newest first.
+    pub events: Vec<DomainEvent>,
+}
+
+/// Acknowledges `newest`, then every older unacknowledged checkpoint of the same session
+/// (the checkpoint's own session id). Problems are warnings: a hook never fails. A checkpoint
+/// newer than `newest` is left alone: the agent has not been told about it yet.
+pub fn acknowledge_with_older(
+    repo: &dyn CheckpointRepository,
+    newest: &CheckpointData,
+    warnings: &mut Vec<String>,
+) -> SessionAck {
+    let mut ack = SessionAck::default();
+    match repo.acknowledge(newest.checkpoint_id) {
+        Ok(created) => {
+            if created {
+                ack.events.push(acknowledged_event(newest.checkpoint_id));
+            }
+            ack.acknowledged = Some(newest.checkpoint_id.to_string());
+        }
+        Err(e) => {
+            warnings.push(format!(
+                "checkpoint {} not acknowledged: {e}",
+                newest.checkpoint_id
+            ));
+            // The next prompt alerts about the newest again; the older ones wait for it.
+            return ack;
+        }
+    }
+    let Some(session) = newest.session_info.session_id.as_deref() else {
+        return ack;
+    };
+    let older: Vec<CheckpointId> = match repo.list() {
+        Ok(listing) => listing
+            .checkpoints
+            .iter()
+            .rev()
+            .filter(|c| {
+                !c.acknowledged
+                    && c.data.checkpoint_id < newest.checkpoint_id
+                    && c.data.session_info.session_id.as_deref() == Some(session)
+            })
+            .map(|c| c.data.checkpoint_id)
+            .collect(),
+        Err(e) => {
+            warnings.push(format!("older checkpoints not acknowledged: {e}"));
+            Vec::new()
+        }
+    };
+    for id in older {
+        match repo.acknowledge(id) {
+            Ok(true) => ack.events.push(acknowledged_event(id)),
+            Ok(false) => {}
+            // Pruned in the meantime: nothing left to acknowledge.
+            Err(e) if e.kind == PortErrorKind::NotFound => {}
+            Err(e) => warnings.push(format!("checkpoint {id} not acknowledged: {e}")),
+        }
+    }
+    ack
+}
 
 /// What `ctxmon checkpoint ack` did.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,8 +122,8 @@ fn acknowledged_event(id: CheckpointId) -> DomainEvent {
 #[cfg(test)]
 mod tests {
     use ctxmon_domain::{
-        CheckpointData, CompactionTrigger, ContextWindow, FillEstimate, FillSource, SessionInfo,
-        Thresholds, Timestamp, TokenCount,
+        CompactionTrigger, ContextWindow, FillEstimate, FillSource, SessionInfo, Thresholds,
+        Timestamp, TokenCount,
     };
 
     use super::*;

@@ -450,3 +450,61 @@ fn a_long_compact_instruction_or_project_path_keeps_the_alert_complete() {
         "{text}"
     );
 }
+
+/// Found by the audit: two compactions before the next prompt alerted cx-002 on the first
+/// prompt, then cx-001 with its stale resumption context on the second.
+#[test]
+fn two_compactions_before_the_next_prompt_give_one_alert() {
+    let sb = Sandbox::new();
+    let t = write_session(&sb);
+    let run = |hook: &str, event: &str, extra: Value| {
+        let out = sb.run(&["hooks", hook], input(&sb, &t, event, extra));
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out
+    };
+    let mut starts = Vec::new();
+    for _ in 0..2 {
+        run("pre-compact", "PreCompact", json!({"trigger":"auto"}));
+        let start = run("session-start", "SessionStart", json!({"source":"compact"}));
+        starts.push(additional_context(&start.stdout, "SessionStart"));
+    }
+    assert!(starts[0].starts_with("<resumption-context checkpoint=\"cx-001\""));
+    assert!(
+        starts[1].starts_with("<resumption-context checkpoint=\"cx-002\""),
+        "SessionStart hands back the newest: {}",
+        starts[1]
+    );
+    let prompts: Vec<String> = (0..3)
+        .map(|_| {
+            let out = run("prompt-submit", "UserPromptSubmit", json!({"prompt":"go"}));
+            additional_context(&out.stdout, "UserPromptSubmit")
+        })
+        .collect();
+    assert_eq!(
+        prompts[0].matches("<compaction-alert").count(),
+        1,
+        "{}",
+        prompts[0]
+    );
+    assert_alert_is_complete(&prompts[0], "cx-002");
+    for later in &prompts {
+        assert!(!later.contains("<resumption-context"), "{later}");
+    }
+    for later in &prompts[1..] {
+        assert!(!later.contains("<compaction-alert"), "{later}");
+    }
+    for id in ["cx-001", "cx-002"] {
+        assert!(
+            sb.path(&format!(".ctxmon/checkpoints/{id}.acknowledged"))
+                .exists()
+        );
+    }
+    let acknowledged: Vec<String> = std::fs::read_to_string(sb.path(".ctxmon/events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["event"] == "CheckpointAcknowledged")
+        .map(|v| v["checkpoint_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(acknowledged, ["cx-002", "cx-001"]);
+}

@@ -15,6 +15,8 @@ pub use compaction::reset_if_stale;
 #[cfg(test)]
 mod prompt_submit_tests;
 #[cfg(test)]
+mod repeat_tests;
+#[cfg(test)]
 mod resilience_tests;
 #[cfg(test)]
 mod test_world;

@@ -12,6 +12,7 @@ use ctxmon_domain::{
 use super::compaction::{note_checkpoint, reset_if_stale};
 use super::delivery::deliver;
 use super::{HookContext, HookPorts, load_state, record, save_state};
+use crate::checkpoint_ack::acknowledge_with_older;
 use crate::compaction_alert::render_compaction_alert;
 use crate::config::InjectPolicy;
 use crate::fill::{ContextFillEstimator, EstimateRequest};
@@ -132,7 +133,12 @@ pub fn prompt_submit(
                 events.extend(event);
             }
         }
-        acknowledge(ports, cp, &mut events, &mut warnings)
+        // The newest checkpoint's alert covers the session's older ones: two compactions
+        // before this prompt give one alert, and the older one is not alerted (with its stale
+        // resumption context) on the next prompt.
+        let ack = acknowledge_with_older(ports.checkpoints, cp, &mut warnings);
+        events.extend(ack.events);
+        ack.acknowledged
     } else {
         acknowledge_delivered_elsewhere(ports, &state, &mut events, &mut warnings)
     };
@@ -223,33 +229,9 @@ fn checkpoint_path(project_dir: &Path, cp: &CheckpointData) -> String {
         .to_string()
 }
 
-fn acknowledge(
-    ports: &HookPorts<'_>,
-    cp: &CheckpointData,
-    events: &mut Vec<DomainEvent>,
-    warnings: &mut Vec<String>,
-) -> Option<String> {
-    match ports.checkpoints.acknowledge(cp.checkpoint_id) {
-        Ok(created) => {
-            if created {
-                events.push(DomainEvent::CheckpointAcknowledged {
-                    checkpoint_id: cp.checkpoint_id.to_string(),
-                });
-            }
-            Some(cp.checkpoint_id.to_string())
-        }
-        Err(e) => {
-            warnings.push(format!(
-                "checkpoint {} not acknowledged: {e}",
-                cp.checkpoint_id
-            ));
-            None
-        }
-    }
-}
-
 /// A new session that SessionStart handed another session's checkpoint to: its first prompt
-/// completes the handoff, so the checkpoint is not offered to every later session.
+/// completes the handoff, so the checkpoint (and the older ones of its session) is not offered
+/// to every later session.
 fn acknowledge_delivered_elsewhere(
     ports: &HookPorts<'_>,
     state: &SessionState,
@@ -262,7 +244,9 @@ fn acknowledge_delivered_elsewhere(
         .and_then(ctxmon_domain::CheckpointId::parse)?;
     match ports.checkpoints.get(id) {
         Ok(Some(stored)) if !stored.acknowledged => {
-            acknowledge(ports, &stored.data, events, warnings)
+            let ack = acknowledge_with_older(ports.checkpoints, &stored.data, warnings);
+            events.extend(ack.events);
+            ack.acknowledged
         }
         Ok(_) => None,
         Err(e) => {
