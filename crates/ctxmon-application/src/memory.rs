@@ -178,14 +178,17 @@ impl crate::ports::CheckpointRepository for MemoryCheckpoints {
         })
     }
 
-    fn prune(&self, keep: usize) -> Result<Vec<ctxmon_domain::CheckpointId>, PortError> {
+    fn prune(&self, keep: usize) -> Result<crate::ports::PruneOutcome, PortError> {
         self.check()?;
         let mut stored = self.stored.borrow_mut();
         let excess = stored.len().saturating_sub(keep);
-        Ok(stored
-            .drain(..excess)
-            .map(|s| s.data.checkpoint_id)
-            .collect())
+        Ok(crate::ports::PruneOutcome {
+            pruned: stored
+                .drain(..excess)
+                .map(|s| s.data.checkpoint_id)
+                .collect(),
+            unreadable: Vec::new(),
+        })
     }
 }
 

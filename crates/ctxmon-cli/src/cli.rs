@@ -288,7 +288,8 @@ pub enum CheckpointCommand {
     /// Delete all but the newest N checkpoints.
     ///
     /// Checkpoints are small but never expire by themselves; prune keeps the newest N and
-    /// deletes the rest, acknowledged or not.
+    /// deletes the rest, acknowledged or not. Only checkpoints ctxmon can read count and are
+    /// deleted; an unreadable file is named on stderr and left alone.
     #[command(after_long_help = crate::help::CHECKPOINT_PRUNE)]
     Prune {
         /// How many of the newest checkpoints to keep (`0` deletes all; ids are never reused).

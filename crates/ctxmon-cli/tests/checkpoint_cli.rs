@@ -171,7 +171,7 @@ fn prune_keep_zero_empties_the_folder_and_ids_still_continue() {
     let value: serde_json::Value = serde_json::from_str(&prune.stdout).unwrap();
     assert_eq!(
         value,
-        serde_json::json!({"pruned": ["cx-001", "cx-002"], "keep": 0})
+        serde_json::json!({"pruned": ["cx-001", "cx-002"], "keep": 0, "unreadable": []})
     );
     let list = sb.run(&["checkpoint", "list"], "");
     assert_eq!(list.code, 0);
@@ -364,4 +364,60 @@ fn ack_refuses_unreadable_checkpoints_and_records_the_event() {
     assert_eq!(recorded[0]["event"], "CheckpointAcknowledged");
     assert_eq!(recorded[0]["checkpoint_id"], "cx-001");
     assert_eq!(recorded[0]["session_id"], "alpha");
+}
+
+/// Found by the audit: with cx-001 and cx-002 valid, cx-003 of a future schema and cx-004
+/// corrupt, `prune --keep 1` counted file names, deleted cx-001 to cx-003 and kept only the
+/// corrupt file.
+#[test]
+fn prune_counts_and_deletes_only_readable_checkpoints() {
+    let sb = Sandbox::new();
+    seed(&sb, "s", 100_000, CompactionTrigger::Auto);
+    seed(&sb, "s", 120_000, CompactionTrigger::Auto);
+    sb.write(
+        ".ctxmon/checkpoints/cx-003-checkpoint.json",
+        r#"{"schema_version": 2, "checkpoint_id": "cx-003"}"#,
+    );
+    sb.write(".ctxmon/checkpoints/cx-004-checkpoint.json", "{ torn");
+    sb.write(".ctxmon/checkpoints/cx-004.acknowledged", "");
+
+    let prune = sb.run(&["checkpoint", "prune", "--keep", "1"], "");
+    assert_eq!(
+        (prune.code, prune.stdout.trim()),
+        (0, "pruned 1 checkpoint: cx-001 (kept the newest 1)"),
+        "{}",
+        prune.stderr
+    );
+    let notes: Vec<&str> = prune.stderr.lines().collect();
+    assert_eq!(notes.len(), 2, "{}", prune.stderr);
+    assert!(notes[0].contains("cx-003-checkpoint.json") && notes[0].contains("schema version 2"));
+    assert!(notes[1].contains("cx-004-checkpoint.json") && notes[1].contains("corrupt"));
+    assert!(notes.iter().all(|n| n.ends_with("not pruned")), "{notes:?}");
+    assert_eq!(
+        file_names(&checkpoints_dir(&sb)),
+        [
+            ".lock",
+            ".next-id",
+            "cx-002-checkpoint.json",
+            "cx-003-checkpoint.json",
+            "cx-004-checkpoint.json",
+            "cx-004.acknowledged"
+        ]
+    );
+
+    let all = sb.run(&["--json", "checkpoint", "prune", "--keep", "0"], "");
+    assert_eq!(all.code, 0, "{}", all.stderr);
+    let value: serde_json::Value = serde_json::from_str(&all.stdout).unwrap();
+    assert_eq!(value["pruned"], serde_json::json!(["cx-002"]));
+    assert_eq!(value["unreadable"].as_array().unwrap().len(), 2, "{value}");
+    assert_eq!(
+        file_names(&checkpoints_dir(&sb)),
+        [
+            ".lock",
+            ".next-id",
+            "cx-003-checkpoint.json",
+            "cx-004-checkpoint.json",
+            "cx-004.acknowledged"
+        ]
+    );
 }

@@ -118,7 +118,7 @@ fn audit_round(project: &Path, tally: &mut Tally, pruned: &mut u32) {
     tally.files_checked += audit.files;
     tally.temps_seen += audit.temps;
     proof::assert_gapless(&audit.ids, *pruned + 1);
-    *pruned += repo(project).prune(1).unwrap().len() as u32;
+    *pruned += repo(project).prune(1).unwrap().pruned.len() as u32;
 }
 
 /// After all the kills the lock must be free at once (the kernel drops a dead holder's flock)

@@ -22,6 +22,16 @@ pub struct CheckpointListing {
     pub problems: Vec<String>,
 }
 
+/// What `prune` did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PruneOutcome {
+    /// The checkpoints deleted, oldest first.
+    pub pruned: Vec<CheckpointId>,
+    /// Checkpoint files that could not be read, each with the reason: neither counted nor
+    /// deleted (the user decides what they are).
+    pub unreadable: Vec<String>,
+}
+
 /// `.ctxmon/checkpoints/` (spec §5).
 pub trait CheckpointRepository {
     /// Allocates the next id under the repository's lock, asks `build` for the data with that id,
@@ -44,8 +54,10 @@ pub trait CheckpointRepository {
     /// is written.
     fn acknowledge(&self, id: CheckpointId) -> Result<bool, PortError>;
     fn list(&self) -> Result<CheckpointListing, PortError>;
-    /// Deletes all but the newest `keep` checkpoints (and their markers); returns what went.
-    fn prune(&self, keep: usize) -> Result<Vec<CheckpointId>, PortError>;
+    /// Deletes all but the newest `keep` readable checkpoints (and their markers). Only
+    /// checkpoints the repository can read count toward `keep` and are deleted: a corrupt,
+    /// foreign or future-schema file is reported in the outcome and never deleted.
+    fn prune(&self, keep: usize) -> Result<PruneOutcome, PortError>;
 }
 
 /// What the resumption source file held.

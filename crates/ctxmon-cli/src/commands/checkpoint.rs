@@ -4,7 +4,7 @@
 //! An id that is not `cx-NNN` is a usage error (exit 2) and never reaches a path; an id with no
 //! checkpoint, or a folder ctxmon cannot read or write, is exit 1. Files `list` cannot use are
 //! named on stderr and skipped: one bad file never hides the others; `show` and `ack` refuse
-//! them (exit 1).
+//! them (exit 1) and `prune` neither counts nor deletes them.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -109,13 +109,20 @@ fn ack(
 }
 
 /// `--keep 0` is allowed and deletes every checkpoint: it is what a user clearing the folder
-/// means, and ids still never repeat afterwards.
+/// means, and ids still never repeat afterwards. Only checkpoints ctxmon can read count and
+/// go; unreadable ones are named on stderr (and in `--json`'s `unreadable`) and left alone.
 fn prune(repo: &FsCheckpointRepository, keep: u64, json: bool) -> CmdResult {
     let keep = usize::try_from(keep).unwrap_or(usize::MAX);
-    let pruned = repo.prune(keep).map_err(storage)?;
+    let outcome = repo.prune(keep).map_err(storage)?;
+    for problem in &outcome.unreadable {
+        note(problem);
+    }
+    let pruned = outcome.pruned;
     if json {
         let ids: Vec<String> = pruned.iter().map(ToString::to_string).collect();
-        return emit(&json!({"pruned": ids, "keep": keep}).to_string());
+        return emit(
+            &json!({"pruned": ids, "keep": keep, "unreadable": outcome.unreadable}).to_string(),
+        );
     }
     let kept = if keep == 0 {
         "kept none".to_string()

@@ -14,7 +14,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use ctxmon_application::ports::{
-    CheckpointListing, CheckpointRepository, PortError, PortErrorKind, StoredCheckpoint,
+    CheckpointListing, CheckpointRepository, PortError, PortErrorKind, PruneOutcome,
+    StoredCheckpoint,
 };
 use ctxmon_domain::{CheckpointData, CheckpointId};
 
@@ -218,21 +219,31 @@ impl CheckpointRepository for FsCheckpointRepository {
         Ok(listing)
     }
 
-    /// Counts checkpoint files by name, unreadable ones included, so what is kept is simply
-    /// the newest `keep` ids. Markers of deleted checkpoints go too.
-    fn prune(&self, keep: usize) -> Result<Vec<CheckpointId>, PortError> {
+    /// Counts only the checkpoints it can read, so a corrupt or future-schema file neither
+    /// takes one of the `keep` places nor is deleted (it is reported; a newer ctxmon may still
+    /// read it, and a person should look before it goes). Markers of deleted checkpoints go
+    /// too, as do markers whose checkpoint file is gone.
+    fn prune(&self, keep: usize) -> Result<PruneOutcome, PortError> {
         // Nothing to prune must not create the folder (and its lock) as a side effect.
         if !self.dir().is_dir() {
-            return Ok(Vec::new());
+            return Ok(PruneOutcome::default());
         }
         self.locked(|| {
             let scan = Scan::read(&self.dir())?;
             scan.remove_orphaned_temps();
-            let doomed: Vec<CheckpointId> = scan
-                .checkpoints
+            let mut outcome = PruneOutcome::default();
+            let mut readable: Vec<CheckpointId> = Vec::new();
+            for &id in &scan.checkpoints {
+                match read::read_checkpoint(&self.checkpoint_path(id), id) {
+                    Ok(_) => readable.push(id),
+                    Err(e) if e.kind == PortErrorKind::NotFound => {}
+                    Err(e) => outcome.unreadable.push(format!("{e}; not pruned")),
+                }
+            }
+            let doomed: Vec<CheckpointId> = readable
                 .iter()
                 .copied()
-                .take(scan.checkpoints.len().saturating_sub(keep))
+                .take(readable.len().saturating_sub(keep))
                 .collect();
             let orphan_markers: Vec<CheckpointId> = scan
                 .markers
@@ -240,7 +251,7 @@ impl CheckpointRepository for FsCheckpointRepository {
                 .copied()
                 .collect();
             if doomed.is_empty() && orphan_markers.is_empty() {
-                return Ok(doomed);
+                return Ok(outcome);
             }
             // Record the high-water mark durably before anything that carries an id goes,
             // or the next save could hand a pruned id out again.
@@ -254,7 +265,8 @@ impl CheckpointRepository for FsCheckpointRepository {
             for id in orphan_markers {
                 remove_if_present(&self.marker_path(id))?;
             }
-            Ok(doomed)
+            outcome.pruned = doomed;
+            Ok(outcome)
         })
     }
 }

@@ -119,7 +119,7 @@ fn ids_never_come_back_after_prune_or_deletion() {
     }
     repo.acknowledge(id(1)).unwrap();
     repo.acknowledge(id(4)).unwrap();
-    assert_eq!(repo.prune(2).unwrap(), [id(1), id(2), id(3)]);
+    assert_eq!(repo.prune(2).unwrap().pruned, [id(1), id(2), id(3)]);
     assert_eq!(ids(&repo.list().unwrap()), [4, 5]);
     assert!(!repo.marker_path(id(1)).exists());
     assert!(repo.marker_path(id(4)).exists());
@@ -127,11 +127,39 @@ fn ids_never_come_back_after_prune_or_deletion() {
     // Someone deletes the newest file by hand: its id still stays taken.
     fs::remove_file(repo.checkpoint_path(id(6))).unwrap();
     assert_eq!(save(&repo, "s").checkpoint_id, id(7));
-    assert_eq!(repo.prune(0).unwrap(), [id(4), id(5), id(7)]);
+    assert_eq!(repo.prune(0).unwrap().pruned, [id(4), id(5), id(7)]);
     assert!(repo.list().unwrap().checkpoints.is_empty());
     assert_eq!(names(&repo.dir()), [".lock", ".next-id"]);
     assert_eq!(save(&repo, "s").checkpoint_id, id(8));
-    assert_eq!(repo.prune(5).unwrap(), []);
+    assert_eq!(repo.prune(5).unwrap().pruned, []);
+}
+
+#[test]
+fn prune_neither_counts_nor_deletes_unreadable_checkpoints() {
+    let (_tmp, repo) = repo();
+    save(&repo, "s");
+    save(&repo, "s");
+    fs::write(
+        repo.checkpoint_path(id(3)),
+        r#"{"schema_version": 2, "checkpoint_id": "cx-003"}"#,
+    )
+    .unwrap();
+    fs::write(repo.checkpoint_path(id(4)), "{ torn").unwrap();
+    fs::write(repo.marker_path(id(4)), "").unwrap();
+    let outcome = repo.prune(1).unwrap();
+    assert_eq!(outcome.pruned, [id(1)]);
+    assert_eq!(outcome.unreadable.len(), 2, "{:?}", outcome.unreadable);
+    assert!(outcome.unreadable[0].contains("schema version 2"));
+    assert!(outcome.unreadable[1].contains("corrupt checkpoint JSON"));
+    assert_eq!(repo.prune(0).unwrap().pruned, [id(2)]);
+    for path in [
+        repo.checkpoint_path(id(3)),
+        repo.checkpoint_path(id(4)),
+        repo.marker_path(id(4)),
+    ] {
+        assert!(path.exists(), "{}", path.display());
+    }
+    assert_eq!(save(&repo, "s").checkpoint_id, id(5));
 }
 
 #[test]
@@ -144,7 +172,7 @@ fn reading_and_pruning_an_absent_folder_creates_nothing() {
         repo.acknowledge(id(1)).unwrap_err().kind,
         PortErrorKind::NotFound
     );
-    assert_eq!(repo.prune(0).unwrap(), []);
+    assert_eq!(repo.prune(0).unwrap().pruned, []);
     assert!(names(tmp.path()).is_empty());
 }
 
@@ -165,7 +193,7 @@ fn the_file_names_win_over_a_stale_or_corrupt_high_water_mark() {
     assert_eq!(fresh.checkpoint_id, id(10));
     assert!(!repo.get(id(10)).unwrap().unwrap().acknowledged);
     // prune clears such orphan markers.
-    assert_eq!(repo.prune(10).unwrap(), []);
+    assert_eq!(repo.prune(10).unwrap().pruned, []);
     assert!(!repo.dir().join("cx-009.acknowledged").exists());
 }
 
