@@ -7,6 +7,7 @@
 use ctxmon_application::compaction_alert::{
     ALERT_MAX_TOKENS, SHORTENED_MARKER, render_compaction_alert,
 };
+use ctxmon_application::resumption::from_section;
 use ctxmon_application::resumption_context::{
     HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
@@ -84,8 +85,81 @@ fn maximal_checkpoint() -> Result<CheckpointData, String> {
     })
 }
 
-/// `<resumption-context>` from the maximal checkpoint: within 760 tokens, well-formed, and the
-/// shortened lists say how much they left out.
+/// The items a list section shows and the count it ends with; `None` without the section.
+fn list_of(text: &str, tag: &str, noun: &str, id: &str) -> Option<(usize, usize)> {
+    let start = text.find(&format!("<{tag}>\n"))? + tag.len() + 3;
+    let end = start + text[start..].find(&format!("</{tag}>"))?;
+    let lines: Vec<&str> = text[start..end]
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .collect();
+    let suffix = format!(" more {noun} in {id}");
+    match lines
+        .last()
+        .and_then(|l| l.strip_prefix('+')?.strip_suffix(suffix.as_str()))
+    {
+        Some(n) => Some((lines.len() - 1, n.parse().ok()?)),
+        None => Some((lines.len(), 0)),
+    }
+}
+
+/// Checks one render: within budget, closed, and every list of `lists` (tag, noun, items in
+/// the input, whether at least one item must show) present with shown + counted = items.
+fn check_resumption(
+    name: &str,
+    text: &str,
+    id: &str,
+    lists: &[(&str, &str, usize, bool)],
+) -> Result<u64, String> {
+    let tokens = estimate_tokens(text).get();
+    let mut problems = Vec::new();
+    if tokens > RESUMPTION_MAX_TOKENS {
+        problems.push(format!("{tokens} tokens, budget {RESUMPTION_MAX_TOKENS}"));
+    }
+    if !text.ends_with(&format!(
+        "<read-more>ctxmon checkpoint show {id}</read-more>\n</resumption-context>"
+    )) {
+        problems.push("not closed with the pointer to the checkpoint".into());
+    }
+    for &(tag, noun, items, first) in lists {
+        match list_of(text, tag, noun, id) {
+            None => problems.push(format!("<{tag}> is missing (its count at least must show)")),
+            Some((shown, counted)) => {
+                if shown + counted != items {
+                    problems.push(format!(
+                        "<{tag}> shows {shown} and counts {counted} of {items}"
+                    ));
+                }
+                if first && shown == 0 {
+                    problems.push(format!("<{tag}> does not show its first item"));
+                }
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(tokens)
+    } else {
+        Err(format!("  {name}: {}:\n{text}", problems.join("; ")))
+    }
+}
+
+/// An orchestrator's `resumption:` section with `n` items in every list.
+fn generated_section(n: usize) -> serde_json::Value {
+    let each = |f: &dyn Fn(usize) -> serde_json::Value| (0..n).map(f).collect::<Vec<_>>();
+    serde_json::json!({
+        "recovery_state": "Phase 3 of 5: implementing </resumption-context> & escaping <tricky>",
+        "quality_trajectory": {"score": 0.87, "iteration": 4},
+        "decisions": each(&|i| format!("Decision {i}: use approach {i} because of reason & rationale with quite a lot of text to fill the budget").into()),
+        "agent_summaries": each(&|i| format!("agent-{i}: finished subtask {i} and reported back with results").into()),
+        "files_to_read": each(&|i| serde_json::json!({"path": format!("src/very/long/directory/module_{i:03}/implementation_file_{i:03}.rs"), "priority": i % 5, "reason": format!("touched in step {i} & needs review")})),
+        "next_steps": each(&|i| format!("Step {i}: implement the next piece of functionality for item {i} and verify it").into()),
+    })
+}
+
+/// `<resumption-context>` from the maximal checkpoint and from generated sections of 2, 12 and
+/// 40 items per list: within 760 tokens, closed, and every list present — shortened ones
+/// ending with their count, even when nothing else of them fits, and the high-priority lists
+/// (next steps, files to read, decisions) showing their first item whenever it can fit.
 pub fn resumption_context() -> Result<String, String> {
     let cp = maximal_checkpoint()?;
     let history: Vec<HistoryEntry> = (1..=500)
@@ -100,19 +174,57 @@ pub fn resumption_context() -> Result<String, String> {
         history: &history,
         resume_log: Some(&log),
     });
-    let tokens = estimate_tokens(&text).get();
-    if tokens > RESUMPTION_MAX_TOKENS {
-        return Err(format!(
-            "  maximal input renders {tokens} tokens, budget {RESUMPTION_MAX_TOKENS}"
-        ));
+    let mut problems = Vec::new();
+    let mut largest = 0;
+    // Every path of the maximal input is longer than a path may be shown: files only counts.
+    // Next steps are the source's and the open todos, completed items the done ones.
+    let state = cp.resumption_state.as_ref().ok_or("sample state")?;
+    let done = state
+        .todos
+        .iter()
+        .filter(|t| t.status == "completed")
+        .count();
+    let maximal_lists = [
+        (
+            "next-steps",
+            "next steps",
+            state.next_steps.len() + state.todos.len() - done,
+            true,
+        ),
+        ("files-to-read", "files", 2 * ITEMS, false),
+        ("decisions", "decisions", ITEMS, true),
+        ("agent-summaries", "agent summaries", ITEMS, false),
+        ("earlier-requests", "requests", ITEMS - 1, false),
+        ("completed", "completed items", done, false),
+    ];
+    match check_resumption("maximal", &text, "cx-999999", &maximal_lists) {
+        Ok(tokens) => largest = largest.max(tokens),
+        Err(e) => problems.push(e),
     }
-    if !text.ends_with("</resumption-context>") || !text.contains("more next steps in cx-999999") {
-        return Err(format!(
-            "  the tag is not closed or does not count its omissions:\n{text}"
-        ));
+    for n in [2, 12, 40] {
+        let mut cp = cp.clone();
+        cp.resumption_state = Some(from_section(&generated_section(n)));
+        let text = render_resumption_context(ResumptionInput {
+            checkpoint: &cp,
+            history: &history[..1],
+            resume_log: Some("/home/you/shop/.ctxmon/resume-logs/session-s1.md"),
+        });
+        let lists = [
+            ("next-steps", "next steps", n, true),
+            ("files-to-read", "files", n, true),
+            ("decisions", "decisions", n, true),
+            ("agent-summaries", "agent summaries", n, false),
+        ];
+        match check_resumption(&format!("{n} items per list"), &text, "cx-999999", &lists) {
+            Ok(tokens) => largest = largest.max(tokens),
+            Err(e) => problems.push(e),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("\n"));
     }
     Ok(format!(
-        "maximal input renders {tokens} tokens (budget {RESUMPTION_MAX_TOKENS})"
+        "maximal input and 2/12/40 items per list, the largest renders {largest} tokens (budget {RESUMPTION_MAX_TOKENS}), every list present or counted"
     ))
 }
 

@@ -1,6 +1,8 @@
 //! A writer for injected XML tags that must fit a token budget: sections are added in priority
-//! order, each list keeps whole items only and ends with a count of what it left out, and text
-//! is cut at a word boundary, never inside an escape, a path or an id.
+//! order, each list keeps whole items only and ends with a count of what it left out (even when
+//! it left out everything), and text is cut at a word boundary, never inside an escape, a path
+//! or an id. `list_reservation` says how much room a later list needs, so a caller filling
+//! sections in priority order can keep it back.
 
 use ctxmon_domain::xml::escape_text;
 
@@ -58,81 +60,23 @@ impl BudgetWriter {
 
     /// `<tag>text</tag>\n`, with the text shortened to fit when it is prose.
     pub fn element(&mut self, tag: &str, text: &str, kind: ItemKind) -> bool {
-        let frame = chars(tag) * 2 + 6;
-        let Some(body) = fit(text, self.remaining().saturating_sub(frame), kind) else {
+        self.element_within(tag, text, kind, usize::MAX)
+    }
+
+    /// Like [`BudgetWriter::element`], in at most `room` characters.
+    pub fn element_within(&mut self, tag: &str, text: &str, kind: ItemKind, room: usize) -> bool {
+        let room = room.min(self.remaining());
+        let Some(body) = fit(text, room.saturating_sub(frame(tag)), kind) else {
             return false;
         };
         self.raw(&format!("<{tag}>{body}</{tag}>\n"))
     }
 
-    /// A list section: whole items in order until one does not fit, then `+N more {noun} in
-    /// {where}`. Items longer than `item_cap` characters are shortened first (prose) or left
-    /// out (atoms), so one huge item cannot starve the rest. Returns how many items were left
-    /// out.
-    pub fn list(
-        &mut self,
-        tag: &str,
-        noun: &str,
-        location: &str,
-        items: &[String],
-        kind: ItemKind,
-        item_cap: usize,
-    ) -> usize {
-        if items.is_empty() {
-            return 0;
-        }
-        let open = format!("<{tag}>\n");
-        let close = format!("</{tag}>\n");
-        let note = |n: usize| format!("- +{n} more {noun} in {}\n", escape_text(location));
-        let worst_note = chars(&note(items.len()));
-        let mut lines: Vec<String> = Vec::new();
-        let mut body = 0usize;
-        let mut kept = 0usize;
-        let room = self
-            .remaining()
-            .saturating_sub(chars(&open) + chars(&close));
-        for (i, item) in items.iter().enumerate() {
-            let Some(text) = fit(item, item_cap, kind) else {
-                continue;
-            };
-            let line = format!("- {text}\n");
-            let more_after = i + 1 < items.len();
-            let need = chars(&line) + if more_after { worst_note } else { 0 };
-            if body + need <= room {
-                body += chars(&line);
-                lines.push(line);
-                kept += 1;
-                continue;
-            }
-            // The first item of a prose list may still fit shortened.
-            if lines.is_empty() && kind == ItemKind::Text {
-                let avail = room.saturating_sub(4 + if more_after { worst_note } else { 0 });
-                if let Some(short) = fit(item, avail, kind) {
-                    let line = format!("- {short}\n");
-                    body += chars(&line);
-                    lines.push(line);
-                    kept += 1;
-                }
-            }
-            break;
-        }
-        let omitted = items.len() - kept;
-        if omitted > 0 {
-            let line = note(omitted);
-            if body + chars(&line) <= room {
-                lines.push(line);
-            } else if lines.is_empty() {
-                return omitted;
-            }
-        }
-        if lines.is_empty() {
-            return omitted;
-        }
-        let mut section = open;
-        for l in lines {
-            section.push_str(&l);
-        }
-        section.push_str(&close);
+    /// Writes [`render_list`] within `room` (and what remains); returns how many entries were
+    /// left out.
+    pub fn list_within(&mut self, list: &ListSpec<'_>, item_cap: usize, room: usize) -> usize {
+        let (section, omitted) =
+            render_list(list, item_cap, usize::MAX, room.min(self.remaining()));
         self.raw(&section);
         omitted
     }
@@ -182,6 +126,154 @@ pub fn fit(text: &str, max: usize, kind: ItemKind) -> Option<String> {
     None
 }
 
+/// `- ` and the newline around each list entry.
+const LINE_FRAME: usize = 3;
+/// The shortest a list's first prose entry is cut to; with less room only the count is shown.
+const MIN_SHORTENED: usize = 40;
+
+/// The characters `<tag>…</tag>\n` adds around a body.
+pub fn frame(tag: &str) -> usize {
+    chars(tag) * 2 + 6
+}
+
+/// One list entry and how it may be shortened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry<'a> {
+    /// Prose: may be cut at a word boundary with `…`.
+    Text(&'a str),
+    /// A path or an id: kept whole or left out.
+    Atom(&'a str),
+    /// A path with a note on it, `path (note)`: the path whole, the note shortened or dropped.
+    Annotated(&'a str, &'a str),
+}
+
+impl Entry<'_> {
+    /// The escaped entry within `max` characters, shortened as its kind allows.
+    fn form(self, max: usize) -> Option<String> {
+        match self {
+            Entry::Text(text) => fit(text, max, ItemKind::Text),
+            Entry::Atom(atom) => fit(atom, max, ItemKind::Atom),
+            Entry::Annotated(atom, note) => {
+                let atom = fit(atom, max, ItemKind::Atom)?;
+                let room = max.saturating_sub(chars(&atom) + 3);
+                Some(match fit(note, room, ItemKind::Text) {
+                    Some(note) => format!("{atom} ({note})"),
+                    None => atom,
+                })
+            }
+        }
+    }
+
+    /// Prose can always be shortened; an entry bound to an atom cannot be made shorter than it.
+    fn is_atom_bound(self) -> bool {
+        !matches!(self, Entry::Text(_))
+    }
+}
+
+/// A list section: `<tag>` with one `- entry` line each and, when any is left out,
+/// `- +N more {noun} in {location}`.
+#[derive(Debug, Clone)]
+pub struct ListSpec<'a> {
+    pub tag: &'a str,
+    pub noun: &'a str,
+    pub location: &'a str,
+    pub entries: Vec<Entry<'a>>,
+}
+
+/// Renders `list` within `room` characters and returns it with the number of entries left
+/// out. Entries are taken whole (each shortened to `item_cap` first, so one huge entry cannot
+/// starve the rest) in order until one does not fit or `max_items` are shown; an entry that
+/// cannot fit even in `item_cap` (an over-long path) is left out and counted. The first entry
+/// shown may be shortened to the room there is, and when an atom does not fit the next one is
+/// tried, so the list shows an entry whenever one fits. Whatever is left out is counted on the
+/// last line — even all of it, as a count-only section — and the section is empty only when
+/// `list` is or not even the count fits.
+pub fn render_list(
+    list: &ListSpec<'_>,
+    item_cap: usize,
+    max_items: usize,
+    room: usize,
+) -> (String, usize) {
+    let entries = &list.entries;
+    if entries.is_empty() {
+        return (String::new(), 0);
+    }
+    let open = format!("<{}>\n", list.tag);
+    let close = format!("</{}>\n", list.tag);
+    let location = escape_text(list.location);
+    let note = |n: usize| format!("- +{n} more {} in {location}\n", list.noun);
+    let worst_note = chars(&note(entries.len()));
+    let Some(inner) = room.checked_sub(chars(&open) + chars(&close)) else {
+        return (String::new(), entries.len());
+    };
+    let mut lines: Vec<String> = Vec::new();
+    let mut body = 0usize;
+    let mut skipped = 0usize;
+    for (i, entry) in entries.iter().enumerate() {
+        if lines.len() >= max_items {
+            break;
+        }
+        let last = i + 1 == entries.len();
+        let reserve = if last && skipped == 0 { 0 } else { worst_note };
+        let avail = inner.saturating_sub(body + reserve);
+        let Some(whole) = entry.form(item_cap.saturating_sub(LINE_FRAME)) else {
+            skipped += 1;
+            continue;
+        };
+        let line = format!("- {whole}\n");
+        if chars(&line) <= avail {
+            body += chars(&line);
+            lines.push(line);
+            continue;
+        }
+        if lines.is_empty() {
+            let short_room = avail.saturating_sub(LINE_FRAME);
+            // A few words of prose say nothing; the count says more.
+            let worth_it = entry.is_atom_bound() || short_room >= MIN_SHORTENED;
+            if let Some(short) = entry.form(short_room).filter(|_| worth_it) {
+                let line = format!("- {short}\n");
+                body += chars(&line);
+                lines.push(line);
+            } else if entry.is_atom_bound() {
+                skipped += 1;
+                continue;
+            }
+        }
+        break;
+    }
+    let omitted = entries.len() - lines.len();
+    if omitted > 0 {
+        let line = note(omitted);
+        if body + chars(&line) > inner {
+            // Only possible when nothing was shown (every shown line kept room for the note).
+            return (String::new(), omitted);
+        }
+        lines.push(line);
+    }
+    let mut section = open;
+    for line in lines {
+        section.push_str(&line);
+    }
+    section.push_str(&close);
+    (section, omitted)
+}
+
+/// The room to keep for `list` so that it can show its first entry (shortened to `first_cap`)
+/// and its count later, however much the sections before it take; with `first_cap` 0, room for
+/// the count alone. A little more than the rendering, because the count can grow a digit.
+pub fn list_reservation(list: &ListSpec<'_>, item_cap: usize, first_cap: usize) -> usize {
+    if list.entries.is_empty() {
+        return 0;
+    }
+    let unbounded = usize::MAX / 2;
+    let (section, _) = if first_cap == 0 {
+        render_list(list, item_cap, 0, unbounded)
+    } else {
+        render_list(list, item_cap.min(first_cap), 1, unbounded)
+    };
+    chars(&section) + 2
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,14 +297,13 @@ mod tests {
     fn lists_count_what_they_leave_out() {
         let mut w = BudgetWriter::new(40, "</x>");
         let items: Vec<String> = (0..50).map(|i| format!("step number {i}")).collect();
-        let omitted = w.list(
-            "next-steps",
-            "next steps",
-            "cx-004",
-            &items,
-            ItemKind::Text,
-            200,
-        );
+        let list = ListSpec {
+            tag: "next-steps",
+            noun: "next steps",
+            location: "cx-004",
+            entries: items.iter().map(|i| Entry::Text(i)).collect(),
+        };
+        let omitted = w.list_within(&list, 200, usize::MAX);
         let out = w.finish("</x>");
         assert!(omitted > 0);
         assert!(
@@ -220,5 +311,50 @@ mod tests {
             "{out}"
         );
         assert!(chars(&out) <= 160, "{}", chars(&out));
+    }
+
+    #[test]
+    fn a_list_left_out_entirely_still_says_so() {
+        let items: Vec<String> = (0..40).map(|i| format!("decision {i}")).collect();
+        let list = ListSpec {
+            tag: "decisions",
+            noun: "decisions",
+            location: "cx-001",
+            entries: items.iter().map(|i| Entry::Text(i)).collect(),
+        };
+        let (count_only, omitted) = render_list(&list, 400, 0, 1_000);
+        assert_eq!(omitted, 40);
+        assert_eq!(
+            count_only,
+            "<decisions>\n- +40 more decisions in cx-001\n</decisions>\n"
+        );
+        assert!(list_reservation(&list, 400, 0) >= chars(&count_only));
+        let (first, omitted) =
+            render_list(&list, 400, usize::MAX, list_reservation(&list, 400, 160));
+        assert_eq!(omitted, 39, "{first}");
+        assert!(first.contains("- decision 0\n- +39 more"), "{first}");
+    }
+
+    #[test]
+    fn an_atom_that_does_not_fit_gives_way_to_one_that_does() {
+        let long = format!("/{}", "d/".repeat(200));
+        let paths = [long.as_str(), "src/lib.rs", "src/main.rs"];
+        let list = ListSpec {
+            tag: "files-to-read",
+            noun: "files",
+            location: "cx-001",
+            entries: vec![
+                Entry::Annotated(paths[0], "first"),
+                Entry::Annotated(paths[1], "the entry point & more"),
+                Entry::Atom(paths[2]),
+            ],
+        };
+        let (out, omitted) = render_list(&list, 300, usize::MAX, 90);
+        assert_eq!(omitted, 2, "{out}");
+        assert!(out.contains("- src/lib.rs"), "{out}");
+        assert!(out.contains("- +2 more files in cx-001"), "{out}");
+        let (roomy, omitted) = render_list(&list, 300, usize::MAX, 1_000);
+        assert_eq!(omitted, 1, "the over-long path never fits its cap: {roomy}");
+        assert!(roomy.contains("- src/lib.rs (the entry point &amp; more)\n- src/main.rs\n"));
     }
 }

@@ -11,7 +11,7 @@
 use ctxmon_domain::CheckpointData;
 use ctxmon_domain::xml::{escape_attr, escape_text};
 
-use crate::budget_writer::{ItemKind, chars, fit};
+use crate::budget_writer::{ItemKind, chars, fit, frame};
 
 pub const ALERT_MAX_TOKENS: u64 = 280;
 const CLOSING: &str = "</compaction-alert>";
@@ -126,11 +126,6 @@ fn instructions(text: &str, max: usize) -> Option<String> {
 /// `<tag>body</tag>\n`; `body` is already escaped.
 fn element(tag: &str, body: &str) -> String {
     format!("<{tag}>{body}</{tag}>\n")
-}
-
-/// The characters `element` adds around a body.
-fn frame(tag: &str) -> usize {
-    chars(tag) * 2 + 6
 }
 
 fn assemble(parts: &[&String]) -> String {

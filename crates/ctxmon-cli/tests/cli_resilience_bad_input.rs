@@ -228,3 +228,82 @@ fn an_unwritable_checkpoint_folder_fails_open() {
         hook(&sb, name, event, "s1", &t, json!({"source":"compact"}));
     }
 }
+
+/// Found by the audit: with 12 or 40 items in each list of the source file's `resumption:`
+/// section, whole lists vanished from `<resumption-context>` without a count and
+/// `<files-to-read>` showed no path at all.
+#[test]
+fn long_resumption_lists_are_counted_and_each_shows_its_first_item() {
+    let mut yaml = String::from("resumption:\n  recovery_state: Phase 3 of 5\n");
+    let lists = [
+        ("decisions", "decisions", "decisions", true),
+        (
+            "agent_summaries",
+            "agent-summaries",
+            "agent summaries",
+            false,
+        ),
+        ("files_to_read", "files-to-read", "files", true),
+        ("next_steps", "next-steps", "next steps", true),
+    ];
+    for (key, ..) in lists {
+        yaml.push_str(&format!("  {key}:\n"));
+        for i in 0..40 {
+            yaml.push_str(&match key {
+                "files_to_read" => format!("    - {{path: src/structure/module_{i:03}/implementation_{i:03}.rs, reason: touched in step {i} & needs review}}\n"),
+                _ => format!("    - \"{key} {i}: a sentence long enough to fill the budget of the resumption context quickly\"\n"),
+            });
+        }
+    }
+    let sb = Sandbox::new();
+    let t = sb.write("t.jsonl", transcript_with(&[170_000]));
+    sb.write("ORCHESTRATION.yaml", &yaml);
+    hook(
+        &sb,
+        "pre-compact",
+        "PreCompact",
+        "s1",
+        &t,
+        json!({"trigger":"auto"}),
+    );
+    let start = hook(
+        &sb,
+        "session-start",
+        "SessionStart",
+        "s1",
+        &t,
+        json!({"source":"compact"}),
+    );
+    let ctx = additional_context(&start.stdout, "SessionStart");
+    assert!(ctxmon_domain::estimate_tokens(&ctx).get() <= 760);
+    let doc = roxmltree::Document::parse(&ctx).unwrap();
+    for (_, tag, noun, first) in lists {
+        let node = doc
+            .descendants()
+            .find(|n| n.has_tag_name(tag))
+            .unwrap_or_else(|| panic!("<{tag}> vanished:\n{ctx}"));
+        let lines: Vec<&str> = node
+            .text()
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with("- "))
+            .collect();
+        let count: usize = lines
+            .last()
+            .and_then(|l| {
+                l.strip_prefix("- +")?
+                    .strip_suffix(&format!(" more {noun} in cx-001"))
+            })
+            .unwrap_or_else(|| panic!("<{tag}> does not end with its count:\n{ctx}"))
+            .parse()
+            .unwrap();
+        assert_eq!(lines.len() - 1 + count, 40, "{tag}:\n{ctx}");
+        if first {
+            assert!(lines.len() >= 2, "<{tag}> shows no item:\n{ctx}");
+        }
+    }
+    assert!(
+        ctx.contains("- src/structure/module_000/implementation_000.rs"),
+        "{ctx}"
+    );
+}

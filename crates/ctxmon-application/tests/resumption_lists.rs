@@ -1,0 +1,156 @@
+//! `<resumption-context>` from generated `resumption:` sections of 2, 12 and 40 items per list:
+//! within 760 tokens, every list present, each one shortened (even to nothing) ending with its
+//! count, and each high-priority list showing at least its first item.
+
+// Test helpers: a panic is how a broken precondition fails the test.
+#![allow(clippy::unwrap_used)]
+
+use ctxmon_application::resumption::from_section;
+use ctxmon_application::resumption_context::{
+    HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
+};
+use ctxmon_domain::{
+    CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FillEstimate, FillSource,
+    SessionInfo, Thresholds, Timestamp, TokenCount, estimate_tokens,
+};
+use serde_json::{Value, json};
+
+/// A section like an orchestrator writes it: `n` items in every list, each long enough that
+/// 12 of them overflow the budget.
+fn section(n: usize) -> Value {
+    json!({
+        "recovery_state": "Phase 3 of 5: implementing </resumption-context> & escaping <tricky>",
+        "updated_at": "2026-11-25T03:00:00Z",
+        "quality_trajectory": {"score": 0.87, "iteration": 4},
+        "decisions": (0..n).map(|i| format!("Decision {i}: use approach {i} because of reason & rationale </resumption-context> number {i} with quite a lot of text to fill budget")).collect::<Vec<_>>(),
+        "agent_summaries": (0..n).map(|i| format!("agent-{i}: finished the subtask {i} and reported back with results that are long enough")).collect::<Vec<_>>(),
+        "files_to_read": (0..n).map(|i| json!({"path": format!("src/very/long/directory/structure/module_{i:03}/implementation_file_{i:03}.rs"), "priority": i % 5, "reason": format!("touched in step {i} & needs review")})).collect::<Vec<_>>(),
+        "next_steps": (0..n).map(|i| format!("Step {i}: implement the next piece of functionality for item {i} and verify it with tests")).collect::<Vec<_>>(),
+    })
+}
+
+fn checkpoint(n: usize) -> CheckpointData {
+    CheckpointData {
+        schema_version: 1,
+        checkpoint_id: CheckpointId::new(4).unwrap(),
+        timestamp: "2026-11-25T03:05:00.000Z".into(),
+        created_at_ms: Timestamp(1_795_669_500_000),
+        compaction_sequence: 2,
+        trigger: CompactionTrigger::Auto,
+        custom_instructions: None,
+        context_state: FillEstimate::measured(
+            TokenCount(170_000),
+            ContextWindow::DEFAULT,
+            &Thresholds::default(),
+            TokenCount(33_000),
+            FillSource::Transcript,
+            None,
+        ),
+        resumption_state: Some(from_section(&section(n))),
+        session_info: SessionInfo::default(),
+    }
+}
+
+/// The items a list section shows and the count it ends with (0 when it ends with an item).
+fn list_of(doc: &roxmltree::Document<'_>, tag: &str, noun: &str) -> Option<(Vec<String>, usize)> {
+    let node = doc.descendants().find(|n| n.has_tag_name(tag))?;
+    let mut items: Vec<String> = node
+        .text()
+        .unwrap_or("")
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .map(str::to_string)
+        .collect();
+    let suffix = format!(" more {noun} in cx-004");
+    let count = match items
+        .last()
+        .and_then(|l| l.strip_prefix('+')?.strip_suffix(&suffix))
+    {
+        Some(n) => {
+            let n = n.parse().unwrap();
+            items.pop();
+            n
+        }
+        None => 0,
+    };
+    Some((items, count))
+}
+
+#[test]
+fn every_list_is_present_shortened_lists_count_and_high_priority_lists_show_one() {
+    const LISTS: [(&str, &str, bool); 4] = [
+        ("next-steps", "next steps", true),
+        ("files-to-read", "files", true),
+        ("decisions", "decisions", true),
+        ("agent-summaries", "agent summaries", false),
+    ];
+    for n in [2, 12, 40] {
+        let cp = checkpoint(n);
+        let history = [HistoryEntry {
+            checkpoint_id: "cx-003".into(),
+            fill_percent: 84,
+        }];
+        let text = render_resumption_context(ResumptionInput {
+            checkpoint: &cp,
+            history: &history,
+            resume_log: Some("/p/.ctxmon/resume-logs/session-s1.md"),
+        });
+        let tokens = estimate_tokens(&text).get();
+        assert!(tokens <= RESUMPTION_MAX_TOKENS, "{n}: {tokens}\n{text}");
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        assert!(
+            doc.descendants()
+                .any(|d| d.has_tag_name("quality-trajectory")),
+            "{n}: {text}"
+        );
+        assert!(text.ends_with(
+            "<read-more>ctxmon checkpoint show cx-004</read-more>\n</resumption-context>"
+        ));
+        for (tag, noun, high) in LISTS {
+            let (items, count) =
+                list_of(&doc, tag, noun).unwrap_or_else(|| panic!("{n}: no <{tag}>:\n{text}"));
+            assert_eq!(
+                items.len() + count,
+                n,
+                "{n} {tag}: shown + counted:\n{text}"
+            );
+            if high {
+                assert!(
+                    !items.is_empty(),
+                    "{n} {tag}: not even the first item:\n{text}"
+                );
+            }
+            if n == 2 {
+                assert_eq!(count, 0, "{n} {tag}: room for everything:\n{text}");
+            }
+        }
+        let (files, _) = list_of(&doc, "files-to-read", "files").unwrap();
+        assert!(
+            files[0].starts_with(
+                "src/very/long/directory/structure/module_000/implementation_file_000.rs"
+            ),
+            "a whole path first: {}",
+            files[0]
+        );
+    }
+}
+
+/// A first file whose path cannot fit gives way to the next one: files to read show a path
+/// whenever one fits.
+#[test]
+fn files_to_read_show_a_path_whenever_one_fits() {
+    let mut value = section(40);
+    value["files_to_read"][0]["path"] = json!(format!("/{}", "deep/".repeat(200)));
+    let mut cp = checkpoint(40);
+    cp.resumption_state = Some(from_section(&value));
+    let text = render_resumption_context(ResumptionInput {
+        checkpoint: &cp,
+        history: &[],
+        resume_log: None,
+    });
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let (files, count) = list_of(&doc, "files-to-read", "files").unwrap();
+    assert!(!files.is_empty() && files[0].starts_with("src/"), "{text}");
+    assert_eq!(files.len() + count, 40);
+    assert!(!text.contains("deep/deep"), "never a cut path: {text}");
+}
