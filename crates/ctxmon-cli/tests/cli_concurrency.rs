@@ -4,8 +4,9 @@
 //! tiers rise and fall, compactions reset them and alerts are delivered and acknowledged.
 //!
 //! Afterwards every answer must be a valid hook answer with exit 0, and `.ctxmon/` must add up:
-//! every event line parses and none is missing (per session, each pre-compact's three events,
-//! one acknowledgement per alert, tier changes that chain without a gap up to the state's tier),
+//! every event line parses and none is missing (per session, each pre-compact's three events
+//! and resume log, `tier:critical` logs once per context, one acknowledgement per alert, tier
+//! changes that chain without a gap up to the state's tier),
 //! every state file and checkpoint is whole, checkpoint ids are unique and gapless, and no temp
 //! file is left behind.
 
@@ -295,9 +296,48 @@ fn eight_sessions_of_prompts_and_repeated_compactions_lose_nothing() {
         );
         assert!(changes >= 4, "{s}: the schedule moves tiers ({changes})");
 
-        // Resume logs: one per trigger that fired, and the pair on disk.
+        // Resume logs: `pre_compact` at every compaction, `tier:critical` (the only tier
+        // trigger configured; the event names the tier reached) at most once per context —
+        // the events between two compactions, a pre-compact's own log coming before its
+        // CompactionDetected — and the state listing what fired in the current context.
         let logs = disk.count(&s, "ResumeLogGenerated");
-        assert_eq!(logs, state.resume_log_triggers.len(), "{s}");
+        let mut tier_logs_per_context: Vec<usize> = vec![0];
+        let mut pre_compact_logs = 0;
+        for e in disk.events_of(&s) {
+            match &e.event {
+                DomainEvent::ResumeLogGenerated { trigger, .. } if trigger == "pre_compact" => {
+                    pre_compact_logs += 1;
+                }
+                DomainEvent::ResumeLogGenerated { trigger, .. } => {
+                    assert!(trigger.starts_with("tier:"), "{s}: {trigger}");
+                    *tier_logs_per_context.last_mut().unwrap() += 1;
+                }
+                DomainEvent::CompactionDetected { .. } => tier_logs_per_context.push(0),
+                _ => {}
+            }
+        }
+        assert_eq!(pre_compact_logs, compacted, "{s}: one log per compaction");
+        assert!(
+            tier_logs_per_context.iter().all(|&n| n <= 1),
+            "{s}: tier:critical twice in one context: {tier_logs_per_context:?}"
+        );
+        let mut expected: Vec<&str> = Vec::new();
+        if compacted > 0 {
+            expected.push("pre_compact");
+        }
+        if tier_logs_per_context.last() == Some(&1) {
+            expected.push("tier:critical");
+        }
+        let mut recorded: Vec<&str> = state
+            .resume_log_triggers
+            .iter()
+            .map(String::as_str)
+            .collect();
+        recorded.sort_unstable();
+        assert_eq!(
+            recorded, expected,
+            "{s}: the state lists the current context's triggers"
+        );
         assert!(logs >= 1, "{s} reached CRITICAL");
         assert!(disk.logs.contains_key(&s), "{s}");
 

@@ -508,3 +508,59 @@ fn two_compactions_before_the_next_prompt_give_one_alert() {
         .collect();
     assert_eq!(acknowledged, ["cx-002", "cx-001"]);
 }
+
+/// Found by the audit: after a compaction the state still said `handoff_complete` (PreCompact
+/// cleared it, then set it again for its own log) and `tier:critical` could never fire again.
+#[test]
+fn after_a_compaction_the_state_describes_the_new_context() {
+    let sb = Sandbox::new();
+    let t = write_session(&sb);
+    let run = |hook: &str, event: &str, extra: Value| {
+        assert_eq!(
+            sb.run(&["hooks", hook], input(&sb, &t, event, extra)).code,
+            0
+        );
+    };
+    let state = || -> Value {
+        serde_json::from_slice(&std::fs::read(sb.path(".ctxmon/state/s-1.json")).unwrap()).unwrap()
+    };
+    let logs = || -> Vec<String> {
+        std::fs::read_to_string(sb.path(".ctxmon/events.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|v| v["event"] == "ResumeLogGenerated")
+            .map(|v| v["trigger"].as_str().unwrap().to_string())
+            .collect()
+    };
+    run("prompt-submit", "UserPromptSubmit", json!({}));
+    assert_eq!(state()["handoff_complete"], true);
+    run("pre-compact", "PreCompact", json!({"trigger":"auto"}));
+    let after = state();
+    assert_eq!(after["handoff_complete"], false, "{after}");
+    assert_eq!(
+        after["resume_log_triggers"],
+        json!(["pre_compact"]),
+        "{after}"
+    );
+
+    // The new context fills up to 85% again: its own tier:critical log; the next compaction
+    // writes its own pre-compact log.
+    let mut transcript = std::fs::read_to_string(&t).unwrap();
+    transcript.push_str(&(common::assistant_line_at("m3", 170_000, &common::now_rfc3339()) + "\n"));
+    std::fs::write(&t, transcript).unwrap();
+    run("prompt-submit", "UserPromptSubmit", json!({}));
+    run("prompt-submit", "UserPromptSubmit", json!({}));
+    assert_eq!(state()["handoff_complete"], true);
+    run("pre-compact", "PreCompact", json!({"trigger":"auto"}));
+    assert_eq!(
+        logs(),
+        [
+            "tier:critical",
+            "pre_compact",
+            "tier:critical",
+            "pre_compact"
+        ]
+    );
+    assert_eq!(state()["handoff_complete"], false);
+}

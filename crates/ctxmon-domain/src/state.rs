@@ -20,8 +20,9 @@ pub struct SessionState {
     /// The checkpoint whose resumption context was handed to this session (SessionStart or the
     /// prompt-submit fallback), so it is delivered once.
     pub resumption_delivered: Option<String>,
-    /// The resume-log triggers (`pre_compact`, `tier:critical`, …) that already fired for this
-    /// session: a log is written at most once per trigger per session (spec §9).
+    /// The resume-log triggers (`pre_compact`, `tier:critical`, …) that already fired in this
+    /// session's current context: a log is written at most once per trigger per context (spec
+    /// §9). A compaction re-arms all but `session_end`, which fires once per session.
     #[serde(default)]
     pub resume_log_triggers: Vec<String>,
     pub updated_at: Option<Timestamp>,

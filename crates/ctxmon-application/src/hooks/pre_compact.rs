@@ -94,8 +94,12 @@ pub fn pre_compact(
         }
     };
     let mut state = load_state(ctx, ports, &mut warnings);
+    // From here the state describes the context after the compaction (flags cleared, per-context
+    // triggers re-armed, `pre_compact` among them so that every compaction writes its log).
     note_checkpoint(&mut state, &checkpoint);
-    // The resume log written now draws on the checkpoint just saved (its resumption state).
+    // The resume log written now draws on the checkpoint just saved (its resumption state). It
+    // hands over the context being compacted, so it does not make the new one's handoff
+    // complete: `handoff_complete` stays cleared.
     let fired = generate_for_trigger(
         ctx,
         ports,
@@ -105,9 +109,6 @@ pub fn pre_compact(
         Some(&estimate),
     );
     warnings.extend(fired.warnings);
-    if fired.saved.is_some() {
-        state.handoff_complete = true;
-    }
     save_state(ctx, ports, &mut state, &mut warnings);
     let id = checkpoint.checkpoint_id.to_string();
     let percent = estimate.percent();

@@ -9,7 +9,7 @@ use ctxmon_domain::{
     CheckpointData, DomainEvent, FillEstimate, FillSource, SessionState, ThresholdTier,
 };
 
-use super::compaction::{note_checkpoint, reset_if_stale};
+use super::compaction::{note_checkpoint, reset_if_stale, start_new_context};
 use super::delivery::deliver;
 use super::{HookContext, HookPorts, load_state, record, save_state};
 use crate::checkpoint_ack::acknowledge_with_older;
@@ -172,7 +172,7 @@ pub fn should_inject(
 }
 
 /// A boundary newer than the last response is a compaction the session has not answered yet:
-/// count it once and clear the flags that belong to the pre-compaction context (BUG-329).
+/// count it once and make the state describe the new context (BUG-329).
 fn note_boundary(state: &mut SessionState, reading: Option<&crate::ports::TranscriptReading>) {
     let Some(boundary) = reading.and_then(|r| r.boundary.as_ref()) else {
         return;
@@ -183,8 +183,7 @@ fn note_boundary(state: &mut SessionState, reading: Option<&crate::ports::Transc
         seen.count = seen.count.saturating_add(1);
         seen.last_boundary_uuid = id;
         seen.last_boundary_timestamp = boundary.timestamp.clone();
-        state.threshold_crossed_at = None;
-        state.handoff_complete = false;
+        start_new_context(state);
     }
 }
 

@@ -1,9 +1,11 @@
 //! Several compactions in one session: one alert about the newest checkpoint, which
-//! acknowledges the older ones too (spec §7).
+//! acknowledges the older ones too (spec §7), and a state that after each compaction describes
+//! the new context (spec §5, §9).
 
 use ctxmon_domain::DomainEvent;
 use serde_json::json;
 
+use super::lifecycle::session_end;
 use super::pre_compact::{PreCompactInput, pre_compact};
 use super::session_start::session_start;
 use super::test_world::World;
@@ -11,6 +13,8 @@ use crate::config::InjectPolicy;
 
 /// Before the checkpoints the clock reads 2026-11-20T10:00Z; usage lines are a minute older.
 const BEFORE: &str = "2026-11-20T09:59:00.000Z";
+/// A response written after the compactions.
+const AFTER: &str = "2026-11-20T11:00:00.000Z";
 
 fn world() -> World {
     let w = World::new(InjectPolicy::Always);
@@ -110,4 +114,97 @@ fn another_sessions_checkpoints_are_left_alone() {
     assert_eq!(acknowledged_ids(&w), ["cx-002"]);
     let stored = w.checkpoints.stored.borrow();
     assert!(!stored[0].acknowledged, "s1's checkpoint waits for s1");
+}
+
+/// The resume logs written so far, by trigger.
+fn logs_written(w: &World) -> Vec<String> {
+    w.events
+        .records
+        .borrow()
+        .iter()
+        .filter_map(|r| match &r.event {
+            DomainEvent::ResumeLogGenerated { trigger, .. } => Some(trigger.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Found by the audit: PreCompact cleared `handoff_complete` and set it again when it saved
+/// its own resume log, and `tier:critical` could never fire again after a compaction. The
+/// state after a compaction describes the new context: no handoff yet, `tier:critical` (once
+/// per context) and `pre_compact` (once per compaction) re-armed, `session_end` once per
+/// session.
+#[test]
+fn a_compaction_starts_a_new_context_for_handoff_and_triggers() {
+    let w = world();
+    w.prompt();
+    assert_eq!(logs_written(&w), ["tier:critical"]);
+    assert!(
+        w.state().handoff_complete,
+        "the CRITICAL log hands this context over"
+    );
+
+    compact(&w);
+    let st = w.state();
+    assert_eq!(logs_written(&w), ["tier:critical", "pre_compact"]);
+    assert!(
+        !st.handoff_complete,
+        "nothing hands the new context over yet"
+    );
+    assert_eq!(st.resume_log_triggers, ["pre_compact"]);
+    assert_eq!(st.threshold_crossed_at, None);
+
+    // The new context fills up to CRITICAL again: it gets its own log, once.
+    w.script.usage_at(170_000, Some(AFTER));
+    w.prompt();
+    w.prompt();
+    assert_eq!(
+        logs_written(&w),
+        ["tier:critical", "pre_compact", "tier:critical"]
+    );
+    assert!(w.state().handoff_complete);
+    assert!(w.state().threshold_crossed_at.is_some());
+
+    // Every compaction writes its pre-compact log.
+    compact(&w);
+    assert_eq!(logs_written(&w).len(), 4);
+    assert_eq!(logs_written(&w)[3], "pre_compact");
+    assert!(!w.state().handoff_complete);
+
+    // The session ends once.
+    for _ in 0..2 {
+        w.with(|c, p| session_end(c, p, &w.logs, Some("prompt_input_exit")));
+    }
+    assert_eq!(logs_written(&w)[4..], ["session_end"]);
+    assert_eq!(
+        w.state().resume_log_triggers,
+        ["pre_compact", "session_end"]
+    );
+    compact(&w);
+    assert_eq!(
+        w.state().resume_log_triggers,
+        ["session_end", "pre_compact"],
+        "session_end survives a compaction"
+    );
+}
+
+/// A compaction Claude Code recorded without PreCompact (a boundary in the transcript) starts
+/// a new context just the same.
+#[test]
+fn a_boundary_seen_by_prompt_submit_rearms_the_context_triggers() {
+    let w = world();
+    w.prompt();
+    assert_eq!(w.state().resume_log_triggers, ["tier:critical"]);
+    w.script.boundary("b-1", Some(20_000));
+    w.prompt();
+    let st = w.state();
+    assert!(
+        st.resume_log_triggers.is_empty(),
+        "{:?}",
+        st.resume_log_triggers
+    );
+    assert!(!st.handoff_complete);
+    w.script.usage_at(170_000, Some(AFTER));
+    w.prompt();
+    assert_eq!(logs_written(&w), ["tier:critical", "tier:critical"]);
 }

@@ -2,7 +2,8 @@
 //! turns critical, and on request.
 //!
 //! - `trigger`: when a log is due ([`TriggerKind`], the [`TriggerCondition`] extension point,
-//!   the configured `resume_logs.triggers`); at most once per trigger per session.
+//!   the configured `resume_logs.triggers`); at most once per trigger per context (a
+//!   compaction re-arms `tier:*` and `pre_compact`), `session_end` once per session.
 //! - `providers`: where content comes from, in priority order — the agent's document, the
 //!   session's latest checkpoint, the transcript tail, git ([`SectionProvider`] extension
 //!   point).
@@ -25,7 +26,9 @@ pub use providers::{
     AgentDocument, GenerationInputs, Git, GitSnapshot, LatestCheckpoint, SectionProvider,
     TranscriptTail, add_context, fill_list, fill_text,
 };
-pub use trigger::{ConfiguredTrigger, TriggerCondition, TriggerKind, configured};
+pub use trigger::{
+    ConfiguredTrigger, TriggerCondition, TriggerKind, configured, fires_once_per_session,
+};
 
 #[cfg(test)]
 mod tests;

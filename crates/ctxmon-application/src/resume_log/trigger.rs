@@ -1,7 +1,8 @@
 //! When a resume log is due: trigger conditions (an extension point) and the configured ones.
 //!
 //! Each condition has a key that the caller records in the session's state once it fires, so
-//! a log is written at most once per trigger per session however often the hook runs.
+//! a log is written at most once per trigger per context however often the hook runs; a
+//! compaction re-arms every key but `session_end`, which fires once per session.
 
 use ctxmon_domain::ThresholdTier;
 
@@ -31,6 +32,13 @@ impl TriggerKind {
             TriggerKind::Manual => "manual".into(),
         }
     }
+}
+
+/// True for the trigger keys recorded once per session (`session_end`: a session ends once).
+/// Every other key fires once per context and is re-armed by a compaction: `tier:*` when the
+/// new context fills up again, `pre_compact` at the next compaction, and custom triggers too.
+pub fn fires_once_per_session(key: &str) -> bool {
+    key == TriggerKind::SessionEnd.key()
 }
 
 /// A condition under which a log is written (the seed's "custom triggers").
