@@ -203,6 +203,11 @@ impl crate::ports::ResumptionSource for MemorySource {
     ) -> Result<Option<crate::ports::SourceDocument>, PortError> {
         Ok(self.0.borrow().clone())
     }
+
+    /// The document's path, taken from the project folder when relative.
+    fn locate(&self, project_dir: &std::path::Path) -> Option<std::path::PathBuf> {
+        self.0.borrow().as_ref().map(|d| project_dir.join(&d.path))
+    }
 }
 
 /// A transcript tail of fixed lines.

@@ -2,6 +2,9 @@
 //! `ORCHESTRATION.yaml`) from the project and hands its `resumption:` section over as JSON.
 //!
 //! Decisions:
+//! - With the default setting the file may also be `ORCHESTRATION.yml` or `ORCHESTRATION.json`
+//!   (spec §5: ".json also accepted"): the first of the three that exists is the file in use
+//!   (`locate`), so a project never gets two sources mixed. A configured name is the only one.
 //! - The path is user configuration, so it is trusted like any other setting: a relative path
 //!   is taken from the project folder, an absolute one (or one through `..`) is used as given.
 //!   An empty setting means "no source file".
@@ -22,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use ctxmon_application::config::ResumptionConfig;
 use ctxmon_application::ports::{PortError, PortErrorKind, ResumptionSource, SourceDocument};
 use serde_json::Value;
 
@@ -35,18 +39,39 @@ const MAX_MESSAGE_CHARS: usize = 300;
 /// Reads the project's resumption source file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FsResumptionSource {
-    source_file: String,
+    /// The names looked for, in order; the first that exists is read.
+    candidates: Vec<String>,
     max_bytes: u64,
     time_limit: Option<Duration>,
 }
 
 impl FsResumptionSource {
     /// `source_file` relative to the project folder (or absolute), `max_bytes` the size above
-    /// which the file is ignored (`resumption.max_source_bytes`, default 1 MiB).
+    /// which the file is ignored (`resumption.max_source_bytes`, default 1 MiB). Only this one
+    /// name is looked for; [`FsResumptionSource::from_config`] adds the default's alternatives.
     pub fn new(source_file: String, max_bytes: u64) -> FsResumptionSource {
+        let name = source_file.trim();
         FsResumptionSource {
-            source_file,
+            candidates: if name.is_empty() {
+                Vec::new()
+            } else {
+                vec![name.to_string()]
+            },
             max_bytes,
+            time_limit: None,
+        }
+    }
+
+    /// The configured source: `resumption.source_file` (with the default, `ORCHESTRATION.yaml`,
+    /// then `.yml`, then `.json`) and `resumption.max_source_bytes`.
+    pub fn from_config(config: &ResumptionConfig) -> FsResumptionSource {
+        FsResumptionSource {
+            candidates: config
+                .source_candidates()
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            max_bytes: config.max_source_bytes,
             time_limit: None,
         }
     }
@@ -60,14 +85,28 @@ impl FsResumptionSource {
         self
     }
 
-    /// Where the file is looked for in `project_dir`; `None` when no file is configured.
+    /// The file in use in `project_dir`: the first candidate that exists in any form (a
+    /// directory or FIFO too, so that `read` reports it rather than skipping to the next).
     pub fn path_in(&self, project_dir: &Path) -> Option<PathBuf> {
-        let name = self.source_file.trim();
-        (!name.is_empty()).then(|| project_dir.join(name))
+        self.candidates
+            .iter()
+            .map(|name| project_dir.join(name))
+            .find(|path| match std::fs::metadata(path) {
+                Ok(_) => true,
+                // Unreadable is not absent: `read` reports why.
+                Err(e) => !matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ),
+            })
     }
 }
 
 impl ResumptionSource for FsResumptionSource {
+    fn locate(&self, project_dir: &Path) -> Option<PathBuf> {
+        self.path_in(project_dir)
+    }
+
     fn read(&self, project_dir: &Path) -> Result<Option<SourceDocument>, PortError> {
         let Some(limit) = self.time_limit else {
             return self.read_now(project_dir);

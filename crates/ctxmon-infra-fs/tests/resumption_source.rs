@@ -351,3 +351,57 @@ fn a_time_limit_gives_up_on_a_slow_parse_with_a_warning() {
         "{doc:?}"
     );
 }
+
+/// Spec §5 accepts `.json` beside the default `ORCHESTRATION.yaml`: with the default setting
+/// the first of `ORCHESTRATION.yaml`, `.yml` and `.json` that exists is read; a configured name
+/// is the only one looked for.
+#[test]
+fn the_default_also_finds_yml_and_json_and_prefers_yaml() {
+    use ctxmon_application::config::ResumptionConfig;
+    let default = FsResumptionSource::from_config(&ResumptionConfig::default());
+    let p = project();
+    assert_eq!(default.locate(p.path()), None);
+    assert_eq!(default.read(p.path()), Ok(None));
+    let next_steps = |doc: SourceDocument| doc.section.expect("section")["next_steps"][0].clone();
+
+    std::fs::write(
+        p.path().join("ORCHESTRATION.json"),
+        r#"{"resumption": {"next_steps": ["from json"]}}"#,
+    )
+    .expect("write");
+    let json_path = p.path().join("ORCHESTRATION.json");
+    assert_eq!(default.locate(p.path()), Some(json_path.clone()));
+    let doc = default.read(p.path()).expect("read").expect("found");
+    assert_eq!(doc.path, json_path.display().to_string());
+    assert_eq!(next_steps(doc), json!("from json"));
+
+    std::fs::write(
+        p.path().join("ORCHESTRATION.yml"),
+        "resumption:\n  next_steps: [from yml]\n",
+    )
+    .expect("write");
+    let doc = default.read(p.path()).expect("read").expect("found");
+    assert_eq!(next_steps(doc), json!("from yml"));
+
+    std::fs::write(
+        p.path().join("ORCHESTRATION.yaml"),
+        "resumption:\n  next_steps: [from yaml]\n",
+    )
+    .expect("write");
+    assert_eq!(
+        default.locate(p.path()),
+        Some(p.path().join("ORCHESTRATION.yaml"))
+    );
+    let doc = default.read(p.path()).expect("read").expect("found");
+    assert_eq!(next_steps(doc), json!("from yaml"));
+
+    // A configured name has no alternatives.
+    let config = ResumptionConfig {
+        source_file: "plan.yaml".into(),
+        ..ResumptionConfig::default()
+    };
+    std::fs::write(p.path().join("plan.json"), r#"{"resumption": {}}"#).expect("write");
+    let named = FsResumptionSource::from_config(&config);
+    assert_eq!(named.locate(p.path()), None);
+    assert_eq!(named.read(p.path()), Ok(None));
+}

@@ -98,10 +98,34 @@ pub struct ResumptionConfig {
     pub max_source_bytes: u64,
 }
 
+impl ResumptionConfig {
+    /// The default `source_file`.
+    pub const DEFAULT_SOURCE_FILE: &'static str = "ORCHESTRATION.yaml";
+    /// What the default also accepts, in the order looked for (spec §5: ".json also
+    /// accepted"; `.yml` because it is the same format under its other common name).
+    pub const DEFAULT_SOURCE_FILES: [&'static str; 3] = [
+        Self::DEFAULT_SOURCE_FILE,
+        "ORCHESTRATION.yml",
+        "ORCHESTRATION.json",
+    ];
+
+    /// The names the resumption source file may have, relative to the project (or absolute),
+    /// in the order they are looked for; the first that exists is the file in use. With the
+    /// default setting these are [`Self::DEFAULT_SOURCE_FILES`]; a configured name is the only
+    /// one. Empty when no file is configured.
+    pub fn source_candidates(&self) -> Vec<&str> {
+        match self.source_file.trim() {
+            "" => Vec::new(),
+            Self::DEFAULT_SOURCE_FILE => Self::DEFAULT_SOURCE_FILES.to_vec(),
+            name => vec![name],
+        }
+    }
+}
+
 impl Default for ResumptionConfig {
     fn default() -> Self {
         ResumptionConfig {
-            source_file: "ORCHESTRATION.yaml".into(),
+            source_file: Self::DEFAULT_SOURCE_FILE.into(),
             derive_from_transcript: true,
             max_age_hours: 24,
             stale_after_minutes: 120,

@@ -116,7 +116,7 @@ pub const FIELDS: &[FieldSpec] = &[
     FieldSpec {
         key: "resumption.source_file",
         kind: FieldKind::String,
-        description: "Resumption source file, relative to the project directory (.yaml or .json).",
+        description: "Resumption source file, relative to the project directory (.yaml or .json). With the default, ORCHESTRATION.yaml, the first of ORCHESTRATION.yaml, ORCHESTRATION.yml and ORCHESTRATION.json that exists is used.",
     },
     FieldSpec {
         key: "resumption.derive_from_transcript",

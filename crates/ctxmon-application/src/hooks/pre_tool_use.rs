@@ -1,6 +1,7 @@
-//! PreToolUse: warn when the agent edits the resumption source file while its
+//! PreToolUse: warn when the agent edits the resumption source file — the one in use, when the
+//! default lets it be `ORCHESTRATION.yaml`, `.yml` or `.json` — while its
 //! `resumption.updated_at` is stale (spec §8). Never blocks: the decision is always `allow`,
-//! and any other tool call costs nothing but a string comparison.
+//! and any other tool call costs nothing but a few string comparisons.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -30,10 +31,23 @@ pub fn pre_tool_use(
     if !WRITE_TOOLS.contains(&tool) {
         return PreToolUseOutcome::default();
     }
-    let source_rel = &ctx.config.resumption.source_file;
-    let source = normalize(&ctx.project_dir.join(source_rel));
     let base = ctx.cwd.map_or(ctx.project_dir.to_path_buf(), PathBuf::from);
-    if normalize(&base.join(file)) != source {
+    let target = normalize(&base.join(file));
+    // A string comparison first: any other file costs no I/O.
+    let Some(source_rel) = ctx
+        .config
+        .resumption
+        .source_candidates()
+        .into_iter()
+        .find(|name| normalize(&ctx.project_dir.join(name)) == target)
+    else {
+        return PreToolUseOutcome::default();
+    };
+    // With several possible names (ORCHESTRATION.yaml, .yml, .json), only the file in use is
+    // the source; while none exists, the one being written will be.
+    if let Some(in_use) = ports.source.locate(ctx.project_dir)
+        && normalize(&in_use) != target
+    {
         return PreToolUseOutcome::default();
     }
     let mut warnings = Vec::new();

@@ -441,3 +441,42 @@ fn pre_tool_use_passes_on_why_the_source_file_was_ignored() {
             .contains("resumption.updated_at is missing")
     );
 }
+
+/// Spec §5 accepts `.json` beside the default `ORCHESTRATION.yaml`: the staleness check
+/// follows whichever of the default's names is in use, and only that one.
+#[test]
+fn staleness_follows_the_source_file_in_use() {
+    let mut w = compacted_world();
+    assert_eq!(
+        w.config.resumption.source_candidates(),
+        [
+            "ORCHESTRATION.yaml",
+            "ORCHESTRATION.yml",
+            "ORCHESTRATION.json"
+        ]
+    );
+    let edit = |w: &World, path: &str| {
+        w.with(|c, p| pre_tool_use(c, p, Some("Write"), Some(path)))
+            .additional_context
+    };
+    *w.source.0.borrow_mut() = Some(SourceDocument {
+        path: "/proj/ORCHESTRATION.json".into(),
+        section: Some(json!({"updated_at": BEFORE})),
+        warnings: vec![],
+    });
+    let warned = edit(&w, "ORCHESTRATION.json").unwrap();
+    assert!(
+        warned.contains("file=\"ORCHESTRATION.json\"") && warned.contains("older than checkpoint"),
+        "{warned}"
+    );
+    assert_eq!(edit(&w, "ORCHESTRATION.yaml"), None, "not the file in use");
+    assert_eq!(edit(&w, "/proj/ORCHESTRATION.yml"), None);
+    // While none exists, writing any of the names creates the source.
+    *w.source.0.borrow_mut() = None;
+    assert!(edit(&w, "ORCHESTRATION.yml").unwrap().contains("missing"));
+    // A configured name is the only one.
+    w.config.resumption.source_file = "plan.yaml".into();
+    assert_eq!(w.config.resumption.source_candidates(), ["plan.yaml"]);
+    assert_eq!(edit(&w, "ORCHESTRATION.json"), None);
+    assert!(edit(&w, "plan.yaml").is_some());
+}

@@ -1,7 +1,7 @@
 //! Ports for checkpoints and the inputs a checkpoint is built from: the resumption source file,
 //! the transcript tail and git.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ctxmon_domain::{CheckpointData, CheckpointId};
 
@@ -70,12 +70,17 @@ pub struct SourceDocument {
     pub warnings: Vec<String>,
 }
 
-/// The project's resumption source file (`resumption.source_file`).
+/// The project's resumption source file (`resumption.source_file`; with the default, the
+/// first of `ORCHESTRATION.yaml`, `.yml`, `.json` that exists).
 pub trait ResumptionSource {
     /// `Ok(None)` when there is no such file. A file over the size cap, invalid YAML/JSON or a
     /// section of the wrong shape is `Ok(Some)` with a warning and no section: it never fails
     /// the hook.
     fn read(&self, project_dir: &Path) -> Result<Option<SourceDocument>, PortError>;
+
+    /// The file `read` would read: the first candidate name that exists (in any form), or
+    /// `None` when none does. Costs a few `stat`s, no read.
+    fn locate(&self, project_dir: &Path) -> Option<PathBuf>;
 }
 
 /// The end of a transcript as parsed JSON lines, oldest first.

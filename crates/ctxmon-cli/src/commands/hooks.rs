@@ -295,7 +295,7 @@ impl Adapters {
                 .with_lock_wait(Duration::from_millis(env.config.hooks.deadline_ms * 2 / 3)),
             // Parsing a source file near its size cap takes seconds; PreCompact reads it
             // before it saves the checkpoint, which must not be lost to the deadline.
-            source: FsResumptionSource::new(r.source_file.clone(), r.max_source_bytes)
+            source: FsResumptionSource::from_config(r)
                 .with_time_limit(Duration::from_millis(env.config.hooks.deadline_ms / 4)),
             git: FsGitInfo::new(),
             logs: FsResumeLogStore::new(env.layout.clone()),

@@ -63,7 +63,7 @@ fn generate(global: &GlobalArgs, session: Option<&str>, from: Option<&str>) -> C
     let events = FsEventLog::new(layout.clone());
     let checkpoints = FsCheckpointRepository::new(layout.clone());
     let r = &project.config.resumption;
-    let source = FsResumptionSource::new(r.source_file.clone(), r.max_source_bytes);
+    let source = FsResumptionSource::from_config(r);
     let git = FsGitInfo::new();
     let clock = SystemClock;
     let store = FsResumeLogStore::new(layout).with_lock_wait(Duration::from_secs(5));
