@@ -311,7 +311,7 @@ pub enum ResumeLogCommand {
         /// Session id (default: $CLAUDE_CODE_SESSION_ID, else the project's newest transcript).
         ///
         /// The id as Claude Code names the transcript (its file name without .jsonl): letters,
-        /// digits, `-` and `_`, at most 128 characters.
+        /// digits, `-` and `_`, at most 128 characters; anything else exits 2.
         #[arg(long, value_name = "ID")]
         session: Option<String>,
         /// A JSON document the agent wrote (`-` for stdin).

@@ -317,12 +317,59 @@ fn a_corrupt_json_beside_its_markdown_is_reported_and_skipped() {
 }
 
 #[test]
-fn session_ids_with_path_separators_stay_in_the_folder() {
+fn an_invalid_session_id_is_a_usage_error_and_touches_nothing() {
     let sb = Sandbox::new();
-    let run = sb.run(
-        &["resume-log", "generate", "--session", "../../outside/x"],
-        "",
+    // Retention of one: any write would delete the other session's log.
+    sb.write(".ctxmon/config.toml", "[resume_logs]\nkeep = 1\n");
+    transcript(&sb, SESSION);
+    assert_eq!(sb.run(&["resume-log", "generate"], "").code, 0);
+    let before = snapshot(&logs_dir(&sb));
+    for bad in [
+        "../../outside/x",
+        "a/b",
+        "x.y",
+        "tab\there",
+        &"s".repeat(129),
+    ] {
+        let run = sb.run(
+            &["resume-log", "generate", "--session", bad, "--from", "-"],
+            r#"{"mission_summary":"m"}"#,
+        );
+        assert_eq!(run.code, 2, "{bad}: {}", run.stderr);
+        let line = one_line_error(&run.stderr);
+        assert!(
+            line.starts_with("ctxmon: --session ") && line.contains(": not a session id"),
+            "{line}"
+        );
+        assert!(run.stdout.is_empty());
+    }
+    let empty = sb.run(&["resume-log", "generate", "--session", " "], "");
+    assert_eq!(empty.code, 2);
+    assert!(
+        empty.stderr.contains("--session is empty"),
+        "{}",
+        empty.stderr
     );
+    let mut env_sb = Sandbox::new();
+    env_sb.set_env("CLAUDE_CODE_SESSION_ID", "../x");
+    let env = env_sb.run(&["resume-log", "generate"], "");
+    assert_eq!(env.code, 2, "{}", env.stderr);
+    assert!(
+        env.stderr
+            .contains("CLAUDE_CODE_SESSION_ID ../x: not a session id")
+    );
+    assert!(!env_sb.path(".ctxmon/resume-logs").exists());
+    assert_eq!(snapshot(&logs_dir(&sb)), before);
+    assert!(!sb.dir().parent().unwrap().join("outside").exists());
+}
+
+#[test]
+fn a_hook_session_id_with_path_separators_stays_in_the_folder() {
+    let sb = Sandbox::new();
+    // Hooks answer whatever Claude Code sends: an unsafe id is hashed into the file name.
+    let input =
+        json!({"session_id": "../../outside/x", "cwd": sb.dir(), "hook_event_name": "SessionEnd"});
+    let run = sb.run(&["hooks", "session-end"], input.to_string());
     assert_eq!(run.code, 0, "{}", run.stderr);
     let names: Vec<String> = snapshot(&logs_dir(&sb))
         .into_iter()
@@ -341,8 +388,6 @@ fn session_ids_with_path_separators_stay_in_the_folder() {
     let missing = sb.run(&["resume-log", "show", "nobody"], "");
     assert_eq!(missing.code, 1);
     assert!(missing.stderr.contains("no resume log for session nobody"));
-    let empty = sb.run(&["resume-log", "generate", "--session", " "], "");
-    assert_eq!(empty.code, 2);
 }
 
 /// Makes `dir` unwritable: mode 0500, or (for root, whom modes do not stop) the immutable

@@ -3,7 +3,8 @@
 //!
 //! `generate` writes the log of one session (`--session`, else `$CLAUDE_CODE_SESSION_ID`, else
 //! the project's newest transcript), from the agent's own JSON document (`--from FILE|-`) and
-//! what ctxmon reads itself. A bad `--from` document is a usage error (exit 2) naming the JSON
+//! what ctxmon reads itself. An id that is not a session id (a path, a dot) and a bad `--from`
+//! document are usage errors (exit 2, nothing read or written), the document's naming the JSON
 //! path of the problem; a folder that cannot be written is exit 1, and the logs already there
 //! are left as they were. Unreadable files are named on stderr and skipped.
 
@@ -48,7 +49,11 @@ pub fn run(cmd: ResumeLogCommand, global: &GlobalArgs) -> CmdResult {
 }
 
 fn generate(global: &GlobalArgs, session: Option<&str>, from: Option<&str>) -> CmdResult {
-    // The document first: a bad one should fail before anything is read or written.
+    // The id and the document first: a bad one must fail before anything is read or written
+    // (the write would also apply the retention and delete older logs).
+    if let Some(id) = session {
+        check_session_id(id, "--session")?;
+    }
     let draft: Option<ResumeLogDraft> = from.map(from::read_draft).transpose()?;
     let project = bootstrap::project(global, &[])?;
     let settings = FillSettings::from_config(&project.config)
@@ -147,13 +152,14 @@ fn resolve_session(
     session: Option<&str>,
 ) -> Result<(String, Option<PathBuf>), Failure> {
     let named = match session {
-        Some(s) if s.trim().is_empty() => {
-            return Err(Failure::usage(anyhow!(
-                "--session is empty; pass the session id (the transcript's file name without .jsonl)"
-            )));
-        }
         Some(s) => Some(s.to_string()),
-        None => bootstrap::env_var("CLAUDE_CODE_SESSION_ID"),
+        None => match bootstrap::env_var("CLAUDE_CODE_SESSION_ID") {
+            Some(id) => {
+                check_session_id(&id, "CLAUDE_CODE_SESSION_ID")?;
+                Some(id)
+            }
+            None => None,
+        },
     };
     if let Some(id) = named {
         let transcript = transcript_of(project_dir, env, &id);
@@ -170,6 +176,24 @@ fn resolve_session(
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     Ok((id, Some(path)))
+}
+
+/// A session id given by a person (`--session`, the environment) must be one Claude Code could
+/// have written: letters, digits, `-` and `_`. Hooks hash any other id into a safe file name
+/// (they must answer whatever the input); here a typo or a path is refused with exit 2.
+fn check_session_id(id: &str, origin: &str) -> Result<(), Failure> {
+    if id.trim().is_empty() {
+        return Err(Failure::usage(anyhow!(
+            "{origin} is empty; pass the session id (the transcript's file name without .jsonl)"
+        )));
+    }
+    if !is_safe(id) {
+        return Err(Failure::usage(anyhow!(
+            "{origin} {}: not a session id (1 to 128 letters, digits, '-' or '_'); pass the transcript's file name without .jsonl",
+            view::clip(id, 60)
+        )));
+    }
+    Ok(())
 }
 
 /// `<session>.jsonl` in the project's transcript folders. Only a file-name-safe id is looked
