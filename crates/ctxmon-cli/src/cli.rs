@@ -346,9 +346,10 @@ pub enum ResumeLogCommand {
     /// they write, so this is for trimming by hand.
     #[command(after_long_help = crate::help::RESUME_LOG_CLEANUP)]
     Cleanup {
-        /// How many of the newest logs to keep.
+        /// How many of the newest logs to keep, at least 1 (default: `resume_logs.keep`, 10
+        /// unless configured).
         #[arg(long, value_name = "N")]
-        keep: u64,
+        keep: Option<u64>,
     },
     /// Count, size and age of the stored resume logs.
     ///

@@ -77,6 +77,7 @@ Examples:
   ctxmon resume-log generate                        this session's log, from the transcript
   ctxmon resume-log generate --from handoff.json    with the agent's own notes
   ctxmon resume-log latest
+  ctxmon resume-log cleanup                         keep the newest resume_logs.keep (10)
   ctxmon resume-log cleanup --keep 20
 
 Exit codes: 0 done; 1 not found or the folder cannot be written; 2 bad flag, id or --from

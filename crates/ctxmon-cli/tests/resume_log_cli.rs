@@ -139,17 +139,76 @@ fn generate_list_show_stats_and_cleanup() {
     let text = sb.run(&["resume-log", "stats"], "").stdout;
     assert!(text.starts_with("1 resume log in "), "{text}");
 
-    let cleanup = sb.run(&["resume-log", "cleanup", "--keep", "0"], "");
+    let cleanup = sb.run(&["resume-log", "cleanup", "--keep", "1"], "");
+    assert_eq!(cleanup.code, 0, "{}", cleanup.stderr);
+    assert_eq!(cleanup.stdout, "nothing to clean up (kept the newest 1)\n");
+    let newer = sb.run(
+        &[
+            "resume-log",
+            "generate",
+            "--session",
+            "newer",
+            "--from",
+            "-",
+        ],
+        r#"{"mission_summary":"m"}"#,
+    );
+    assert_eq!(newer.code, 0, "{}", newer.stderr);
+    let cleanup = sb.run(&["resume-log", "cleanup", "--keep", "1"], "");
     assert_eq!(cleanup.code, 0, "{}", cleanup.stderr);
     assert!(
         cleanup
             .stdout
-            .contains(&format!("removed the resume log of {SESSION}"))
+            .contains(&format!("removed the resume log of {SESSION}")),
+        "{}",
+        cleanup.stdout
     );
     assert!(!md_path.exists());
-    let none = sb.run(&["resume-log", "latest"], "");
-    assert_eq!(none.code, 1);
-    assert!(none.stderr.contains("no resume logs in"), "{}", none.stderr);
+    assert_eq!(
+        sb.run(&["--json", "resume-log", "latest"], "").stdout,
+        sb.run(&["--json", "resume-log", "show", "newer"], "")
+            .stdout
+    );
+}
+
+#[test]
+fn cleanup_keeps_the_configured_number_and_refuses_zero() {
+    let sb = Sandbox::new();
+    for s in ["one", "two", "three"] {
+        let run = sb.run(
+            &["resume-log", "generate", "--session", s, "--from", "-"],
+            r#"{"mission_summary":"m"}"#,
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    // Without --keep: `resume_logs.keep`, 10 by default.
+    let default = sb.run(&["--json", "resume-log", "cleanup"], "");
+    assert_eq!(default.code, 0, "{}", default.stderr);
+    assert_eq!(
+        serde_json::from_str::<Value>(&default.stdout).unwrap(),
+        json!({"removed": [], "keep": 10})
+    );
+    sb.write(".ctxmon/config.toml", "[resume_logs]\nkeep = 2\n");
+    let configured = sb.run(&["--json", "resume-log", "cleanup"], "");
+    assert_eq!(configured.code, 0, "{}", configured.stderr);
+    assert_eq!(
+        serde_json::from_str::<Value>(&configured.stdout).unwrap(),
+        json!({"removed": ["one"], "keep": 2})
+    );
+    let before = snapshot(&logs_dir(&sb));
+    let zero = sb.run(&["resume-log", "cleanup", "--keep", "0"], "");
+    assert_eq!(zero.code, 2, "{}", zero.stderr);
+    assert!(
+        one_line_error(&zero.stderr).starts_with("ctxmon: --keep 0: keep at least 1 resume log"),
+        "{}",
+        zero.stderr
+    );
+    // A bad configuration is a configuration error when it is needed, not a silent default.
+    sb.write(".ctxmon/config.toml", "[resume_logs]\nkeep = 0\n");
+    let bad = sb.run(&["resume-log", "cleanup"], "");
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("resume_logs.keep"), "{}", bad.stderr);
+    assert_eq!(snapshot(&logs_dir(&sb)), before);
 }
 
 #[test]
@@ -304,7 +363,7 @@ fn a_corrupt_json_beside_its_markdown_is_reported_and_skipped() {
 
     // Cleanup never deletes what it cannot identify, and generating again repairs the pair.
     assert_eq!(
-        sb.run(&["resume-log", "cleanup", "--keep", "0"], "").code,
+        sb.run(&["resume-log", "cleanup", "--keep", "1"], "").code,
         0
     );
     assert_eq!(
@@ -432,6 +491,18 @@ fn a_folder_that_cannot_be_written_fails_cleanly_and_keeps_its_logs() {
     let sb = Sandbox::new();
     transcript(&sb, SESSION);
     assert_eq!(sb.run(&["resume-log", "generate"], "").code, 0);
+    let other = sb.run(
+        &[
+            "resume-log",
+            "generate",
+            "--session",
+            "other",
+            "--from",
+            "-",
+        ],
+        r#"{"mission_summary":"m"}"#,
+    );
+    assert_eq!(other.code, 0, "{}", other.stderr);
     let before = snapshot(&logs_dir(&sb));
     let Some(unlock) = lock_folder(&logs_dir(&sb)) else {
         eprintln!("notice: cannot make a folder read-only here; read-only test skipped");
@@ -441,7 +512,7 @@ fn a_folder_that_cannot_be_written_fails_cleanly_and_keeps_its_logs() {
         &["resume-log", "generate", "--from", "-"],
         r#"{"mission_summary":"new"}"#,
     );
-    let cleanup = sb.run(&["resume-log", "cleanup", "--keep", "0"], "");
+    let cleanup = sb.run(&["resume-log", "cleanup", "--keep", "1"], "");
     let list = sb.run(&["resume-log", "list"], "");
     unlock();
     assert_eq!(run.code, 1, "{}", run.stderr);

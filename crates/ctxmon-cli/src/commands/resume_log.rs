@@ -43,7 +43,9 @@ pub fn run(cmd: ResumeLogCommand, global: &GlobalArgs) -> CmdResult {
         ResumeLogCommand::List => view::list(&store(), global.json),
         ResumeLogCommand::Show { id } => view::show(&store(), id.as_deref(), global.json),
         ResumeLogCommand::Latest => view::show(&store(), None, global.json),
-        ResumeLogCommand::Cleanup { keep } => view::cleanup(&store(), keep, global.json),
+        ResumeLogCommand::Cleanup { keep } => {
+            view::cleanup(&store(), cleanup_keep(global, keep)?, global.json)
+        }
         ResumeLogCommand::Stats => view::stats(&store(), global.json),
     }
 }
@@ -141,6 +143,22 @@ fn report(outcome: &GenerateOutcome, as_json: bool) -> CmdResult {
         saved.location,
         rendered.total_tokens()
     ))
+}
+
+/// `--keep N`, else the configured `resume_logs.keep`. Zero is refused like the configuration
+/// refuses it: keeping no log at all is `rm`, not retention, and a typo must not cost every log.
+fn cleanup_keep(global: &GlobalArgs, keep: Option<u64>) -> Result<u64, Failure> {
+    match keep {
+        Some(0) => Err(Failure::usage(anyhow!(
+            "--keep 0: keep at least 1 resume log (the minimum of resume_logs.keep); delete .ctxmon/resume-logs/ yourself to remove them all"
+        ))),
+        Some(n) => Ok(n),
+        None => Ok(bootstrap::project(global, None, &[])
+            .map_err(Failure::usage)?
+            .config
+            .resume_logs
+            .keep),
+    }
 }
 
 /// The session to write for and its transcript: `--session`, else `CLAUDE_CODE_SESSION_ID`

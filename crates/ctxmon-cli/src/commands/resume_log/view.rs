@@ -85,7 +85,8 @@ fn load(
     }
 }
 
-/// `--keep 0` deletes every log ctxmon can identify; files it cannot read are left alone.
+/// Deletes all but the newest `keep` logs (at least 1, checked by the caller); files it cannot
+/// read are left alone.
 pub fn cleanup(store: &FsResumeLogStore, keep: u64, as_json: bool) -> CmdResult {
     let keep = usize::try_from(keep).unwrap_or(usize::MAX);
     let removed = store.cleanup(keep).map_err(storage)?;
@@ -93,11 +94,7 @@ pub fn cleanup(store: &FsResumeLogStore, keep: u64, as_json: bool) -> CmdResult 
     if as_json {
         return emit(&json!({"removed": names, "keep": keep}).to_string());
     }
-    let kept = if keep == 0 {
-        "kept none".to_string()
-    } else {
-        format!("kept the newest {keep}")
-    };
+    let kept = format!("kept the newest {keep}");
     match names.as_slice() {
         [] => emit(&format!("nothing to clean up ({kept})")),
         [one] => emit(&format!("removed the resume log of {one} ({kept})")),
