@@ -20,6 +20,7 @@ pub mod memory;
 pub mod monitor_tag;
 pub mod ports;
 pub mod resume_log;
+pub mod resume_log_pointer;
 pub mod resumption;
 pub mod resumption_context;
 pub mod status_line;

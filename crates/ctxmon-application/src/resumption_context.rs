@@ -32,7 +32,7 @@ pub struct ResumptionInput<'a> {
     pub checkpoint: &'a CheckpointData,
     /// Earlier checkpoints of the session, oldest first (the current one excluded).
     pub history: &'a [HistoryEntry],
-    /// The newest resume log, when one exists.
+    /// The resume log of the checkpoint's session, when it has one.
     pub resume_log: Option<&'a str>,
 }
 

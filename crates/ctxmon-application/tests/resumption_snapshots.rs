@@ -7,13 +7,16 @@
 use ctxmon_application::compaction_alert::{
     ALERT_MAX_TOKENS, SHORTENED_MARKER, render_compaction_alert,
 };
+use ctxmon_application::resume_log_pointer::{
+    POINTER_MAX_TOKENS, PointerInput, PointerScope, render_resume_log_pointer,
+};
 use ctxmon_application::resumption_context::{
     HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
 use ctxmon_domain::{
-    CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FileToRead, FillEstimate,
-    FillSource, QualityTrajectory, ResumptionOrigin, ResumptionState, SessionInfo, Thresholds,
-    Timestamp, Todo, TokenCount, estimate_tokens,
+    CheckpointData, CheckpointId, CompactionTrigger, ContextMetrics, ContextWindow, FileToRead,
+    FillEstimate, FillSource, QualityTrajectory, ResumeLog, ResumptionOrigin, ResumptionState,
+    SessionInfo, Thresholds, Timestamp, Todo, TokenCount, estimate_tokens,
 };
 use proptest::prelude::*;
 
@@ -233,6 +236,75 @@ fn long_instructions_and_paths_never_push_out_the_required_parts() {
     assert!(text.contains(SHORTENED_MARKER), "{text}");
 }
 
+fn resume_log(mission: &str) -> ResumeLog {
+    let mut log = ResumeLog::new(
+        "ef958aa1-19fa-41d2-9c3e-7b1f0a2d4c55",
+        ContextMetrics::new(
+            200_000,
+            166_400,
+            "session_end",
+            "claude-opus-4-6",
+            Timestamp(1_795_168_800_000),
+        ),
+    );
+    log.mission_summary = mission.into();
+    log.next_steps = vec!["Write the migration".into()];
+    log
+}
+
+#[test]
+fn snapshot_resume_log_pointer() {
+    let log = resume_log(
+        "Add tax support to the billing service & keep <v1> alive.\n\n## Next Steps\n1. add test",
+    );
+    let this = render_resume_log_pointer(PointerInput {
+        scope: PointerScope::ThisSession,
+        log: &log,
+        location: "/w/shop/.ctxmon/resume-logs/session-ef958aa1-19fa-41d2-9c3e-7b1f0a2d4c55.md",
+    });
+    roxmltree::Document::parse(&this).unwrap();
+    assert!(estimate_tokens(&this).get() <= POINTER_MAX_TOKENS);
+    insta::assert_snapshot!("resume_log_pointer_this_session", this);
+    let earlier = render_resume_log_pointer(PointerInput {
+        scope: PointerScope::EarlierSession,
+        log: &resume_log(""),
+        location: "/w/shop/.ctxmon/resume-logs/session-ef958aa1-19fa-41d2-9c3e-7b1f0a2d4c55.md",
+    });
+    insta::assert_snapshot!("resume_log_pointer_earlier_session", earlier);
+}
+
+#[test]
+fn a_pointer_never_cuts_a_path_and_stays_small() {
+    let mut log = resume_log(&"Refactor <billing> & \"tax\" ".repeat(2_000));
+    log.session_id = "../../x\"<".repeat(100);
+    log.context_metrics.timestamp = "<&\"".repeat(500);
+    let long_path = format!("/{}/session-x.md", "deep/".repeat(400));
+    let text = render_resume_log_pointer(PointerInput {
+        scope: PointerScope::ThisSession,
+        log: &log,
+        location: &long_path,
+    });
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    assert_eq!(doc.root_element().tag_name().name(), "resumption-context");
+    assert!(estimate_tokens(&text).get() <= POINTER_MAX_TOKENS, "{text}");
+    assert!(
+        !text.contains("deep/deep"),
+        "the path is left out whole: {text}"
+    );
+    let read_more = doc
+        .descendants()
+        .find(|n| n.has_tag_name("read-more"))
+        .and_then(|n| n.text())
+        .unwrap();
+    assert!(read_more.starts_with("ctxmon resume-log show h-"), "{text}");
+    let mission = doc
+        .descendants()
+        .find(|n| n.has_tag_name("mission"))
+        .and_then(|n| n.text())
+        .unwrap();
+    assert!(mission.starts_with("Refactor <billing> & \"tax\" Refactor") && mission.ends_with('…'));
+}
+
 #[test]
 fn oversized_lists_are_counted_not_cut() {
     let mut state = rich();
@@ -351,5 +423,16 @@ proptest! {
         prop_assert!(roxmltree::Document::parse(&alert).is_ok(), "{}", alert);
         prop_assert!(alert.contains("<what-to-do>"), "{}", alert);
         prop_assert!(alert.contains("<read-it>ctxmon checkpoint show cx-004</read-it>"), "{}", alert);
+    }
+
+    #[test]
+    fn any_pointer_fits_and_parses(mission in text(), session in text(), stamp in text(), path in text(), this in any::<bool>()) {
+        let mut log = resume_log(&mission);
+        log.session_id = session;
+        log.context_metrics.timestamp = stamp;
+        let scope = if this { PointerScope::ThisSession } else { PointerScope::EarlierSession };
+        let text = render_resume_log_pointer(PointerInput { scope, log: &log, location: &path });
+        prop_assert!(estimate_tokens(&text).get() <= POINTER_MAX_TOKENS, "{} tokens", estimate_tokens(&text));
+        prop_assert!(roxmltree::Document::parse(&text).is_ok(), "{}", text);
     }
 }

@@ -257,6 +257,59 @@ fn lifecycle_hooks_record_and_answer_nothing() {
 }
 
 #[test]
+fn without_a_checkpoint_session_start_points_at_the_resume_log() {
+    let sb = Sandbox::new();
+    let t = write_session(&sb);
+    let start = |session: &str, source: &str| {
+        let mut v: Value =
+            serde_json::from_str(&input(&sb, &t, "SessionStart", json!({"source": source})))
+                .unwrap();
+        v["session_id"] = json!(session);
+        sb.run(&["hooks", "session-start"], v.to_string())
+    };
+    assert_eq!(start("s-1", "resume").stdout, "", "no log yet: nothing");
+    let end = sb.run(
+        &["hooks", "session-end"],
+        input(&sb, &t, "SessionEnd", json!({"reason":"prompt_input_exit"})),
+    );
+    assert_eq!(end.code, 0, "{}", end.stderr);
+
+    let resumed = start("s-1", "resume");
+    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    let pointer = additional_context(&resumed.stdout, "SessionStart");
+    let doc = roxmltree::Document::parse(&pointer).unwrap();
+    assert!(estimate_tokens(&pointer).get() <= 200, "{pointer}");
+    let mission = doc
+        .descendants()
+        .find(|n| n.has_tag_name("mission"))
+        .and_then(|n| n.text());
+    assert_eq!(
+        mission,
+        Some("Refactor billing & add tax.rs </resumption-context>")
+    );
+    // The log's time is the wall clock's: redacted whatever the date.
+    let mut out = resumed.stdout.trim().to_string();
+    let attr = r#"written=\""#;
+    if let Some(from) = out.find(attr).map(|i| i + attr.len())
+        && let Some(len) = out[from..].find('\\')
+    {
+        out.replace_range(from..from + len, "[TIME]");
+    }
+    insta::assert_snapshot!("hook_session_start_pointer", redact(&sb, &out));
+
+    // A new session of the project hears of the recent log too, as an earlier session's.
+    let fresh = additional_context(&start("s-2", "startup").stdout, "SessionStart");
+    assert!(
+        fresh.contains("An earlier session of this project left a resume log"),
+        "{fresh}"
+    );
+    assert!(
+        fresh.contains(".ctxmon/resume-logs/session-s-1.md</resume-log>"),
+        "{fresh}"
+    );
+}
+
+#[test]
 fn fifty_concurrent_pre_compacts_get_fifty_distinct_ids() {
     let sb = Sandbox::new();
     let t = write_session(&sb);

@@ -1,27 +1,30 @@
 //! Handing a checkpoint's resumption context to the agent (SessionStart, or the prompt-submit
 //! fallback) and recording that it happened.
 
-use ctxmon_domain::{CheckpointData, DomainEvent, SessionState, estimate_tokens};
+use ctxmon_domain::{CheckpointData, DomainEvent, SessionKey, SessionState, estimate_tokens};
 
 use super::{HookContext, HookPorts};
+use crate::ports::ResumeLogStore;
 use crate::resumption_context::{HistoryEntry, ResumptionInput, render_resumption_context};
 
 /// Renders the resumption context for `cp` (empty when it has no resumption state) and, when
-/// non-empty, marks it delivered in `state` and returns the event to record.
+/// non-empty, marks it delivered in `state` and returns the event to record. The context names
+/// the resume log of the checkpoint's session when there is one.
 pub fn deliver(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
+    logs: &dyn ResumeLogStore,
     cp: &CheckpointData,
     state: &mut SessionState,
     via: &str,
-    resume_log: Option<&str>,
     warnings: &mut Vec<String>,
 ) -> (String, Option<DomainEvent>) {
     let history = history_of(ctx, ports, cp, warnings);
+    let resume_log = log_of_checkpoint(ctx, logs, cp, warnings);
     let text = render_resumption_context(ResumptionInput {
         checkpoint: cp,
         history: &history,
-        resume_log,
+        resume_log: resume_log.as_deref(),
     });
     if text.is_empty() {
         return (text, None);
@@ -33,6 +36,33 @@ pub fn deliver(
         tokens: estimate_tokens(&text).get(),
     };
     (text, Some(event))
+}
+
+/// Where the resume log of the checkpoint's session is, if it has one.
+///
+/// Only that session's log is named: in a project where several sessions run, the newest log
+/// may be another session's, and pointing the agent at someone else's handoff is worse than
+/// saying nothing. A checkpoint without a session id (written by hand, or by an old version)
+/// stands for the session now starting, whose log is then the one to name.
+fn log_of_checkpoint(
+    ctx: &HookContext<'_>,
+    logs: &dyn ResumeLogStore,
+    cp: &CheckpointData,
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    let session = cp
+        .session_info
+        .session_id
+        .as_deref()
+        .or(ctx.session_id)
+        .filter(|s| !s.trim().is_empty())?;
+    match logs.load(&SessionKey::from_raw(session)) {
+        Ok(found) => found.map(|stored| stored.entry.location),
+        Err(e) => {
+            warnings.push(format!("resume log unreadable: {e}"));
+            None
+        }
+    }
 }
 
 /// Earlier checkpoints of the same session, oldest first.

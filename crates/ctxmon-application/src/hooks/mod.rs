@@ -19,6 +19,8 @@ mod repeat_tests;
 #[cfg(test)]
 mod resilience_tests;
 #[cfg(test)]
+mod session_start_tests;
+#[cfg(test)]
 mod test_world;
 
 use std::path::Path;

@@ -122,10 +122,10 @@ pub fn prompt_submit(
             let (text, event) = deliver(
                 ctx,
                 ports,
+                logs,
                 cp,
                 &mut state,
                 "prompt_submit",
-                None,
                 &mut warnings,
             );
             if !text.is_empty() {

@@ -269,13 +269,17 @@ fn startup_hands_back_only_recent_checkpoints() {
         text.contains("<resume-log>memory:session-s1.md</resume-log>"),
         "{text}"
     );
-    // The new session's first prompt completes the handoff.
+    // The new session's first prompt completes the handoff: the next start gets only a
+    // pointer to the (recent) resume log.
     w.script.usage_at(20_000, Some(AFTER));
     assert_eq!(w.prompt().acknowledged.as_deref(), Some("cx-001"));
+    let pointer = w
+        .with(|c, p| session_start(c, p, &w.logs, Some("startup")))
+        .additional_context
+        .unwrap();
     assert!(
-        w.with(|c, p| session_start(c, p, &w.logs, Some("startup")))
-            .additional_context
-            .is_none()
+        pointer.starts_with("<resumption-context source=\"resume-log\" session=\"s1\""),
+        "{pointer}"
     );
 
     let old = compacted_world();

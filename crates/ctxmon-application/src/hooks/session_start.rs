@@ -1,13 +1,19 @@
 //! SessionStart: hand the essentials back after a compaction or at the next session (spec §6).
 //!
 //! Registered without a matcher: Claude Code fires the `compact` matcher unreliably, so the
-//! decision is taken here from `source`.
+//! decision is taken here from `source`. With a checkpoint to hand back, the agent gets its
+//! resumption context (which names the checkpoint's session's resume log). Without one, a resume
+//! log may still say where the work stopped — the session's own on `resume`/`compact`, the
+//! project's most recent one on a new session — and the agent gets a short pointer to it.
 
-use ctxmon_domain::{CheckpointData, DomainEvent};
+use ctxmon_domain::{CheckpointData, DomainEvent, SessionKey};
 
 use super::delivery::deliver;
 use super::{HookContext, HookPorts, load_state, record, save_state};
-use crate::ports::ResumeLogStore;
+use crate::ports::{ResumeLogStore, StoredResumeLog};
+use crate::resume_log_pointer::{
+    PointerInput, PointerScope, render_resume_log_pointer, worth_pointing_at,
+};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionStartOutcome {
@@ -16,8 +22,8 @@ pub struct SessionStartOutcome {
     pub warnings: Vec<String>,
 }
 
-/// `source` is Claude Code's `startup|resume|clear|compact|fork`; `resume_log` the newest
-/// resume log's path, mentioned in the context when present.
+/// `source` is Claude Code's `startup|resume|clear|compact|fork`; `logs` the project's resume
+/// logs, named in the context or pointed at when there is no checkpoint.
 pub fn session_start(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
@@ -32,42 +38,92 @@ pub fn session_start(
             None
         }
     };
-    let Some(cp) = checkpoint else {
-        return SessionStartOutcome {
-            additional_context: None,
-            checkpoint_id: None,
-            warnings,
-        };
-    };
-    let mut state = load_state(ctx, ports, &mut warnings);
-    // The newest resume log, when one exists, is named so the agent can open the full handoff.
-    let resume_log = match logs.list() {
-        Ok(listing) => listing.entries.into_iter().next().map(|e| e.location),
-        Err(e) => {
-            warnings.push(format!("resume logs unreadable: {e}"));
-            None
+    let mut additional_context = None;
+    let checkpoint_id = checkpoint.as_ref().map(|cp| cp.checkpoint_id.to_string());
+    if let Some(cp) = checkpoint {
+        let mut state = load_state(ctx, ports, &mut warnings);
+        let (text, event) = deliver(
+            ctx,
+            ports,
+            logs,
+            &cp,
+            &mut state,
+            "session_start",
+            &mut warnings,
+        );
+        let mut events: Vec<DomainEvent> = event.into_iter().collect();
+        if text.is_empty() {
+            events.clear();
         }
-    };
-    let (text, event) = deliver(
-        ctx,
-        ports,
-        &cp,
-        &mut state,
-        "session_start",
-        resume_log.as_deref(),
-        &mut warnings,
-    );
-    let mut events: Vec<DomainEvent> = event.into_iter().collect();
-    if text.is_empty() {
-        events.clear();
+        save_state(ctx, ports, &mut state, &mut warnings);
+        record(ctx, ports, events, &mut warnings);
+        additional_context = (!text.is_empty()).then_some(text);
     }
-    save_state(ctx, ports, &mut state, &mut warnings);
-    record(ctx, ports, events, &mut warnings);
+    // A checkpoint without resumption state hands nothing back either: the log may still help.
+    if additional_context.is_none() {
+        additional_context = pointer(ctx, ports, logs, source, &mut warnings);
+    }
     SessionStartOutcome {
-        additional_context: (!text.is_empty()).then_some(text),
-        checkpoint_id: Some(cp.checkpoint_id.to_string()),
+        additional_context,
+        checkpoint_id,
         warnings,
     }
+}
+
+/// The pointer to the resume log that applies, if any: on `compact`/`resume` the session's own
+/// log (however old: it is this work); on a new session the project's most recent log if it is
+/// younger than `resumption.max_age_hours`, like a checkpoint.
+fn pointer(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    logs: &dyn ResumeLogStore,
+    source: Option<&str>,
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    let found = match source.map(str::trim) {
+        Some("compact") | Some("resume") => {
+            let session = ctx.session_id.filter(|s| !s.trim().is_empty())?;
+            logs.load(&SessionKey::from_raw(session))
+                .map(|log| log.map(|l| (l, PointerScope::ThisSession)))
+        }
+        _ => logs.latest().map(|latest| {
+            latest
+                .filter(|l| is_recent(ctx, ports, l))
+                .map(|l| (l, PointerScope::EarlierSession))
+        }),
+    };
+    let (stored, scope) = match found {
+        Ok(found) => found?,
+        Err(e) => {
+            warnings.push(format!("resume logs unreadable: {e}"));
+            return None;
+        }
+    };
+    worth_pointing_at(&stored.log).then(|| {
+        render_resume_log_pointer(PointerInput {
+            scope,
+            log: &stored.log,
+            location: &stored.entry.location,
+        })
+    })
+}
+
+/// Written within `resumption.max_age_hours`; a log whose time does not parse is not recent.
+fn is_recent(ctx: &HookContext<'_>, ports: &HookPorts<'_>, log: &StoredResumeLog) -> bool {
+    let Some(at) = log.entry.generated_at else {
+        return false;
+    };
+    ports.clock.now().millis().saturating_sub(at.millis()) <= max_age_ms(ctx)
+}
+
+fn max_age_ms(ctx: &HookContext<'_>) -> i64 {
+    i64::try_from(
+        ctx.config
+            .resumption
+            .max_age_hours
+            .saturating_mul(3_600_000),
+    )
+    .unwrap_or(i64::MAX)
 }
 
 /// `compact`/`resume`: the newest unacknowledged checkpoint (this session's first). Any other
@@ -88,17 +144,10 @@ fn choose_checkpoint(
             repo.latest_unacknowledged(None)
         }
         _ => {
-            let max_age_ms = i64::try_from(
-                ctx.config
-                    .resumption
-                    .max_age_hours
-                    .saturating_mul(3_600_000),
-            )
-            .unwrap_or(i64::MAX);
             let now = ports.clock.now().millis();
             Ok(repo
                 .latest_unacknowledged(None)?
-                .filter(|cp| now.saturating_sub(cp.created_at_ms.millis()) <= max_age_ms))
+                .filter(|cp| now.saturating_sub(cp.created_at_ms.millis()) <= max_age_ms(ctx)))
         }
     }
 }
