@@ -84,7 +84,8 @@ impl<'a> ResumeLogGenerator<'a> {
         keys
     }
 
-    /// Builds the log from every provider, normalises it and renders it within budget.
+    /// Builds the log from every provider, normalises it, fits it to its budget (what the
+    /// markdown cannot show is dropped from the data too) and renders it.
     pub fn generate(&self, inputs: &GenerationInputs<'_>) -> GeneratedLog {
         let stop_reason = inputs.trigger.key();
         // An `unavailable` estimate is the fail-open NOMINAL answer, not a measurement: the
@@ -102,6 +103,8 @@ impl<'a> ResumeLogGenerator<'a> {
             }
         }
         normalise(&mut log);
+        // What the markdown cannot show is not kept: the JSON and the markdown are one log.
+        log.fit_to_budget();
         let rendered = log.render();
         GeneratedLog { log, rendered }
     }

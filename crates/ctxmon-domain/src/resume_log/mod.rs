@@ -8,6 +8,8 @@
 //! misspelt section is an error rather than silently lost work.
 
 mod draft;
+mod fit;
+mod pieces;
 mod render;
 mod section;
 mod truncate;
@@ -19,6 +21,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::{FillEstimate, Timestamp};
 
 pub use draft::{DraftMetadata, ResumeLogDraft};
+pub use fit::METADATA_KEY;
 pub use render::{RenderedLog, RenderedSection};
 pub use section::ResumeLogSection;
 pub use truncate::{Truncated, marker, truncate_chars};
@@ -160,6 +163,11 @@ pub struct ResumeLog {
     pub critical_context: BTreeMap<String, String>,
     #[serde(default)]
     pub metadata: SessionMetadata,
+    /// Tokens each section lost when the log was fitted to its budget
+    /// ([`ResumeLog::fit_to_budget`]), by section key (`session_metadata` for the metadata);
+    /// the section's truncation marker shows them. Absent when nothing was cut.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub omitted_tokens: BTreeMap<String, u64>,
 }
 
 impl ResumeLog {
@@ -178,6 +186,7 @@ impl ResumeLog {
             next_steps: Vec::new(),
             critical_context: BTreeMap::new(),
             metadata: SessionMetadata::default(),
+            omitted_tokens: BTreeMap::new(),
         }
     }
 

@@ -3,22 +3,24 @@
 //! metadata.
 //!
 //! Deterministic (no clock, no hash-map order: the log's maps are `BTreeMap`s) and budgeted:
-//! each section is rendered as one block of at most `budget × 4` characters, so its estimate
-//! `ceil(chars / 4)` is within budget, and since the document is exactly the concatenation of
-//! the blocks, it stays within the 10,000-token total. Text from outside is made safe for a
-//! terminal (control characters replaced) and kept inside its list item (continuation lines
-//! indented), but otherwise shown as written.
+//! rendering fits a copy of the log to its budget first (`fit`), then draws each section as
+//! one block of at most `budget × 4` characters from its pieces (`pieces`), so its estimate
+//! `ceil(chars / 4)` is within budget; the document is exactly the concatenation of the blocks,
+//! so it stays within the 10,000-token total. Text from outside is made safe for a terminal
+//! (control characters replaced) and kept in its place (list items indented, the mission
+//! quoted), but otherwise shown as written.
 
 use crate::{TokenCount, estimate_tokens};
 
+use super::fit::{
+    ACCOMPLISHED, FINDING, METADATA_HEADING, METADATA_KEY, OPEN, critical_rooms, heading, room,
+};
+use super::pieces::{
+    Origin, Piece, body, decision_pieces, item_pieces, metadata_pieces, mission_pieces, one_line,
+    pair_pieces,
+};
 use super::truncate::truncate_chars;
-use super::{ResumeLog, ResumeLogSection, SessionMetadata};
-
-/// Longest session id, model or trigger shown on one line; a 10 KB id is not a title.
-const ONE_LINE_MAX: usize = 128;
-
-/// What an empty section says, so the layout is the same for every log.
-const NONE: &str = "_None recorded._";
+use super::{ResumeLog, ResumeLogSection};
 
 /// One section's block of markdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,27 +65,42 @@ impl RenderedLog {
 }
 
 impl ResumeLog {
-    /// Renders every section within its budget.
+    /// Renders every section within its budget. The log is fitted first (on a copy), so a log
+    /// renders the same before and after [`ResumeLog::fit_to_budget`].
     pub fn render(&self) -> RenderedLog {
+        let mut log = self.clone();
+        log.fit_to_budget();
+        log.render_fitted()
+    }
+
+    fn render_fitted(&self) -> RenderedLog {
+        let block = |section: ResumeLogSection, pieces: Vec<Piece>| {
+            let head = heading(section);
+            let omitted = self.omitted(section.key());
+            drawn(section, &head, &body(&pieces, omitted), omitted)
+        };
         RenderedLog {
             sections: vec![
                 self.metrics_block(),
                 block(
                     ResumeLogSection::MissionSummary,
-                    &paragraph(&self.mission_summary),
+                    mission_pieces(&self.mission_summary),
                 ),
                 block(
                     ResumeLogSection::Accomplishments,
-                    &bullets("- [x] ", &self.accomplishments),
+                    item_pieces(ACCOMPLISHED, &self.accomplishments),
                 ),
                 block(
                     ResumeLogSection::KeyFindings,
-                    &bullets("- ", &self.key_findings),
+                    item_pieces(FINDING, &self.key_findings),
                 ),
-                block(ResumeLogSection::Decisions, &self.decisions_body()),
+                block(
+                    ResumeLogSection::Decisions,
+                    decision_pieces(&self.decisions),
+                ),
                 block(
                     ResumeLogSection::NextSteps,
-                    &bullets("- [ ] ", &self.next_steps),
+                    item_pieces(OPEN, &self.next_steps),
                 ),
                 self.critical_block(),
             ],
@@ -117,66 +134,38 @@ impl ResumeLog {
             one_line(&m.model, "unknown"),
             one_line(&m.stop_reason, "unknown"),
         );
-        fit(ResumeLogSection::ContextMetrics, &head, &body)
+        drawn(ResumeLogSection::ContextMetrics, &head, &body, 0)
     }
 
-    fn decisions_body(&self) -> String {
-        let mut out = String::new();
-        let mut n = 0usize;
-        for d in &self.decisions {
-            let decision = clean(&d.decision);
-            let rationale = clean(&d.rationale);
-            if decision.is_empty() && rationale.is_empty() {
-                continue;
-            }
-            n += 1;
-            let prefix = format!("{n}. ");
-            push_item(
-                &mut out,
-                &prefix,
-                if decision.is_empty() {
-                    "(unstated)"
-                } else {
-                    &decision
-                },
-            );
-            if !rationale.is_empty() {
-                push_item(&mut out, "   - Rationale: ", &rationale);
-            }
-        }
-        or_none(out)
-    }
-
-    /// Critical context, then session metadata, sharing one budget: the metadata may claim up
-    /// to 40% of it and gives back what it does not need.
+    /// Critical context, then session metadata, sharing one budget (see `fit`).
     fn critical_block(&self) -> RenderedSection {
         let section = ResumeLogSection::CriticalContext;
-        let head = format!("\n## {}\n\n", section.title());
-        let middle = "\n\n## Session Metadata\n\n";
-        let critical = pairs(self.critical_context.iter());
-        let metadata = metadata_body(&self.metadata);
-        let avail = room(section, &head).saturating_sub(middle.chars().count());
-        let metadata_len = metadata.chars().count();
-        let critical_room = avail - metadata_len.min(avail * 2 / 5);
+        let head = heading(section);
+        let critical = body(
+            &pair_pieces(&self.critical_context, "", Origin::Context),
+            self.omitted(section.key()),
+        );
+        let metadata = body(&metadata_pieces(&self.metadata), self.omitted(METADATA_KEY));
+        // For a fitted log both cuts are no-ops; they keep the bound for any input.
+        let (avail, critical_room) = critical_rooms(metadata.chars().count());
         let c = truncate_chars(&critical, critical_room);
         let m = truncate_chars(&metadata, avail.saturating_sub(c.text.chars().count()));
-        let text = format!("{head}{}{middle}{}\n", c.text, m.text);
+        let text = format!("{head}{}{METADATA_HEADING}{}\n", c.text, m.text);
         RenderedSection {
             section,
             tokens: estimate_tokens(&text),
             text,
-            omitted_tokens: c.omitted_tokens + m.omitted_tokens,
+            omitted_tokens: self.omitted(section.key())
+                + self.omitted(METADATA_KEY)
+                + c.omitted_tokens
+                + m.omitted_tokens,
         }
     }
 }
 
-/// `\n## Title\n\n{body}\n`, the body cut to what the budget leaves.
-fn block(section: ResumeLogSection, body: &str) -> RenderedSection {
-    let head = format!("\n## {}\n\n", section.title());
-    fit(section, &head, body)
-}
-
-fn fit(section: ResumeLogSection, head: &str, body: &str) -> RenderedSection {
+/// `head`, the body and a newline; the body cut to the section's room if it is longer (never,
+/// for a fitted log). `omitted` is what fitting removed.
+fn drawn(section: ResumeLogSection, head: &str, body: &str, omitted: u64) -> RenderedSection {
     let t = truncate_chars(body, room(section, head));
     let mut text = String::with_capacity(head.len() + t.text.len() + 1);
     text.push_str(head);
@@ -186,147 +175,7 @@ fn fit(section: ResumeLogSection, head: &str, body: &str) -> RenderedSection {
         section,
         tokens: estimate_tokens(&text),
         text,
-        omitted_tokens: t.omitted_tokens,
-    }
-}
-
-/// Characters left for the body of `section` after `head` and the closing newline.
-fn room(section: ResumeLogSection, head: &str) -> usize {
-    let chars = usize::try_from(section.budget().get().saturating_mul(4)).unwrap_or(usize::MAX);
-    chars.saturating_sub(head.chars().count() + 1)
-}
-
-fn metadata_body(m: &SessionMetadata) -> String {
-    let mut out = String::new();
-    let mut line = |label: &str, value: &str| {
-        if !value.trim().is_empty() {
-            push_item(&mut out, &format!("- {label}: "), &clean(value));
-        }
-    };
-    line("Trigger", &m.trigger);
-    line("Sources", &m.sources.join(", "));
-    line(
-        "Transcript",
-        m.transcript_path.as_deref().unwrap_or_default(),
-    );
-    let git = match (m.git_branch.as_deref(), m.git_head.as_deref()) {
-        (Some(b), Some(h)) => format!("{b} @ {h}"),
-        (Some(b), None) => format!("{b} (no commits)"),
-        (None, Some(h)) => format!("detached @ {h}"),
-        (None, None) => String::new(),
-    };
-    line("Git", &git);
-    for (label, items) in [
-        ("Files Modified", &m.files_modified),
-        ("Uncommitted Changes (git status)", &m.git_dirty_files),
-        ("Errors/Warnings", &m.errors),
-        ("Commands Run", &m.commands_run),
-        ("Agents Used", &m.agents_used),
-    ] {
-        let list = bullets_or_empty("- ", items);
-        if !list.is_empty() {
-            out.push_str(&format!("\n**{label}:**\n\n{list}"));
-        }
-    }
-    if !m.notes.is_empty() {
-        let notes = pairs(m.notes.iter());
-        out.push_str(&format!("\n**Notes:**\n\n{notes}\n"));
-    }
-    or_none(out.trim_end().to_string())
-}
-
-fn paragraph(text: &str) -> String {
-    or_none(clean(text))
-}
-
-fn bullets(prefix: &str, items: &[String]) -> String {
-    or_none(bullets_or_empty(prefix, items).trim_end().to_string())
-}
-
-fn bullets_or_empty(prefix: &str, items: &[String]) -> String {
-    let mut out = String::new();
-    for item in items {
-        let text = clean(item);
-        if !text.is_empty() {
-            push_item(&mut out, prefix, &text);
-        }
-    }
-    out
-}
-
-/// `- **key:** value` lines, in key order.
-fn pairs<'a>(entries: impl Iterator<Item = (&'a String, &'a String)>) -> String {
-    let mut out = String::new();
-    for (k, v) in entries {
-        let key = one_line(k, "");
-        let value = clean(v);
-        if key.is_empty() && value.is_empty() {
-            continue;
-        }
-        push_item(&mut out, &format!("- **{key}:** "), &value);
-    }
-    or_none(out.trim_end().to_string())
-}
-
-/// Appends `prefix` + the first line, and every further line indented to stay in the item.
-fn push_item(out: &mut String, prefix: &str, text: &str) {
-    let indent = " ".repeat(prefix.chars().count().min(8));
-    for (i, line) in text.split('\n').enumerate() {
-        if i == 0 {
-            out.push_str(prefix);
-        } else if !line.is_empty() {
-            out.push_str(&indent);
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-}
-
-fn or_none(text: String) -> String {
-    let t = text.trim_end();
-    if t.trim().is_empty() {
-        NONE.to_string()
-    } else {
-        t.to_string()
-    }
-}
-
-/// Trimmed, line breaks normalised to `\n`, other control characters replaced: text from a
-/// transcript or an agent must not move the cursor of the terminal showing it.
-fn clean(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.trim().chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\r' => {
-                if chars.peek() != Some(&'\n') {
-                    out.push('\n');
-                }
-            }
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// One line of at most [`ONE_LINE_MAX`] characters (`fallback` when empty).
-fn one_line(text: &str, fallback: &str) -> String {
-    let cleaned = clean(text);
-    let mut out: String = cleaned
-        .chars()
-        .map(|c| if c == '\n' || c == '\t' { ' ' } else { c })
-        .take(ONE_LINE_MAX)
-        .collect();
-    if cleaned.chars().nth(ONE_LINE_MAX).is_some() {
-        out.pop();
-        out.push('…');
-    }
-    if out.is_empty() {
-        fallback.to_string()
-    } else {
-        out
+        omitted_tokens: omitted + t.omitted_tokens,
     }
 }
 

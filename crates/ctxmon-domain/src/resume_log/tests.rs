@@ -93,6 +93,113 @@ fn hostile_text_stays_inside_its_item_and_off_the_terminal() {
     assert!(!md.contains('\x1b'));
 }
 
+/// Markdown that would open headings, a rule, a setext heading, a fence and a comment at the
+/// top level of the document.
+const HOSTILE_MD: &str =
+    "# Task\nFix the login\n## Next Steps\n1. add test\n\n---\nSetext\n===\n```\n<!-- open";
+
+const HEADINGS: [&str; 9] = [
+    "# Session Resume Log: s-1",
+    "## Context Metrics",
+    "## Mission Summary",
+    "## Accomplishments",
+    "## Key Findings",
+    "## Decisions & Rationale",
+    "## Next Steps",
+    "## Critical Context",
+    "## Session Metadata",
+];
+
+#[test]
+fn free_text_cannot_create_headings_or_break_structure() {
+    let mut log = sample();
+    log.mission_summary = HOSTILE_MD.into();
+    log.accomplishments = vec![HOSTILE_MD.into()];
+    log.key_findings = vec![HOSTILE_MD.into()];
+    log.decisions = vec![Decision {
+        decision: HOSTILE_MD.into(),
+        rationale: HOSTILE_MD.into(),
+    }];
+    log.next_steps = vec![HOSTILE_MD.into()];
+    log.critical_context.insert("ctx".into(), HOSTILE_MD.into());
+    log.metadata.notes.insert("note".into(), HOSTILE_MD.into());
+    log.metadata.errors = vec![HOSTILE_MD.into()];
+    log.metadata.commands_run = vec![HOSTILE_MD.into()];
+    let md = log.to_markdown();
+    let headings: Vec<&str> = md.lines().filter(|l| l.starts_with('#')).collect();
+    assert_eq!(headings, HEADINGS, "{md}");
+    for line in md.lines() {
+        for opener in ["---", "===", "```", "<!--", "Fix the", "Setext", "1. add"] {
+            assert!(
+                !line.starts_with(opener),
+                "{line:?} is at the top level:\n{md}"
+            );
+        }
+    }
+    // The mission is a quote of the text as written.
+    assert!(
+        md.contains(
+            "## Mission Summary\n\n> # Task\n> Fix the login\n> ## Next Steps\n> 1. add test\n>\n> ---\n> Setext\n> ===\n> ```\n> <!-- open\n\n## Accomplishments"
+        ),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_fitted_log_holds_no_more_than_its_markdown_shows() {
+    let mut log = sample();
+    log.mission_summary = "The mission is long. ".repeat(3_000);
+    log.key_findings = (0..300)
+        .map(|i| format!("Finding {i}: {}", "detail ".repeat(140)))
+        .collect();
+    log.critical_context = (0..300)
+        .map(|i| (format!("key {i:03}"), "v".repeat(1_000)))
+        .collect();
+    log.metadata.notes = (0..300)
+        .map(|i| (format!("note {i:03}"), "n ".repeat(500)))
+        .collect();
+    log.metadata.files_modified = (0..300).map(|i| format!("src/file_{i}.rs")).collect();
+    assert!(serde_json::to_string(&log).unwrap().len() > 900_000);
+    let md = log.to_markdown();
+
+    let mut fitted = log.clone();
+    fitted.fit_to_budget();
+    let json = serde_json::to_string(&fitted).unwrap();
+    assert!(
+        json.len() <= md.len() + 4_000,
+        "JSON {} bytes, markdown {}",
+        json.len(),
+        md.len()
+    );
+    // The same log: its markdown is the original's, and every datum kept is in it.
+    assert_eq!(fitted.to_markdown(), md);
+    assert!(md.contains(&format!("> {}\n", fitted.mission_summary)));
+    assert!(fitted.mission_summary.ends_with("long."));
+    for f in &fitted.key_findings {
+        assert!(md.contains(&format!("- {f}\n")), "{f}");
+    }
+    for (k, v) in fitted.critical_context.iter().chain(&fitted.metadata.notes) {
+        assert!(md.contains(&format!("- **{k}:** {v}")), "{k}");
+    }
+    for f in &fitted.metadata.files_modified {
+        assert!(md.contains(&format!("- {f}\n")), "{f}");
+    }
+    assert!(!fitted.key_findings.is_empty() && fitted.key_findings.len() < 300);
+    // What was left out is counted, and the marker says so.
+    for key in ["mission_summary", "key_findings", "critical_context"] {
+        let n = fitted.omitted_tokens[key];
+        assert!(n > 1_000, "{key}: {n}");
+        assert!(
+            md.contains(&format!("… [truncated: {n} tokens omitted]")),
+            "{key}"
+        );
+    }
+    let mut again = fitted.clone();
+    again.fit_to_budget();
+    assert_eq!(again, fitted, "fitting is idempotent");
+    assert_eq!(serde_json::from_str::<ResumeLog>(&json).unwrap(), fitted);
+}
+
 #[test]
 fn oversized_sections_are_truncated_with_a_marker() {
     let mut log = sample();
@@ -206,7 +313,65 @@ proptest! {
     }
 
     #[test]
+    fn fitting_changes_no_markdown_and_keeps_only_what_it_shows(log in any_log()) {
+        let md = log.to_markdown();
+        let mut fitted = log.clone();
+        fitted.fit_to_budget();
+        prop_assert_eq!(&fitted.to_markdown(), &md);
+        let mut again = fitted.clone();
+        again.fit_to_budget();
+        prop_assert_eq!(&again, &fitted);
+        // Every text kept is shown (the session id, the log's identity, is kept whole).
+        let shown = md.chars().count() + fitted.session_id.chars().count();
+        prop_assert!(text_chars(&fitted) <= shown, "{} > {}", text_chars(&fitted), shown);
+        let json = serde_json::to_string(&fitted).unwrap();
+        prop_assert_eq!(serde_json::from_str::<ResumeLog>(&json).unwrap(), fitted);
+    }
+
+    #[test]
     fn markdown_is_deterministic(log in any_log()) {
         prop_assert_eq!(log.to_markdown(), log.clone().to_markdown());
     }
+}
+
+/// Characters of every text a log holds.
+fn text_chars(log: &ResumeLog) -> usize {
+    let n = |s: &str| s.chars().count();
+    let m = &log.context_metrics;
+    let meta = &log.metadata;
+    let lists = [
+        &log.accomplishments,
+        &log.key_findings,
+        &log.next_steps,
+        &meta.sources,
+        &meta.files_modified,
+        &meta.git_dirty_files,
+        &meta.commands_run,
+        &meta.errors,
+        &meta.agents_used,
+    ];
+    n(&m.model)
+        + n(&m.stop_reason)
+        + n(&m.timestamp)
+        + n(&log.mission_summary)
+        + lists
+            .iter()
+            .flat_map(|l| l.iter())
+            .map(|s| n(s))
+            .sum::<usize>()
+        + log
+            .decisions
+            .iter()
+            .map(|d| n(&d.decision) + n(&d.rationale))
+            .sum::<usize>()
+        + log
+            .critical_context
+            .iter()
+            .chain(&meta.notes)
+            .map(|(k, v)| n(k) + n(v))
+            .sum::<usize>()
+        + n(&meta.trigger)
+        + meta.transcript_path.as_deref().map_or(0, n)
+        + meta.git_branch.as_deref().map_or(0, n)
+        + meta.git_head.as_deref().map_or(0, n)
 }

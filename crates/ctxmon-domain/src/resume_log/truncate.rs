@@ -52,7 +52,7 @@ pub fn truncate_chars(text: &str, max_chars: usize) -> Truncated {
 }
 
 /// The byte index to cut `text` at so that at most `room` characters are kept.
-fn cut_point(text: &str, room: usize) -> usize {
+pub(super) fn cut_point(text: &str, room: usize) -> usize {
     // Byte index just past the `room`-th character: everything before it may be kept.
     let limit = text.char_indices().nth(room).map_or(text.len(), |(i, _)| i);
     let mut sentence = None;

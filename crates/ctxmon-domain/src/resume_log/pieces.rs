@@ -1,0 +1,388 @@
+//! The markdown pieces a section's body is made of: one per datum (the mission, a list item, a
+//! decision, a context entry, a metadata line), so that fitting a log to its budget (`fit`)
+//! keeps, shortens or drops data piece by piece and the rendering (`render`) is exactly the
+//! pieces kept.
+//!
+//! Free text cannot leave its place: a list item's further lines are indented under it, the
+//! mission is a blockquote (every line behind `>`), and control characters are replaced. A
+//! `## Next Steps` or a `---` inside an agent's text therefore stays inside its item or quote
+//! and never starts a heading or section of the document.
+
+use std::collections::BTreeMap;
+
+use super::truncate::marker;
+use super::{Decision, SessionMetadata};
+
+/// Longest session id, model, trigger or key shown on one line; a 10 KB id is not a title.
+pub(super) const ONE_LINE_MAX: usize = 128;
+
+/// What an empty section says, so the layout is the same for every log.
+pub(super) const NONE: &str = "_None recorded._";
+
+/// The one-line facts at the top of "Session Metadata", in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum MetaField {
+    Trigger,
+    Sources,
+    Transcript,
+    Git,
+}
+
+/// The labelled lists of "Session Metadata", in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum MetaList {
+    FilesModified,
+    Dirty,
+    Errors,
+    Commands,
+    Agents,
+}
+
+impl MetaList {
+    pub(super) const ALL: [MetaList; 5] = [
+        MetaList::FilesModified,
+        MetaList::Dirty,
+        MetaList::Errors,
+        MetaList::Commands,
+        MetaList::Agents,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            MetaList::FilesModified => "Files Modified",
+            MetaList::Dirty => "Uncommitted Changes (git status)",
+            MetaList::Errors => "Errors/Warnings",
+            MetaList::Commands => "Commands Run",
+            MetaList::Agents => "Agents Used",
+        }
+    }
+
+    /// Paths and porcelain entries name a file: cut, they would name one that does not exist.
+    pub(super) fn is_atom(self) -> bool {
+        matches!(self, MetaList::FilesModified | MetaList::Dirty)
+    }
+
+    pub(super) fn of(self, m: &SessionMetadata) -> &Vec<String> {
+        match self {
+            MetaList::FilesModified => &m.files_modified,
+            MetaList::Dirty => &m.git_dirty_files,
+            MetaList::Errors => &m.errors,
+            MetaList::Commands => &m.commands_run,
+            MetaList::Agents => &m.agents_used,
+        }
+    }
+
+    pub(super) fn of_mut(self, m: &mut SessionMetadata) -> &mut Vec<String> {
+        match self {
+            MetaList::FilesModified => &mut m.files_modified,
+            MetaList::Dirty => &mut m.git_dirty_files,
+            MetaList::Errors => &mut m.errors,
+            MetaList::Commands => &mut m.commands_run,
+            MetaList::Agents => &mut m.agents_used,
+        }
+    }
+}
+
+/// Which datum a piece shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Origin {
+    Mission,
+    /// An item of the section's list (accomplishments, findings, next steps), by index.
+    Item(usize),
+    Decision(usize),
+    /// A critical-context entry, by its key as stored.
+    Context(String),
+    Field(MetaField),
+    List(MetaList, usize),
+    /// A metadata note, by its key as stored.
+    Note(String),
+}
+
+/// How a piece is drawn from its (cleaned) text, so a shorter text can be drawn the same way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// The mission: a blockquote.
+    Quote { text: String },
+    /// `lead` (a list's label, before its first item), then `prefix` + the text as a list item.
+    Item {
+        lead: String,
+        prefix: String,
+        text: String,
+    },
+    /// Kept whole or dropped: paths, ids, one-line facts.
+    Atom,
+    /// A numbered decision with its rationale beneath.
+    Decision {
+        number: usize,
+        decision: String,
+        rationale: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Piece {
+    /// The markdown, ending with a newline.
+    pub text: String,
+    pub origin: Origin,
+    pub shape: Shape,
+}
+
+impl Piece {
+    pub(super) fn chars(&self) -> usize {
+        self.text.chars().count()
+    }
+}
+
+pub(super) fn mission_pieces(mission: &str) -> Vec<Piece> {
+    let text = clean(mission);
+    if text.is_empty() {
+        return Vec::new();
+    }
+    vec![Piece {
+        text: quote(&text),
+        origin: Origin::Mission,
+        shape: Shape::Quote { text },
+    }]
+}
+
+pub(super) fn item_pieces(prefix: &str, items: &[String]) -> Vec<Piece> {
+    items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let text = clean(t);
+            (!text.is_empty()).then(|| Piece {
+                text: item(prefix, &text),
+                origin: Origin::Item(i),
+                shape: Shape::Item {
+                    lead: String::new(),
+                    prefix: prefix.to_string(),
+                    text,
+                },
+            })
+        })
+        .collect()
+}
+
+pub(super) fn decision_pieces(decisions: &[Decision]) -> Vec<Piece> {
+    let mut out = Vec::new();
+    for (i, d) in decisions.iter().enumerate() {
+        let number = out.len() + 1;
+        let (decision, rationale) = (clean(&d.decision), clean(&d.rationale));
+        if let Some(text) = decision_text(number, &decision, &rationale) {
+            out.push(Piece {
+                text,
+                origin: Origin::Decision(i),
+                shape: Shape::Decision {
+                    number,
+                    decision,
+                    rationale,
+                },
+            });
+        }
+    }
+    out
+}
+
+/// `1. decision` and `   - Rationale: …` beneath, from cleaned texts; `None` when both are
+/// empty.
+pub(super) fn decision_text(number: usize, decision: &str, rationale: &str) -> Option<String> {
+    if decision.is_empty() && rationale.is_empty() {
+        return None;
+    }
+    let mut out = decision_head(number, decision);
+    if !rationale.is_empty() {
+        out.push_str(&item(RATIONALE, rationale));
+    }
+    Some(out)
+}
+
+pub(super) fn decision_head(number: usize, decision: &str) -> String {
+    let head = if decision.is_empty() {
+        "(unstated)"
+    } else {
+        decision
+    };
+    item(&format!("{number}. "), head)
+}
+
+pub(super) const RATIONALE: &str = "   - Rationale: ";
+
+/// `- **key:** value` pieces, in key order; `lead` goes before the first.
+pub(super) fn pair_pieces(
+    entries: &BTreeMap<String, String>,
+    lead: &str,
+    origin: fn(String) -> Origin,
+) -> Vec<Piece> {
+    let mut out: Vec<Piece> = Vec::new();
+    for (k, v) in entries {
+        let key = one_line(k, "");
+        let value = clean(v);
+        if key.is_empty() && value.is_empty() {
+            continue;
+        }
+        let lead = if out.is_empty() { lead } else { "" };
+        let prefix = pair_prefix(&key);
+        out.push(Piece {
+            text: format!("{lead}{}", item(&prefix, &value)),
+            origin: origin(k.clone()),
+            shape: Shape::Item {
+                lead: lead.to_string(),
+                prefix,
+                text: value,
+            },
+        });
+    }
+    out
+}
+
+pub(super) fn pair_prefix(key: &str) -> String {
+    format!("- **{key}:** ")
+}
+
+/// The metadata's one-line facts, its labelled lists and its notes, in document order.
+pub(super) fn metadata_pieces(m: &SessionMetadata) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let git = match (m.git_branch.as_deref(), m.git_head.as_deref()) {
+        (Some(b), Some(h)) => format!("{b} @ {h}"),
+        (Some(b), None) => format!("{b} (no commits)"),
+        (None, Some(h)) => format!("detached @ {h}"),
+        (None, None) => String::new(),
+    };
+    for (field, label, value) in [
+        (MetaField::Trigger, "Trigger", m.trigger.clone()),
+        (MetaField::Sources, "Sources", m.sources.join(", ")),
+        (
+            MetaField::Transcript,
+            "Transcript",
+            m.transcript_path.clone().unwrap_or_default(),
+        ),
+        (MetaField::Git, "Git", git),
+    ] {
+        if !value.trim().is_empty() {
+            out.push(Piece {
+                text: item(&format!("- {label}: "), &clean(&value)),
+                origin: Origin::Field(field),
+                shape: Shape::Atom,
+            });
+        }
+    }
+    for list in MetaList::ALL {
+        let lead = format!("\n**{}:**\n\n", list.label());
+        let mut first = true;
+        for (i, t) in list.of(m).iter().enumerate() {
+            let text = clean(t);
+            if text.is_empty() {
+                continue;
+            }
+            let lead = if first { lead.as_str() } else { "" };
+            first = false;
+            out.push(Piece {
+                text: format!("{lead}{}", item("- ", &text)),
+                origin: Origin::List(list, i),
+                shape: if list.is_atom() {
+                    Shape::Atom
+                } else {
+                    Shape::Item {
+                        lead: lead.to_string(),
+                        prefix: "- ".into(),
+                        text,
+                    }
+                },
+            });
+        }
+    }
+    out.extend(pair_pieces(&m.notes, "\n**Notes:**\n\n", Origin::Note));
+    out
+}
+
+/// A section's body: the pieces, then the truncation marker when anything was left out, or
+/// [`NONE`] when there is nothing at all.
+pub(super) fn body(pieces: &[Piece], omitted_tokens: u64) -> String {
+    let mut out = String::with_capacity(pieces.iter().map(|p| p.text.len()).sum());
+    for p in pieces {
+        out.push_str(&p.text);
+    }
+    let mut out = out.trim().to_string();
+    if omitted_tokens > 0 {
+        let m = marker(omitted_tokens);
+        if out.is_empty() {
+            out.push_str(m.trim_start());
+        } else {
+            out.push_str(&m);
+        }
+    } else if out.is_empty() {
+        out.push_str(NONE);
+    }
+    out
+}
+
+/// `prefix` + the text's first line, every further line indented to stay in the item.
+pub(super) fn item(prefix: &str, text: &str) -> String {
+    let indent = " ".repeat(prefix.chars().count().min(8));
+    let mut out = String::with_capacity(prefix.len() + text.len() + 8);
+    for (i, line) in text.split('\n').enumerate() {
+        if i == 0 {
+            out.push_str(prefix);
+        } else if !line.is_empty() {
+            out.push_str(&indent);
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Every line behind `> `, blank lines as `>`, so the text is one quote whatever it holds.
+pub(super) fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in text.split('\n') {
+        if line.trim().is_empty() {
+            out.push_str(">\n");
+        } else {
+            out.push_str("> ");
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Trimmed, line breaks normalised to `\n`, other control characters replaced: text from a
+/// transcript or an agent must not move the cursor of the terminal showing it.
+pub(super) fn clean(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                if chars.peek() != Some(&'\n') {
+                    out.push('\n');
+                }
+            }
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// One line of at most [`ONE_LINE_MAX`] characters (`fallback` when empty).
+pub(super) fn one_line(text: &str, fallback: &str) -> String {
+    let cleaned = clean(text);
+    let mut out: String = cleaned
+        .chars()
+        .map(|c| if c == '\n' || c == '\t' { ' ' } else { c })
+        .take(ONE_LINE_MAX)
+        .collect();
+    if cleaned.chars().nth(ONE_LINE_MAX).is_some() {
+        out.pop();
+        out.push('…');
+    }
+    if out.is_empty() {
+        fallback.to_string()
+    } else {
+        out
+    }
+}
