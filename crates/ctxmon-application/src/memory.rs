@@ -222,6 +222,21 @@ impl crate::ports::TranscriptTail for MemoryTail {
     ) -> Result<Vec<serde_json::Value>, crate::ports::TranscriptError> {
         Ok(self.0.borrow().clone())
     }
+
+    /// The same lines: in memory the whole transcript is both its head and its tail.
+    fn read_head(
+        &self,
+        _path: &std::path::Path,
+        _max_bytes: u64,
+        visit: &mut dyn FnMut(&serde_json::Value) -> std::ops::ControlFlow<()>,
+    ) -> Result<(), crate::ports::TranscriptError> {
+        for line in self.0.borrow().iter() {
+            if visit(line).is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Git that reports a fixed head (or no repository).

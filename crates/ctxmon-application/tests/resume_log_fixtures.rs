@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use ctxmon_application::config::ResumeLogsConfig;
 use ctxmon_application::resume_log::{GenerationInputs, ResumeLogGenerator, TriggerKind};
+use ctxmon_application::resumption::{TranscriptHead, first_request_text};
 use ctxmon_domain::{ResumeLog, ResumeLogSection, Timestamp};
 use serde_json::Value;
 
@@ -73,6 +74,10 @@ fn fixtures(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn generate(lines: &[Value]) -> ResumeLog {
+    generate_with(lines, None)
+}
+
+fn generate_with(lines: &[Value], head: Option<&TranscriptHead>) -> ResumeLog {
     let generator = ResumeLogGenerator::from_config(&ResumeLogsConfig::default());
     let generated = generator.generate(&GenerationInputs {
         session_id: "fixture",
@@ -82,6 +87,7 @@ fn generate(lines: &[Value]) -> ResumeLog {
         agent: None,
         checkpoint: None,
         tail: Some(lines),
+        head,
         git: None,
         transcript_path: None,
     });
@@ -176,4 +182,29 @@ fn sessions_with_todo_write_and_edits_yield_them() {
     // A subagent's own file: nothing in it belongs to the main session.
     let agent = generate(&lines(&dir.join("cc-2.0.37-agent-file.jsonl")));
     assert!(agent.metadata.files_modified.is_empty() && agent.next_steps.is_empty());
+}
+
+#[test]
+fn the_mission_of_a_long_transcript_is_its_first_request() {
+    let Some(dir) = corpus() else { return };
+    for name in [
+        "cc-2.0.37-sonnet-4-5.jsonl",
+        "cc-1.0.51-streaming-duplicates.jsonl",
+        "cc-1.0.98-heavy-inline-sidechain.jsonl",
+    ] {
+        let all = lines(&dir.join(name));
+        let expected = first_request_text(&all).unwrap();
+        // A tail window that begins after the first request, as 8 MiB does in a long session.
+        let tail = &all[all.len() / 2..];
+        assert_ne!(first_request_text(tail).as_deref(), Some(expected.as_str()));
+        let mut head = TranscriptHead::default();
+        for line in &all {
+            if head.visit(line).is_break() {
+                break;
+            }
+        }
+        assert!(head.started_at.is_some(), "{name}");
+        let log = generate_with(tail, Some(&head));
+        assert_eq!(log.mission_summary, expected, "{name}");
+    }
 }

@@ -96,6 +96,7 @@ fn rich_log() {
         agent: Some(&agent),
         checkpoint: None,
         tail: Some(&tail),
+        head: None,
         git: Some(&git),
         transcript_path: Some("/home/you/.claude/projects/-w-shop/ef958aa1.jsonl"),
     });
@@ -112,6 +113,7 @@ fn minimal_log() {
         agent: None,
         checkpoint: None,
         tail: None,
+        head: None,
         git: None,
         transcript_path: None,
     });

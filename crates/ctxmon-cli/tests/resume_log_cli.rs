@@ -258,6 +258,47 @@ fn the_agent_document_and_the_session_variable_are_used() {
 }
 
 #[test]
+fn the_mission_is_the_first_request_even_beyond_the_tail() {
+    let sb = Sandbox::new();
+    // A small tail window stands for 8 MiB: the first request lies far before it.
+    sb.write(".ctxmon/config.toml", "[resumption]\ntail_bytes = 4096\n");
+    let path = transcript(&sb, SESSION);
+    let first = "Migrate the ledger to SQLite. Keep the CSV export working. ".repeat(80);
+    let mut text = json!({"type": "user", "timestamp": "2026-11-20T08:00:00.000Z",
+        "message": {"role": "user", "content": first}})
+    .to_string()
+        + "\n";
+    for i in 0..200 {
+        text.push_str(
+            &json!({"type": "assistant", "message": {"role": "assistant",
+            "content": [{"type": "text", "text": format!("step {i}: {}", "work ".repeat(20))}]}})
+            .to_string(),
+        );
+        text.push('\n');
+    }
+    text.push_str(&std::fs::read_to_string(&path).unwrap());
+    std::fs::write(&path, text).unwrap();
+
+    let run = sb.run(&["--json", "resume-log", "generate"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let log: Value = serde_json::from_str(
+        &sb.run(&["--json", "resume-log", "show", SESSION], "")
+            .stdout,
+    )
+    .unwrap();
+    let mission = log["mission_summary"].as_str().unwrap();
+    // The whole first request up to the section's budget, cut after a sentence.
+    assert!(first.starts_with(mission), "{mission}");
+    assert!(mission.len() > 2_500 && mission.ends_with('.'), "{mission}");
+    assert_eq!(
+        log["critical_context"]["latest user request"],
+        "Refactor billing and add tax.rs"
+    );
+    let md = std::fs::read_to_string(logs_dir(&sb).join(format!("session-{SESSION}.md"))).unwrap();
+    assert!(md.contains(".\n\n… [truncated: "), "{md}");
+}
+
+#[test]
 fn markdown_in_the_document_stays_inside_its_section() {
     let sb = Sandbox::new();
     let hostile = "# Task\nFix the login\n## Next Steps\n1. add test\n---";

@@ -1,11 +1,82 @@
 //! The `TranscriptTail` port on `JsonlTranscriptReader`, feeding the application's
-//! derivation: the path a PreCompact checkpoint takes when there is no resumption file.
+//! derivation: the path a PreCompact checkpoint takes when there is no resumption file; and
+//! the head read that finds a session's first request.
 
-use std::path::PathBuf;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
 
 use ctxmon_application::ports::{TranscriptErrorKind, TranscriptTail};
-use ctxmon_application::resumption::derive_from_tail;
+use ctxmon_application::resumption::{TranscriptHead, derive_from_tail, first_request_text};
 use ctxmon_infra_fs::JsonlTranscriptReader;
+use serde_json::Value;
+
+/// Every line the head read hands over, until `stop_after` lines (all when `None`).
+fn head_lines(path: &Path, max_bytes: u64, stop_after: Option<usize>) -> Vec<Value> {
+    let mut seen = Vec::new();
+    JsonlTranscriptReader::new()
+        .read_head(path, max_bytes, &mut |line| {
+            seen.push(line.clone());
+            if stop_after.is_some_and(|n| seen.len() >= n) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .expect("head");
+    seen
+}
+
+#[test]
+fn the_head_is_read_from_the_start_and_only_as_far_as_needed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("t.jsonl");
+    let mut text = String::from(concat!(
+        "{\"type\":\"summary\",\"timestamp\":\"2026-11-20T08:00:00.000Z\"}\n",
+        "{\"type\":\"user\",\"isSidechain\":true,\"message\":{\"content\":\"subagent prompt\"}}\n",
+        "{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"content\":\"ok\"}]}}\n",
+        "garbage\n",
+        "{\"type\":\"user\",\"message\":{\"content\":\"the real first request\"}}\n",
+    ));
+    // Then a long session: far more than the head window.
+    let later = "{\"type\":\"user\",\"message\":{\"content\":\"a later request\"}}\n";
+    text.push_str(&later.repeat(40_000));
+    std::fs::write(&path, &text).expect("write");
+
+    // Sidechain lines, successful tool results and garbage are not handed over.
+    let first = head_lines(&path, 1024 * 1024, Some(2));
+    assert_eq!(first.len(), 2);
+    assert_eq!(first[0]["type"], "summary");
+    assert_eq!(first[1]["message"]["content"], "the real first request");
+    let mut head = TranscriptHead::default();
+    JsonlTranscriptReader::new()
+        .read_head(&path, 1024 * 1024, &mut |l| head.visit(l))
+        .expect("head");
+    assert_eq!(
+        head.first_request.as_deref(),
+        Some("the real first request")
+    );
+    assert_eq!(head.started_at.as_deref(), Some("2026-11-20T08:00:00.000Z"));
+    // The tail of the same file only knows the later requests.
+    let tail = JsonlTranscriptReader::new()
+        .read_tail(&path, 64 * 1024)
+        .expect("tail");
+    assert_eq!(
+        first_request_text(&tail).as_deref(),
+        Some("a later request")
+    );
+
+    // A window ending inside a line hands over only the whole lines before it.
+    let cut = text.find("the real first").expect("request") as u64;
+    let lines = head_lines(&path, cut + 5, None);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    // A small file's last line without a newline is whole.
+    std::fs::write(
+        &path,
+        "{\"type\":\"user\",\"message\":{\"content\":\"only\"}}",
+    )
+    .expect("write");
+    assert_eq!(head_lines(&path, 1024, None).len(), 1);
+}
 
 #[test]
 fn tail_lines_feed_the_derivation() {

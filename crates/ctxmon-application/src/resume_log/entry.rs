@@ -17,6 +17,7 @@ use super::trigger::TriggerKind;
 use crate::fill::{ContextFillEstimator, EstimateRequest};
 use crate::hooks::{HookContext, HookPorts};
 use crate::ports::{PortError, ResumeLogStore, SavedResumeLog};
+use crate::resumption::{HEAD_BYTES, TranscriptHead};
 
 /// What a hook's trigger did. Never an error: problems are warnings for the hook log.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -148,6 +149,8 @@ fn write(
     };
     let checkpoint = latest_checkpoint(ports, session_id, warnings);
     let tail = read_tail(ctx, ports, warnings);
+    // The head only when the tail was readable: an unreadable transcript is one warning.
+    let head = tail.as_ref().and_then(|_| read_head(ctx, ports, warnings));
     let git = git_snapshot(ctx, ports);
     let transcript = ctx.transcript_path.map(|p| p.display().to_string());
     let now = ports.clock.now();
@@ -159,6 +162,7 @@ fn write(
         agent,
         checkpoint: checkpoint.as_ref(),
         tail: tail.as_deref(),
+        head: head.as_ref(),
         git: git.as_ref(),
         transcript_path: transcript.as_deref(),
     });
@@ -214,6 +218,26 @@ fn read_tail(
         Ok(lines) => Some(lines),
         Err(e) => {
             warnings.push(format!("transcript tail unreadable: {e}"));
+            None
+        }
+    }
+}
+
+/// The transcript's start, read until its first request (at most [`HEAD_BYTES`]).
+fn read_head(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    warnings: &mut Vec<String>,
+) -> Option<TranscriptHead> {
+    let path = ctx.transcript_path?;
+    let mut head = TranscriptHead::default();
+    match ports
+        .tail
+        .read_head(path, HEAD_BYTES, &mut |line| head.visit(line))
+    {
+        Ok(()) => Some(head),
+        Err(e) => {
+            warnings.push(format!("transcript start unreadable: {e}"));
             None
         }
     }

@@ -16,7 +16,9 @@ use serde_json::Value;
 
 use super::trigger::TriggerKind;
 use crate::ports::GitHead;
-use crate::resumption::{commands_run, derive_from_tail, errors_seen, first_user_request};
+use crate::resumption::{
+    TranscriptHead, commands_run, derive_from_tail, errors_seen, first_request_text,
+};
 
 /// Everything generation may draw on, gathered beforehand (the generator itself does no I/O).
 #[derive(Debug, Clone, Copy)]
@@ -30,6 +32,8 @@ pub struct GenerationInputs<'a> {
     pub checkpoint: Option<&'a CheckpointData>,
     /// The transcript's tail as parsed lines, oldest first; `None` when it could not be read.
     pub tail: Option<&'a [Value]>,
+    /// What the transcript's start says (its first request); `None` when it was not read.
+    pub head: Option<&'a TranscriptHead>,
     pub git: Option<&'a GitSnapshot>,
     pub transcript_path: Option<&'a str>,
 }
@@ -168,7 +172,7 @@ fn derived(st: &ResumptionState, log: &mut ResumeLog) {
         st.last_user_requests.first().map(String::as_str),
     );
     if let Some(latest) = st.last_user_requests.last()
-        && *latest != log.mission_summary
+        && !same_request(latest, &log.mission_summary)
     {
         add_context(log, "latest user request", latest);
     }
@@ -182,6 +186,14 @@ fn derived(st: &ResumptionState, log: &mut ResumeLog) {
     log.metadata
         .files_modified
         .extend(st.files_touched.iter().cloned());
+}
+
+/// True when `request` (capped with "…" at `MAX_TEXT_CHARS`) is the mission (kept longer).
+fn same_request(request: &str, mission: &str) -> bool {
+    request == mission
+        || request
+            .strip_suffix('…')
+            .is_some_and(|start| mission.starts_with(start))
 }
 
 /// Completed todos are accomplishments; pending and in-progress ones are next steps.
@@ -203,8 +215,9 @@ fn todos(list: &[Todo], log: &mut ResumeLog) {
     fill_list(&mut log.next_steps, &open);
 }
 
-/// The transcript's tail: first request as mission, the newest todo list, files touched,
-/// commands run, errors seen, the latest request and the last answer.
+/// The transcript: its first request as mission (from the head, which has the session's
+/// real first request, else the tail's oldest), and from the tail the newest todo list, files
+/// touched, commands run, errors seen, the latest request and the last answer.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TranscriptTail;
 
@@ -212,9 +225,10 @@ impl SectionProvider for TranscriptTail {
     fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String> {
         let lines = inputs.tail.filter(|l| !l.is_empty())?;
         let st = derive_from_tail(lines);
+        let first = inputs.head.and_then(|h| h.first_request.clone());
         fill_text(
             &mut log.mission_summary,
-            first_user_request(lines).as_deref(),
+            first.or_else(|| first_request_text(lines)).as_deref(),
         );
         derived(&st, log);
         log.metadata.commands_run.extend(commands_run(lines));

@@ -14,12 +14,10 @@ use super::*;
 use crate::config::Config;
 use crate::fill::FillSettings;
 use crate::hooks::{HookContext, HookPorts};
-use crate::memory::{
-    FixedClock, MemoryCheckpoints, MemoryEvents, MemorySource, MemoryStates, MemoryTail,
-};
+use crate::memory::{FixedClock, MemoryCheckpoints, MemoryEvents, MemorySource, MemoryStates};
 use crate::ports::{
     ChainScope, CheckpointRepository, GitHead, GitInfo, ResumeLogStore, ScanLimits,
-    TranscriptError, TranscriptReader, TranscriptReading, UsageRecord,
+    TranscriptError, TranscriptReader, TranscriptReading, TranscriptTail, UsageRecord,
 };
 
 /// A transcript whose newest usage is 170,000 tokens.
@@ -56,9 +54,38 @@ impl GitInfo for DirtyGit {
     }
 }
 
+/// A transcript whose start (`head`, when set) is not in its tail, as in a long session.
+#[derive(Default)]
+struct Transcript {
+    tail: RefCell<Vec<Value>>,
+    head: RefCell<Option<Vec<Value>>>,
+}
+
+impl TranscriptTail for Transcript {
+    fn read_tail(&self, _: &Path, _: u64) -> Result<Vec<Value>, TranscriptError> {
+        Ok(self.tail.borrow().clone())
+    }
+
+    fn read_head(
+        &self,
+        _: &Path,
+        _: u64,
+        visit: &mut dyn FnMut(&Value) -> std::ops::ControlFlow<()>,
+    ) -> Result<(), TranscriptError> {
+        let head = self.head.borrow();
+        let tail = self.tail.borrow();
+        for line in head.as_ref().unwrap_or(&tail) {
+            if visit(line).is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
 struct World {
     config: Config,
-    tail: MemoryTail,
+    tail: Transcript,
     states: MemoryStates,
     events: MemoryEvents,
     clock: FixedClock,
@@ -72,7 +99,10 @@ impl World {
     fn new() -> World {
         World {
             config: Config::default(),
-            tail: MemoryTail(RefCell::new(transcript())),
+            tail: Transcript {
+                tail: RefCell::new(transcript()),
+                head: RefCell::new(None),
+            },
             states: MemoryStates::default(),
             events: MemoryEvents::default(),
             clock: FixedClock::new(Timestamp(1_795_168_800_000), 1),
@@ -348,6 +378,56 @@ fn the_transcript_fills_what_nothing_else_says() {
 }
 
 #[test]
+fn the_mission_is_the_sessions_first_request_not_the_tails() {
+    let w = World::new();
+    // The 8 MiB tail of a long session starts long after its first request.
+    *w.tail.head.borrow_mut() = Some(vec![
+        json!({"type": "summary", "summary": "Earlier work", "timestamp": "2026-11-20T08:00:00.000Z"}),
+        json!({"type": "user", "isMeta": true, "message": {"role": "user", "content": "<local-command-caveat>x</local-command-caveat>"}}),
+        json!({"type": "user", "isSidechain": true, "message": {"role": "user", "content": "A subagent's prompt"}}),
+        user("Build ctxmon's resume logs end to end"),
+        user("A second request"),
+    ]);
+    let log = w.now(None).generated.log;
+    assert_eq!(log.mission_summary, "Build ctxmon's resume logs end to end");
+    assert_eq!(
+        log.critical_context["latest user request"],
+        "Now wire the CLI"
+    );
+    // Without a readable start, the tail's oldest request stands in.
+    *w.tail.head.borrow_mut() = Some(vec![]);
+    assert_eq!(
+        w.now(None).generated.log.mission_summary,
+        "Add resume logs to ctxmon"
+    );
+}
+
+#[test]
+fn a_long_first_request_is_cut_by_the_budget_at_a_sentence() {
+    let w = World::new();
+    let request: String = (0..600)
+        .map(|i| format!("Sentence {i} of the task is here. "))
+        .collect();
+    *w.tail.tail.borrow_mut() = vec![user(&request)];
+    let generated = w.now(None).generated;
+    let mission = &generated.log.mission_summary;
+    // Longer than derivation's old 2,000-character cap, cut by the section at a sentence.
+    assert!(mission.chars().count() > 3_000, "{}", mission.len());
+    assert!(mission.ends_with("is here."), "{mission}");
+    assert!(request.starts_with(mission.as_str()));
+    let md = generated.rendered.markdown();
+    assert!(md.contains("is here.\n\n… [truncated: "), "{md}");
+    assert!(generated.log.omitted_tokens["mission_summary"] > 1_000);
+    // The same request as the latest one is not repeated as critical context.
+    assert!(
+        !generated
+            .log
+            .critical_context
+            .contains_key("latest user request")
+    );
+}
+
+#[test]
 fn sources_apply_in_priority_order() {
     let w = World::new();
     w.checkpoint(
@@ -413,6 +493,7 @@ fn the_checkpoint_stands_in_for_an_unreadable_transcript() {
             agent: None,
             checkpoint: Some(&cp),
             tail: inputs_tail,
+            head: None,
             git: None,
             transcript_path: None,
         })
@@ -471,6 +552,7 @@ fn extension_points_plug_in() {
             agent: None,
             checkpoint: None,
             tail: None,
+            head: None,
             git: None,
             transcript_path: None,
         })

@@ -15,7 +15,10 @@ mod tail;
 mod text;
 
 pub use section::from_section;
-pub use tail::{commands_run, derive_from_tail, errors_seen, first_user_request};
+pub use tail::{
+    TranscriptHead, commands_run, derive_from_tail, errors_seen, first_request_text,
+    first_user_request,
+};
 
 /// Longest text kept for one item (a summary, a decision, a request), in characters. Longer
 /// text is cut at a character boundary and ends with "…".
@@ -24,6 +27,15 @@ pub const MAX_TEXT_CHARS: usize = 2_000;
 /// Most items kept in one list. From a source file the first ones are kept (document order);
 /// from a transcript the newest ones.
 pub const MAX_LIST_ITEMS: usize = 200;
+
+/// Longest mission kept from a transcript's first request, in characters: several times what
+/// the resume log's mission section shows (about 4,000), so that section's budget does the
+/// cutting, at a sentence boundary and with a marker. A longer request is cut here at a
+/// sentence or word boundary, never mid-word.
+pub const MAX_MISSION_CHARS: usize = 16_000;
+
+/// How much of a transcript's start is read for its first request (and stops there).
+pub const HEAD_BYTES: u64 = 1024 * 1024;
 
 /// How many of the newest user requests a derived state keeps.
 pub const LAST_USER_REQUESTS: usize = 3;

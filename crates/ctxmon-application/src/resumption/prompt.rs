@@ -72,11 +72,18 @@ const CONTROL_COMMANDS: &[&str] = &[
 
 /// The request in a `user` line's `message.content` (a string or a list of blocks), or `None`
 /// when the line holds no typed request: tool results only, a wrapper, a control command.
+/// Capped at [`MAX_TEXT_CHARS`] (see [`request_text`] for the whole of it).
+pub(crate) fn prompt_text(content: &Value) -> Option<String> {
+    request_text(content).and_then(|t| capped(&t, MAX_TEXT_CHARS))
+}
+
+/// Like [`prompt_text`], but the whole request, trimmed: for the session's mission, which the
+/// resume log's own budget cuts (at a sentence boundary, with a marker).
 ///
 /// Text blocks that are wrappers are dropped and the rest joined, because Claude Code puts an
 /// IDE selection and the prompt into one line as two blocks. A slash command becomes
 /// "/name args".
-pub(crate) fn prompt_text(content: &Value) -> Option<String> {
+pub(crate) fn request_text(content: &Value) -> Option<String> {
     let text = match content {
         Value::String(s) => s.clone(),
         Value::Array(blocks) => {
@@ -97,7 +104,8 @@ pub(crate) fn prompt_text(content: &Value) -> Option<String> {
     if trimmed.starts_with("<command-") {
         return slash_command(trimmed);
     }
-    capped(&text, MAX_TEXT_CHARS)
+    let t = text.trim();
+    (!t.is_empty()).then(|| t.to_string())
 }
 
 fn is_wrapper(text: &str) -> bool {
@@ -115,12 +123,11 @@ fn slash_command(text: &str) -> Option<String> {
         return None;
     }
     let args = between(text, "<command-args>", "</command-args>").map_or("", str::trim);
-    let line = if args.is_empty() {
+    Some(if args.is_empty() {
         format!("/{bare}")
     } else {
         format!("/{bare} {args}")
-    };
-    capped(&line, MAX_TEXT_CHARS)
+    })
 }
 
 fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {

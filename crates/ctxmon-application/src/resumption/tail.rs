@@ -8,13 +8,17 @@
 //! optional; a line or block of an unexpected shape is skipped.
 
 use std::collections::VecDeque;
+use std::ops::ControlFlow;
 
+use ctxmon_domain::resume_log::cut_at_boundary;
 use ctxmon_domain::{ResumptionOrigin, ResumptionState, Todo};
 use serde_json::Value;
 
-use super::prompt::prompt_text;
+use super::prompt::{prompt_text, request_text};
 use super::text::{capped, dedup_keep_last, path_text};
-use super::{LAST_USER_REQUESTS, MAX_ERROR_CHARS, MAX_LIST_ITEMS, MAX_TEXT_CHARS};
+use super::{
+    LAST_USER_REQUESTS, MAX_ERROR_CHARS, MAX_LIST_ITEMS, MAX_MISSION_CHARS, MAX_TEXT_CHARS,
+};
 
 /// Derives a state with origin `Transcript` from parsed transcript lines, oldest first.
 ///
@@ -102,12 +106,62 @@ pub fn commands_run(lines: &[Value]) -> Vec<String> {
     dedup_keep_last(commands, MAX_LIST_ITEMS)
 }
 
-/// The oldest typed request in the lines (same rules as `last_user_requests`): the closest
-/// thing a transcript has to the session's mission.
+/// The oldest typed request in the lines (same rules as `last_user_requests`), capped at
+/// [`MAX_TEXT_CHARS`].
 pub fn first_user_request(lines: &[Value]) -> Option<String> {
     main_chain(lines)
-        .filter(|l| l.get("type").and_then(Value::as_str) == Some("user") && is_typed_by_user(l))
+        .filter(|l| is_request_line(l))
         .find_map(|l| message_content(l).and_then(prompt_text))
+}
+
+/// The oldest typed request in the lines as a mission: whole up to [`MAX_MISSION_CHARS`], cut
+/// only at a sentence or word boundary. In a tail this is a request from the middle of a long
+/// session; the transcript's head has the real first one ([`TranscriptHead`]).
+pub fn first_request_text(lines: &[Value]) -> Option<String> {
+    lines.iter().find_map(mission_text)
+}
+
+/// What the start of a transcript says, read line by line from its beginning until the first
+/// typed request (the session's mission: in a long session the tail holds only later ones).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TranscriptHead {
+    /// The first typed request of the main chain, as [`first_request_text`] keeps it.
+    pub first_request: Option<String>,
+    /// The `timestamp` of the first line that has one: when the session began.
+    pub started_at: Option<String>,
+}
+
+impl TranscriptHead {
+    /// Takes the next line, oldest first; `Break` once the first request is known.
+    pub fn visit(&mut self, line: &Value) -> ControlFlow<()> {
+        if self.started_at.is_none() {
+            self.started_at = line
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(|t| capped(t, 64));
+        }
+        if self.first_request.is_none() {
+            self.first_request = mission_text(line);
+        }
+        if self.first_request.is_some() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+}
+
+/// The request of a typed main-chain user line, whole up to [`MAX_MISSION_CHARS`].
+fn mission_text(line: &Value) -> Option<String> {
+    if flag(line, "isSidechain") || !is_request_line(line) {
+        return None;
+    }
+    let text = message_content(line).and_then(request_text)?;
+    Some(cut_at_boundary(&text, MAX_MISSION_CHARS).to_string())
+}
+
+fn is_request_line(line: &Value) -> bool {
+    line.get("type").and_then(Value::as_str) == Some("user") && is_typed_by_user(line)
 }
 
 /// The text of every main-chain tool result marked `is_error: true` (a failed command, a

@@ -769,6 +769,7 @@ fn fuzz_resume_log_draft() {
                 agent: Some(&draft),
                 checkpoint: None,
                 tail: None,
+                head: None,
                 git: None,
                 transcript_path: None,
             });

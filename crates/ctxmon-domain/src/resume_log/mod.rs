@@ -24,7 +24,7 @@ pub use draft::{DraftMetadata, ResumeLogDraft};
 pub use fit::METADATA_KEY;
 pub use render::{RenderedLog, RenderedSection};
 pub use section::ResumeLogSection;
-pub use truncate::{Truncated, marker, truncate_chars};
+pub use truncate::{Truncated, cut_at_boundary, marker, truncate_chars};
 
 /// Token usage at the moment the log was written (the seed's `ContextMetrics`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]

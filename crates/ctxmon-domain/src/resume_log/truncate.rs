@@ -51,6 +51,19 @@ pub fn truncate_chars(text: &str, max_chars: usize) -> Truncated {
     }
 }
 
+/// `text` itself when it has at most `max_chars` characters, else its longest prefix of at most
+/// `max_chars` characters that ends at a sentence boundary (past 80% of the room) or a word
+/// boundary, by the same rule as [`truncate_chars`] but without a marker: for a pre-cap whose
+/// cut the final budget will report.
+pub fn cut_at_boundary(text: &str, max_chars: usize) -> &str {
+    if text.chars().nth(max_chars).is_none() {
+        return text;
+    }
+    text.get(..cut_point(text, max_chars))
+        .unwrap_or_default()
+        .trim_end()
+}
+
 /// The byte index to cut `text` at so that at most `room` characters are kept.
 pub(super) fn cut_point(text: &str, room: usize) -> usize {
     // Byte index just past the `room`-th character: everything before it may be kept.
@@ -146,6 +159,17 @@ mod tests {
         let t = truncate_chars("abcdefghijklmnop", 5);
         assert_eq!(t.text, "abcd…");
         assert_eq!(truncate_chars("abc", 0).text, "");
+    }
+
+    #[test]
+    fn a_pre_cap_ends_at_a_boundary_without_a_marker() {
+        assert_eq!(cut_at_boundary("One. Two.", 9), "One. Two.");
+        let text = format!("{}. {}", "a".repeat(90), "b ".repeat(200));
+        assert_eq!(cut_at_boundary(&text, 100), format!("{}.", "a".repeat(90)));
+        assert_eq!(
+            cut_at_boundary("Hi. word word word word", 16),
+            "Hi. word word"
+        );
     }
 
     #[test]

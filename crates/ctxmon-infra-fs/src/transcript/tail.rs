@@ -1,7 +1,10 @@
 //! Reads the last bytes of a transcript forward as whole JSON lines, for derivations (resumption
-//! state, recent activity) that need more than the newest usage record but must stay bounded.
+//! state, recent activity) that need more than the newest usage record but must stay bounded;
+//! and the first bytes, line by line until the caller has what it needs, for what only the
+//! start says (the session's first request).
 
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use ctxmon_application::ports::TranscriptError;
@@ -93,6 +96,50 @@ pub fn read_tail_filtered(
     Ok(out)
 }
 
+/// Hands the complete lines of the first `max_bytes` of `path` for which `keep(raw bytes)`
+/// holds, parsed, to `visit` until it answers `Break`; returns how many bytes were read.
+///
+/// A line is complete when its newline is within the window, or when the file ends within the
+/// window (the last line of a finished file). Lines that do not parse are skipped. Memory is
+/// one line of at most `max_bytes`; reading stops as soon as the visitor has what it needs.
+pub fn read_head_filtered(
+    path: &Path,
+    max_bytes: u64,
+    keep: impl Fn(&[u8]) -> bool,
+    visit: &mut dyn FnMut(&serde_json::Value) -> ControlFlow<()>,
+) -> Result<u64, TranscriptError> {
+    let (file, file_len) = open_regular(path)?;
+    let window = file_len.min(max_bytes);
+    let mut reader = BufReader::with_capacity(64 * 1024, file.take(window));
+    let mut line: Vec<u8> = Vec::new();
+    let mut read = 0u64;
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| io_error(path, &e))?;
+        if n == 0 {
+            break;
+        }
+        read += n as u64;
+        let raw = match line.strip_suffix(b"\n") {
+            Some(raw) => raw,
+            // Without its newline a line is whole only if the file ends here.
+            None if read == file_len => line.as_slice(),
+            None => break,
+        };
+        if raw.iter().all(u8::is_ascii_whitespace) || !keep(raw) {
+            continue;
+        }
+        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(raw)
+            && visit(&value).is_break()
+        {
+            break;
+        }
+    }
+    Ok(read)
+}
+
 /// The transcript-tail port on the same reader: the use cases that derive state from the tail
 /// need only the parsed lines; counts of skipped lines are for diagnostics here.
 impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader {
@@ -102,6 +149,15 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         max_bytes: u64,
     ) -> Result<Vec<serde_json::Value>, TranscriptError> {
         read_tail_filtered(path, max_bytes, needed_for_derivation).map(|tail| tail.lines)
+    }
+
+    fn read_head(
+        &self,
+        path: &Path,
+        max_bytes: u64,
+        visit: &mut dyn FnMut(&serde_json::Value) -> ControlFlow<()>,
+    ) -> Result<(), TranscriptError> {
+        read_head_filtered(path, max_bytes, needed_for_derivation, visit).map(|_| ())
     }
 }
 
