@@ -121,7 +121,12 @@ fn everything_a_log_names_is_in_its_transcript() {
         let lines = lines(&path);
         let text = haystack(&lines);
         let log = generate(&lines);
-        for f in &log.metadata.files_modified {
+        for f in log
+            .metadata
+            .files_modified
+            .iter()
+            .chain(&log.metadata.files_modified_by_subagents)
+        {
             assert!(
                 text.contains(f.as_str()),
                 "{name}: file {f} not in transcript"
@@ -182,6 +187,19 @@ fn sessions_with_todo_write_and_edits_yield_them() {
     // A subagent's own file: nothing in it belongs to the main session.
     let agent = generate(&lines(&dir.join("cc-2.0.37-agent-file.jsonl")));
     assert!(agent.metadata.files_modified.is_empty() && agent.next_steps.is_empty());
+    // Inline subagents wrote most of this session's files: they are listed apart.
+    let heavy = generate(&lines(&dir.join("cc-1.0.98-heavy-inline-sidechain.jsonl")));
+    let by_agents = &heavy.metadata.files_modified_by_subagents;
+    assert!(by_agents.len() >= 10, "{by_agents:?}");
+    assert!(
+        by_agents.contains(&"/path/to/Demo/todo-app/src/hooks/useTodos.ts".to_string()),
+        "{by_agents:?}"
+    );
+    assert!(
+        by_agents
+            .iter()
+            .all(|f| !heavy.metadata.files_modified.contains(f))
+    );
 }
 
 #[test]

@@ -299,6 +299,25 @@ fn the_mission_is_the_first_request_even_beyond_the_tail() {
 }
 
 #[test]
+fn files_written_by_a_subagent_are_in_the_log() {
+    let sb = Sandbox::new();
+    let path = transcript(&sb, SESSION);
+    let subagent = json!({"type": "assistant", "isSidechain": true, "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "s1", "name": "Write", "input": {"file_path": "/w/src/agent_wrote.rs", "content": "x"}}
+    ]}});
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!("{subagent}\n"));
+    std::fs::write(&path, text).unwrap();
+    let run = sb.run(&["resume-log", "generate"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let md = std::fs::read_to_string(logs_dir(&sb).join(format!("session-{SESSION}.md"))).unwrap();
+    assert!(
+        md.contains("**Files Modified:**\n\n- /w/src/tax.rs\n\n**Files Modified by Subagents:**\n\n- /w/src/agent_wrote.rs\n"),
+        "{md}"
+    );
+}
+
+#[test]
 fn markdown_in_the_document_stays_inside_its_section() {
     let sb = Sandbox::new();
     let hostile = "# Task\nFix the login\n## Next Steps\n1. add test\n---";

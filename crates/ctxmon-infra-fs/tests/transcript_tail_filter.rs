@@ -1,5 +1,6 @@
-//! The tail port skips what no derivation reads (successful tool results, subagent lines)
-//! before parsing, and keeps everything else, including prompts that mention those tokens.
+//! The tail port skips what no derivation reads (successful tool results, subagent lines other
+//! than their file writes) before parsing, and keeps everything else, including prompts that
+//! mention those tokens.
 
 #![allow(clippy::unwrap_used)]
 
@@ -15,6 +16,8 @@ fn only_what_derivations_need_is_parsed() {
         json!({"type":"user","message":{"role":"user","content":[{"tool_use_id":"t2","type":"tool_result","content":"boom","is_error":true}]}}),
         json!({"type":"assistant","isSidechain":true,"message":{"role":"assistant","content":[{"type":"text","text":"subagent"}]}}),
         json!({"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t3","name":"Edit","input":{"file_path":"/a.rs"}}]}}),
+        json!({"type":"assistant","isSidechain":true,"message":{"role":"assistant","content":[{"type":"tool_use","id":"t4","name":"Write","input":{"file_path":"/b.rs","content":"x"}}]}}),
+        json!({"type":"assistant","isSidechain":true,"message":{"role":"assistant","content":[{"type":"tool_use","id":"t5","name":"Read","input":{"file_path":"/c.rs"}}]}}),
     ];
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.jsonl");
@@ -31,7 +34,12 @@ fn only_what_derivations_need_is_parsed() {
         .unwrap();
     assert_eq!(
         kept,
-        vec![lines[0].clone(), lines[2].clone(), lines[4].clone()]
+        vec![
+            lines[0].clone(),
+            lines[2].clone(),
+            lines[4].clone(),
+            lines[5].clone()
+        ]
     );
     // The general reader keeps everything.
     assert_eq!(
@@ -39,6 +47,6 @@ fn only_what_derivations_need_is_parsed() {
             .unwrap()
             .lines
             .len(),
-        5
+        7
     );
 }

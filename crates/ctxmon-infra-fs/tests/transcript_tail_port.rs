@@ -6,7 +6,9 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use ctxmon_application::ports::{TranscriptErrorKind, TranscriptTail};
-use ctxmon_application::resumption::{TranscriptHead, derive_from_tail, first_request_text};
+use ctxmon_application::resumption::{
+    TranscriptHead, derive_from_tail, files_written_by_subagents, first_request_text,
+};
 use ctxmon_infra_fs::JsonlTranscriptReader;
 use serde_json::Value;
 
@@ -103,6 +105,35 @@ fn tail_lines_feed_the_derivation() {
     assert_eq!(state.last_user_requests, ["recent request"]);
     assert_eq!(state.files_touched, ["/p/x.rs"]);
     assert_eq!(state.last_assistant_text.as_deref(), Some("ok"));
+}
+
+#[test]
+fn subagent_files_beside_the_transcript_add_their_writes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("s1.jsonl");
+    std::fs::write(
+        &path,
+        "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"name\":\"Edit\",\"input\":{\"file_path\":\"/p/main.rs\"}}]}}\n",
+    )
+    .expect("write");
+    // Claude Code 2.x: <session>/subagents/agent-*.jsonl, every line a sidechain line.
+    let agents = dir.path().join("s1/subagents");
+    std::fs::create_dir_all(agents.join("odd.jsonl")).expect("a folder, skipped");
+    std::fs::write(
+        agents.join("agent-a1.jsonl"),
+        concat!(
+            "{\"type\":\"user\",\"isSidechain\":true,\"message\":{\"content\":\"Write the helper\"}}\n",
+            "{\"type\":\"assistant\",\"isSidechain\":true,\"message\":{\"content\":[{\"type\":\"tool_use\",\"name\":\"Write\",\"input\":{\"file_path\":\"/p/helper.rs\",\"content\":\"x\"}}]}}\n",
+            "{\"type\":\"assistant\",\"isSidechain\":true,\"message\":{\"content\":[{\"type\":\"tool_use\",\"name\":\"Read\",\"input\":{\"file_path\":\"/p/read.rs\"}}]}}\n",
+        ),
+    )
+    .expect("write");
+    let lines = JsonlTranscriptReader::new()
+        .read_tail(&path, 1 << 20)
+        .expect("tail");
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(derive_from_tail(&lines).files_touched, ["/p/main.rs"]);
+    assert_eq!(files_written_by_subagents(&lines), ["/p/helper.rs"]);
 }
 
 #[test]

@@ -87,6 +87,9 @@ pub trait ResumptionSource {
 /// The end of a transcript as parsed JSON lines, oldest first; and its start, for what only
 /// the start says (the session's first request, when it began).
 pub trait TranscriptTail {
+    /// The last `max_bytes` of the transcript, oldest first. An adapter may append its
+    /// subagents' lines kept elsewhere (Claude Code 2.x writes them to files of their own),
+    /// marked `isSidechain` like the inline ones of 1.x.
     fn read_tail(
         &self,
         path: &Path,

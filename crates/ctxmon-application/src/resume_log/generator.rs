@@ -121,6 +121,7 @@ fn normalise(log: &mut ResumeLog) {
         &mut log.next_steps,
         &mut log.metadata.sources,
         &mut log.metadata.files_modified,
+        &mut log.metadata.files_modified_by_subagents,
         &mut log.metadata.commands_run,
         &mut log.metadata.errors,
         &mut log.metadata.agents_used,
@@ -129,9 +130,12 @@ fn normalise(log: &mut ResumeLog) {
     }
     // Porcelain entries keep their leading space: ` M` (unstaged) is not `M ` (staged).
     log.metadata.git_dirty_files.truncate(MAX_LIST_ITEMS);
-    log.metadata
-        .files_modified
-        .retain(|p| p.chars().nth(MAX_PATH_CHARS).is_none());
+    for files in [
+        &mut log.metadata.files_modified,
+        &mut log.metadata.files_modified_by_subagents,
+    ] {
+        files.retain(|p| p.chars().nth(MAX_PATH_CHARS).is_none());
+    }
     log.decisions
         .retain(|d| !(d.decision.trim().is_empty() && d.rationale.trim().is_empty()));
     for d in &mut log.decisions {

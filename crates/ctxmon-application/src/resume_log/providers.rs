@@ -17,7 +17,8 @@ use serde_json::Value;
 use super::trigger::TriggerKind;
 use crate::ports::GitHead;
 use crate::resumption::{
-    TranscriptHead, commands_run, derive_from_tail, errors_seen, first_request_text,
+    TranscriptHead, commands_run, derive_from_tail, errors_seen, files_written_by_subagents,
+    first_request_text,
 };
 
 /// Everything generation may draw on, gathered beforehand (the generator itself does no I/O).
@@ -217,7 +218,8 @@ fn todos(list: &[Todo], log: &mut ResumeLog) {
 
 /// The transcript: its first request as mission (from the head, which has the session's
 /// real first request, else the tail's oldest), and from the tail the newest todo list, files
-/// touched, commands run, errors seen, the latest request and the last answer.
+/// touched (the session's, and apart those only subagents wrote), commands run, errors seen,
+/// the latest request and the last answer.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TranscriptTail;
 
@@ -231,8 +233,14 @@ impl SectionProvider for TranscriptTail {
             first.or_else(|| first_request_text(lines)).as_deref(),
         );
         derived(&st, log);
-        log.metadata.commands_run.extend(commands_run(lines));
-        log.metadata.errors.extend(errors_seen(lines));
+        let m = &mut log.metadata;
+        m.commands_run.extend(commands_run(lines));
+        m.errors.extend(errors_seen(lines));
+        // A file the main session also wrote is listed once, as the session's.
+        let by_subagents = files_written_by_subagents(lines)
+            .into_iter()
+            .filter(|f| !m.files_modified.contains(f));
+        m.files_modified_by_subagents.extend(by_subagents);
         Some("transcript".into())
     }
 }

@@ -428,6 +428,33 @@ fn a_long_first_request_is_cut_by_the_budget_at_a_sentence() {
 }
 
 #[test]
+fn files_written_by_subagents_are_listed_apart() {
+    let w = World::new();
+    let mut lines = transcript();
+    let by_agent = |name: &str, path: &str| {
+        let mut line = tool(name, json!({"file_path": path, "content": "x"}));
+        line["isSidechain"] = json!(true);
+        line
+    };
+    lines.push(by_agent("Write", "/proj/src/agent.rs"));
+    lines.push(by_agent("Edit", "/proj/src/log.rs"));
+    lines.push(by_agent("Read", "/proj/src/read_only.rs"));
+    *w.tail.tail.borrow_mut() = lines;
+    let generated = w.now(None).generated;
+    let m = &generated.log.metadata;
+    assert_eq!(m.files_modified, ["/proj/src/log.rs"]);
+    assert_eq!(m.files_modified_by_subagents, ["/proj/src/agent.rs"]);
+    assert!(
+        generated
+            .rendered
+            .markdown()
+            .contains("**Files Modified by Subagents:**\n\n- /proj/src/agent.rs\n"),
+        "{}",
+        generated.rendered.markdown()
+    );
+}
+
+#[test]
 fn sources_apply_in_priority_order() {
     let w = World::new();
     w.checkpoint(

@@ -3,9 +3,11 @@
 //! the assistant said. Also what the resume-log generator wants besides: commands run and
 //! errors seen.
 //!
-//! Only main-chain lines count: a subagent's (`isSidechain: true`) todos and edits are its own
-//! business, and its prompts were written by the main agent, not the user. Every field is
-//! optional; a line or block of an unexpected shape is skipped.
+//! Only main-chain lines count for the state: a subagent's (`isSidechain: true`) todos are its
+//! own business, and its prompts were written by the main agent, not the user. The files it
+//! wrote are real changes, though: the resume log lists them apart
+//! ([`files_written_by_subagents`]). Every field is optional; a line or block of an unexpected
+//! shape is skipped.
 
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
@@ -104,6 +106,23 @@ pub fn commands_run(lines: &[Value]) -> Vec<String> {
         .filter_map(|c| capped(c, MAX_TEXT_CHARS))
         .collect();
     dedup_keep_last(commands, MAX_LIST_ITEMS)
+}
+
+/// The files subagents (`isSidechain: true` lines) wrote, by the same rule as
+/// `files_touched`: each once, at its last write, newest last, at most [`MAX_LIST_ITEMS`].
+pub fn files_written_by_subagents(lines: &[Value]) -> Vec<String> {
+    let paths = lines
+        .iter()
+        .filter(|l| flag(l, "isSidechain"))
+        .filter(|l| l.get("type").and_then(Value::as_str) == Some("assistant"))
+        .flat_map(blocks)
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .filter_map(|b| {
+            let name = b.get("name").and_then(Value::as_str)?;
+            touched_path(name, b.get("input").unwrap_or(&Value::Null))
+        })
+        .collect();
+    dedup_keep_last(paths, MAX_LIST_ITEMS)
 }
 
 /// The oldest typed request in the lines (same rules as `last_user_requests`), capped at

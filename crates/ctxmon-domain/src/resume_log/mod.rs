@@ -128,6 +128,8 @@ pub struct SessionMetadata {
     /// `git status --porcelain` entries (`XY path`); empty when clean or unknown.
     pub git_dirty_files: Vec<String>,
     pub files_modified: Vec<String>,
+    /// Files only subagents (Task tool sidechains) wrote; the main session's are above.
+    pub files_modified_by_subagents: Vec<String>,
     pub commands_run: Vec<String>,
     pub errors: Vec<String>,
     pub agents_used: Vec<String>,

@@ -32,6 +32,7 @@ pub(super) enum MetaField {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum MetaList {
     FilesModified,
+    SubagentFiles,
     Dirty,
     Errors,
     Commands,
@@ -39,8 +40,9 @@ pub(super) enum MetaList {
 }
 
 impl MetaList {
-    pub(super) const ALL: [MetaList; 5] = [
+    pub(super) const ALL: [MetaList; 6] = [
         MetaList::FilesModified,
+        MetaList::SubagentFiles,
         MetaList::Dirty,
         MetaList::Errors,
         MetaList::Commands,
@@ -50,6 +52,7 @@ impl MetaList {
     fn label(self) -> &'static str {
         match self {
             MetaList::FilesModified => "Files Modified",
+            MetaList::SubagentFiles => "Files Modified by Subagents",
             MetaList::Dirty => "Uncommitted Changes (git status)",
             MetaList::Errors => "Errors/Warnings",
             MetaList::Commands => "Commands Run",
@@ -59,12 +62,16 @@ impl MetaList {
 
     /// Paths and porcelain entries name a file: cut, they would name one that does not exist.
     pub(super) fn is_atom(self) -> bool {
-        matches!(self, MetaList::FilesModified | MetaList::Dirty)
+        matches!(
+            self,
+            MetaList::FilesModified | MetaList::SubagentFiles | MetaList::Dirty
+        )
     }
 
     pub(super) fn of(self, m: &SessionMetadata) -> &Vec<String> {
         match self {
             MetaList::FilesModified => &m.files_modified,
+            MetaList::SubagentFiles => &m.files_modified_by_subagents,
             MetaList::Dirty => &m.git_dirty_files,
             MetaList::Errors => &m.errors,
             MetaList::Commands => &m.commands_run,
@@ -75,6 +82,7 @@ impl MetaList {
     pub(super) fn of_mut(self, m: &mut SessionMetadata) -> &mut Vec<String> {
         match self {
             MetaList::FilesModified => &mut m.files_modified,
+            MetaList::SubagentFiles => &mut m.files_modified_by_subagents,
             MetaList::Dirty => &mut m.git_dirty_files,
             MetaList::Errors => &mut m.errors,
             MetaList::Commands => &mut m.commands_run,

@@ -345,6 +345,7 @@ fn text_chars(log: &ResumeLog) -> usize {
         &log.next_steps,
         &meta.sources,
         &meta.files_modified,
+        &meta.files_modified_by_subagents,
         &meta.git_dirty_files,
         &meta.commands_run,
         &meta.errors,

@@ -148,7 +148,9 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         path: &Path,
         max_bytes: u64,
     ) -> Result<Vec<serde_json::Value>, TranscriptError> {
-        read_tail_filtered(path, max_bytes, needed_for_derivation).map(|tail| tail.lines)
+        let mut lines = read_tail_filtered(path, max_bytes, needed_for_derivation)?.lines;
+        lines.extend(subagent_writes(path));
+        Ok(lines)
     }
 
     fn read_head(
@@ -161,15 +163,74 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
     }
 }
 
+/// Most subagent files read, newest first, and the bytes read from each and from all: a hook
+/// must stay fast however many subagents a session ran.
+const SUBAGENT_FILES: usize = 32;
+const SUBAGENT_FILE_BYTES: u64 = 512 * 1024;
+const SUBAGENT_TOTAL_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The file writes of the session's subagents that Claude Code 2.x keeps in files of their own,
+/// `<session>/subagents/agent-*.jsonl` beside `<session>.jsonl` (1.x wrote them inline, as
+/// `isSidechain` lines the tail filter keeps). Only their sidechain write calls are kept; an
+/// unreadable folder or file is skipped: this is a supplement, never a reason to fail.
+fn subagent_writes(transcript: &Path) -> Vec<serde_json::Value> {
+    let Some(stem) = transcript.file_stem() else {
+        return Vec::new();
+    };
+    let dir = transcript.with_file_name(stem).join("subagents");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(std::time::SystemTime, std::path::PathBuf)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .map(|p| {
+            let modified = std::fs::metadata(&p)
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::UNIX_EPOCH);
+            (modified, p)
+        })
+        .collect();
+    // Newest first; ties by name, so the choice is stable.
+    files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let mut out = Vec::new();
+    let mut budget = SUBAGENT_TOTAL_BYTES;
+    for (_, file) in files.into_iter().take(SUBAGENT_FILES) {
+        if budget == 0 {
+            break;
+        }
+        let window = budget.min(SUBAGENT_FILE_BYTES);
+        let only_writes = |line: &[u8]| {
+            memchr::memmem::find(line, br#""isSidechain":true"#).is_some()
+                && needed_for_derivation(line)
+        };
+        if let Ok(tail) = read_tail_filtered(&file, window, only_writes) {
+            budget = budget.saturating_sub(tail.bytes_read);
+            out.extend(tail.lines);
+        }
+    }
+    out
+}
+
 /// Derivations (resumption state, resume logs) read prompts, the agent's text and tool calls,
-/// and failed tool results. Successful tool results (file contents, command output) and
-/// subagent lines are most of a transcript's bytes and none of that, so they are not parsed.
-/// Claude Code writes compact JSON, so these tokens appear verbatim; inside a string the quotes
-/// would be escaped (`\"`), so a prompt that merely mentions them is never dropped.
+/// failed tool results, and the files subagents wrote. Successful tool results (file contents,
+/// command output) and the rest of the subagent lines are most of a transcript's bytes and none
+/// of that, so they are not parsed. Claude Code writes compact JSON, so these tokens appear
+/// verbatim; inside a string the quotes would be escaped (`\"`), so a prompt that merely
+/// mentions them is never dropped.
 fn needed_for_derivation(line: &[u8]) -> bool {
     use memchr::memmem::find;
     if find(line, br#""isSidechain":true"#).is_some() {
-        return false;
+        return find(line, br#""type":"tool_use""#).is_some()
+            && [
+                &br#""name":"Write""#[..],
+                br#""name":"Edit""#,
+                br#""name":"MultiEdit""#,
+                br#""name":"NotebookEdit""#,
+            ]
+            .iter()
+            .any(|name| find(line, name).is_some());
     }
     !(find(line, br#""type":"tool_result""#).is_some()
         && find(line, br#""is_error":true"#).is_none())
