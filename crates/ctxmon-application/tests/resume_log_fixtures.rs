@@ -224,5 +224,7 @@ fn the_mission_of_a_long_transcript_is_its_first_request() {
         assert!(head.started_at.is_some(), "{name}");
         let log = generate_with(tail, Some(&head));
         assert_eq!(log.mission_summary, expected, "{name}");
+        let minutes = log.metadata.duration_minutes();
+        assert!(minutes.is_some_and(|m| m < 24 * 60), "{name}: {minutes:?}");
     }
 }

@@ -8,6 +8,7 @@ use ctxmon_application::ports::GitHead;
 use ctxmon_application::resume_log::{
     GenerationInputs, GitSnapshot, ResumeLogGenerator, TriggerKind,
 };
+use ctxmon_application::resumption::TranscriptHead;
 use ctxmon_domain::resume_log::DraftMetadata;
 use ctxmon_domain::{
     ContextWindow, Decision, FillEstimate, FillSource, ResumeLogDraft, ThresholdTier, Thresholds,
@@ -77,10 +78,14 @@ fn rich_log() {
             {"type": "tool_use", "id": "2", "name": "Write", "input": {"file_path": "/w/shop/src/tax.rs"}},
             {"type": "tool_use", "id": "3", "name": "Bash", "input": {"command": "cargo test -p billing"}}
         ]}}),
-        json!({"type": "user", "message": {"role": "user", "content": [
+        json!({"type": "user", "timestamp": "2026-11-20T09:59:30.000Z", "message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "3", "is_error": true, "content": "error[E0308]: mismatched types in tax.rs:41"}
         ]}}),
     ];
+    let head = TranscriptHead {
+        first_request: Some("Refactor billing and add tax.rs".into()),
+        started_at: Some("2026-11-20T07:26:00.000Z".into()),
+    };
     let git = GitSnapshot {
         head: GitHead {
             branch: Some("feature/tax".into()),
@@ -96,7 +101,7 @@ fn rich_log() {
         agent: Some(&agent),
         checkpoint: None,
         tail: Some(&tail),
-        head: None,
+        head: Some(&head),
         git: Some(&git),
         transcript_path: Some("/home/you/.claude/projects/-w-shop/ef958aa1.jsonl"),
     });

@@ -18,7 +18,7 @@ use super::trigger::TriggerKind;
 use crate::ports::GitHead;
 use crate::resumption::{
     TranscriptHead, commands_run, derive_from_tail, errors_seen, files_written_by_subagents,
-    first_request_text,
+    first_request_text, last_timestamp,
 };
 
 /// Everything generation may draw on, gathered beforehand (the generator itself does no I/O).
@@ -241,6 +241,11 @@ impl SectionProvider for TranscriptTail {
             .into_iter()
             .filter(|f| !m.files_modified.contains(f));
         m.files_modified_by_subagents.extend(by_subagents);
+        // The session began with the transcript's first line, not the tail's.
+        if m.started_at.is_none() && m.last_activity_at.is_none() {
+            m.started_at = inputs.head.and_then(|h| h.started_at.clone());
+            m.last_activity_at = last_timestamp(lines);
+        }
         Some("transcript".into())
     }
 }

@@ -403,6 +403,42 @@ fn the_mission_is_the_sessions_first_request_not_the_tails() {
 }
 
 #[test]
+fn the_session_duration_runs_from_the_first_line_to_the_newest() {
+    let w = World::new();
+    *w.tail.head.borrow_mut() = Some(vec![
+        json!({"type": "summary", "timestamp": "2026-11-20T08:00:00.000Z"}),
+        user("Build ctxmon's resume logs end to end"),
+    ]);
+    let mut lines = transcript();
+    lines[0]["timestamp"] = json!("2026-11-20T10:00:00.000Z");
+    lines[2]["timestamp"] = json!("2026-11-20T10:34:00.000Z");
+    lines[4]["timestamp"] = json!("not a time");
+    *w.tail.tail.borrow_mut() = lines;
+    let generated = w.now(None).generated;
+    let m = &generated.log.metadata;
+    assert_eq!(m.started_at.as_deref(), Some("2026-11-20T08:00:00.000Z"));
+    assert_eq!(
+        m.last_activity_at.as_deref(),
+        Some("2026-11-20T10:34:00.000Z")
+    );
+    assert_eq!(m.duration_minutes(), Some(154));
+    assert!(
+        generated.rendered.markdown().contains(
+            "- Session Duration: 2 h 34 min (2026-11-20T08:00:00.000Z to 2026-11-20T10:34:00.000Z)\n"
+        ),
+        "{}",
+        generated.rendered.markdown()
+    );
+    // Without the transcript's start there is no duration.
+    *w.tail.head.borrow_mut() = Some(vec![]);
+    let log = w.now(None).generated.log;
+    assert_eq!(
+        (log.metadata.duration_minutes(), log.metadata.started_at),
+        (None, None)
+    );
+}
+
+#[test]
 fn a_long_first_request_is_cut_by_the_budget_at_a_sentence() {
     let w = World::new();
     let request: String = (0..600)

@@ -17,7 +17,7 @@ mod text;
 pub use section::from_section;
 pub use tail::{
     TranscriptHead, commands_run, derive_from_tail, errors_seen, files_written_by_subagents,
-    first_request_text, first_user_request,
+    first_request_text, first_user_request, last_timestamp,
 };
 
 /// Longest text kept for one item (a summary, a decision, a request), in characters. Longer

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::ops::ControlFlow;
 
 use ctxmon_domain::resume_log::cut_at_boundary;
-use ctxmon_domain::{ResumptionOrigin, ResumptionState, Todo};
+use ctxmon_domain::{ResumptionOrigin, ResumptionState, Timestamp, Todo};
 use serde_json::Value;
 
 use super::prompt::{prompt_text, request_text};
@@ -106,6 +106,17 @@ pub fn commands_run(lines: &[Value]) -> Vec<String> {
         .filter_map(|c| capped(c, MAX_TEXT_CHARS))
         .collect();
     dedup_keep_last(commands, MAX_LIST_ITEMS)
+}
+
+/// The newest `timestamp` of the lines (subagents' included: their work is the session's
+/// activity), as written; `None` when no line has one that parses.
+pub fn last_timestamp(lines: &[Value]) -> Option<String> {
+    lines
+        .iter()
+        .filter_map(|l| l.get("timestamp").and_then(Value::as_str))
+        .filter_map(|t| Some((Timestamp::parse_rfc3339(t)?, t)))
+        .max_by_key(|(at, _)| *at)
+        .and_then(|(_, t)| capped(t, 64))
 }
 
 /// The files subagents (`isSidechain: true` lines) wrote, by the same rule as

@@ -160,6 +160,17 @@ impl ResumeLog {
             }
         }
         tidy_pairs(&mut meta.notes);
+        // The times show only as a duration: without one they are not kept.
+        for time in [&mut meta.started_at, &mut meta.last_activity_at]
+            .into_iter()
+            .flatten()
+        {
+            cap_line(time);
+        }
+        if meta.duration_minutes().is_none() {
+            meta.started_at = None;
+            meta.last_activity_at = None;
+        }
     }
 
     /// The plan for one of the first sections, recording its omission.
@@ -351,8 +362,12 @@ fn truncate_metadata(m: &mut SessionMetadata, at: &Origin) {
         if f <= MetaField::Transcript {
             m.transcript_path = None;
         }
-        m.git_branch = None;
-        m.git_head = None;
+        if f <= MetaField::Git {
+            m.git_branch = None;
+            m.git_head = None;
+        }
+        m.started_at = None;
+        m.last_activity_at = None;
     }
     if let Some(from) = first_list {
         for list in MetaList::ALL.iter().skip(from) {

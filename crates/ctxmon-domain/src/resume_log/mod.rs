@@ -125,6 +125,10 @@ pub struct SessionMetadata {
     pub transcript_path: Option<String>,
     pub git_branch: Option<String>,
     pub git_head: Option<String>,
+    /// When the session began and when it was last active (RFC 3339, as the transcript has
+    /// them): the "Session Duration" line. Kept only when both parse, the second not earlier.
+    pub started_at: Option<String>,
+    pub last_activity_at: Option<String>,
     /// `git status --porcelain` entries (`XY path`); empty when clean or unknown.
     pub git_dirty_files: Vec<String>,
     pub files_modified: Vec<String>,
@@ -140,6 +144,15 @@ pub struct SessionMetadata {
 impl SessionMetadata {
     pub fn is_empty(&self) -> bool {
         *self == SessionMetadata::default()
+    }
+
+    /// From `started_at` to `last_activity_at`, in whole minutes; `None` unless both parse and
+    /// the second is not earlier.
+    pub fn duration_minutes(&self) -> Option<i64> {
+        let start = Timestamp::parse_rfc3339(self.started_at.as_deref()?)?;
+        let end = Timestamp::parse_rfc3339(self.last_activity_at.as_deref()?)?;
+        let ms = end.millis().checked_sub(start.millis())?;
+        (ms >= 0).then_some(ms / 60_000)
     }
 }
 

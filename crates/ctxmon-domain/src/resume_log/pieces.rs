@@ -26,6 +26,7 @@ pub(super) enum MetaField {
     Sources,
     Transcript,
     Git,
+    Duration,
 }
 
 /// The labelled lists of "Session Metadata", in order.
@@ -257,6 +258,12 @@ pub(super) fn metadata_pieces(m: &SessionMetadata) -> Vec<Piece> {
         (None, Some(h)) => format!("detached @ {h}"),
         (None, None) => String::new(),
     };
+    let duration = match (m.duration_minutes(), &m.started_at, &m.last_activity_at) {
+        (Some(minutes), Some(start), Some(end)) => {
+            format!("{} ({start} to {end})", minutes_text(minutes))
+        }
+        _ => String::new(),
+    };
     for (field, label, value) in [
         (MetaField::Trigger, "Trigger", m.trigger.clone()),
         (MetaField::Sources, "Sources", m.sources.join(", ")),
@@ -266,6 +273,7 @@ pub(super) fn metadata_pieces(m: &SessionMetadata) -> Vec<Piece> {
             m.transcript_path.clone().unwrap_or_default(),
         ),
         (MetaField::Git, "Git", git),
+        (MetaField::Duration, "Session Duration", duration),
     ] {
         if !value.trim().is_empty() {
             out.push(Piece {
@@ -302,6 +310,16 @@ pub(super) fn metadata_pieces(m: &SessionMetadata) -> Vec<Piece> {
     }
     out.extend(pair_pieces(&m.notes, "\n**Notes:**\n\n", Origin::Note));
     out
+}
+
+/// 154 → "2 h 34 min"; 0 → "under a minute".
+fn minutes_text(minutes: i64) -> String {
+    match (minutes / 60, minutes % 60) {
+        (0, 0) => "under a minute".into(),
+        (0, m) => format!("{m} min"),
+        (h, 0) => format!("{h} h"),
+        (h, m) => format!("{h} h {m} min"),
+    }
 }
 
 /// A section's body: the pieces, then the truncation marker when anything was left out, or

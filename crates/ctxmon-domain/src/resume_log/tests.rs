@@ -73,6 +73,35 @@ fn layout_follows_the_seed() {
 }
 
 #[test]
+fn the_session_duration_is_shown_when_both_times_are_known() {
+    let mut log = sample();
+    log.metadata.started_at = Some("2026-11-20T08:00:00.000Z".into());
+    log.metadata.last_activity_at = Some("2026-11-20T10:34:59.000Z".into());
+    assert!(
+        log.to_markdown().contains(
+            "- Session Duration: 2 h 34 min (2026-11-20T08:00:00.000Z to 2026-11-20T10:34:59.000Z)\n"
+        ),
+        "{}",
+        log.to_markdown()
+    );
+    // A time that does not parse, or an end before the start, shows nothing and is not kept.
+    for (start, end) in [
+        ("yesterday", "2026-11-20T10:00:00Z"),
+        ("2026-11-20T10:00:00Z", "2026-11-20T09:00:00Z"),
+    ] {
+        log.metadata.started_at = Some(start.into());
+        log.metadata.last_activity_at = Some(end.into());
+        assert!(!log.to_markdown().contains("Session Duration"));
+        let mut fitted = log.clone();
+        fitted.fit_to_budget();
+        assert_eq!(
+            (fitted.metadata.started_at, fitted.metadata.last_activity_at),
+            (None, None)
+        );
+    }
+}
+
+#[test]
 fn empty_sections_say_so() {
     let md = ResumeLog::new("", ContextMetrics::default()).to_markdown();
     assert!(md.starts_with("# Session Resume Log: (no session id)\n"));
@@ -271,6 +300,7 @@ prop_compose! {
         errors in list(),
         notes in map(),
         branch in proptest::option::of(text()),
+        times in proptest::option::of((0i64..4_000_000_000_000, 0i64..400_000_000)),
     ) -> ResumeLog {
         let mut log = ResumeLog::new(session_id, ContextMetrics::new(total, used, stop, model, Timestamp(at / 1000)));
         log.mission_summary = mission;
@@ -284,6 +314,10 @@ prop_compose! {
         log.metadata.errors = errors;
         log.metadata.notes = notes;
         log.metadata.git_branch = branch;
+        if let Some((start, length)) = times {
+            log.metadata.started_at = Some(Timestamp(start).to_rfc3339());
+            log.metadata.last_activity_at = Some(Timestamp(start + length).to_rfc3339());
+        }
         log
     }
 }
@@ -375,4 +409,6 @@ fn text_chars(log: &ResumeLog) -> usize {
         + meta.transcript_path.as_deref().map_or(0, n)
         + meta.git_branch.as_deref().map_or(0, n)
         + meta.git_head.as_deref().map_or(0, n)
+        + meta.started_at.as_deref().map_or(0, n)
+        + meta.last_activity_at.as_deref().map_or(0, n)
 }
