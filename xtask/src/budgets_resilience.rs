@@ -48,7 +48,7 @@ fn maximal_checkpoint() -> Result<CheckpointData, String> {
             score: Some(f64::MAX),
             iteration: Some(u64::MAX),
         }),
-        decisions: list(2),
+        decisions: list(2).into_iter().map(Into::into).collect(),
         agent_summaries: list(3),
         files_to_read: (0..ITEMS)
             .map(|i| FileToRead {

@@ -106,7 +106,9 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
             })
             .collect(),
     );
-    let decisions_list = list("decisions", "decisions", texts(&state.decisions));
+    // One line per decision here; the resume log shows the rationale under its decision.
+    let decisions: Vec<String> = state.decisions.iter().map(ToString::to_string).collect();
+    let decisions_list = list("decisions", "decisions", texts(&decisions));
     let agents_list = list(
         "agent-summaries",
         "agent summaries",

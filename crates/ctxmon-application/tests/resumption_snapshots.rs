@@ -311,7 +311,7 @@ fn oversized_lists_are_counted_not_cut() {
     state.next_steps = (1..=60)
         .map(|i| format!("Step {i}: port endpoint number {i} to the new schema"))
         .collect();
-    state.decisions = (1..=40).map(|i| format!("Decision {i}")).collect();
+    state.decisions = (1..=40).map(|i| format!("Decision {i}").into()).collect();
     state.files_to_read = (1..=80)
         .map(|i| FileToRead {
             path: format!("src/module_{i}/very/deep/path/file_{i}.rs"),
@@ -376,7 +376,7 @@ fn state() -> impl Strategy<Value = ResumptionState> {
                     origin: ResumptionOrigin::Transcript,
                     summary,
                     quality_trajectory: None,
-                    decisions,
+                    decisions: decisions.into_iter().map(Into::into).collect(),
                     agent_summaries: vec![],
                     files_to_read: files
                         .into_iter()

@@ -29,7 +29,9 @@ pub use fill::{FillEstimate, FillSource};
 pub use resume_log::{
     ContextMetrics, Decision, ResumeLog, ResumeLogDraft, ResumeLogSection, SessionMetadata,
 };
-pub use resumption::{FileToRead, QualityTrajectory, ResumptionOrigin, ResumptionState, Todo};
+pub use resumption::{
+    FileToRead, KeyDecision, QualityTrajectory, ResumptionOrigin, ResumptionState, Todo,
+};
 pub use session::SessionKey;
 pub use state::{CompactionsSeen, SessionState};
 pub use tier::{ThresholdError, ThresholdTier, Thresholds};

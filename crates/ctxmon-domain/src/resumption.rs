@@ -4,7 +4,8 @@
 //! `resumption:` section, written by the agent or its orchestrator) or, for most users, is
 //! derived from the transcript's tail. Only the keys the generators use are kept.
 
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -32,6 +33,96 @@ pub struct FileToRead {
     pub reason: Option<String>,
 }
 
+/// A decision from the source file: what was decided and, when the file says, why.
+///
+/// Stored as a plain string when there is no rationale (as checkpoints always stored
+/// decisions, so older ones load unchanged), else as `{decision, rationale}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KeyDecision {
+    pub decision: String,
+    pub rationale: Option<String>,
+}
+
+impl KeyDecision {
+    pub fn new(decision: impl Into<String>, rationale: Option<String>) -> KeyDecision {
+        KeyDecision {
+            decision: decision.into(),
+            rationale,
+        }
+    }
+}
+
+/// One line: "decision — rationale" (what the resumption context shows).
+impl std::fmt::Display for KeyDecision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.rationale {
+            Some(why) => write!(f, "{} — {why}", self.decision),
+            None => f.write_str(&self.decision),
+        }
+    }
+}
+
+impl From<&str> for KeyDecision {
+    fn from(decision: &str) -> KeyDecision {
+        KeyDecision::new(decision, None)
+    }
+}
+
+impl From<String> for KeyDecision {
+    fn from(decision: String) -> KeyDecision {
+        KeyDecision::new(decision, None)
+    }
+}
+
+/// Compares the one-line form, so a list of decisions reads like a list of strings in tests.
+impl PartialEq<&str> for KeyDecision {
+    fn eq(&self, other: &&str) -> bool {
+        match &self.rationale {
+            None => self.decision == *other,
+            Some(why) => other
+                .strip_prefix(self.decision.as_str())
+                .and_then(|rest| rest.strip_prefix(" — "))
+                .is_some_and(|rest| rest == why),
+        }
+    }
+}
+
+impl Serialize for KeyDecision {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.rationale {
+            None => s.serialize_str(&self.decision),
+            Some(why) => {
+                let mut map = s.serialize_struct("KeyDecision", 2)?;
+                map.serialize_field("decision", &self.decision)?;
+                map.serialize_field("rationale", why)?;
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for KeyDecision {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<KeyDecision, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Repr {
+            Text(String),
+            Full {
+                decision: String,
+                #[serde(default)]
+                rationale: Option<String>,
+            },
+        }
+        Ok(match Repr::deserialize(d)? {
+            Repr::Text(decision) => KeyDecision::new(decision, None),
+            Repr::Full {
+                decision,
+                rationale,
+            } => KeyDecision::new(decision, rationale),
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct Todo {
@@ -47,7 +138,7 @@ pub struct ResumptionState {
     /// `recovery_state` or `summary` from the source file.
     pub summary: Option<String>,
     pub quality_trajectory: Option<QualityTrajectory>,
-    pub decisions: Vec<String>,
+    pub decisions: Vec<KeyDecision>,
     pub agent_summaries: Vec<String>,
     pub files_to_read: Vec<FileToRead>,
     pub next_steps: Vec<String>,
@@ -74,5 +165,27 @@ impl ResumptionState {
             && self.todos.is_empty()
             && self.files_touched.is_empty()
             && self.last_assistant_text.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_decision_is_a_string_unless_it_has_a_rationale() {
+        let plain = KeyDecision::from("use sqlite");
+        let why = KeyDecision::new("no async", Some("hooks are short".into()));
+        let json = serde_json::to_string(&[&plain, &why]).unwrap();
+        assert_eq!(
+            json,
+            r#"["use sqlite",{"decision":"no async","rationale":"hooks are short"}]"#
+        );
+        let back: Vec<KeyDecision> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, [plain, why.clone()]);
+        assert_eq!(why.to_string(), "no async — hooks are short");
+        // A checkpoint written before rationales were kept loads as before.
+        let old: ResumptionState = serde_json::from_str(r#"{"decisions":["a — b"]}"#).unwrap();
+        assert_eq!(old.decisions, [KeyDecision::from("a — b")]);
     }
 }

@@ -131,8 +131,8 @@ fn curated(st: &ResumptionState, log: &mut ResumeLog) {
             .decisions
             .iter()
             .map(|d| Decision {
-                decision: d.clone(),
-                rationale: String::new(),
+                decision: d.decision.clone(),
+                rationale: d.rationale.clone().unwrap_or_default(),
             })
             .collect();
     }

@@ -531,6 +531,38 @@ fn sources_apply_in_priority_order() {
 }
 
 #[test]
+fn a_checkpoint_decision_keeps_its_rationale() {
+    let w = World::new();
+    let section = json!({"decisions": [
+        {"decision": "Round per line", "rationale": "Matches the ledger"},
+        "Keep f64 out of money",
+        {"id": "D-3", "summary": "One log per session", "why": "Retention by session"}
+    ]});
+    w.checkpoint("s1", crate::resumption::from_section(&section));
+    let generated = w.now(None).generated;
+    let decision = |d: &str, r: &str| ctxmon_domain::Decision {
+        decision: d.into(),
+        rationale: r.into(),
+    };
+    assert_eq!(
+        generated.log.decisions,
+        [
+            decision("Round per line", "Matches the ledger"),
+            decision("Keep f64 out of money", ""),
+            decision("D-3: One log per session", "Retention by session"),
+        ]
+    );
+    assert!(
+        generated
+            .rendered
+            .markdown()
+            .contains("1. Round per line\n   - Rationale: Matches the ledger\n2. Keep f64"),
+        "{}",
+        generated.rendered.markdown()
+    );
+}
+
+#[test]
 fn the_checkpoint_stands_in_for_an_unreadable_transcript() {
     let w = World::new();
     w.checkpoint(

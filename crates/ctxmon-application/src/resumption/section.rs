@@ -2,7 +2,9 @@
 //! is written by hand or by an orchestrator, so every key is optional, every list item is
 //! checked on its own, and whatever has the wrong shape is skipped rather than rejected.
 
-use ctxmon_domain::{FileToRead, QualityTrajectory, ResumptionOrigin, ResumptionState};
+use ctxmon_domain::{
+    FileToRead, KeyDecision, QualityTrajectory, ResumptionOrigin, ResumptionState,
+};
 use serde_json::{Map, Value};
 
 use super::text::{capped, lenient_f64, lenient_i64, one_line, path_text, scalar_text};
@@ -13,7 +15,8 @@ use super::{MAX_LIST_ITEMS, MAX_TEXT_CHARS};
 ///
 /// Known keys: `recovery_state` (or, when it yields nothing, `summary`) — a string, or a map
 /// rendered as one "k: v; …" line; `quality_trajectory {score, iteration}` — numbers or numeric
-/// strings; `decisions[]` — strings or maps `{decision, rationale}` / `{id, summary}`;
+/// strings; `decisions[]` — strings or maps `{decision, rationale}` / `{id, summary}` (the
+/// rationale kept apart);
 /// `agent_summaries[]` — strings or maps `{agent, status, summary}`; `files_to_read[]` —
 /// strings or maps `{path, priority, reason}`, ordered by priority (lowest first, none last,
 /// ties in document order); `next_steps[]`; `updated_at`. A single string where a list is
@@ -84,26 +87,25 @@ fn first_text(m: &Map<String, Value>, keys: &[&str]) -> Option<String> {
         .find_map(|k| m.get(*k).and_then(|v| scalar_text(v, MAX_TEXT_CHARS)))
 }
 
-/// "id: decision — rationale", each part present only when given; a map with none of the
-/// known keys (`- use sqlite: simpler to ship`) as one line.
-fn decision(v: &Value) -> Option<String> {
+/// A string, or a map's decision ("id: decision" when it has an id) and its rationale, kept
+/// apart; a map with none of the known keys (`- use sqlite: simpler to ship`) as one line.
+fn decision(v: &Value) -> Option<KeyDecision> {
     let Value::Object(m) = v else {
-        return scalar_text(v, MAX_TEXT_CHARS);
+        return scalar_text(v, MAX_TEXT_CHARS).map(KeyDecision::from);
     };
     let id = first_text(m, &["id"]);
     let head = first_text(m, &["decision", "summary", "title", "text", "description"]);
     let why = first_text(m, &["rationale", "reason", "why"]);
-    let text = match (head, why) {
-        (Some(h), Some(w)) => format!("{h} — {w}"),
-        (Some(h), None) => h,
-        (None, Some(w)) => w,
-        (None, None) => return one_line(v, MAX_TEXT_CHARS),
+    let (text, why) = match (head, why) {
+        (Some(h), why) => (h, why),
+        (None, Some(w)) => (w, None),
+        (None, None) => return one_line(v, MAX_TEXT_CHARS).map(KeyDecision::from),
     };
     let text = match id {
         Some(id) => format!("{id}: {text}"),
         None => text,
     };
-    capped(&text, MAX_TEXT_CHARS)
+    Some(KeyDecision::new(capped(&text, MAX_TEXT_CHARS)?, why))
 }
 
 /// "agent (status): summary", each part present only when given.
@@ -178,9 +180,9 @@ mod tests {
         assert_eq!(
             s.decisions,
             [
-                "use sqlite",
-                "no async — hooks are short",
-                "D-7: keep v1 schema"
+                KeyDecision::from("use sqlite"),
+                KeyDecision::new("no async", Some("hooks are short".into())),
+                KeyDecision::from("D-7: keep v1 schema"),
             ]
         );
         assert_eq!(
@@ -259,7 +261,7 @@ mod tests {
         assert!(s.summary.as_ref().is_some_and(|t| t.ends_with('…')));
         assert_eq!(s.next_steps.len(), MAX_LIST_ITEMS);
         assert_eq!(s.next_steps[0], "step 0");
-        assert_eq!(s.decisions[0].chars().count(), MAX_TEXT_CHARS);
+        assert_eq!(s.decisions[0].decision.chars().count(), MAX_TEXT_CHARS);
     }
 
     #[test]
