@@ -104,8 +104,7 @@ impl<'a> ResumeLogGenerator<'a> {
         }
         normalise(&mut log);
         // What the markdown cannot show is not kept: the JSON and the markdown are one log.
-        log.fit_to_budget();
-        let rendered = log.render();
+        let rendered = log.fit_and_render();
         GeneratedLog { log, rendered }
     }
 }

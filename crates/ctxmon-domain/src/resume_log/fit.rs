@@ -17,7 +17,7 @@ use super::pieces::{
     decision_pieces, item, item_pieces, metadata_pieces, mission_pieces, one_line, pair_pieces,
     quote,
 };
-use super::truncate::{cut_point, marker};
+use super::truncate::{cut_point, marker, sentence_point};
 use super::{Decision, ResumeLog, ResumeLogSection, SessionMetadata};
 
 /// The key under which the session metadata's omissions are counted: it shares the critical
@@ -256,9 +256,16 @@ fn plan(pieces: &[Piece], room: usize, already: u64) -> Option<Plan> {
     }
     let mut cut = None;
     let mut kept = used;
-    // Whole pieces filling 80% of the room end the section as well as a sentence would.
+    // The seed's rule over the whole section: whole pieces filling 80% of the room end it as
+    // well as a sentence would, so the next piece is cut only at one of its own sentence
+    // ends; with less, at a word boundary too.
     let full = keep > 0 && used.saturating_mul(5) >= avail.saturating_mul(4);
-    if !full && let Some((c, n)) = pieces.get(keep).and_then(|p| shorten(p, avail - used)) {
+    let at = if full {
+        Boundary::Sentence
+    } else {
+        Boundary::Word
+    };
+    if let Some((c, n)) = pieces.get(keep).and_then(|p| shorten(p, avail - used, at)) {
         cut = Some(c);
         kept += n;
     }
@@ -273,15 +280,24 @@ fn tokens(chars: usize) -> u64 {
     chars.div_ceil(4) as u64
 }
 
+/// Where a shortened text may end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Boundary {
+    /// After a sentence (or at a line break) only.
+    Sentence,
+    /// By the truncation rule: a late sentence end, else a word boundary.
+    Word,
+}
+
 /// The piece drawn with a shorter text that fits `room`, and its length; `None` for atoms
 /// and when too little would be left to be worth keeping.
-fn shorten(piece: &Piece, room: usize) -> Option<(Cut, usize)> {
+fn shorten(piece: &Piece, room: usize, at: Boundary) -> Option<(Cut, usize)> {
     match &piece.shape {
         Shape::Atom => None,
-        Shape::Quote { text } => shorter(text, room, quote).map(|(t, n)| (Cut::Text(t), n)),
+        Shape::Quote { text } => shorter(text, room, at, quote).map(|(t, n)| (Cut::Text(t), n)),
         Shape::Item { lead, prefix, text } => {
             let lead_chars = lead.chars().count();
-            shorter(text, room.checked_sub(lead_chars)?, |t| item(prefix, t))
+            shorter(text, room.checked_sub(lead_chars)?, at, |t| item(prefix, t))
                 .map(|(t, n)| (Cut::Text(t), lead_chars + n))
         }
         Shape::Decision {
@@ -294,7 +310,7 @@ fn shorten(piece: &Piece, room: usize) -> Option<(Cut, usize)> {
             let with_rationale = (!rationale.is_empty())
                 .then(|| room.checked_sub(head))
                 .flatten()
-                .and_then(|left| shorter(rationale, left, |t| item(RATIONALE, t)))
+                .and_then(|left| shorter(rationale, left, at, |t| item(RATIONALE, t)))
                 .map(|(r, n)| {
                     let d = Decision {
                         decision: decision.clone(),
@@ -304,7 +320,7 @@ fn shorten(piece: &Piece, room: usize) -> Option<(Cut, usize)> {
                 });
             with_rationale.or_else(|| {
                 let prefix = format!("{number}. ");
-                shorter(decision, room, |t| item(&prefix, t)).map(|(d, n)| {
+                shorter(decision, room, at, |t| item(&prefix, t)).map(|(d, n)| {
                     let d = Decision {
                         decision: d,
                         rationale: String::new(),
@@ -316,18 +332,24 @@ fn shorten(piece: &Piece, room: usize) -> Option<(Cut, usize)> {
     }
 }
 
-/// The longest prefix of `text` ending at a sentence or word boundary (the truncation rule)
-/// whose drawing fits `room`, with the drawing's length.
-fn shorter(text: &str, room: usize, draw: impl Fn(&str) -> String) -> Option<(String, usize)> {
+/// The longest prefix of `text` ending at a boundary of the kind `at` whose drawing fits
+/// `room`, with the drawing's length.
+fn shorter(
+    text: &str,
+    room: usize,
+    at: Boundary,
+    draw: impl Fn(&str) -> String,
+) -> Option<(String, usize)> {
     // A drawing is at least as long as its text, so no more than `room` characters can fit.
     let (mut lo, mut hi) = (0usize, text.chars().count().min(room));
     let mut best: Option<(&str, usize)> = None;
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
-        let kept = text
-            .get(..cut_point(text, mid))
-            .unwrap_or_default()
-            .trim_end();
+        let end = match at {
+            Boundary::Sentence => sentence_point(text, mid).unwrap_or(0),
+            Boundary::Word => cut_point(text, mid),
+        };
+        let kept = text.get(..end).unwrap_or_default().trim_end();
         let n = draw(kept).chars().count();
         if !kept.is_empty() && n <= room {
             best = Some((kept, n));

@@ -377,8 +377,13 @@ pub(super) fn quote(text: &str) -> String {
 /// Trimmed, line breaks normalised to `\n`, other control characters replaced: text from a
 /// transcript or an agent must not move the cursor of the terminal showing it.
 pub(super) fn clean(text: &str) -> String {
+    let text = text.trim();
+    // Most text has nothing to replace: copy it whole instead of char by char.
+    if !needs_cleaning(text.as_bytes()) {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.trim().chars().peekable();
+    let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
             '\r' => {
@@ -392,6 +397,21 @@ pub(super) fn clean(text: &str) -> String {
         }
     }
     out
+}
+
+/// True when `text` holds a control character other than `\n` and `\t` (C0, DEL, or C1,
+/// which UTF-8 writes as `0xC2 0x80..=0x9F`).
+fn needs_cleaning(text: &[u8]) -> bool {
+    // A branch-free pass first (it vectorises): most text has none of these bytes at all.
+    let suspect = |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') | (b == 0x7F) | (b == 0xC2);
+    if !text.iter().fold(false, |any, &b| any | suspect(b)) {
+        return false;
+    }
+    text.iter().enumerate().any(|(i, &b)| {
+        (b < 0x20 && b != b'\n' && b != b'\t')
+            || b == 0x7F
+            || (b == 0xC2 && text.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)))
+    })
 }
 
 /// One line of at most [`ONE_LINE_MAX`] characters (`fallback` when empty).

@@ -73,6 +73,14 @@ impl ResumeLog {
         log.render_fitted()
     }
 
+    /// Fits the log to its budget ([`ResumeLog::fit_to_budget`]) and renders it: what a
+    /// writer calls, so the data it stores is what the markdown shows, at the cost of one
+    /// fitting instead of two.
+    pub fn fit_and_render(&mut self) -> RenderedLog {
+        self.fit_to_budget();
+        self.render_fitted()
+    }
+
     fn render_fitted(&self) -> RenderedLog {
         let block = |section: ResumeLogSection, pieces: Vec<Piece>| {
             let head = heading(section);

@@ -230,6 +230,26 @@ fn a_fitted_log_holds_no_more_than_its_markdown_shows() {
 }
 
 #[test]
+fn the_item_that_does_not_fit_keeps_its_whole_sentences() {
+    let mut log = sample();
+    // Nine items fill about 90% of the findings' room; the tenth has room for a few sentences.
+    log.key_findings = (0..9).map(|i| format!("{i} {}", "x".repeat(1_080))).collect();
+    log.key_findings.push("First point. Second point. ".repeat(100));
+    let md = log.to_markdown();
+    let mut fitted = log.clone();
+    fitted.fit_to_budget();
+    assert_eq!(fitted.key_findings.len(), 10);
+    let last = &fitted.key_findings[9];
+    assert!(last.ends_with("point.") && last.len() > 100, "{last}");
+    assert!(md.contains(&format!("- {last}\n\n… [truncated: ")), "{md}");
+    // Without a sentence end in its room, it goes whole rather than mid-sentence.
+    log.key_findings[9] = "word ".repeat(400);
+    let mut fitted = log.clone();
+    fitted.fit_to_budget();
+    assert_eq!(fitted.key_findings.len(), 9);
+}
+
+#[test]
 fn oversized_sections_are_truncated_with_a_marker() {
     let mut log = sample();
     log.key_findings = (0..2_000)
@@ -353,7 +373,7 @@ proptest! {
         fitted.fit_to_budget();
         prop_assert_eq!(&fitted.to_markdown(), &md);
         let mut again = fitted.clone();
-        again.fit_to_budget();
+        prop_assert_eq!(again.fit_and_render(), log.render());
         prop_assert_eq!(&again, &fitted);
         // Every text kept is shown (the session id, the log's identity, is kept whole).
         let shown = md.chars().count() + fitted.session_id.chars().count();

@@ -66,6 +66,24 @@ pub fn cut_at_boundary(text: &str, max_chars: usize) -> &str {
 
 /// The byte index to cut `text` at so that at most `room` characters are kept.
 pub(super) fn cut_point(text: &str, room: usize) -> usize {
+    let (limit, sentence, word) = boundaries(text, room);
+    let threshold = room.saturating_mul(4) / 5;
+    match (sentence, word) {
+        (Some((at, kept_chars)), _) if kept_chars > threshold => at,
+        (_, Some(at)) if at > 0 => at,
+        _ => limit,
+    }
+}
+
+/// The byte index just past the last sentence end (or line break) within the first `room`
+/// characters of `text`, if there is one.
+pub(super) fn sentence_point(text: &str, room: usize) -> Option<usize> {
+    boundaries(text, room).1.map(|(at, _)| at)
+}
+
+/// Within the first `room` characters: the byte index past them, the last sentence end (byte
+/// index, characters kept) and the last word boundary (byte index).
+fn boundaries(text: &str, room: usize) -> (usize, Option<(usize, usize)>, Option<usize>) {
     // Byte index just past the `room`-th character: everything before it may be kept.
     let limit = text.char_indices().nth(room).map_or(text.len(), |(i, _)| i);
     let mut sentence = None;
@@ -91,12 +109,7 @@ pub(super) fn cut_point(text: &str, room: usize) -> usize {
             word = Some(i);
         }
     }
-    let threshold = room.saturating_mul(4) / 5;
-    match (sentence, word) {
-        (Some((at, kept_chars)), _) if kept_chars > threshold => at,
-        (_, Some(at)) if at > 0 => at,
-        _ => limit,
-    }
+    (limit, sentence, word)
 }
 
 fn hard_cut(text: &str, max_chars: usize) -> Truncated {
