@@ -11,10 +11,10 @@ use ctxmon_domain::{ResumeLog, SessionKey};
 use crate::budget_writer::{BudgetWriter, ItemKind};
 
 /// The whole tag's budget: well under the 760 of a full resumption context.
-pub const POINTER_MAX_TOKENS: u64 = 200;
+pub const POINTER_MAX_TOKENS: u64 = 160;
 const CLOSING: &str = "</resumption-context>";
 /// The mission is one line of at most this many characters (cut at a word, with "…").
-const MISSION_CAP: usize = 240;
+const MISSION_CAP: usize = 200;
 
 /// Whose log the pointer names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

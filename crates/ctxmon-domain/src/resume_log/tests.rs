@@ -233,8 +233,11 @@ fn a_fitted_log_holds_no_more_than_its_markdown_shows() {
 fn the_item_that_does_not_fit_keeps_its_whole_sentences() {
     let mut log = sample();
     // Nine items fill about 90% of the findings' room; the tenth has room for a few sentences.
-    log.key_findings = (0..9).map(|i| format!("{i} {}", "x".repeat(1_080))).collect();
-    log.key_findings.push("First point. Second point. ".repeat(100));
+    log.key_findings = (0..9)
+        .map(|i| format!("{i} {}", "x".repeat(1_080)))
+        .collect();
+    log.key_findings
+        .push("First point. Second point. ".repeat(100));
     let md = log.to_markdown();
     let mut fitted = log.clone();
     fitted.fit_to_budget();
