@@ -49,7 +49,18 @@ fn edit(tokens: u64) -> String {
 }
 
 fn hook(sb: &Sandbox, name: &str, event: &str, transcript: &Path, extra: Value) -> String {
-    let mut input = json!({"session_id": SESSION, "transcript_path": transcript, "cwd": sb.dir(),
+    hook_in(sb, SESSION, name, event, transcript, extra)
+}
+
+fn hook_in(
+    sb: &Sandbox,
+    session: &str,
+    name: &str,
+    event: &str,
+    transcript: &Path,
+    extra: Value,
+) -> String {
+    let mut input = json!({"session_id": session, "transcript_path": transcript, "cwd": sb.dir(),
         "hook_event_name": event});
     input
         .as_object_mut()
@@ -104,6 +115,25 @@ fn injected() -> (Sandbox, Vec<String>) {
         json!({"tool_name": "Edit", "tool_input": {"file_path": source, "old_string": "a", "new_string": "b"}}),
     );
     out.push(additional_context(&stdout, "PreToolUse"));
+
+    // The session ends (its resume log is written); the next one starts with a pointer to it.
+    hook(
+        &sb,
+        "session-end",
+        "SessionEnd",
+        &t,
+        json!({"reason": "prompt_input_exit"}),
+    );
+    let next = sb.write("next.jsonl", "");
+    let stdout = hook_in(
+        &sb,
+        "9d41b7e2-5c3a-4f08-b6e1-0a7c2d9f4e15",
+        "session-start",
+        "SessionStart",
+        &next,
+        json!({"source": "startup"}),
+    );
+    out.push(additional_context(&stdout, "SessionStart"));
     (sb, out)
 }
 
@@ -116,40 +146,6 @@ fn as_in_readme(sb: &Sandbox, text: &str) -> String {
         .to_string();
     text.replace(&canonical, SHOWN_PROJECT)
         .replace(&dir, SHOWN_PROJECT)
-}
-
-/// Every RFC 3339 UTC timestamp (`2026-11-22T04:59:04.463Z`) replaced by `[TIME]`.
-fn without_times(text: &str) -> String {
-    let b = text.as_bytes();
-    let shape = b"dddd-dd-ddTdd:dd:dd";
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < b.len() {
-        let fits = b.len() >= i + shape.len()
-            && shape.iter().zip(&b[i..]).all(|(s, c)| match s {
-                b'd' => c.is_ascii_digit(),
-                s => s == c,
-            });
-        if !fits {
-            let ch = text[i..].chars().next().unwrap();
-            out.push(ch);
-            i += ch.len_utf8();
-            continue;
-        }
-        let mut end = i + shape.len();
-        if b.get(end) == Some(&b'.') {
-            end += 1;
-            while b.get(end).is_some_and(u8::is_ascii_digit) {
-                end += 1;
-            }
-        }
-        if b.get(end) == Some(&b'Z') {
-            end += 1;
-        }
-        out.push_str("[TIME]");
-        i = end;
-    }
-    out
 }
 
 /// The ```xml blocks of README.md, in order.
@@ -176,7 +172,7 @@ fn the_readme_shows_what_the_hooks_really_inject() {
         && readme
             .iter()
             .zip(&shown)
-            .all(|(r, s)| without_times(r) == without_times(s));
+            .all(|(r, s)| common::without_times(r) == common::without_times(s));
     assert!(
         same,
         "README.md's ```xml blocks are not what the hooks inject; the real output, in order:\n\n{}",
@@ -197,7 +193,9 @@ fn the_readme_shows_what_the_hooks_really_inject() {
 #[test]
 fn times_are_set_aside_and_nothing_else() {
     assert_eq!(
-        without_times("created=\"2026-11-22T04:59:04.463Z\" at 2026-11-22T01:00:00Z; 2026-11 ok"),
+        common::without_times(
+            "created=\"2026-11-22T04:59:04.463Z\" at 2026-11-22T01:00:00Z; 2026-11 ok"
+        ),
         "created=\"[TIME]\" at [TIME]; 2026-11 ok"
     );
 }

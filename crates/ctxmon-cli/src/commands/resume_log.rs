@@ -153,11 +153,7 @@ fn cleanup_keep(global: &GlobalArgs, keep: Option<u64>) -> Result<u64, Failure> 
             "--keep 0: keep at least 1 resume log (the minimum of resume_logs.keep); delete .ctxmon/resume-logs/ yourself to remove them all"
         ))),
         Some(n) => Ok(n),
-        None => Ok(bootstrap::project(global, None, &[])
-            .map_err(Failure::usage)?
-            .config
-            .resume_logs
-            .keep),
+        None => Ok(bootstrap::project(global, &[])?.config.resume_logs.keep),
     }
 }
 

@@ -355,3 +355,37 @@ pub fn additional_context(stdout: &str, event: &str) -> String {
         .unwrap()
         .to_string()
 }
+
+/// Every RFC 3339 UTC timestamp (`2026-11-22T04:59:04.463Z`) replaced by `[TIME]`.
+pub fn without_times(text: &str) -> String {
+    let b = text.as_bytes();
+    let shape = b"dddd-dd-ddTdd:dd:dd";
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        let fits = b.len() >= i + shape.len()
+            && shape.iter().zip(&b[i..]).all(|(s, c)| match s {
+                b'd' => c.is_ascii_digit(),
+                s => s == c,
+            });
+        if !fits {
+            let ch = text[i..].chars().next().unwrap();
+            out.push(ch);
+            i += ch.len_utf8();
+            continue;
+        }
+        let mut end = i + shape.len();
+        if b.get(end) == Some(&b'.') {
+            end += 1;
+            while b.get(end).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            }
+        }
+        if b.get(end) == Some(&b'Z') {
+            end += 1;
+        }
+        out.push_str("[TIME]");
+        i = end;
+    }
+    out
+}
