@@ -49,10 +49,14 @@ pub fn dirty_files(dir: &Path, timeout: Duration) -> Option<Vec<String>> {
         let _ = tx.send(result.map(|_| kept));
     });
     let deadline = Instant::now() + timeout;
+    // The deadline is checked before git's status, so an answer that comes after it is never
+    // taken, however the scheduler orders this thread and git (on a loaded machine git could
+    // otherwise finish before the first look and beat a zero timeout).
     let status = loop {
+        let in_time = Instant::now() < deadline;
         match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(2)),
+            Ok(Some(status)) if in_time => break status,
+            Ok(None) if in_time => thread::sleep(Duration::from_millis(2)),
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
