@@ -77,6 +77,40 @@ fn realistic_settings_keep_every_byte_of_the_users_own() {
     assert_eq!(uninstall(&sb), fixture("realistic.json"));
 }
 
+/// A renamed copy of the binary (`ctxmon-dev`) knows its own entries: a second install changes
+/// nothing, doctor finds the hooks, uninstall gives back the original bytes.
+#[test]
+fn a_renamed_binary_recognises_what_it_installed() {
+    let sb = Sandbox::new();
+    let original = fixture("realistic.json");
+    sb.write(SETTINGS, &original);
+    let bin = sb.path("bin/ctxmon-dev");
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_ctxmon"), &bin).unwrap();
+    let first = sb.run_program(
+        &bin,
+        &["install", "--statusline", "--replace-statusline"],
+        "",
+    );
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let installed = read(&sb, SETTINGS);
+    assert!(
+        installed.contains("ctxmon-dev hooks prompt-submit"),
+        "{installed}"
+    );
+    let second = sb.run_program(&bin, &["install", "--statusline"], "");
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert!(
+        second.stdout.contains("already installed"),
+        "{}",
+        second.stdout
+    );
+    assert_eq!(read(&sb, SETTINGS), installed);
+    let removed = sb.run_program(&bin, &["uninstall"], "");
+    assert_eq!(removed.code, 0, "{}", removed.stderr);
+    assert_eq!(read(&sb, SETTINGS), original);
+}
+
 #[test]
 fn a_four_space_hugging_layout_is_followed_and_restored() {
     let sb = install_twice(Some("four-space.json"), &[], "four-space");

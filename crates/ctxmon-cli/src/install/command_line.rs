@@ -48,12 +48,27 @@ fn first_word(line: &str) -> Option<(String, &str)> {
 }
 
 /// The program (quoting undone) and arguments of `command` when its program is a binary named
-/// `ctxmon`, wherever it lives; `doctor` needs the program to check that it still exists.
+/// `ctxmon` — or named like the binary running now, so that a renamed copy (`ctxmon-dev`)
+/// recognises what it installed — wherever it lives; `doctor` needs the program to check that
+/// it still exists.
 pub fn ctxmon_command(command: &str) -> Option<(String, Vec<&str>)> {
     let (program, rest) = first_word(command)?;
     let name = program.rsplit('/').next().unwrap_or_default();
-    let is_ctxmon = matches!(name, "ctxmon" | "ctxmon.exe");
+    let is_ctxmon = matches!(name, "ctxmon" | "ctxmon.exe") || Some(name) == running_name();
     is_ctxmon.then(|| (program, rest.split_whitespace().collect()))
+}
+
+/// The file name of the running binary, read once.
+fn running_name() -> Option<&'static str> {
+    static NAME: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        std::env::current_exe()
+            .ok()?
+            .file_name()?
+            .to_str()
+            .map(str::to_owned)
+    })
+    .as_deref()
 }
 
 /// The arguments of `command` when its program is a binary named `ctxmon`, wherever it lives.

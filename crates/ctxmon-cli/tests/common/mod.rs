@@ -76,6 +76,14 @@ impl Sandbox {
         self.run_command(self.command(args), stdin)
     }
 
+    /// Runs `program` (a copy of the binary, say) like [`Sandbox::run`].
+    pub fn run_program(&self, program: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> Run {
+        let mut cmd = Command::new(program);
+        cmd.args(args);
+        self.hermetic(&mut cmd);
+        self.run_command(cmd, stdin)
+    }
+
     /// Runs like [`Sandbox::run`], but so that file modes bind the binary (`probe` is a file of
     /// mode 000): as this process when they bind it already, else as nobody through `setpriv`,
     /// with the project and HOME given to nobody and the binary copied where nobody can run it
