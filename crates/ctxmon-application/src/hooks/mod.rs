@@ -10,6 +10,7 @@ pub mod pre_tool_use;
 pub mod prompt_submit;
 pub mod session_start;
 
+pub(crate) use compaction::note_checkpoint;
 pub use compaction::reset_if_stale;
 
 #[cfg(test)]

@@ -208,3 +208,22 @@ fn a_boundary_seen_by_prompt_submit_rearms_the_context_triggers() {
     w.prompt();
     assert_eq!(logs_written(&w), ["tier:critical", "tier:critical"]);
 }
+
+/// Found by the audit: the session-end log after a compaction reported the old context's
+/// 170,000 tokens, though the hooks already showed the post-compaction baseline.
+#[test]
+fn a_session_end_log_after_a_compaction_reports_the_new_context() {
+    use crate::ports::ResumeLogStore;
+    let w = world();
+    compact(&w);
+    w.with(|c, p| session_end(c, p, &w.logs, Some("prompt_input_exit")));
+    let log = w.logs.latest().unwrap().unwrap().log;
+    assert_eq!(log.context_metrics.used_tokens, 60_000, "30% of 200,000");
+
+    // Once a response comes after the compaction, its usage is the figure again.
+    w.script.usage_at(90_000, Some(AFTER));
+    w.with(|c, p| crate::resume_log::generate_now(c, p, &w.logs, None).map(|_| ()))
+        .unwrap();
+    let log = w.logs.latest().unwrap().unwrap().log;
+    assert_eq!(log.context_metrics.used_tokens, 90_000);
+}

@@ -122,6 +122,33 @@ pub fn generate_now(
     })
 }
 
+/// The fill as the hooks report it: after a compaction the transcript's newest usage still
+/// shows the old context until the next response, so the session's state (and the newest
+/// checkpoint, in case PreCompact could not record it there) drop it to the post-compaction
+/// baseline, as prompt-submit and the status line do.
+fn measure_after_compactions(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    checkpoint: Option<&CheckpointData>,
+    warnings: &mut Vec<String>,
+) -> FillEstimate {
+    let measurement =
+        ContextFillEstimator::new(ports.transcripts, ctx.settings).measure(EstimateRequest {
+            transcript_path: ctx.transcript_path,
+            ..Default::default()
+        });
+    let mut state = crate::hooks::load_state(ctx, ports, warnings);
+    if let Some(cp) = checkpoint {
+        crate::hooks::note_checkpoint(&mut state, cp);
+    }
+    crate::hooks::reset_if_stale(
+        measurement.estimate,
+        measurement.reading.as_ref(),
+        &state,
+        ctx.settings,
+    )
+}
+
 #[allow(clippy::too_many_arguments)]
 fn write(
     ctx: &HookContext<'_>,
@@ -134,20 +161,15 @@ fn write(
     warnings: &mut Vec<String>,
 ) -> Result<(SavedResumeLog, GeneratedLog, Vec<SessionKey>), PortError> {
     let session_id = ctx.session_id.unwrap_or_default();
+    let checkpoint = latest_checkpoint(ports, session_id, warnings);
     let measured;
     let fill = match fill {
         Some(f) => f,
         None => {
-            measured = ContextFillEstimator::new(ports.transcripts, ctx.settings).estimate(
-                EstimateRequest {
-                    transcript_path: ctx.transcript_path,
-                    ..Default::default()
-                },
-            );
+            measured = measure_after_compactions(ctx, ports, checkpoint.as_ref(), warnings);
             &measured
         }
     };
-    let checkpoint = latest_checkpoint(ports, session_id, warnings);
     let tail = read_tail(ctx, ports, warnings);
     // The head only when the tail was readable: an unreadable transcript is one warning.
     let head = tail.as_ref().and_then(|_| read_head(ctx, ports, warnings));
