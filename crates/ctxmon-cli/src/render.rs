@@ -45,12 +45,13 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// 150000 → "150k", 1000000 → "1M", 999 → "999".
+/// 150000 → "150k", 1000000 → "1M", 999 → "999"; rounded down like the percentage beside it,
+/// so 159,999 is "159k" next to "79%", never "160k".
 pub fn compact(n: u64) -> String {
     if n >= 1_000_000 && n.is_multiple_of(1_000_000) {
         format!("{}M", n / 1_000_000)
     } else if n >= 1_000 {
-        format!("{}k", n.saturating_add(500) / 1_000)
+        format!("{}k", n / 1_000)
     } else {
         n.to_string()
     }
@@ -164,7 +165,7 @@ mod tests {
         );
         let line = status_line(&estimate(159_999), 200, false);
         assert!(
-            line.starts_with("ctx 79% ▰▰▰▰▰▰▰▱▱▱ 160k/200k WARNING"),
+            line.starts_with("ctx 79% ▰▰▰▰▰▰▰▱▱▱ 159k/200k WARNING"),
             "{line}"
         );
         let line = status_line(&estimate(200_000), 200, false);

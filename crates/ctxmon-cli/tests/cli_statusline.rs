@@ -28,7 +28,7 @@ fn payload_usage_and_window_are_used() {
     assert_eq!(
         line(&sb, &payload),
         // 15,500 of 1,000,000 is 1.55%: shown rounded down, like every fill.
-        "ctx 1% ▱▱▱▱▱▱▱▱▱▱ 16k/1M NOMINAL · 952k to compact"
+        "ctx 1% ▱▱▱▱▱▱▱▱▱▱ 15k/1M NOMINAL · 951k to compact"
     );
 }
 
@@ -67,7 +67,7 @@ fn percentages_never_round_up_to_a_full_window_or_across_a_boundary() {
         "ctx 99% ▰▰▰▰▰▰▰▰▰▱ 199k/200k EMERGENCY · 0 to compact"
     );
     assert!(
-        line(&sb, &usage(159_999)).starts_with("ctx 79% ▰▰▰▰▰▰▰▱▱▱ 160k/200k WARNING"),
+        line(&sb, &usage(159_999)).starts_with("ctx 79% ▰▰▰▰▰▰▰▱▱▱ 159k/200k WARNING"),
         "CRITICAL begins at 80%"
     );
     assert!(line(&sb, &usage(200_000)).starts_with("ctx 100% ▰▰▰▰▰▰▰▰▰▰ "));
