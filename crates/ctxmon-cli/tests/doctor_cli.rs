@@ -345,6 +345,22 @@ fn recent_hook_problems_warn_with_the_newest() {
     only_problem(&sb, "hook log", "warn", "prompt-submit: stdin is not JSON");
 }
 
+/// Claude Code creates a session's transcript before its first response: nothing to check yet.
+#[test]
+fn a_new_sessions_empty_transcript_is_skipped() {
+    let sb = healthy();
+    std::fs::remove_file(transcripts_folder(&sb).join("s.jsonl")).unwrap();
+    std::fs::write(transcripts_folder(&sb).join("new.jsonl"), "").unwrap();
+    let (code, checks) = doctor(&sb);
+    assert_eq!(code, 0, "{checks:#?}");
+    let (_, status, text) = checks.iter().find(|(n, _, _)| n == "transcript").unwrap();
+    assert_eq!(status, "skip", "{text}");
+    assert!(
+        text.contains("is empty: the session has had no response yet"),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_transcript_without_a_reachable_usage_warns() {
     let sb = healthy();

@@ -256,6 +256,15 @@ pub fn transcript(project_dir: &Path, env: &[(String, String)], config: &Config)
     let Ok(settings) = settings else {
         return Check::new("transcript", Status::Fail, "no usable thresholds");
     };
+    let shown = path.display();
+    // Claude Code creates the file when a session starts and writes its first line later.
+    if std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+        return Check::new(
+            "transcript",
+            Status::Skip,
+            format!("{shown} is empty: the session has had no response yet"),
+        );
+    }
     let reader = JsonlTranscriptReader::new();
     let measurement = ContextFillEstimator::new(&reader, &settings).measure(EstimateRequest {
         transcript_path: Some(&path),
@@ -267,7 +276,6 @@ pub fn transcript(project_dir: &Path, env: &[(String, String)], config: &Config)
         );
     }
     let e = measurement.estimate;
-    let shown = path.display();
     if e.source == FillSource::Unavailable {
         let scanned = measurement
             .reading
