@@ -4,7 +4,7 @@ use ctxmon_domain::DomainEvent;
 
 use super::{HookContext, HookPorts, load_state, record, save_state};
 use crate::ports::ResumeLogStore;
-use crate::resume_log::{TriggerKind, generate_for_trigger};
+use crate::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
 
 pub fn post_compact(
     ctx: &HookContext<'_>,
@@ -30,7 +30,14 @@ pub fn session_end(
 ) -> Vec<String> {
     let mut warnings = Vec::new();
     let mut state = load_state(ctx, ports, &mut warnings);
-    let fired = generate_for_trigger(ctx, ports, logs, &mut state, TriggerKind::SessionEnd, None);
+    let fired = generate_for_trigger(
+        ctx,
+        ports,
+        logs,
+        &mut state,
+        TriggerKind::SessionEnd,
+        AlreadyRead::default(),
+    );
     warnings.extend(fired.warnings);
     if !fired.fired.is_empty() {
         save_state(ctx, ports, &mut state, &mut warnings);

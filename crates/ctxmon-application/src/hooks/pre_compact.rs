@@ -1,5 +1,6 @@
 //! PreCompact: checkpoint the session right before Claude Code compacts it (spec §5).
 
+use std::cell::OnceCell;
 use std::path::Path;
 
 use ctxmon_domain::{
@@ -10,7 +11,7 @@ use super::compaction::note_checkpoint;
 use super::{HookContext, HookPorts, load_state, record, save_state};
 use crate::fill::{ContextFillEstimator, EstimateRequest};
 use crate::ports::ResumeLogStore;
-use crate::resume_log::{TriggerKind, generate_for_trigger};
+use crate::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
 use crate::resumption::{derive_from_tail, from_section};
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -40,7 +41,10 @@ pub fn pre_compact(
             transcript_path: ctx.transcript_path,
             ..Default::default()
         });
-    let resumption = resumption_state(ctx, ports, &mut warnings);
+    // The tail is the hook's costliest read; the checkpoint's derivation and the pre-compact
+    // resume log share one reading of it.
+    let tail = OnceCell::new();
+    let resumption = resumption_state(ctx, ports, &tail, &mut warnings);
     let git = ports
         .git
         .head(Path::new(ctx.cwd.unwrap_or_default()))
@@ -106,7 +110,10 @@ pub fn pre_compact(
         logs,
         &mut state,
         TriggerKind::PreCompact,
-        Some(&estimate),
+        AlreadyRead {
+            fill: Some(&estimate),
+            tail: tail.get().and_then(|read| read.as_deref().ok()),
+        },
     );
     warnings.extend(fired.warnings);
     save_state(ctx, ports, &mut state, &mut warnings);
@@ -143,6 +150,7 @@ pub fn abandon_reason(estimate: &FillEstimate) -> String {
 fn resumption_state(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
+    tail: &OnceCell<Result<Vec<serde_json::Value>, String>>,
     warnings: &mut Vec<String>,
 ) -> Option<ResumptionState> {
     match ports.source.read(ctx.project_dir) {
@@ -162,8 +170,14 @@ fn resumption_state(
         return None;
     }
     let path = ctx.transcript_path?;
-    match ports.tail.read_tail(path, ctx.config.resumption.tail_bytes) {
-        Ok(lines) => Some(derive_from_tail(&lines)).filter(|s| !s.is_empty()),
+    let read = tail.get_or_init(|| {
+        ports
+            .tail
+            .read_tail(path, ctx.config.resumption.tail_bytes)
+            .map_err(|e| e.to_string())
+    });
+    match read {
+        Ok(lines) => Some(derive_from_tail(lines)).filter(|s| !s.is_empty()),
         Err(e) => {
             warnings.push(format!("transcript tail unreadable: {e}"));
             None

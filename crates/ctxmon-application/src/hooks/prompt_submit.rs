@@ -18,7 +18,7 @@ use crate::config::InjectPolicy;
 use crate::fill::{ContextFillEstimator, EstimateRequest};
 use crate::monitor_tag::render_context_monitor;
 use crate::ports::ResumeLogStore;
-use crate::resume_log::{TriggerKind, generate_for_trigger};
+use crate::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptSubmitOutcome {
@@ -87,7 +87,10 @@ pub fn prompt_submit(
             logs,
             &mut state,
             TriggerKind::Tier(estimate.threshold_tier),
-            Some(&estimate),
+            AlreadyRead {
+                fill: Some(&estimate),
+                tail: None,
+            },
         );
         warnings.extend(fired.warnings);
         // A handoff document now exists for this context (cleared again by the next compaction).

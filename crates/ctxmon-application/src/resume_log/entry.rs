@@ -30,6 +30,16 @@ pub struct TriggerOutcome {
     pub warnings: Vec<String>,
 }
 
+/// What the calling hook has already measured or read, so the log does not do it again.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AlreadyRead<'a> {
+    /// The hook's fill estimate (otherwise measured here, with the post-compaction reset).
+    pub fill: Option<&'a FillEstimate>,
+    /// The transcript's tail as the tail port returned it (otherwise read here). PreCompact
+    /// derives the checkpoint from the same tail: parsing it twice cost half the hook's time.
+    pub tail: Option<&'a [Value]>,
+}
+
 /// What an explicit request wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GenerateOutcome {
@@ -45,15 +55,15 @@ pub struct GenerateOutcome {
 ///
 /// `state` is the session state the calling hook loaded and will save: the fired triggers are
 /// recorded there (`resume_log_triggers`), so the hook's own save persists them and no second
-/// read-modify-write can lose them. `fill` is the estimate the hook already has, if any
-/// (otherwise it is measured here). Costs nothing beyond a comparison when nothing is due.
+/// read-modify-write can lose them. `already` is what the hook has already measured or read.
+/// Costs nothing beyond a comparison when nothing is due.
 pub fn generate_for_trigger(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
     store: &dyn ResumeLogStore,
     state: &mut SessionState,
     trigger: TriggerKind,
-    fill: Option<&FillEstimate>,
+    already: AlreadyRead<'_>,
 ) -> TriggerOutcome {
     let generator = ResumeLogGenerator::from_config(&ctx.config.resume_logs);
     let due = generator.due(trigger, &state.resume_log_triggers);
@@ -81,7 +91,7 @@ pub fn generate_for_trigger(
         store,
         &generator,
         trigger,
-        fill,
+        already,
         None,
         &mut outcome.warnings,
     ) {
@@ -110,7 +120,7 @@ pub fn generate_now(
         store,
         &generator,
         TriggerKind::Manual,
-        None,
+        AlreadyRead::default(),
         agent,
         &mut warnings,
     )?;
@@ -156,21 +166,28 @@ fn write(
     store: &dyn ResumeLogStore,
     generator: &ResumeLogGenerator<'_>,
     trigger: TriggerKind,
-    fill: Option<&FillEstimate>,
+    already: AlreadyRead<'_>,
     agent: Option<&ResumeLogDraft>,
     warnings: &mut Vec<String>,
 ) -> Result<(SavedResumeLog, GeneratedLog, Vec<SessionKey>), PortError> {
     let session_id = ctx.session_id.unwrap_or_default();
     let checkpoint = latest_checkpoint(ports, session_id, warnings);
     let measured;
-    let fill = match fill {
+    let fill = match already.fill {
         Some(f) => f,
         None => {
             measured = measure_after_compactions(ctx, ports, checkpoint.as_ref(), warnings);
             &measured
         }
     };
-    let tail = read_tail(ctx, ports, warnings);
+    let read;
+    let tail = match already.tail {
+        Some(lines) => Some(lines),
+        None => {
+            read = read_tail(ctx, ports, warnings);
+            read.as_deref()
+        }
+    };
     // The head only when the tail was readable: an unreadable transcript is one warning.
     let head = tail.as_ref().and_then(|_| read_head(ctx, ports, warnings));
     let git = git_snapshot(ctx, ports);
@@ -183,7 +200,7 @@ fn write(
         fill: Some(fill),
         agent,
         checkpoint: checkpoint.as_ref(),
-        tail: tail.as_deref(),
+        tail,
         head: head.as_ref(),
         git: git.as_ref(),
         transcript_path: transcript.as_deref(),

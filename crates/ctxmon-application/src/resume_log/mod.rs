@@ -19,7 +19,7 @@ mod memory_store;
 mod providers;
 mod trigger;
 
-pub use entry::{GenerateOutcome, TriggerOutcome, generate_for_trigger, generate_now};
+pub use entry::{AlreadyRead, GenerateOutcome, TriggerOutcome, generate_for_trigger, generate_now};
 pub use generator::{GeneratedLog, ResumeLogGenerator};
 pub use memory_store::MemoryResumeLogStore;
 pub use providers::{

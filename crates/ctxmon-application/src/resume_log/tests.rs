@@ -138,7 +138,16 @@ impl World {
     }
 
     fn fire(&self, state: &mut SessionState, trigger: TriggerKind) -> TriggerOutcome {
-        self.with(|ctx, ports| generate_for_trigger(ctx, ports, &self.store, state, trigger, None))
+        self.with(|ctx, ports| {
+            generate_for_trigger(
+                ctx,
+                ports,
+                &self.store,
+                state,
+                trigger,
+                AlreadyRead::default(),
+            )
+        })
     }
 
     fn now(&self, agent: Option<&ResumeLogDraft>) -> GenerateOutcome {
