@@ -65,6 +65,15 @@ const STEPS: &[Step] = &[
         action: Action::Deny,
     },
     Step {
+        name: "bench-smoke",
+        // `cargo xtask bench --quick`: every benchmark case on the release binary, each answer
+        // checked (a wrong answer fails); timings are reported, never gated. Without it a check
+        // the benchmark makes could go stale unnoticed between full runs.
+        action: Action::InProcess(|root| {
+            crate::bench::run(root, &crate::bench::Options::parse(&["--quick"])?)
+        }),
+    },
+    Step {
         name: "fuzz",
         action: Action::Fuzz,
     },
@@ -201,6 +210,7 @@ mod tests {
                 "check-arch",
                 "budgets",
                 "cargo-deny",
+                "bench-smoke",
                 "fuzz"
             ]
         );

@@ -17,7 +17,8 @@ commands:
                [--quick] [--runs N] [--warmups N] [--out FILE]
   fuzz         every fuzz target for N seconds (default 10); prints executions and time per target
                [--seconds N] [--jobs N]
-  ci           everything CI runs: fmt, clippy, tests, check-arch, budgets, cargo-deny, fuzz";
+  ci           everything CI runs: fmt, clippy, tests, check-arch, budgets, cargo-deny,
+               bench --quick (answers checked, timings not gated), fuzz";
 
 fn main() -> ExitCode {
     match run() {
