@@ -119,12 +119,21 @@ impl Sandbox {
 
     fn run_command(&self, mut cmd: Command, stdin: impl AsRef<[u8]>) -> Run {
         let started = Instant::now();
-        let mut child = cmd
-            .stdin(Stdio::piped())
+        cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::piped());
+        // A binary a test has just copied can be "busy" for a moment: another test thread's
+        // fork may still hold the copy's write descriptor until that child execs.
+        let mut attempts = 0;
+        let mut child = loop {
+            match cmd.spawn() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && attempts < 100 => {
+                    attempts += 1;
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                other => break other.unwrap(),
+            }
+        };
         let mut input = child.stdin.take().unwrap();
         let bytes = stdin.as_ref().to_vec();
         // Write from a thread: a child that stops reading early must not deadlock the test.
