@@ -52,20 +52,7 @@ fn metrics_are_derived_and_rounded() {
 fn layout_follows_the_seed() {
     let md = sample().to_markdown();
     let headings: Vec<&str> = md.lines().filter(|l| l.starts_with('#')).collect();
-    assert_eq!(
-        headings,
-        [
-            "# Session Resume Log: s-1",
-            "## Context Metrics",
-            "## Mission Summary",
-            "## Accomplishments",
-            "## Key Findings",
-            "## Decisions & Rationale",
-            "## Next Steps",
-            "## Critical Context",
-            "## Session Metadata",
-        ]
-    );
+    assert_eq!(headings, HEADINGS);
     assert!(md.contains("- Used: 170,000 tokens (85.0%)"), "{md}");
     assert!(md.contains("1. Round percentages\n   - Rationale: Exact JSON round-trips"));
     assert!(md.contains("- **store:** .ctxmon/resume-logs"));
