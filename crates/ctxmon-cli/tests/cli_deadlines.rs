@@ -106,9 +106,8 @@ fn assert_valid_answer(run: &Run, hook: &Hook, what: &str) {
             let specific = &v["hookSpecificOutput"];
             assert_eq!(specific["hookEventName"], hook.event, "{what}: {out}");
             assert!(specific["additionalContext"].is_string(), "{what}: {out}");
-            if hook.name == "pre-tool-use" {
-                assert_eq!(specific["permissionDecision"], "allow", "{what}: {out}");
-            }
+            // Context only, never a permission decision (issue 12).
+            assert_eq!(specific.as_object().unwrap().len(), 2, "{what}: {out}");
         }
         _ => panic!("{what}: {} answers nothing, got {out}", hook.name),
     }

@@ -366,9 +366,12 @@ fn dispatch(
                 .and_then(|v| v.as_str());
             let outcome = pre_tool_use(ctx, ports, input.tool_name.as_deref(), file_path);
             env.warn_all(&outcome.warnings);
+            // Context only: ctxmon never decides a permission (no `permissionDecision`, which
+            // even as "allow" would skip the user's permission prompt), blocks or changes a
+            // tool call.
             outcome
                 .additional_context
-                .and_then(|text| hook_output::allow_with_context(&text))
+                .and_then(|text| hook_output::additional_context(event, &text))
                 .unwrap_or_default()
         }
         HookCommand::PostCompact => {
