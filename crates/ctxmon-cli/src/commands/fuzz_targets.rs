@@ -12,6 +12,8 @@
 //! log stays within 10,000 tokens and round-trips; install is idempotent and undone exactly by
 //! uninstall; the SVG chart is XML.
 
+// The shared harness prints its progress and tables to the test's stderr.
+#[allow(clippy::print_stderr)]
 #[path = "../../../ctxmon-infra-fs/tests/support/fuzz/mod.rs"]
 mod fuzz;
 

@@ -32,6 +32,7 @@ use ctxmon_infra_fs::{
 use super::deadline::{self, Outcome, Progress};
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, HookCommand, RawInvocation};
+use crate::diag::{self, diag};
 use crate::wire::hook_input::{HookInput, InputError, read_bounded};
 use crate::wire::hook_output;
 
@@ -56,7 +57,7 @@ pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
         }
         Outcome::TimedOut { deadline, log } => {
             let message = format!("deadline of {deadline:?} reached; answering nothing");
-            eprintln!("ctxmon hooks {}: {message}", hook.name());
+            diag!("ctxmon hooks {}: {message}", hook.name());
             // Before the worker announced its log (stdin or the configuration still being
             // read), the project is the one the hook would use without a `cwd` in its input.
             let log = log.unwrap_or_else(|| {
@@ -68,7 +69,7 @@ pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
             std::process::exit(0);
         }
         Outcome::WorkerLost => {
-            eprintln!(
+            diag!(
                 "ctxmon hooks {}: internal error (worker stopped); answering nothing",
                 hook.name()
             );
@@ -82,7 +83,7 @@ pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
 /// project the words still name, nothing to stdout, and the exit code is 0.
 pub fn usage_error(error: &clap::Error, raw: &RawInvocation) -> ExitCode {
     let rendered = error.render().to_string();
-    eprint!("{rendered}");
+    diag::text(&rendered);
     let reason = if error.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     {
         "no hook named (e.g. `ctxmon hooks prompt-submit`)"
@@ -93,8 +94,8 @@ pub fn usage_error(error: &clap::Error, raw: &RawInvocation) -> ExitCode {
     let message = format!("usage error: {reason}; answering nothing (hooks always exit 0)");
     let name = raw.hook_command.map_or("hooks", HookCommand::name);
     match raw.hook_command {
-        Some(hook) => eprintln!("ctxmon hooks {}: {message}", hook.name()),
-        None => eprintln!("ctxmon hooks: {message}"),
+        Some(hook) => diag!("ctxmon hooks {}: {message}", hook.name()),
+        None => diag!("ctxmon hooks: {message}"),
     }
     let global = GlobalArgs {
         project_dir: raw.project_dir.clone(),
@@ -118,7 +119,7 @@ struct HookEnv {
 
 impl HookEnv {
     fn warn(&self, message: &str) {
-        eprintln!("ctxmon hooks {}: {message}", self.hook.name());
+        diag!("ctxmon hooks {}: {message}", self.hook.name());
         self.log
             .write(self.clock.now(), self.hook.name(), "warn", message);
     }

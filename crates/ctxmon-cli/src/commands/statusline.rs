@@ -17,6 +17,7 @@ use ctxmon_infra_fs::{FsSessionStateStore, JsonlTranscriptReader, ProjectLayout}
 use super::deadline::{self, Outcome, Progress};
 use crate::bootstrap;
 use crate::cli::GlobalArgs;
+use crate::diag::diag;
 use crate::exit::CmdResult;
 use crate::render;
 use crate::wire::hook_input::read_bounded;
@@ -49,14 +50,14 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     let line = match outcome {
         Outcome::Answer(line) => line,
         Outcome::TimedOut { deadline, .. } => {
-            eprintln!("ctxmon statusline: deadline of {deadline:?} reached; printing {UNKNOWN}");
+            diag!("ctxmon statusline: deadline of {deadline:?} reached; printing {UNKNOWN}");
             print_line(UNKNOWN);
             // The worker may be blocked in a system call (a stdin that never closes); exiting
             // the process ends it.
             std::process::exit(0);
         }
         Outcome::WorkerLost => {
-            eprintln!("ctxmon statusline: internal error (worker stopped)");
+            diag!("ctxmon statusline: internal error (worker stopped)");
             UNKNOWN.to_string()
         }
     };
@@ -96,7 +97,7 @@ fn render_with(
         Ok(config) => config,
         Err(e) => {
             for line in format!("{e:#}").lines() {
-                eprintln!("ctxmon statusline: {line}");
+                diag!("ctxmon statusline: {line}");
             }
             return CONFIG_ERROR.to_string();
         }
@@ -105,7 +106,7 @@ fn render_with(
     let settings = match FillSettings::from_config(&config) {
         Ok(settings) => settings,
         Err(e) => {
-            eprintln!("ctxmon statusline: invalid thresholds: {e}");
+            diag!("ctxmon statusline: invalid thresholds: {e}");
             return CONFIG_ERROR.to_string();
         }
     };
@@ -132,7 +133,7 @@ fn render_with(
     let estimate = measured.estimate;
     if estimate.source == FillSource::Unavailable {
         if let Some(e) = measured.error {
-            eprintln!("ctxmon statusline: fill not measured: {e}");
+            diag!("ctxmon statusline: fill not measured: {e}");
         }
         return UNKNOWN.to_string();
     }
