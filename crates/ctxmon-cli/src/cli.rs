@@ -204,11 +204,12 @@ pub enum HookCommand {
     /// section of resumption.source_file, else the transcript's tail) as the next
     /// cx-NNN checkpoint, and records the compaction. Answers nothing.
     PreCompact,
-    /// PreToolUse: warn when the resumption file is stale (never blocks).
+    /// PreToolUse: warn when the resumption file is stale (context only).
     ///
     /// When the agent writes or edits resumption.source_file while its
     /// `resumption.updated_at` is older than resumption.stale_after_minutes, adds a short
-    /// `<resumption-staleness>` note. Always allows the tool.
+    /// `<resumption-staleness>` note. Never blocks, approves or changes the tool call: Claude
+    /// Code asks for permission as it would without ctxmon.
     PreToolUse,
     /// PostCompact: record the compaction.
     ///
