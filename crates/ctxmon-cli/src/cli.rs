@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use ctxmon_application::config::HookDeadline;
 
 /// Keeps a coding agent's work alive across context-window limits.
 ///
@@ -241,6 +242,18 @@ impl HookCommand {
             HookCommand::PreToolUse => "PreToolUse",
             HookCommand::PostCompact => "PostCompact",
             HookCommand::SessionEnd => "SessionEnd",
+        }
+    }
+
+    /// This hook's deadline: its configuration key, built-in value and registered timeout.
+    pub const fn deadline(self) -> HookDeadline {
+        match self {
+            HookCommand::PromptSubmit => HookDeadline::PromptSubmit,
+            HookCommand::SessionStart => HookDeadline::SessionStart,
+            HookCommand::PreCompact => HookDeadline::PreCompact,
+            HookCommand::PreToolUse => HookDeadline::PreToolUse,
+            HookCommand::PostCompact => HookDeadline::PostCompact,
+            HookCommand::SessionEnd => HookDeadline::SessionEnd,
         }
     }
 
