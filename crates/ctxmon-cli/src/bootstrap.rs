@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
-use ctxmon_application::config::Config;
+use ctxmon_application::config::{Config, HooksConfig};
 use ctxmon_infra_fs::ProjectLayout;
 use ctxmon_infra_fs::config::{
     ConfigError, EnvVars, LoadedConfig, load_config as load_config_layers,
@@ -41,8 +41,9 @@ pub fn project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> PathBuf {
 
 /// The configuration a hook or the status line can find before it reads its stdin: the
 /// environment and the files of the project named without the input (`--project-dir`,
-/// `CLAUDE_PROJECT_DIR`, the current directory). Its `hooks.deadline_ms` bounds the read of
-/// stdin; once the input is read it is reused when the input names the same project.
+/// `CLAUDE_PROJECT_DIR`, the current directory). Its deadline for the hook (or the status line)
+/// bounds the read of stdin; once the input is read it is reused when the input names the same
+/// project.
 #[derive(Debug)]
 pub struct EarlyConfig {
     dir: PathBuf,
@@ -56,9 +57,9 @@ impl EarlyConfig {
         EarlyConfig { dir, config }
     }
 
-    /// The configured deadline, when the configuration is valid.
-    pub fn deadline_ms(&self) -> Option<u64> {
-        self.config.as_ref().ok().map(|c| c.hooks.deadline_ms)
+    /// The hooks' configuration (their deadlines), when the configuration is valid.
+    pub fn hooks(&self) -> Option<&HooksConfig> {
+        self.config.as_ref().ok().map(|c| &c.hooks)
     }
 
     /// The configuration of `dir`: this one when it is that project's, else loaded now.

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use ctxmon_application::config::HookDeadline;
 
 /// Keeps a coding agent's work alive across context-window limits.
 ///
@@ -204,11 +205,12 @@ pub enum HookCommand {
     /// section of resumption.source_file, else the transcript's tail) as the next
     /// cx-NNN checkpoint, and records the compaction. Answers nothing.
     PreCompact,
-    /// PreToolUse: warn when the resumption file is stale (never blocks).
+    /// PreToolUse: warn when the resumption file is stale (context only).
     ///
     /// When the agent writes or edits resumption.source_file while its
     /// `resumption.updated_at` is older than resumption.stale_after_minutes, adds a short
-    /// `<resumption-staleness>` note. Always allows the tool.
+    /// `<resumption-staleness>` note. Never blocks, approves or changes the tool call: Claude
+    /// Code asks for permission as it would without ctxmon.
     PreToolUse,
     /// PostCompact: record the compaction.
     ///
@@ -240,6 +242,18 @@ impl HookCommand {
             HookCommand::PreToolUse => "PreToolUse",
             HookCommand::PostCompact => "PostCompact",
             HookCommand::SessionEnd => "SessionEnd",
+        }
+    }
+
+    /// This hook's deadline: its configuration key, built-in value and registered timeout.
+    pub const fn deadline(self) -> HookDeadline {
+        match self {
+            HookCommand::PromptSubmit => HookDeadline::PromptSubmit,
+            HookCommand::SessionStart => HookDeadline::SessionStart,
+            HookCommand::PreCompact => HookDeadline::PreCompact,
+            HookCommand::PreToolUse => HookDeadline::PreToolUse,
+            HookCommand::PostCompact => HookDeadline::PostCompact,
+            HookCommand::SessionEnd => HookDeadline::SessionEnd,
         }
     }
 

@@ -3,11 +3,14 @@
 // Production code never unwraps or expects: bad input is data (spec §15), so a failure is
 // handled, and a truly infallible case carries an `#[allow]` that says why. Test code (unit
 // test modules, integration tests) may panic on a broken precondition; see clippy.toml.
-#![deny(clippy::unwrap_used, clippy::expect_used)]
+// Nor does it `eprintln!`, which panics when stderr cannot be written: diagnostics go through
+// `diag`, which ignores a failed write (a hook must answer and exit 0 even with `2>/dev/full`).
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
 mod bootstrap;
 mod cli;
 mod commands;
+mod diag;
 mod exit;
 mod help;
 mod install;

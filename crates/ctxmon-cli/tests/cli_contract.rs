@@ -206,8 +206,23 @@ fn config_get_of_a_section_prints_the_section() {
     assert_eq!(json.code, 0, "{}", json.stderr);
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(v["key"], "hooks");
-    assert_eq!(v["value"]["deadline_ms"], 1500, "{v}");
+    assert_eq!(v["value"]["log_max_bytes"], 1_048_576, "{v}");
+    // The deadlines are unset by default: each hook runs on its own built-in one.
+    assert_eq!(v["value"]["deadline_ms"], serde_json::Value::Null, "{v}");
+    assert_eq!(
+        v["value"]["pre_compact_deadline_ms"],
+        serde_json::Value::Null,
+        "{v}"
+    );
     assert_eq!(v["sources"]["hooks.deadline_ms"]["layer"], "default", "{v}");
+    // `config show` says what stands in for an unset deadline.
+    let text = sb.run(&["config", "show"], "");
+    assert!(
+        text.stdout
+            .contains("# pre_compact_deadline_ms is not set (built in, 7000)"),
+        "{}",
+        text.stdout
+    );
 
     let wrong = sb.run(&["config", "get", "context_monitr"], "");
     assert_eq!(wrong.code, 2, "{}", wrong.stderr);

@@ -198,6 +198,13 @@ fn a_lost_session_start_is_covered_by_the_next_prompt() {
     assert!(text.contains("keep the plan"));
 }
 
+/// The keys of a JSON object, sorted.
+fn keys(v: &Value) -> Vec<String> {
+    let mut keys: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+    keys.sort();
+    keys
+}
+
 #[test]
 fn pre_tool_use_warns_about_a_stale_source_file_and_never_blocks() {
     let sb = Sandbox::new();
@@ -211,7 +218,15 @@ fn pre_tool_use_warns_about_a_stale_source_file_and_never_blocks() {
     };
     let stale = edit(&sb.path("ORCHESTRATION.yaml").display().to_string(), "Edit");
     let v: Value = serde_json::from_str(&stale.stdout).unwrap();
-    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "allow");
+    // Context and nothing else: a `permissionDecision`, even "allow", would skip the user's
+    // permission prompt for this edit (issue 12).
+    assert_eq!(keys(&v), ["hookSpecificOutput"], "{v}");
+    assert_eq!(
+        keys(&v["hookSpecificOutput"]),
+        ["additionalContext", "hookEventName"],
+        "{v}"
+    );
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
     assert!(
         v["hookSpecificOutput"]["additionalContext"]
             .as_str()

@@ -61,7 +61,11 @@ fn orchestration_json_is_the_source_when_it_is_the_one_there() {
 
     let warned = edit(&sb, &t, "ORCHESTRATION.json");
     let v: Value = serde_json::from_str(&warned).unwrap();
-    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "allow");
+    assert_eq!(
+        v["hookSpecificOutput"]["permissionDecision"],
+        Value::Null,
+        "{v}"
+    );
     let note = v["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap();

@@ -142,7 +142,7 @@ fn each_layer_overrides_the_one_below_and_is_reported() {
     ];
     for (env, explicit, flags, want, want_source) in cases {
         let loaded = load_config(&fx.project_dir(), env, explicit, flags).expect("load");
-        assert_eq!(loaded.config.hooks.deadline_ms, want);
+        assert_eq!(loaded.config.hooks.deadline_ms, Some(want));
         assert_eq!(loaded.source_of("hooks.deadline_ms"), Some(&want_source));
         // Keys set only lower down keep their own sources.
         assert_eq!(loaded.config.resume_logs.keep, 3);
@@ -163,9 +163,9 @@ fn each_layer_overrides_the_one_below_and_is_reported() {
     }
 
     fs::remove_file(fx.local()).expect("rm local");
-    assert_eq!(fx.load().expect("load").config.hooks.deadline_ms, 200);
+    assert_eq!(fx.load().expect("load").config.hooks.deadline_ms, Some(200));
     fs::remove_file(fx.project()).expect("rm project");
-    assert_eq!(fx.load().expect("load").config.hooks.deadline_ms, 100);
+    assert_eq!(fx.load().expect("load").config.hooks.deadline_ms, Some(100));
 }
 
 #[test]
@@ -299,6 +299,37 @@ fn bad_env_value_names_the_variable_and_value() {
     assert_eq!(
         e.to_string(),
         "invalid configuration: hooks.deadline_ms = \"soon\" from environment variable CTXMON_HOOKS__DEADLINE_MS: must be an integer from 50 to 600000"
+    );
+}
+
+/// A hook's own deadline must end before the timeout `ctxmon install` registers for it (less
+/// the plugin wrapper's margin): a later one is refused, naming the key, the file and the
+/// limit; the fallback `hooks.deadline_ms` keeps its old range.
+#[test]
+fn a_hook_deadline_past_its_timeout_names_key_file_and_limit() {
+    let fx = Fx::new();
+    fx.write(
+        &fx.project(),
+        "[hooks]\ndeadline_ms = 60000\npre_compact_deadline_ms = 9000\n",
+    );
+    let e = fx.err();
+    let text = e.to_string();
+    assert!(
+        text.starts_with(&format!(
+            "invalid configuration: hooks.pre_compact_deadline_ms = 9000 from {}: must be an integer from 50 to 7499 (milliseconds: below the 10 s timeout",
+            file_source(&fx.project())
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("hooks.deadline_ms"), "{text}");
+    fx.write(
+        &fx.project(),
+        "[hooks]\ndeadline_ms = 60000\npre_compact_deadline_ms = 7499\n",
+    );
+    let hooks = fx.load().expect("load").config.hooks;
+    assert_eq!(
+        (hooks.deadline_ms, hooks.pre_compact_deadline_ms),
+        (Some(60_000), Some(7_499))
     );
 }
 

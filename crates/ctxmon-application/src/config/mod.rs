@@ -4,6 +4,7 @@
 //! flags) is an adapter's job; this module only says what a valid configuration is. Every struct
 //! rejects unknown keys so that a typo is an error, not a silently ignored setting.
 
+mod deadlines;
 mod schema;
 
 use std::collections::BTreeMap;
@@ -11,6 +12,10 @@ use std::collections::BTreeMap;
 use ctxmon_domain::{ContextWindow, ThresholdTier, Thresholds, TokenCount};
 use serde::{Deserialize, Serialize};
 
+pub use deadlines::{
+    HookDeadline, MAX_FALLBACK_DEADLINE_MS, MIN_DEADLINE_MS, STATUS_LINE_DEADLINE_MS,
+    TIMEOUT_MARGIN_MS, expected_deadline, max_deadline_ms,
+};
 pub use schema::{FIELDS, FieldKind, FieldSpec, field, json_schema};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -71,17 +76,31 @@ impl Default for ContextMonitorConfig {
     }
 }
 
+/// The hooks' deadlines (every one optional: see `deadlines.rs` for which wins) and their log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HooksConfig {
-    pub deadline_ms: u64,
+    /// Every hook without its own deadline, and the status line.
+    pub deadline_ms: Option<u64>,
+    pub prompt_submit_deadline_ms: Option<u64>,
+    pub session_start_deadline_ms: Option<u64>,
+    pub pre_compact_deadline_ms: Option<u64>,
+    pub pre_tool_use_deadline_ms: Option<u64>,
+    pub post_compact_deadline_ms: Option<u64>,
+    pub session_end_deadline_ms: Option<u64>,
     pub log_max_bytes: u64,
 }
 
 impl Default for HooksConfig {
     fn default() -> Self {
         HooksConfig {
-            deadline_ms: 1_500,
+            deadline_ms: None,
+            prompt_submit_deadline_ms: None,
+            session_start_deadline_ms: None,
+            pre_compact_deadline_ms: None,
+            pre_tool_use_deadline_ms: None,
+            post_compact_deadline_ms: None,
+            session_end_deadline_ms: None,
             log_max_bytes: 1024 * 1024,
         }
     }
@@ -221,14 +240,8 @@ impl Config {
                 );
             }
         }
-        if !(50..=600_000).contains(&self.hooks.deadline_ms) {
-            bad(
-                "hooks.deadline_ms",
-                format!(
-                    "must be between 50 and 600000, got {}",
-                    self.hooks.deadline_ms
-                ),
-            );
+        for issue in deadlines::issues(&self.hooks) {
+            bad(&issue.key, issue.message);
         }
         if self.resumption.source_file.trim().is_empty() {
             bad("resumption.source_file", "must not be empty".into());

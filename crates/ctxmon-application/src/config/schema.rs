@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::Config;
+use super::deadlines::{HookDeadline, MIN_DEADLINE_MS, max_deadline_ms};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FieldKind {
@@ -24,6 +25,9 @@ pub enum FieldKind {
     StringList,
     /// A table of string → positive integer.
     IntegerMap,
+    /// An optional deadline in milliseconds: a hook's own (its range ends below the timeout
+    /// `ctxmon install` registers for it), or with `None` the fallback `hooks.deadline_ms`.
+    Deadline(Option<HookDeadline>),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -99,11 +103,38 @@ pub const FIELDS: &[FieldSpec] = &[
     },
     FieldSpec {
         key: "hooks.deadline_ms",
-        kind: FieldKind::Integer {
-            min: 50,
-            max: 600_000,
-        },
-        description: "A hook answers with what it has after this many milliseconds.",
+        kind: FieldKind::Deadline(None),
+        description: "When set: the deadline of every hook whose own *_deadline_ms key is not set, and of the status line (1500 ms without it). Not set by default.",
+    },
+    FieldSpec {
+        key: "hooks.prompt_submit_deadline_ms",
+        kind: FieldKind::Deadline(Some(HookDeadline::PromptSubmit)),
+        description: "UserPromptSubmit answers with what it has after this many milliseconds (stdin read included); the user waits for it.",
+    },
+    FieldSpec {
+        key: "hooks.session_start_deadline_ms",
+        kind: FieldKind::Deadline(Some(HookDeadline::SessionStart)),
+        description: "SessionStart answers with what it has after this many milliseconds (stdin read included).",
+    },
+    FieldSpec {
+        key: "hooks.pre_compact_deadline_ms",
+        kind: FieldKind::Deadline(Some(HookDeadline::PreCompact)),
+        description: "PreCompact gives up after this many milliseconds (stdin read included); long, because a lost checkpoint is the worst failure.",
+    },
+    FieldSpec {
+        key: "hooks.pre_tool_use_deadline_ms",
+        kind: FieldKind::Deadline(Some(HookDeadline::PreToolUse)),
+        description: "PreToolUse answers with what it has after this many milliseconds (stdin read included); the agent waits for it.",
+    },
+    FieldSpec {
+        key: "hooks.post_compact_deadline_ms",
+        kind: FieldKind::Deadline(Some(HookDeadline::PostCompact)),
+        description: "PostCompact gives up after this many milliseconds (stdin read included).",
+    },
+    FieldSpec {
+        key: "hooks.session_end_deadline_ms",
+        kind: FieldKind::Deadline(Some(HookDeadline::SessionEnd)),
+        description: "SessionEnd gives up after this many milliseconds (stdin read included).",
     },
     FieldSpec {
         key: "hooks.log_max_bytes",
@@ -186,11 +217,16 @@ pub fn json_schema() -> Value {
     let mut sections: Map<String, Value> = Map::new();
     for spec in FIELDS {
         let (section, name) = spec.key.split_once('.').unwrap_or(("", spec.key));
-        let default = defaults
+        let mut default = defaults
             .get(section)
             .and_then(|s| s.get(name))
             .cloned()
             .unwrap_or(Value::Null);
+        // A hook's deadline key is unset by default, and the hook then runs on its built-in
+        // deadline (or on `hooks.deadline_ms`, when that is set).
+        if let FieldKind::Deadline(Some(hook)) = spec.kind {
+            default = json!(hook.built_in_ms());
+        }
         let mut prop = kind_schema(spec.kind);
         if let Value::Object(obj) = &mut prop {
             obj.insert("description".into(), Value::String(spec.description.into()));
@@ -229,6 +265,11 @@ fn kind_schema(kind: FieldKind) -> Value {
         FieldKind::IntegerMap => {
             json!({"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}})
         }
+        FieldKind::Deadline(hook) => json!({
+            "type": ["integer", "null"],
+            "minimum": MIN_DEADLINE_MS,
+            "maximum": max_deadline_ms(hook.map(HookDeadline::timeout_secs)),
+        }),
     }
 }
 
@@ -265,6 +306,26 @@ mod tests {
         let mut table: Vec<String> = FIELDS.iter().map(|f| f.key.to_string()).collect();
         table.sort();
         assert_eq!(keys, table);
+    }
+
+    #[test]
+    fn every_hook_has_its_deadline_key_with_its_limit_and_built_in_default() {
+        let s = json_schema();
+        for hook in HookDeadline::ALL {
+            let spec = field(hook.key()).unwrap();
+            assert_eq!(spec.kind, FieldKind::Deadline(Some(hook)));
+            let name = hook.key().strip_prefix("hooks.").unwrap();
+            let p = &s["properties"]["hooks"]["properties"][name];
+            assert_eq!(p["maximum"], hook.max_ms(), "{p}");
+            assert_eq!(p["default"], hook.built_in_ms(), "{p}");
+        }
+        let fallback = &s["properties"]["hooks"]["properties"]["deadline_ms"];
+        assert_eq!(fallback["maximum"], 600_000);
+        assert_eq!(
+            fallback.get("default"),
+            None,
+            "unset by default: {fallback}"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde_json::json;
 
 use crate::bootstrap;
 use crate::cli::{ConfigCommand, GlobalArgs, Scope};
+use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
 
 pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
@@ -89,7 +90,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                     outcome.path.display()
                 );
                 if let Some(higher) = &outcome.shadowed_by {
-                    eprintln!(
+                    diag!(
                         "ctxmon: note: {} is still overridden by {higher}",
                         outcome.key
                     );

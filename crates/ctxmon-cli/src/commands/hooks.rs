@@ -1,10 +1,14 @@
 //! `ctxmon hooks …`: the Claude Code entry points. Whatever happens, they exit 0, write nothing
-//! but a valid answer to stdout, and answer within `hooks.deadline_ms` (spec §14).
+//! but a valid answer to stdout, and answer within their own deadline (spec §14; the
+//! `hooks.*_deadline_ms` keys, `config/deadlines.rs` in the application): short for the hooks
+//! the user or the agent waits for, most of the registered timeout for PreCompact and
+//! SessionStart, which must not lose a checkpoint to a busy machine.
 //!
 //! The work runs on a worker thread (`deadline`); the main thread waits for its answer until the
 //! deadline and then exits, so a stdin that never closes or a slow disk cannot hang a prompt.
 //! The deadline is the configured one from the start: the configuration that can be found
-//! without stdin (`bootstrap::EarlyConfig`) is loaded before stdin is read.
+//! without stdin (`bootstrap::EarlyConfig`) is loaded before stdin is read, and until it is the
+//! hook's built-in deadline applies (never a shorter shared one).
 //! A timeout is reported on stderr and in `.ctxmon/logs/hooks.log`. A panic in the worker is
 //! contained the same way: no answer, exit 0.
 
@@ -13,7 +17,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use ctxmon_application::config::Config;
+use ctxmon_application::config::{Config, HooksConfig};
 use ctxmon_application::fill::FillSettings;
 use ctxmon_application::hooks::lifecycle::{post_compact, session_end};
 use ctxmon_application::hooks::pre_compact::{PreCompactInput, pre_compact};
@@ -32,19 +36,22 @@ use ctxmon_infra_fs::{
 use super::deadline::{self, Outcome, Progress};
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, HookCommand, RawInvocation};
+use crate::diag::{self, diag};
 use crate::wire::hook_input::{HookInput, InputError, read_bounded};
 use crate::wire::hook_output;
 
-/// Used until the configuration (and its `hooks.deadline_ms`) is loaded.
-const DEFAULT_DEADLINE: Duration = Duration::from_millis(1_500);
+/// The deadline of `hook` under `hooks` (its own key, else `hooks.deadline_ms`, else built in).
+fn deadline_of(hook: HookCommand, hooks: &HooksConfig) -> Duration {
+    Duration::from_millis(hooks.deadline_ms(hook.deadline()))
+}
 
 pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
     let worker_global = global.clone();
-    let outcome = deadline::run(
-        format!("hook-{}", hook.name()),
-        DEFAULT_DEADLINE,
-        move |progress| handle(hook, &worker_global, progress),
-    );
+    // Until the configuration is read: this hook's own built-in deadline.
+    let built_in = deadline_of(hook, &HooksConfig::default());
+    let outcome = deadline::run(format!("hook-{}", hook.name()), built_in, move |progress| {
+        handle(hook, &worker_global, progress)
+    });
     match outcome {
         Outcome::Answer(answer) => {
             if !answer.is_empty() {
@@ -56,7 +63,7 @@ pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
         }
         Outcome::TimedOut { deadline, log } => {
             let message = format!("deadline of {deadline:?} reached; answering nothing");
-            eprintln!("ctxmon hooks {}: {message}", hook.name());
+            diag!("ctxmon hooks {}: {message}", hook.name());
             // Before the worker announced its log (stdin or the configuration still being
             // read), the project is the one the hook would use without a `cwd` in its input.
             let log = log.unwrap_or_else(|| {
@@ -68,7 +75,7 @@ pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
             std::process::exit(0);
         }
         Outcome::WorkerLost => {
-            eprintln!(
+            diag!(
                 "ctxmon hooks {}: internal error (worker stopped); answering nothing",
                 hook.name()
             );
@@ -82,7 +89,7 @@ pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
 /// project the words still name, nothing to stdout, and the exit code is 0.
 pub fn usage_error(error: &clap::Error, raw: &RawInvocation) -> ExitCode {
     let rendered = error.render().to_string();
-    eprint!("{rendered}");
+    diag::text(&rendered);
     let reason = if error.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     {
         "no hook named (e.g. `ctxmon hooks prompt-submit`)"
@@ -93,8 +100,8 @@ pub fn usage_error(error: &clap::Error, raw: &RawInvocation) -> ExitCode {
     let message = format!("usage error: {reason}; answering nothing (hooks always exit 0)");
     let name = raw.hook_command.map_or("hooks", HookCommand::name);
     match raw.hook_command {
-        Some(hook) => eprintln!("ctxmon hooks {}: {message}", hook.name()),
-        None => eprintln!("ctxmon hooks: {message}"),
+        Some(hook) => diag!("ctxmon hooks {}: {message}", hook.name()),
+        None => diag!("ctxmon hooks: {message}"),
     }
     let global = GlobalArgs {
         project_dir: raw.project_dir.clone(),
@@ -114,11 +121,13 @@ struct HookEnv {
     config: Config,
     log: HookLog,
     clock: SystemClock,
+    /// The deadline this hook runs under; the waits inside it are shares of it.
+    deadline: Duration,
 }
 
 impl HookEnv {
     fn warn(&self, message: &str) {
-        eprintln!("ctxmon hooks {}: {message}", self.hook.name());
+        diag!("ctxmon hooks {}: {message}", self.hook.name());
         self.log
             .write(self.clock.now(), self.hook.name(), "warn", message);
     }
@@ -133,8 +142,8 @@ impl HookEnv {
 fn handle(hook: HookCommand, global: &GlobalArgs, progress: &Progress) -> String {
     // The deadline configured where it can be found without stdin bounds the read of stdin too.
     let early = bootstrap::EarlyConfig::load(global);
-    if let Some(ms) = early.deadline_ms() {
-        progress.deadline(Duration::from_millis(ms));
+    if let Some(hooks) = early.hooks() {
+        progress.deadline(deadline_of(hook, hooks));
     }
     let stdin = read_bounded(std::io::stdin().lock());
     answer_with(hook, global, stdin, progress, Some(early))
@@ -180,7 +189,8 @@ fn answer_with(
         // for it, each use case decides what it can still do on them (`config_error`).
         Err(e) => (Config::default(), Some(format!("{e:#}"))),
     };
-    progress.deadline(Duration::from_millis(config.hooks.deadline_ms));
+    let deadline = deadline_of(hook, &config.hooks);
+    progress.deadline(deadline);
     let log = HookLog::new(&layout, config.hooks.log_max_bytes);
     progress.log(log.clone());
     let env = HookEnv {
@@ -190,6 +200,7 @@ fn answer_with(
         config,
         log,
         clock: SystemClock,
+        deadline,
     };
     if let Some(problem) = &missing_project {
         // The adapters refuse to create it; what needs no stored state is still answered.
@@ -252,7 +263,7 @@ fn answer_with(
     // and two at once (a prompt while PreCompact runs) would lose one's update. The wait is
     // bounded well inside the deadline; past it the hook runs unlocked rather than not at all.
     let lock = env.layout.state_lock(&ctx.session_key());
-    let wait = Duration::from_millis(env.config.hooks.deadline_ms / 3);
+    let wait = env.deadline / 3;
     let state_dir = env.layout.state_dir();
     let locked = env
         .layout
@@ -292,11 +303,10 @@ impl Adapters {
             events: FsEventLog::new(env.layout.clone()),
             // A lock held by a stuck peer must cost this hook less than its own deadline.
             checkpoints: FsCheckpointRepository::new(env.layout.clone())
-                .with_lock_wait(Duration::from_millis(env.config.hooks.deadline_ms * 2 / 3)),
+                .with_lock_wait(env.deadline * 2 / 3),
             // Parsing a source file near its size cap takes seconds; PreCompact reads it
             // before it saves the checkpoint, which must not be lost to the deadline.
-            source: FsResumptionSource::from_config(r)
-                .with_time_limit(Duration::from_millis(env.config.hooks.deadline_ms / 4)),
+            source: FsResumptionSource::from_config(r).with_time_limit(env.deadline / 4),
             git: FsGitInfo::new(),
             logs: FsResumeLogStore::new(env.layout.clone()),
         }
@@ -366,9 +376,12 @@ fn dispatch(
                 .and_then(|v| v.as_str());
             let outcome = pre_tool_use(ctx, ports, input.tool_name.as_deref(), file_path);
             env.warn_all(&outcome.warnings);
+            // Context only: ctxmon never decides a permission (no `permissionDecision`, which
+            // even as "allow" would skip the user's permission prompt), blocks or changes a
+            // tool call.
             outcome
                 .additional_context
-                .and_then(|text| hook_output::allow_with_context(&text))
+                .and_then(|text| hook_output::additional_context(event, &text))
                 .unwrap_or_default()
         }
         HookCommand::PostCompact => {

@@ -28,6 +28,7 @@ use serde_json::json;
 
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, InstallArgs, SettingsScope, UninstallArgs};
+use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
 use crate::install::command_line::shell_word;
 use crate::install::diff::unified;
@@ -50,13 +51,13 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
             merge::install(current.as_deref(), &options).map_err(|e| plan_failure(&e, &target))?;
         if !global.json {
             if program.contains("/target/debug/") || program.contains("/target/release/") {
-                eprintln!(
+                diag!(
                     "ctxmon: note: registering a binary inside a cargo build folder ({program}); \
                      `cargo install --locked --path crates/ctxmon-cli` gives it a stable path"
                 );
             }
             if current.as_deref().is_some_and(merge::has_bom) {
-                eprintln!("ctxmon: note: {}", bom_note(&target));
+                diag!("ctxmon: note: {}", bom_note(&target));
             }
         }
         finish(
@@ -517,7 +518,7 @@ fn finish(
             })
         );
         if let Some(warning) = warning {
-            eprintln!("ctxmon: warning: {warning}");
+            diag!("ctxmon: warning: {warning}");
         }
         return Ok(());
     }
@@ -554,7 +555,7 @@ fn finish(
         println!("the status line it replaced is kept in {kept}; `ctxmon uninstall` puts it back");
     }
     if let Some(warning) = warning {
-        eprintln!("ctxmon: warning: {warning}");
+        diag!("ctxmon: warning: {warning}");
     }
     if target.write_path != target.path && !dry_run {
         println!(

@@ -19,6 +19,7 @@ mod fuzz_targets;
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command, RawInvocation};
+use crate::diag::diag;
 
 pub fn run(cli: Cli) -> ExitCode {
     let global = cli.global;
@@ -40,7 +41,7 @@ pub fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("ctxmon: {:#}", failure.error());
+            diag!("ctxmon: {:#}", failure.error());
             failure.exit_code()
         }
     }

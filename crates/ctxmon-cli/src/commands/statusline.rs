@@ -2,12 +2,14 @@
 //! and prints one line. Like a hook it never fails loudly: unreadable input prints `ctx --`
 //! (Claude Code shows whatever is printed, and an empty line would look like a crash), and an
 //! invalid configuration prints `ctx -- (config error)` rather than a figure it may get wrong. It runs
-//! under the hooks' deadline (`hooks.deadline_ms`) and prints `ctx --` when that passes.
+//! under its own short deadline (`hooks.deadline_ms` when set, else 1.5 s; never a hook's own,
+//! which may be far longer) and prints `ctx --` when that passes.
 
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
+use ctxmon_application::config::STATUS_LINE_DEADLINE_MS;
 use ctxmon_application::fill::FillSettings;
 use ctxmon_application::ports::SessionStateStore;
 use ctxmon_application::status_line::{StatusPayload, status_measure};
@@ -17,6 +19,7 @@ use ctxmon_infra_fs::{FsSessionStateStore, JsonlTranscriptReader, ProjectLayout}
 use super::deadline::{self, Outcome, Progress};
 use crate::bootstrap;
 use crate::cli::GlobalArgs;
+use crate::diag::diag;
 use crate::exit::CmdResult;
 use crate::render;
 use crate::wire::hook_input::read_bounded;
@@ -26,17 +29,17 @@ const UNKNOWN: &str = "ctx --";
 /// What the line shows while the configuration is invalid (`ctxmon doctor` names the key).
 const CONFIG_ERROR: &str = "ctx -- (config error)";
 
-/// Until the configuration names `hooks.deadline_ms`: Claude Code waits for the status line as
-/// it waits for a hook, so the same deadline bounds it.
-const DEFAULT_DEADLINE: Duration = Duration::from_millis(1_500);
+/// Until the configuration is read: Claude Code runs the status line every 300 ms at most and
+/// drops a slow one, so it is as short as the prompt's.
+const DEFAULT_DEADLINE: Duration = Duration::from_millis(STATUS_LINE_DEADLINE_MS);
 
 pub fn run(global: &GlobalArgs) -> CmdResult {
     let worker_global = global.clone();
     let outcome = deadline::run("statusline".into(), DEFAULT_DEADLINE, move |progress| {
         // As for the hooks: the deadline found without stdin bounds the read of stdin.
         let early = bootstrap::EarlyConfig::load(&worker_global);
-        if let Some(ms) = early.deadline_ms() {
-            progress.deadline(Duration::from_millis(ms));
+        if let Some(hooks) = early.hooks() {
+            progress.deadline(Duration::from_millis(hooks.status_line_deadline_ms()));
         }
         match read_bounded(std::io::stdin().lock())
             .ok()
@@ -49,14 +52,14 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     let line = match outcome {
         Outcome::Answer(line) => line,
         Outcome::TimedOut { deadline, .. } => {
-            eprintln!("ctxmon statusline: deadline of {deadline:?} reached; printing {UNKNOWN}");
+            diag!("ctxmon statusline: deadline of {deadline:?} reached; printing {UNKNOWN}");
             print_line(UNKNOWN);
             // The worker may be blocked in a system call (a stdin that never closes); exiting
             // the process ends it.
             std::process::exit(0);
         }
         Outcome::WorkerLost => {
-            eprintln!("ctxmon statusline: internal error (worker stopped)");
+            diag!("ctxmon statusline: internal error (worker stopped)");
             UNKNOWN.to_string()
         }
     };
@@ -96,16 +99,18 @@ fn render_with(
         Ok(config) => config,
         Err(e) => {
             for line in format!("{e:#}").lines() {
-                eprintln!("ctxmon statusline: {line}");
+                diag!("ctxmon statusline: {line}");
             }
             return CONFIG_ERROR.to_string();
         }
     };
-    progress.deadline(Duration::from_millis(config.hooks.deadline_ms));
+    progress.deadline(Duration::from_millis(
+        config.hooks.status_line_deadline_ms(),
+    ));
     let settings = match FillSettings::from_config(&config) {
         Ok(settings) => settings,
         Err(e) => {
-            eprintln!("ctxmon statusline: invalid thresholds: {e}");
+            diag!("ctxmon statusline: invalid thresholds: {e}");
             return CONFIG_ERROR.to_string();
         }
     };
@@ -132,7 +137,7 @@ fn render_with(
     let estimate = measured.estimate;
     if estimate.source == FillSource::Unavailable {
         if let Some(e) = measured.error {
-            eprintln!("ctxmon statusline: fill not measured: {e}");
+            diag!("ctxmon statusline: fill not measured: {e}");
         }
         return UNKNOWN.to_string();
     }

@@ -9,9 +9,11 @@ pub struct HookSpec {
     pub hook: HookCommand,
     /// `None` means "every occurrence of the event" (no `matcher` key).
     pub matcher: Option<&'static str>,
-    /// Claude Code's timeout in seconds. Each hook answers within `hooks.deadline_ms` (1.5 s by
-    /// default) anyway; the timeout is the outer fence in case the process itself is stuck
-    /// (a hung disk), and it must stay short because Claude Code waits for it on every prompt.
+    /// Claude Code's timeout in seconds, from the hook's
+    /// [`HookDeadline`](ctxmon_application::config::HookDeadline): each hook answers
+    /// within its own deadline anyway, which the configuration keeps below this timeout less
+    /// the plugin wrapper's margin. The timeout is the outer fence in case the process itself
+    /// is stuck (a hung disk), and it must stay short because Claude Code waits for it.
     pub timeout_secs: u64,
 }
 
@@ -30,31 +32,31 @@ pub const CTXMON_HOOKS: [HookSpec; 6] = [
     HookSpec {
         hook: HookCommand::PromptSubmit,
         matcher: None,
-        timeout_secs: 5,
+        timeout_secs: HookCommand::PromptSubmit.deadline().timeout_secs(),
     },
     HookSpec {
         hook: HookCommand::SessionStart,
         matcher: None,
-        timeout_secs: 10,
+        timeout_secs: HookCommand::SessionStart.deadline().timeout_secs(),
     },
     HookSpec {
         hook: HookCommand::PreCompact,
         matcher: None,
-        timeout_secs: 10,
+        timeout_secs: HookCommand::PreCompact.deadline().timeout_secs(),
     },
     HookSpec {
         hook: HookCommand::PreToolUse,
         matcher: Some("Write|Edit|MultiEdit"),
-        timeout_secs: 5,
+        timeout_secs: HookCommand::PreToolUse.deadline().timeout_secs(),
     },
     HookSpec {
         hook: HookCommand::PostCompact,
         matcher: None,
-        timeout_secs: 5,
+        timeout_secs: HookCommand::PostCompact.deadline().timeout_secs(),
     },
     HookSpec {
         hook: HookCommand::SessionEnd,
         matcher: None,
-        timeout_secs: 5,
+        timeout_secs: HookCommand::SessionEnd.deadline().timeout_secs(),
     },
 ];

@@ -17,14 +17,6 @@ pub fn additional_context(event_name: &str, text: &str) -> Option<String> {
     )
 }
 
-/// PreToolUse's answer: always `allow` (ctxmon never blocks a tool) with a warning.
-pub fn allow_with_context(text: &str) -> Option<String> {
-    if text.is_empty() || text.chars().count() >= MAX_CONTEXT_CHARS {
-        return None;
-    }
-    Some(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "additionalContext": text}}).to_string())
-}
-
 /// A `systemMessage` answer (PreCompact's checkpoint notice), capped like every answer.
 pub fn system_message(text: &str) -> String {
     let capped: String = text.chars().take(MAX_CONTEXT_CHARS - 1).collect();
@@ -43,6 +35,24 @@ mod tests {
         assert_eq!(
             v["hookSpecificOutput"]["additionalContext"],
             "<context-monitor/>"
+        );
+    }
+
+    /// PreToolUse's answer adds context and nothing else: a `permissionDecision` (even
+    /// `allow`) would change the user's permission flow (Claude Code skips the prompt).
+    #[test]
+    fn pre_tool_use_answers_with_context_only() {
+        let out = additional_context("PreToolUse", "<resumption-staleness/>").unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let keys = |v: &serde_json::Value| {
+            let mut keys: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+            keys.sort();
+            keys
+        };
+        assert_eq!(keys(&v), ["hookSpecificOutput"]);
+        assert_eq!(
+            keys(&v["hookSpecificOutput"]),
+            ["additionalContext", "hookEventName"]
         );
     }
 

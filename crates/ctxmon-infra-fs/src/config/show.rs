@@ -121,9 +121,19 @@ impl LoadedConfig {
             }
             match lookup(&self.config, spec.key) {
                 Some(value) => self.line(out, name, &value, spec.key, annotate),
-                None if annotate => {
-                    let _ = writeln!(out, "# {name} is not set");
-                }
+                // A hook's deadline key says what stands in for it.
+                None if annotate => match spec.kind {
+                    FieldKind::Deadline(Some(hook)) => {
+                        let fallback = match self.config.hooks.deadline_ms {
+                            Some(ms) => format!("hooks.deadline_ms, {ms}"),
+                            None => format!("built in, {}", hook.built_in_ms()),
+                        };
+                        let _ = writeln!(out, "# {name} is not set ({fallback})");
+                    }
+                    _ => {
+                        let _ = writeln!(out, "# {name} is not set");
+                    }
+                },
                 None => {}
             }
         }
