@@ -33,8 +33,9 @@ Exit codes: 0 measured; 1 no transcript, unreadable, or nothing to measure yet; 
 configuration.";
 
 pub const HOOKS: &str = "\
-Claude Code runs these; you rarely need to. Each reads one hook JSON object on stdin (at most
-1 MiB; unknown fields ignored), answers with at most one JSON object on stdout and never writes
+Claude Code runs these; you rarely need to. Each reads one hook JSON object on stdin (read to
+its end, at most 1 MiB kept: a longer one has its long strings shortened; unknown fields
+ignored), answers with at most one JSON object on stdout and never writes
 diagnostics there (they go to stderr and .ctxmon/logs/hooks.log). Each answers within
 hooks.deadline_ms (1,500 ms by default) with what it has.
 
