@@ -1,6 +1,6 @@
 //! Hook input that serde_json alone refuses or that is too large, end to end with the real
 //! binary (issue 12): lone surrogate escapes in stdin and in the transcript, a number beyond f64
-//! in a compaction boundary, a 2 MB and a 20 MB prompt.
+//! in a compaction boundary, a 2 MB and a 20 MB prompt, and inputs without `session_id`.
 
 // Test support: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
@@ -213,4 +213,51 @@ fn a_prompt_over_the_cap_is_read_whole_and_answered() {
     }
     // Nothing about a long paste is a problem worth logging.
     assert!(!sb.path(".ctxmon/logs/hooks.log").exists());
+}
+
+/// Issue 12: every input without `session_id` shared one state file (`h-cbf29ce484222325`, the
+/// hash of the empty id). Each transcript keeps its own now (Claude Code names the transcript
+/// after the session).
+#[test]
+fn inputs_without_a_session_id_keep_state_per_transcript() {
+    let sb = Sandbox::new();
+    let a = sb.write("0a1b2c3d-aaaa.jsonl", transcript_with(&[150_000]));
+    let b = sb.write("0a1b2c3d-bbbb.jsonl", transcript_with(&[60_000]));
+    for t in [&a, &b] {
+        let mut input = hook_input(&sb, "UserPromptSubmit", "x", t, json!({"prompt": "go"}));
+        input.as_object_mut().unwrap().remove("session_id");
+        let run = sb.run(&["hooks", "prompt-submit"], input.to_string());
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(!run.stdout.trim().is_empty(), "still answered");
+    }
+    let state = |stem: &str| -> Value {
+        let path = sb.path(&format!(".ctxmon/state/{stem}.json"));
+        serde_json::from_slice(&std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}")))
+            .unwrap()
+    };
+    assert_eq!(state("0a1b2c3d-aaaa")["last_tokens"], 150_000);
+    assert_eq!(state("0a1b2c3d-bbbb")["last_tokens"], 60_000);
+}
+
+/// Neither a session id nor a transcript: no state file and no state lock (before, both went to
+/// `h-cbf29ce484222325`); the hooks still answer.
+#[test]
+fn an_input_without_session_or_transcript_keeps_no_state() {
+    let other = Sandbox::new();
+    let bare = json!({"cwd": other.dir(), "hook_event_name": "PreCompact", "trigger": "auto"});
+    let pre = other.run(&["hooks", "pre-compact"], bare.to_string());
+    assert_eq!(pre.code, 0, "{}", pre.stderr);
+    assert!(pre.stdout.contains("cx-001"), "{}", pre.stdout);
+    let mut prompt = bare.clone();
+    prompt["hook_event_name"] = json!("UserPromptSubmit");
+    let run = other.run(&["hooks", "prompt-submit"], prompt.to_string());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let kept: Vec<String> = std::fs::read_dir(other.path(".ctxmon/state"))
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(kept.is_empty(), "{kept:?}");
 }
