@@ -33,11 +33,12 @@ Exit codes: 0 measured; 1 no transcript, unreadable, or nothing to measure yet; 
 configuration.";
 
 pub const HOOKS: &str = "\
-Claude Code runs these; you rarely need to. Each reads one hook JSON object on stdin (at most
-1 MiB; unknown fields ignored), answers with at most one JSON object on stdout and never writes
-diagnostics there (they go to stderr and .ctxmon/logs/hooks.log). Each answers with what it
-has within its own deadline, stdin read included: 1,500 ms for prompt-submit and pre-tool-use,
-2,000 for post-compact and session-end, 7,000 for pre-compact and session-start
+Claude Code runs these; you rarely need to. Each reads one hook JSON object on stdin (read to
+its end, at most 1 MiB kept: a longer one has its long strings shortened; unknown fields
+ignored), answers with at most one JSON object on stdout and never writes diagnostics there
+(they go to stderr and .ctxmon/logs/hooks.log). Each answers with what it has within its own
+deadline, stdin read included: 1,500 ms for prompt-submit and pre-tool-use, 2,000 for
+post-compact and session-end, 7,000 for pre-compact and session-start
 (hooks.<hook>_deadline_ms; hooks.deadline_ms, when set, for every hook without its own key).
 
 Examples:

@@ -110,10 +110,9 @@ fn env_overrides_reach_the_hook() {
 fn bad_stdin_fails_open() {
     let sb = Sandbox::new();
     let t = sb.write("t.jsonl", transcript_with(&[150_000]));
-    let two_mb = format!(
-        "{{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"{}\"}}",
-        "x".repeat(2 * 1024 * 1024)
-    );
+    // 2 MB that no shortening of strings brings under the 1 MiB cap (a 2 MB prompt is read and
+    // answered: `cli_hook_input.rs`).
+    let two_mb = "x".repeat(2 * 1024 * 1024);
     let no_path =
         r#"{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"hi"}"#.to_string();
     let no_event = format!(

@@ -361,6 +361,50 @@ fn a_new_sessions_empty_transcript_is_skipped() {
     );
 }
 
+/// Issue 12: the first prompt of every session (its transcript empty, or only the user's line)
+/// logged `warn prompt-submit: fill not measured: the transcript has no usage record yet`, and
+/// doctor then reported a hook problem and exited 1 for a day. Before the first answer there is
+/// nothing to measure and nothing wrong.
+#[test]
+fn a_new_sessions_first_prompt_is_not_a_hook_problem() {
+    let sb = healthy();
+    let folder = transcripts_folder(&sb);
+    std::fs::remove_file(folder.join("s.jsonl")).unwrap();
+    let user_only = folder.join("new.jsonl");
+    std::fs::write(
+        &user_only,
+        "{\"type\":\"user\",\"uuid\":\"u1\",\"message\":{\"role\":\"user\",\"content\":\"hello\"}}\n",
+    )
+    .unwrap();
+    let empty = folder.join("other.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    for (session, t) in [("s-new", &user_only), ("s-empty", &empty)] {
+        let start = sb.run(
+            &["hooks", "session-start"],
+            sb.hook_input(
+                "SessionStart",
+                session,
+                t,
+                serde_json::json!({"source": "startup"}),
+            ),
+        );
+        assert_eq!(start.code, 0, "{}", start.stderr);
+        let prompt = sb.run(&["hooks", "prompt-submit"], sb.prompt_input(session, t));
+        assert_eq!(prompt.code, 0, "{}", prompt.stderr);
+        assert!(prompt.stdout.trim().is_empty(), "{}", prompt.stdout);
+    }
+    let log = std::fs::read_to_string(sb.path(".ctxmon/logs/hooks.log")).unwrap_or_default();
+    assert!(
+        !log.lines()
+            .any(|l| l.contains(" warn ") || l.contains(" error ")),
+        "{log}"
+    );
+    let (code, checks) = doctor(&sb);
+    assert_eq!(code, 0, "{:#?}", problems(&checks));
+    let (_, status, _) = checks.iter().find(|(n, _, _)| n == "hook log").unwrap();
+    assert_eq!(status, "ok");
+}
+
 #[test]
 fn a_transcript_without_a_reachable_usage_warns() {
     let sb = healthy();

@@ -60,14 +60,16 @@ impl HookLog {
             .is_ok()
     }
 
-    /// The last `n` lines at the given level or worse (`warn`/`error`), newest last.
+    /// The last `n` lines at level `warn` or `error`, newest last. Other levels (`info`) are
+    /// not problems, whatever their message says.
     pub fn recent_problems(&self, n: usize) -> Vec<String> {
         // Only a regular file is read (a FIFO would block `doctor`), and only its last MiB:
         // the log rotates at `hooks.log_max_bytes`, which a user may have raised.
         let text = read_tail_text(&self.path, RECENT_BYTES);
         let mut lines: Vec<String> = text
             .lines()
-            .filter(|l| l.contains(" error ") || l.contains(" warn "))
+            // `<time> <level> <hook>: <message>`: the level is the second word.
+            .filter(|l| matches!(l.split(' ').nth(1), Some("warn" | "error")))
             .map(str::to_string)
             .collect();
         let skip = lines.len().saturating_sub(n);
@@ -118,6 +120,23 @@ mod tests {
         assert_eq!(problems.len(), 2);
         assert!(problems[1].ends_with("problem 9"), "{problems:?}");
         assert!(fs::metadata(log.path()).unwrap().len() < 400);
+    }
+
+    #[test]
+    fn only_warn_and_error_lines_are_problems() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = HookLog::new(&ProjectLayout::new(dir.path()), 0);
+        assert!(log.write(
+            Timestamp(0),
+            "prompt-submit",
+            "info",
+            "a warn word, an error word"
+        ));
+        assert!(log.write(Timestamp(0), "prompt-submit", "warn", "real"));
+        assert!(log.write(Timestamp(0), "pre-compact", "error", "worse"));
+        let problems = log.recent_problems(10);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].ends_with("warn prompt-submit: real"));
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod event_log;
 pub mod fsutil;
 pub mod git_info;
 pub mod hook_log;
+pub mod json_repair;
 pub mod layout;
 pub mod resume_log_store;
 pub mod resumption_source;

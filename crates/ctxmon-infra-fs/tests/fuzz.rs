@@ -1,9 +1,9 @@
 //! Fuzz targets for every adapter that parses a file ctxmon did not write, or wrote and may find
 //! corrupted: transcripts (backward scan, tail, forward read), the resumption source (YAML and
 //! JSON), the layered configuration (TOML files and `CTXMON_*` variables), checkpoints, resume
-//! logs, session state and `.git`. Each target writes the mutated bytes into a temp project,
-//! calls the adapter as the hooks and commands do, and hands what it returns on to the
-//! application code that consumes it. The harness (`support/fuzz`) fails the test on a panic.
+//! logs, session state and `.git`; and the JSON repair the transcript reader and hook input
+//! share. Each target writes the mutated bytes into a temp project, calls the adapter as the
+//! hooks and commands do, and hands what it returns on to the application code that consumes it. The harness (`support/fuzz`) fails the test on a panic.
 //!
 //! `CTXMON_FUZZ_SECS` sets the time per target (default 2 s; `cargo xtask fuzz` for longer).
 
@@ -33,6 +33,7 @@ use ctxmon_domain::{
     estimate_tokens,
 };
 use ctxmon_infra_fs::config::{EnvVars, load_config};
+use ctxmon_infra_fs::json_repair;
 use ctxmon_infra_fs::transcript::read_tail_lines;
 use ctxmon_infra_fs::{
     FsCheckpointRepository, FsGitInfo, FsResumeLogStore, FsResumptionSource, FsSessionStateStore,
@@ -260,6 +261,63 @@ fn fuzz_transcript_forward() {
                 "events={} points={}",
                 few(count),
                 few(series.points.len())
+            ))
+        });
+    assert!(report.executions > 0);
+}
+
+/// The JSON repair behind every transcript line and hook input serde_json refuses (lone
+/// surrogate escapes, numbers beyond f64), and the shortened copy of a stdin over its cap:
+/// JSON serde_json accepts is never changed; a repair only shortens, and a second one finds
+/// nothing; the stream gives the same bytes however it is split, never more than its cap; and
+/// a document the repair makes valid stays valid when its strings are shortened.
+#[test]
+fn fuzz_json_repair() {
+    let mut seeds = transcript_seeds(4 * 1024);
+    seeds.push(br#"{"custom_instructions":"keep the \ud83d notes","postTokens":1e999}"#.to_vec());
+    seeds.push(br#"["\udc00\ud83d\ude00\ud83d\n",-2.5E+400,1e-999]"#.to_vec());
+    let report = Fuzz::new("json_repair", Format::Json)
+        .seeds(seeds)
+        .dict(TRANSCRIPT_KEYS)
+        .run(|bytes| {
+            let valid = serde_json::from_slice::<serde_json::Value>(bytes).is_ok();
+            let repaired = json_repair::repair(bytes);
+            if valid {
+                assert_eq!(repaired, None, "valid JSON was changed");
+            }
+            if let Some(fixed) = &repaired {
+                assert!(fixed.len() <= bytes.len(), "a repair grew the text");
+                assert_eq!(json_repair::repair(fixed), None, "a repair left work");
+            }
+            let whole = repaired.clone().unwrap_or_else(|| bytes.to_vec());
+            let shrink = |split: usize, cap: usize, max_string: usize| {
+                let mut s = json_repair::Shrinker::new(cap, max_string);
+                for chunk in bytes.chunks(split.max(1)) {
+                    s.push(chunk);
+                }
+                s.finish()
+            };
+            assert_eq!(
+                shrink(bytes.len(), usize::MAX, usize::MAX),
+                Some(whole.clone())
+            );
+            let cap = bytes.len() / 2;
+            let small = shrink(7, cap, 16);
+            assert_eq!(
+                small,
+                shrink(bytes.len(), cap, 16),
+                "the split changed the output"
+            );
+            assert!(small.as_ref().is_none_or(|s| s.len() <= cap));
+            let parses = serde_json::from_slice::<serde_json::Value>(&whole).is_ok();
+            if parses && let Some(small) = &small {
+                let back = serde_json::from_slice::<serde_json::Value>(small);
+                assert!(back.is_ok(), "shortening broke valid JSON: {back:?}");
+            }
+            Ok(format!(
+                "valid={valid} repaired={} parses={parses} shortened={}",
+                repaired.is_some(),
+                small.is_some()
             ))
         });
     assert!(report.executions > 0);

@@ -5,7 +5,8 @@ use std::io::Write;
 use std::path::Path;
 
 use ctxmon_application::ports::{
-    ChainScope, ScanLimits, TranscriptErrorKind, TranscriptReader, TranscriptReading,
+    ChainScope, ScanLimits, TranscriptErrorKind, TranscriptEvent, TranscriptReader,
+    TranscriptReading,
 };
 use ctxmon_domain::TokenCount;
 use ctxmon_infra_fs::JsonlTranscriptReader;
@@ -148,6 +149,52 @@ fn boundary_without_post_tokens_is_still_reported() {
         (b.pre_tokens, b.post_tokens),
         (Some(TokenCount(5000)), None)
     );
+}
+
+/// Issue 12: `postTokens: 1e999` is beyond f64 and serde_json refused the whole line, so the
+/// compaction was missed and the fill stayed at the pre-compaction value. The figure that does
+/// not fit is missing; the boundary still counts, in every reading mode alike.
+#[test]
+fn a_boundary_whose_post_tokens_does_not_fit_is_still_a_boundary() {
+    let f = Files::new();
+    let huge = boundary(19_000).replace("19000", "1e999");
+    let path = f.lines("t.jsonl", &[&assistant(150_000, "m", "a"), &huge, USER]);
+    let reading = read(&path);
+    assert_eq!(
+        reading.usage, None,
+        "the pre-compaction usage is not the answer"
+    );
+    let b = reading.boundary.expect("boundary");
+    assert_eq!(
+        (b.pre_tokens, b.post_tokens, b.uuid.as_deref()),
+        (Some(TokenCount(150_000)), None, Some("b1"))
+    );
+    let mut forward = Vec::new();
+    JsonlTranscriptReader::new()
+        .read_events(&path, |e| forward.push(e))
+        .expect("forward");
+    assert!(
+        matches!(forward.last(), Some(TranscriptEvent::Boundary { boundary, .. }) if *boundary == b),
+        "{forward:?}"
+    );
+}
+
+/// A usage figure beyond f64 reads like one beyond u64: the record is unusable (never 0), and
+/// the scan goes on to the older one; a lone surrogate in a field read costs only that field.
+#[test]
+fn a_usage_figure_that_does_not_fit_is_unusable_and_odd_text_costs_nothing() {
+    let f = Files::new();
+    let huge = assistant(0, "m", "b").replace(
+        r#""cache_read_input_tokens":0"#,
+        r#""cache_read_input_tokens":1e999"#,
+    );
+    let path = f.lines("t.jsonl", &[&assistant(1234, "m", "a"), &huge]);
+    assert_eq!(tokens(&path), Some(1234));
+    let odd_id = assistant(4321, "m", r"\ud83d");
+    let path = f.lines("u.jsonl", &[&assistant(1234, "m", "a"), &odd_id]);
+    let usage = read(&path).usage.expect("usage");
+    assert_eq!(usage.tokens, TokenCount(4321));
+    assert_eq!(usage.message_id.as_deref(), Some("\u{fffd}"));
 }
 
 #[test]

@@ -107,6 +107,34 @@ fn tail_lines_feed_the_derivation() {
     assert_eq!(state.last_assistant_text.as_deref(), Some("ok"));
 }
 
+/// Issue 12: Node's `JSON.stringify` of a string cut inside an emoji writes a lone surrogate
+/// escape, which serde_json refuses; the line, and with it the user's newest request, was
+/// dropped from the resumption state. It is kept, with U+FFFD in the surrogate's place.
+#[test]
+fn a_request_with_a_lone_surrogate_is_kept() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"type":"user","message":{"content":"the older request"}}"#,
+            "\n",
+            r#"{"type":"user","message":{"content":"keep the \ud83d notes"}}"#,
+            "\n",
+        ),
+    )
+    .expect("write");
+    let lines = JsonlTranscriptReader::new()
+        .read_tail(&path, 1 << 20)
+        .expect("tail");
+    let state = derive_from_tail(&lines);
+    assert_eq!(
+        state.last_user_requests,
+        ["the older request", "keep the \u{fffd} notes"]
+    );
+    assert_eq!(head_lines(&path, 1 << 20, None).len(), 2);
+}
+
 #[test]
 fn subagent_files_beside_the_transcript_add_their_writes() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -9,7 +9,10 @@ use ctxmon_domain::{
 
 use super::window::{WindowReason, WindowRules};
 use crate::config::Config;
-use crate::ports::{ChainScope, ScanLimits, TranscriptError, TranscriptReader, TranscriptReading};
+use crate::ports::{
+    ChainScope, ScanLimits, TranscriptError, TranscriptErrorKind, TranscriptReader,
+    TranscriptReading,
+};
 
 /// Everything the estimator needs from configuration, validated once.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,6 +91,21 @@ pub struct Measurement {
     pub estimate: FillEstimate,
     pub reading: Option<TranscriptReading>,
     pub error: Option<TranscriptError>,
+}
+
+impl Measurement {
+    /// True when the transcript holds no response yet: it is empty, or it was read back to its
+    /// start without meeting a usage record or a compaction boundary (only the user's first
+    /// line). Every session is like that until its first answer: a fill that cannot be measured
+    /// yet, not a problem to report.
+    pub fn awaits_first_response(&self) -> bool {
+        if let Some(error) = &self.error {
+            return error.kind == TranscriptErrorKind::Empty;
+        }
+        self.reading
+            .as_ref()
+            .is_some_and(|r| r.usage.is_none() && r.boundary.is_none() && !r.hit_scan_limit)
+    }
 }
 
 #[derive(Debug)]

@@ -73,18 +73,36 @@ pub struct HookContext<'a> {
 }
 
 impl HookContext<'_> {
-    pub fn session_key(&self) -> SessionKey {
-        SessionKey::from_raw(self.session_id.unwrap_or(""))
+    /// Where this session's state is kept (see [`session_key`]).
+    pub fn session_key(&self) -> Option<SessionKey> {
+        session_key(self.session_id, self.transcript_path)
     }
 }
 
-/// Loads the session's state, or a fresh one (with a warning) when it cannot be read.
+/// The key of a session's per-session state: its `session_id`; without one, its transcript's
+/// file name without extension (Claude Code names the transcript after the session, so that is
+/// the same key); without either, none, and nothing per-session is kept. A blank id is no id:
+/// before, every input without one shared the state of the empty id.
+pub fn session_key(session_id: Option<&str>, transcript_path: Option<&Path>) -> Option<SessionKey> {
+    if let Some(id) = session_id.filter(|s| !s.trim().is_empty()) {
+        return Some(SessionKey::from_raw(id));
+    }
+    let stem = transcript_path?.file_stem()?.to_string_lossy();
+    (!stem.trim().is_empty()).then(|| SessionKey::from_raw(&stem))
+}
+
+/// Loads the session's state, or a fresh one (with a warning) when it cannot be read; a fresh
+/// one, silently, for an input that names no session (there is nothing to load).
 pub(crate) fn load_state(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
     warnings: &mut Vec<String>,
 ) -> SessionState {
-    let mut state = match ports.states.load(&ctx.session_key()) {
+    let loaded = match ctx.session_key() {
+        Some(key) => ports.states.load(&key),
+        None => Ok(None),
+    };
+    let mut state = match loaded {
         Ok(state) => state.unwrap_or_default(),
         Err(e) => {
             warnings.push(format!("session state unreadable, starting afresh: {e}"));
@@ -101,8 +119,12 @@ pub(crate) fn save_state(
     state: &mut SessionState,
     warnings: &mut Vec<String>,
 ) {
+    // Without a session there is no file to keep it in (see `session_key`).
+    let Some(key) = ctx.session_key() else {
+        return;
+    };
     state.updated_at = Some(ports.clock.now());
-    if let Err(e) = ports.states.save(&ctx.session_key(), state) {
+    if let Err(e) = ports.states.save(&key, state) {
         warnings.push(format!("session state not saved: {e}"));
     }
 }
@@ -124,5 +146,29 @@ pub(crate) fn record(
         .collect();
     if let Err(e) = ports.events.append(&records) {
         warnings.push(format!("events not recorded: {e}"));
+    }
+}
+
+#[cfg(test)]
+mod session_key_tests {
+    use super::*;
+
+    /// Issue 12: every input without `session_id` mapped to the hash of the empty id, so all
+    /// such sessions shared one state file.
+    #[test]
+    fn the_key_is_the_id_else_the_transcripts_stem_else_none() {
+        let t = Some(Path::new("/home/u/.claude/projects/p/0f3c2a10-5b1e.jsonl"));
+        let other = Some(Path::new("/home/u/.claude/projects/p/77aa.jsonl"));
+        let key = |id, path| session_key(id, path).map(|k| k.as_str().to_string());
+        assert_eq!(key(Some("abc"), t).as_deref(), Some("abc"));
+        // Claude Code names the transcript after its session: the same key either way.
+        assert_eq!(key(None, t).as_deref(), Some("0f3c2a10-5b1e"));
+        assert_eq!(key(Some(" "), t).as_deref(), Some("0f3c2a10-5b1e"));
+        assert_ne!(key(None, t), key(None, other));
+        assert_eq!(key(None, None), None);
+        assert_eq!(key(Some(""), Some(Path::new("/"))), None);
+        // A stem that is not a safe name is hashed like any unsafe id.
+        let odd = key(None, Some(Path::new("/t/a b.jsonl"))).unwrap();
+        assert!(odd.starts_with("h-"), "{odd}");
     }
 }

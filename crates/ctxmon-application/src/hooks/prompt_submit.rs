@@ -53,6 +53,9 @@ pub fn prompt_submit(
         ),
         None => estimator.measure(request),
     };
+    // Before a session's first answer its transcript has no usage record: nothing to measure
+    // yet, and nothing wrong (a warning here made `doctor` report every new session).
+    let first_response_pending = measurement.awaits_first_response();
     let mut state = load_state(ctx, ports, &mut warnings);
     let loaded = state.clone();
 
@@ -113,7 +116,10 @@ pub fn prompt_submit(
         parts.push(render_context_monitor(&estimate, &ctx.settings.thresholds));
         state.last_injected_tier = Some(tier);
     }
-    if !measured && let Some(note) = &estimate.note {
+    if !measured
+        && !first_response_pending
+        && let Some(note) = &estimate.note
+    {
         warnings.push(format!("fill not measured: {note}"));
     }
     let acknowledged = if let Some(cp) = &pending {

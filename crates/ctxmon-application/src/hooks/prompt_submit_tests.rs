@@ -68,6 +68,32 @@ fn unmeasured_fill_injects_nothing_and_says_why() {
     assert!(w.tier_events().is_empty());
 }
 
+/// Issue 12: every session's first prompt comes before any usage record (the transcript empty,
+/// or only the user's line). Nothing to measure yet is not a problem: no warning, which the
+/// hook log and `doctor` would count. Usage beyond the scan limit still is one.
+#[test]
+fn a_transcript_without_a_response_yet_is_not_a_warning() {
+    let w = World::new(InjectPolicy::Always);
+    // The script's default reading is the reader's `Empty` error.
+    let empty = w.prompt();
+    w.script.no_response_yet();
+    let user_only = w.prompt();
+    for out in [empty, user_only] {
+        assert_eq!(out.additional_context, None);
+        assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    }
+    w.script.nothing_within_the_scan_limit();
+    let beyond = w.prompt();
+    assert!(
+        beyond
+            .warnings
+            .iter()
+            .any(|m| m.contains("no usage record in the last")),
+        "{:?}",
+        beyond.warnings
+    );
+}
+
 #[test]
 fn a_boundary_resets_the_session_once() {
     let w = World::new(InjectPolicy::Always);

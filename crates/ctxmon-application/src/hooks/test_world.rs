@@ -54,6 +54,23 @@ impl Script {
             hit_scan_limit: false,
         }));
     }
+    /// A transcript read to its start without a response in it (only the user's first line).
+    pub fn no_response_yet(&self) {
+        self.nothing_found(false);
+    }
+    /// A transcript whose scan stopped at its limit without a usage record.
+    pub fn nothing_within_the_scan_limit(&self) {
+        self.nothing_found(true);
+    }
+    fn nothing_found(&self, hit_scan_limit: bool) {
+        *self.0.borrow_mut() = Some(Ok(TranscriptReading {
+            usage: None,
+            boundary: None,
+            scope: ChainScope::Main,
+            bytes_scanned: 10,
+            hit_scan_limit,
+        }));
+    }
     pub fn missing(&self) {
         *self.0.borrow_mut() = Some(Err(TranscriptError::new(
             TranscriptErrorKind::NotFound,

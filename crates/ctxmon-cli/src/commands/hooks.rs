@@ -255,14 +255,16 @@ fn answer_with(
         cwd: env.input.cwd.as_deref(),
         config_error: config_error.as_deref(),
     };
-    if missing_project.is_some() {
-        // No state is stored, so there is nothing to serialise (and no folder for the lock).
+    // No state is stored without a project or a session (`session_key`), so there is nothing
+    // to serialise (and no folder or name for the lock).
+    let key = ctx.session_key().filter(|_| missing_project.is_none());
+    let Some(key) = key else {
         return dispatch(&env, &ctx, &ports, &adapters.logs);
-    }
+    };
     // One session's hooks run one at a time: each loads, changes and saves the session state,
     // and two at once (a prompt while PreCompact runs) would lose one's update. The wait is
     // bounded well inside the deadline; past it the hook runs unlocked rather than not at all.
-    let lock = env.layout.state_lock(&ctx.session_key());
+    let lock = env.layout.state_lock(&key);
     let wait = env.deadline / 3;
     let state_dir = env.layout.state_dir();
     let locked = env

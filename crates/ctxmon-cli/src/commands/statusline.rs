@@ -11,9 +11,10 @@ use std::time::Duration;
 
 use ctxmon_application::config::STATUS_LINE_DEADLINE_MS;
 use ctxmon_application::fill::FillSettings;
+use ctxmon_application::hooks::session_key;
 use ctxmon_application::ports::SessionStateStore;
 use ctxmon_application::status_line::{StatusPayload, status_measure};
-use ctxmon_domain::{FillSource, SessionKey, TokenCount};
+use ctxmon_domain::{FillSource, TokenCount};
 use ctxmon_infra_fs::{FsSessionStateStore, JsonlTranscriptReader, ProjectLayout};
 
 use super::deadline::{self, Outcome, Progress};
@@ -116,9 +117,11 @@ fn render_with(
     };
     // The session's state only sharpens the figure right after a compaction; without it the
     // line is still right.
-    let state = input.session_id.as_deref().and_then(|id| {
+    // Keyed as the hooks key it, so a session without an id finds its transcript's state.
+    let transcript = input.transcript_path.as_deref().map(Path::new);
+    let state = session_key(input.session_id.as_deref(), transcript).and_then(|key| {
         FsSessionStateStore::new(ProjectLayout::new(&project_dir))
-            .load(&SessionKey::from_raw(id))
+            .load(&key)
             .ok()
             .flatten()
     });

@@ -1,15 +1,29 @@
-//! Hook input (spec §14): stdin JSON, at most 1 MiB, every field optional and read leniently.
+//! Hook input (spec §14): stdin JSON, at most 1 MiB parsed, every field optional and read
+//! leniently.
 //!
 //! Fields are pulled out of a `serde_json::Value` one by one rather than derived: a field of the
 //! wrong type (Claude Code's format changes between versions) must cost that field only, never
-//! the whole input.
+//! the whole input. For the same reason a lone surrogate escape or a number beyond f64, which
+//! serde_json refuses, is repaired rather than refused (`json_repair`), and an input over the cap
+//! is read to its end with its long strings shortened (a 2 MB pasted prompt still gets its
+//! answer, and Claude Code never writes into a closed pipe).
 
 use std::io::Read;
 
+use ctxmon_infra_fs::json_repair::{self, Shrinker};
 use serde_json::Value;
 
-/// Largest stdin a hook reads; beyond it the input is rejected as not Claude Code's.
+/// Most stdin a hook parses. A longer input is read to its end, but only a copy with every long
+/// string shortened is kept ([`MAX_KEPT_STRING`]); one that does not fit even so is refused.
 pub const MAX_STDIN_BYTES: u64 = 1024 * 1024;
+
+/// Bytes of JSON text kept of each string of an input over the cap: far more than any path,
+/// name or id a hook reads, and 32 such strings still fit the cap. The prompt (which no hook
+/// reads) and a Write call's content are what it shortens.
+pub const MAX_KEPT_STRING: usize = 32 * 1024;
+
+/// Read size for the part of an input beyond the cap.
+const DRAIN_CHUNK: usize = 64 * 1024;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HookInput {
@@ -44,7 +58,7 @@ impl std::fmt::Display for InputError {
             InputError::Empty => write!(f, "stdin is empty; expected Claude Code's hook JSON"),
             InputError::TooLarge => write!(
                 f,
-                "stdin is larger than {MAX_STDIN_BYTES} bytes; not a hook input"
+                "stdin is larger than {MAX_STDIN_BYTES} bytes even with its long strings shortened; not a hook input"
             ),
             InputError::NotJson(e) => write!(f, "stdin is not JSON: {e}"),
             InputError::NotAnObject => write!(f, "stdin is JSON but not an object"),
@@ -53,17 +67,36 @@ impl std::fmt::Display for InputError {
     }
 }
 
-/// Reads at most `MAX_STDIN_BYTES` (+1 to detect excess) from `reader`.
-pub fn read_bounded(reader: impl Read) -> Result<Vec<u8>, InputError> {
+/// Reads `reader` to its end: the bytes themselves when they fit `MAX_STDIN_BYTES`, else a
+/// copy with every string longer than [`MAX_KEPT_STRING`] shortened (`json_repair::Shrinker`).
+///
+/// The rest of a long input is read and discarded rather than left unread: closing the pipe
+/// early would fail the writer (EPIPE). The read has no bound of its own; the caller's deadline
+/// (`commands::deadline`, the read runs on its worker thread) ends a stdin that never closes.
+pub fn read_bounded(mut reader: impl Read) -> Result<Vec<u8>, InputError> {
+    let io = |e: std::io::Error| InputError::Io(e.to_string());
     let mut buf = Vec::with_capacity(4096);
-    reader
+    (&mut reader)
         .take(MAX_STDIN_BYTES + 1)
         .read_to_end(&mut buf)
-        .map_err(|e| InputError::Io(e.to_string()))?;
-    if buf.len() as u64 > MAX_STDIN_BYTES {
-        return Err(InputError::TooLarge);
+        .map_err(io)?;
+    if buf.len() as u64 <= MAX_STDIN_BYTES {
+        return Ok(buf);
     }
-    Ok(buf)
+    let cap = usize::try_from(MAX_STDIN_BYTES).unwrap_or(usize::MAX);
+    let mut shrinker = Shrinker::new(cap, MAX_KEPT_STRING);
+    shrinker.push(&buf);
+    drop(buf);
+    let mut chunk = vec![0u8; DRAIN_CHUNK];
+    loop {
+        match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => shrinker.push(chunk.get(..n).unwrap_or_default()),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io(e)),
+        }
+    }
+    shrinker.finish().ok_or(InputError::TooLarge)
 }
 
 impl HookInput {
@@ -71,8 +104,8 @@ impl HookInput {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(InputError::Empty);
         }
-        let value: Value =
-            serde_json::from_slice(bytes).map_err(|e| InputError::NotJson(e.to_string()))?;
+        let value: Value = json_repair::from_slice_lenient(bytes)
+            .map_err(|e| InputError::NotJson(e.to_string()))?;
         let obj = value.as_object().ok_or(InputError::NotAnObject)?;
         let text = |key: &str| obj.get(key).and_then(Value::as_str).map(str::to_string);
         // SessionStart sends `model` as a string; the status line sends `{id, display_name}`.
@@ -129,6 +162,84 @@ mod tests {
         assert_eq!(HookInput::parse(b"[1,2]"), Err(InputError::NotAnObject));
         let big = vec![b' '; (MAX_STDIN_BYTES + 10) as usize];
         assert_eq!(read_bounded(&big[..]), Err(InputError::TooLarge));
+    }
+
+    /// Issue 12: Node's `JSON.stringify` of a string cut inside an emoji writes `"\ud83d"`,
+    /// which serde_json refuses; the whole input was lost. It is U+FFFD now, and a number beyond
+    /// f64 costs nothing either.
+    #[test]
+    fn lone_surrogates_and_huge_numbers_cost_nothing() {
+        let input = HookInput::parse(
+            br#"{"session_id":"s","hook_event_name":"PreCompact","custom_instructions":"keep the \ud83d notes","tool_input":{"n":1e999,"file_path":"/p/\udc00.rs"}}"#,
+        )
+        .unwrap();
+        assert_eq!(input.session_id.as_deref(), Some("s"));
+        assert_eq!(
+            input.custom_instructions.as_deref(),
+            Some("keep the \u{fffd} notes")
+        );
+        let tool = input.tool_input.unwrap();
+        assert_eq!(tool["file_path"], "/p/\u{fffd}.rs");
+        assert!(tool["n"].is_number());
+    }
+
+    /// A reader that counts what was taken from it.
+    struct Counting<R> {
+        inner: R,
+        read: usize,
+    }
+
+    impl<R: Read> Read for Counting<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.read += n;
+            Ok(n)
+        }
+    }
+
+    /// Issue 12: a 2 MB pasted prompt made the hook stop reading (the writer got EPIPE) and
+    /// answer nothing. The whole input is read; what is kept fits the cap and keeps every field
+    /// a hook reads, the prompt shortened with a note of its length.
+    #[test]
+    fn an_input_over_the_cap_is_read_to_its_end_and_kept_shortened() {
+        let prompt = "x".repeat(20 * 1024 * 1024);
+        let text = format!(
+            r#"{{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"{prompt}"}}"#
+        );
+        let mut reader = Counting {
+            inner: text.as_bytes(),
+            read: 0,
+        };
+        let kept = read_bounded(&mut reader).unwrap();
+        assert_eq!(reader.read, text.len(), "read to the end");
+        assert!(kept.len() as u64 <= MAX_STDIN_BYTES);
+        let input = HookInput::parse(&kept).unwrap();
+        assert_eq!(input.transcript_path.as_deref(), Some("/t.jsonl"));
+        assert_eq!(input.cwd.as_deref(), Some("/p"));
+        let shown = input.prompt.unwrap();
+        assert!(shown.starts_with(&prompt[..MAX_KEPT_STRING]), "a prefix");
+        assert!(
+            shown.ends_with(&format!(
+                "[ctxmon kept {MAX_KEPT_STRING} of {} bytes]",
+                prompt.len()
+            )),
+            "{}",
+            &shown[MAX_KEPT_STRING..]
+        );
+    }
+
+    #[test]
+    fn an_input_that_cannot_be_shortened_enough_is_refused_after_reading_it_all() {
+        let many = format!("[{}1]", "1,".repeat(600_000));
+        let mut reader = Counting {
+            inner: many.as_bytes(),
+            read: 0,
+        };
+        assert_eq!(read_bounded(&mut reader), Err(InputError::TooLarge));
+        assert_eq!(reader.read, many.len());
+        // Within the cap nothing is changed, whatever it holds.
+        let small = br#"{"prompt":"\ud83d"}"#;
+        assert_eq!(read_bounded(&small[..]).unwrap(), small);
     }
 
     #[test]

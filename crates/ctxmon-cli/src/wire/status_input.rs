@@ -18,7 +18,8 @@ pub struct StatusInput {
 impl StatusInput {
     /// `None` when the bytes are not a JSON object.
     pub fn parse(bytes: &[u8]) -> Option<StatusInput> {
-        let v: Value = serde_json::from_slice(bytes).ok()?;
+        // As for hook input: a lone surrogate or a number beyond f64 costs nothing.
+        let v: Value = ctxmon_infra_fs::json_repair::from_slice_lenient(bytes).ok()?;
         let obj = v.as_object()?;
         let text = |v: Option<&Value>| {
             v.and_then(Value::as_str)

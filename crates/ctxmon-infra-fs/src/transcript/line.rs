@@ -11,6 +11,7 @@ use ctxmon_domain::TokenCount;
 use serde::Deserialize;
 
 use super::lenient::{EphemeralSum, Obj, Scalar};
+use crate::json_repair;
 
 /// What one line means for the fill measurement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +70,9 @@ pub(crate) fn classify(bytes: &[u8]) -> LineEvent {
     if !may_qualify(text) {
         return LineEvent::Skip;
     }
-    match serde_json::from_str::<RawLine>(text) {
+    // A lone surrogate escape or a number beyond f64 in a field read here (`postTokens: 1e999`)
+    // costs that field, not the line (`json_repair`).
+    match json_repair::from_str_lenient::<RawLine>(text) {
         Ok(raw) => raw.into_event(),
         // Truncated (still being written), garbage, nested deeper than serde_json's recursion
         // limit, duplicate keys: all mean "this line says nothing".

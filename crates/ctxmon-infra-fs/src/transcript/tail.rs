@@ -10,6 +10,7 @@ use std::path::Path;
 use ctxmon_application::ports::TranscriptError;
 
 use super::open::{io_error, open_regular};
+use crate::json_repair;
 
 /// The complete lines found in a transcript's tail, oldest first.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -88,7 +89,8 @@ pub fn read_tail_filtered(
         if line.iter().all(u8::is_ascii_whitespace) || !keep(line) {
             continue;
         }
-        match serde_json::from_slice::<serde_json::Value>(line) {
+        // A lone surrogate escape (Node's cut emoji) would drop the user's request otherwise.
+        match json_repair::from_slice_lenient::<serde_json::Value>(line) {
             Ok(value) => out.lines.push(value),
             Err(_) => out.skipped_lines += 1,
         }
@@ -131,7 +133,7 @@ pub fn read_head_filtered(
         if raw.iter().all(u8::is_ascii_whitespace) || !keep(raw) {
             continue;
         }
-        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(raw)
+        if let Ok(value) = json_repair::from_slice_lenient::<serde_json::Value>(raw)
             && visit(&value).is_break()
         {
             break;
