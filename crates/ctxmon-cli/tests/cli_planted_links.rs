@@ -125,16 +125,17 @@ fn a_linked_event_log_and_hook_log_get_nothing_appended() {
     let before = snapshot(scene.outside.path());
 
     let run = scene.pre_compact();
+    let prompt = scene.prompt_submit();
+    assert_eq!(snapshot(scene.outside.path()), before);
     // The checkpoint does not depend on the event log: saved and announced.
     assert_checkpoint_announced(&run);
+    assert_prompt_answered(&prompt);
     // The refusal is a warning, which the hook log would have taken too.
     assert!(
         run.stderr.contains(&format!("events.jsonl {REFUSED}")),
         "{}",
         run.stderr
     );
-    assert_prompt_answered(&scene.prompt_submit());
-    assert_eq!(snapshot(scene.outside.path()), before);
 }
 
 #[test]
@@ -148,6 +149,13 @@ fn dangling_lock_links_create_nothing_anywhere() {
         let scene = Scene::new();
         scene.plant(lock, &scene.outside("made-by-ctxmon.lock"));
         let run = scene.pre_compact();
+        let prompt = scene.prompt_submit();
+        let end = scene.session_end();
+        assert_eq!(
+            snapshot(scene.outside.path()),
+            Vec::<(String, String)>::new(),
+            "{lock}: nothing created outside"
+        );
         assert_eq!(run.code, 0, "{lock}: {}", run.stderr);
         assert!(
             run.stderr.contains(&format!("{lock} {REFUSED}")),
@@ -165,13 +173,8 @@ fn dangling_lock_links_create_nothing_anywhere() {
         } else {
             assert_checkpoint_announced(&run);
         }
-        assert_prompt_answered(&scene.prompt_submit());
-        assert_eq!(scene.session_end().code, 0);
-        assert_eq!(
-            snapshot(scene.outside.path()),
-            Vec::<(String, String)>::new(),
-            "{lock}: nothing created outside"
-        );
+        assert_prompt_answered(&prompt);
+        assert_eq!(end.code, 0);
     }
 }
 
@@ -186,6 +189,9 @@ fn linked_checkpoint_and_resume_log_folders_are_neither_written_nor_cleaned() {
     let before = snapshot(scene.outside.path());
 
     let run = scene.pre_compact();
+    let end = scene.session_end();
+    let prompt = scene.prompt_submit();
+    assert_eq!(snapshot(scene.outside.path()), before);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr.contains(&format!("checkpoints {REFUSED}")),
@@ -196,24 +202,23 @@ fn linked_checkpoint_and_resume_log_folders_are_neither_written_nor_cleaned() {
         run.stdout.trim().is_empty(),
         "no checkpoint, no announcement"
     );
-    let end = scene.session_end();
     assert_eq!(end.code, 0);
     assert!(
         end.stderr.contains(&format!("resume-logs {REFUSED}")),
         "{}",
         end.stderr
     );
-    assert_prompt_answered(&scene.prompt_submit());
+    assert_prompt_answered(&prompt);
     // The commands that write or delete there refuse too (exit 1, naming the link).
     for args in [
         &["checkpoint", "prune", "--keep", "0"][..],
         &["resume-log", "generate", "--session", "s1"][..],
     ] {
         let run = scene.sb.run(args, "");
+        assert_eq!(snapshot(scene.outside.path()), before, "{args:?}");
         assert_eq!(run.code, 1, "{args:?}: {}", run.stderr);
         assert!(run.stderr.contains(REFUSED), "{args:?}: {}", run.stderr);
     }
-    assert_eq!(snapshot(scene.outside.path()), before);
 }
 
 #[test]
@@ -299,6 +304,11 @@ fn a_linked_ctxmon_is_followed_only_to_a_folder_of_the_users_outside_the_project
             "pre-compact",
             json!({"session_id": "s1", "transcript_path": t, "hook_event_name": "PreCompact"}),
         );
+        let prompt = run(
+            "prompt-submit",
+            json!({"session_id": "s1", "transcript_path": t, "hook_event_name": "UserPromptSubmit", "prompt": "go"}),
+        );
+        assert_eq!(snapshot(&home), before, "{target}: nothing created");
         assert_eq!(pre.code, 0);
         assert!(
             pre.stderr
@@ -307,10 +317,6 @@ fn a_linked_ctxmon_is_followed_only_to_a_folder_of_the_users_outside_the_project
             pre.stderr
         );
         assert!(pre.stdout.trim().is_empty(), "{}", pre.stdout);
-        assert_prompt_answered(&run(
-            "prompt-submit",
-            json!({"session_id": "s1", "transcript_path": t, "hook_event_name": "UserPromptSubmit", "prompt": "go"}),
-        ));
-        assert_eq!(snapshot(&home), before, "{target}: nothing created");
+        assert_prompt_answered(&prompt);
     }
 }

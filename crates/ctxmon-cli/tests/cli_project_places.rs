@@ -42,6 +42,9 @@ fn a_relative_cwd_is_ignored_not_resolved_against_the_process_folder() {
         ("pre-compact", "PreCompact"),
     ] {
         let run = sb.run_in(&nested, &["hooks", name], input(event, "../..", &t));
+        // Two folders up from a/b/c is a/: nothing there, nor in the sandbox's project folder.
+        assert!(!sb.path("a/.ctxmon").exists(), "{name}");
+        assert!(!sb.path(".ctxmon").exists(), "{name}");
         assert_eq!(run.code, 0, "{}", run.stderr);
         assert!(
             run.stderr
@@ -59,9 +62,6 @@ fn a_relative_cwd_is_ignored_not_resolved_against_the_process_folder() {
             );
         }
     }
-    // Two folders up from a/b/c is a/: nothing there, nor in the sandbox's project folder.
-    assert!(!sb.path("a/.ctxmon").exists());
-    assert!(!sb.path(".ctxmon").exists());
     // The documented fallback, the process's own folder (Claude Code runs hooks in the project).
     assert!(
         sb.path("a/b/c/.ctxmon/checkpoints/cx-001-checkpoint.json")
@@ -75,29 +75,38 @@ fn cwd_root_creates_no_ctxmon_at_root() {
         eprintln!("notice: /.ctxmon exists already (an older ctxmon's?); skipping");
         return;
     }
+    // Whether the run made `/.ctxmon` (the old behaviour); taken back at once if so.
+    let made_root = || {
+        let made = Path::new("/.ctxmon").exists();
+        if made {
+            let _ = std::fs::remove_dir_all("/.ctxmon");
+        }
+        made
+    };
     let sb = Sandbox::new();
     let t = sb.write("t.jsonl", transcript_with(&[150_000]));
     for cwd in ["/", "/tmp/.."] {
-        let run = sb.run(
+        let prompt = sb.run(
             &["hooks", "prompt-submit"],
             input("UserPromptSubmit", cwd, &t),
         );
-        assert_prompt_answered(&run);
+        assert!(!made_root(), "prompt-submit, cwd {cwd}: /.ctxmon created");
+        let pre = sb.run(&["hooks", "pre-compact"], input("PreCompact", cwd, &t));
+        assert!(!made_root(), "pre-compact, cwd {cwd}: /.ctxmon created");
+        assert_prompt_answered(&prompt);
         assert!(
-            run.stderr.contains(&format!(
+            prompt.stderr.contains(&format!(
                 "{cwd} is the root folder (from the input's cwd); ctxmon creates no .ctxmon there"
             )),
             "{}",
-            run.stderr
+            prompt.stderr
         );
-        let run = sb.run(&["hooks", "pre-compact"], input("PreCompact", cwd, &t));
-        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(pre.code, 0, "{}", pre.stderr);
         assert!(
-            run.stdout.trim().is_empty(),
+            pre.stdout.trim().is_empty(),
             "nothing saved: {}",
-            run.stdout
+            pre.stdout
         );
-        assert!(!Path::new("/.ctxmon").exists(), "{cwd}");
     }
 }
 
@@ -114,6 +123,7 @@ fn the_home_folder_is_a_project_only_when_named() {
         &["hooks", "pre-compact"],
         input("PreCompact", &home_str, &t),
     );
+    assert!(!ctxmon.exists());
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr
@@ -131,6 +141,7 @@ fn the_home_folder_is_a_project_only_when_named() {
         &["config", "set", "context_monitor.warning_threshold", "0.72"],
         "",
     );
+    assert!(!ctxmon.exists());
     assert_eq!(set.code, 1, "{}", set.stderr);
     assert!(
         set.stderr
