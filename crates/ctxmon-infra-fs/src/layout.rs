@@ -6,7 +6,9 @@
 //! a hook must not write or delete through them. Files are opened with `O_NOFOLLOW`
 //! (`fsutil::open_append`) or created under fresh names and renamed into place
 //! (`fsutil::write_atomic`), which never follows a link either; the folders are checked here,
-//! before every write, with `symlink_metadata`. A `.ctxmon` that is itself a link is the user's
+//! before every write, with `symlink_metadata` (a link a concurrent process swaps in between
+//! the check and the write is outside what this guards: a committed link is there before any
+//! hook runs). A `.ctxmon` that is itself a link is the user's
 //! way to keep the state elsewhere (another disk) and is followed, but only to a folder the
 //! current user owns that is neither the project nor one of its parents.
 
@@ -47,11 +49,6 @@ impl ProjectLayout {
     pub fn refusing_to_create(mut self, reason: impl Into<String>) -> ProjectLayout {
         self.no_create = Some(reason.into());
         self
-    }
-
-    /// Why `.ctxmon` may not be created here (`None` when it may).
-    pub fn creation_refused(&self) -> Option<&str> {
-        self.no_create.as_deref()
     }
 
     pub fn project_dir(&self) -> &Path {
