@@ -24,19 +24,122 @@ pub fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-/// Spec §12: `--project-dir`, else `CLAUDE_PROJECT_DIR`, else the hook input's `cwd`, else the
-/// current directory.
-pub fn project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> PathBuf {
+/// Where the project directory came from (spec §12, in this order of precedence).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirSource {
+    Flag,
+    Env,
+    InputCwd,
+    CurrentDir,
+}
+
+impl DirSource {
+    fn describe(self) -> &'static str {
+        match self {
+            DirSource::Flag => "--project-dir",
+            DirSource::Env => "CLAUDE_PROJECT_DIR",
+            DirSource::InputCwd => "the input's cwd",
+            DirSource::CurrentDir => "the current directory",
+        }
+    }
+}
+
+/// The project directory and where it came from.
+#[derive(Debug, Clone)]
+pub struct ProjectDir {
+    pub path: PathBuf,
+    pub source: DirSource,
+    /// The input's `cwd` when it was not absolute, and so not used.
+    pub ignored_cwd: Option<String>,
+}
+
+/// Spec §12: `--project-dir`, else `CLAUDE_PROJECT_DIR`, else the hook input's `cwd` when it is
+/// absolute, else the current directory. A relative `cwd` would be resolved against wherever
+/// the process happens to run (`"../.."` put `.ctxmon` two folders up), so it is ignored.
+pub fn resolve_project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> ProjectDir {
+    let found = |path: PathBuf, source| ProjectDir {
+        path,
+        source,
+        ignored_cwd: None,
+    };
     if let Some(dir) = &global.project_dir {
-        return dir.clone();
+        return found(dir.clone(), DirSource::Flag);
     }
     if let Some(dir) = env_var("CLAUDE_PROJECT_DIR") {
-        return PathBuf::from(dir);
+        return found(PathBuf::from(dir), DirSource::Env);
     }
+    let mut ignored_cwd = None;
     if let Some(cwd) = hook_cwd {
-        return PathBuf::from(cwd);
+        if Path::new(cwd).is_absolute() {
+            return found(PathBuf::from(cwd), DirSource::InputCwd);
+        }
+        ignored_cwd = Some(cwd.to_string());
     }
-    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+    ProjectDir {
+        path: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        source: DirSource::CurrentDir,
+        ignored_cwd,
+    }
+}
+
+/// The project directory alone (see [`resolve_project_dir`]).
+pub fn project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> PathBuf {
+    resolve_project_dir(global, hook_cwd).path
+}
+
+impl ProjectDir {
+    /// The project's layout: it never creates `.ctxmon` in `/` or the home folder unless
+    /// `--project-dir` or `CLAUDE_PROJECT_DIR` names that folder (one already there is used).
+    pub fn layout(&self) -> ProjectLayout {
+        let layout = ProjectLayout::new(&self.path);
+        match self.shared_folder() {
+            Some(reason) => layout.refusing_to_create(reason),
+            None => layout,
+        }
+    }
+
+    /// Why a hook stores nothing here (`None` when it can): the project does not exist, or it
+    /// is `/` or the home folder, taken from the input or the current directory, without a
+    /// `.ctxmon` of its own.
+    pub fn storage_problem(&self) -> Option<String> {
+        missing_project(&self.path).or_else(|| {
+            let reason = self.shared_folder()?;
+            let exists = std::fs::symlink_metadata(self.path.join(".ctxmon")).is_ok();
+            (!exists).then_some(reason)
+        })
+    }
+
+    /// The warning for an input `cwd` that was not used.
+    pub fn ignored_cwd_warning(&self) -> Option<String> {
+        self.ignored_cwd.as_ref().map(|cwd| {
+            format!(
+                "the input's cwd {cwd:?} is not an absolute path; ignored (project: {}, the current directory)",
+                self.path.display()
+            )
+        })
+    }
+
+    /// `/` or the home folder, when nobody named it on purpose: the reason `.ctxmon` is not
+    /// created there. Compared resolved, so `/tmp/..` is `/`.
+    fn shared_folder(&self) -> Option<String> {
+        if matches!(self.source, DirSource::Flag | DirSource::Env) {
+            return None;
+        }
+        let resolved = std::fs::canonicalize(&self.path).ok()?;
+        let home = env_var("HOME").and_then(|h| std::fs::canonicalize(h).ok());
+        let what = if resolved.parent().is_none() {
+            "the root folder"
+        } else if home.as_ref() == Some(&resolved) {
+            "your home folder"
+        } else {
+            return None;
+        };
+        Some(format!(
+            "{} is {what} (from {}); ctxmon creates no .ctxmon there unless --project-dir or CLAUDE_PROJECT_DIR names it",
+            self.path.display(),
+            self.source.describe()
+        ))
+    }
 }
 
 /// The configuration a hook or the status line can find before it reads its stdin: the
@@ -89,19 +192,18 @@ pub fn missing_project(dir: &Path) -> Option<String> {
 /// The project directory of a command (hooks resolve theirs from their input): it must exist.
 /// The error (exit 2) names where the folder came from.
 pub fn existing_project_dir(global: &GlobalArgs) -> Result<PathBuf, Failure> {
-    let dir = project_dir(global, None);
-    let Some(problem) = missing_project(&dir) else {
+    existing_project(global).map(|p| p.path)
+}
+
+/// [`existing_project_dir`] with where it came from (for [`ProjectDir::layout`]).
+pub fn existing_project(global: &GlobalArgs) -> Result<ProjectDir, Failure> {
+    let dir = resolve_project_dir(global, None);
+    let Some(problem) = missing_project(&dir.path) else {
         return Ok(dir);
     };
-    let from = if global.project_dir.is_some() {
-        "--project-dir"
-    } else if env_var("CLAUDE_PROJECT_DIR").is_some() {
-        "CLAUDE_PROJECT_DIR"
-    } else {
-        "the current directory"
-    };
     Err(Failure::usage(anyhow!(
-        "{problem} (from {from}); pass an existing project folder with --project-dir"
+        "{problem} (from {}); pass an existing project folder with --project-dir",
+        dir.source.describe()
     )))
 }
 
@@ -144,10 +246,10 @@ pub fn load_layers_checked(
 /// A command's existing project and its configuration; a missing project or a configuration
 /// error is a usage error (exit 2).
 pub fn project(global: &GlobalArgs, flags: &[(String, String)]) -> Result<Project, Failure> {
-    let dir = existing_project_dir(global)?;
-    let config = load_config(global, &dir, flags).map_err(Failure::usage)?;
+    let dir = existing_project(global)?;
+    let config = load_config(global, &dir.path, flags).map_err(Failure::usage)?;
     Ok(Project {
-        layout: ProjectLayout::new(dir),
+        layout: dir.layout(),
         config,
     })
 }

@@ -375,7 +375,7 @@ pub enum ResumeLogCommand {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum Scope {
-    /// .ctxmon/config.toml (committed with the project)
+    /// .ctxmon/config.toml (to share it, add !config.toml to .ctxmon/.gitignore)
     #[default]
     Project,
     /// .ctxmon/config.local.toml (not committed)

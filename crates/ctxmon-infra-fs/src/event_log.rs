@@ -45,7 +45,8 @@ impl FsEventLog {
 
     fn rotate_if_needed(&self) -> Result<(), PortError> {
         let path = self.layout.events_file();
-        let size = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        // The entry itself: a link is never rotated into place, `open_append` refuses it.
+        let size = fs::symlink_metadata(&path).map(|m| m.len()).unwrap_or(0);
         if size < self.rotate_at {
             return Ok(());
         }
@@ -186,6 +187,36 @@ mod tests {
             })
             .collect();
         assert_eq!(reasons, ["r1", "r3", "r4"]);
+    }
+
+    /// Issue 12: `events.jsonl` linked to a file outside got the event lines appended, and a
+    /// dangling `.events.lock` link made ctxmon create the file it names.
+    #[cfg(unix)]
+    #[test]
+    fn planted_links_are_neither_appended_to_nor_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = ProjectLayout::new(dir.path().join("p"));
+        fs::create_dir_all(layout.root()).unwrap();
+        let log = FsEventLog::new(layout.clone());
+        let outside = dir.path().join("outside.txt");
+        fs::write(
+            &outside, b"mine
+",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(&outside, layout.events_file()).unwrap();
+        let e = log.append(&[record(1)]).unwrap_err();
+        assert!(e.message.contains("events.jsonl is a symbolic link"), "{e}");
+        assert_eq!(fs::read(&outside).unwrap(), b"mine\n");
+
+        fs::remove_file(layout.events_file()).unwrap();
+        fs::remove_file(layout.events_lock()).unwrap();
+        let nowhere = dir.path().join("events.lock");
+        std::os::unix::fs::symlink(&nowhere, layout.events_lock()).unwrap();
+        let e = log.append(&[record(2)]).unwrap_err();
+        assert!(e.message.contains(".events.lock is a symbolic link"), "{e}");
+        assert!(!nowhere.exists());
+        assert!(!layout.events_file().exists());
     }
 
     #[test]

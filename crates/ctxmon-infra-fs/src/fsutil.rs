@@ -42,8 +42,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> io::Re
     prepare_atomic(path, bytes, durability)?.commit()
 }
 
-/// The temp-file prefix of [`write_atomic`]: readers skip such names, and a folder's writers
-/// may remove them under the folder's lock (they belong to writers that died mid-write).
+/// The temp-file prefix of [`write_atomic`]: readers skip such names. A temp file is removed
+/// by the process that created it (on commit or drop); ctxmon never deletes one it did not
+/// create, because a name cannot prove who made the file (a cloned repository can plant one).
+/// A writer killed mid-write therefore leaves its temp file behind, invisible to every reader.
 pub const TEMP_PREFIX: &str = ".tmp-";
 
 /// A replacement written completely beside its target but not yet in place: [`Prepared::commit`]
@@ -97,40 +99,15 @@ fn parent_dir(path: &Path) -> &Path {
         .unwrap_or(Path::new("."))
 }
 
-/// Removes the `.tmp-*` files in `dir`. Only for a folder whose every writer holds one lock
-/// from creating its temp file to renaming it, and only under that lock: then no temp file
-/// belongs to a live writer. Best effort; a leftover is invisible to readers anyway.
-pub fn remove_orphaned_temps(dir: &Path) {
-    remove_temps_older_than(dir, Duration::ZERO);
-}
-
-/// Removes the `.tmp-*` files in `dir` last written more than `age` ago: for a folder without
-/// one lock over all its writers, where only age tells a dead writer's temp file from a live
-/// one's (a live writer holds its temp file for milliseconds). Best effort.
-pub fn remove_temps_older_than(dir: &Path, age: Duration) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.filter_map(Result::ok) {
-        if !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
-            continue;
-        }
-        let old_enough = age.is_zero()
-            || entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t.elapsed().is_ok_and(|e| e > age));
-        if old_enough {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
-}
-
 /// Opens (creating, 0600) a regular file for appending.
 ///
 /// Non-blocking on unix, like [`open_regular`]: opening a FIFO for writing blocks until a
 /// reader appears (or, without one, fails at once with `O_NONBLOCK`). Anything but a regular
 /// file is refused, so a FIFO planted as a log or lock file costs an error, not a hang.
+///
+/// A symbolic link is never followed (`O_NOFOLLOW`): every caller appends to or locks a file
+/// inside `.ctxmon`, where a link committed to a cloned repository would otherwise make ctxmon
+/// append to, or create, a file anywhere the user can write ([`symlink_refused`]).
 pub fn open_append(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.create(true).append(true);
@@ -138,9 +115,20 @@ pub fn open_append(path: &Path) -> io::Result<File> {
     {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW);
     }
-    let file = options.open(path)?;
+    #[cfg(not(unix))]
+    if is_symlink(path) {
+        return Err(symlink_refused(path));
+    }
+    let file = options.open(path).map_err(|e| {
+        // O_NOFOLLOW reports a link as ELOOP (Linux) or EMLINK (BSD): say what it is instead.
+        if is_symlink(path) {
+            symlink_refused(path)
+        } else {
+            e
+        }
+    })?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::new(
@@ -153,6 +141,24 @@ pub fn open_append(path: &Path) -> io::Result<File> {
         ));
     }
     Ok(file)
+}
+
+/// Whether `path` itself is a symbolic link (not followed; false when it cannot be inspected).
+pub fn is_symlink(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The error for a symbolic link where ctxmon writes, appends, locks or deletes (spec §12:
+/// nothing inside `.ctxmon` is followed through a link). `PermissionDenied`: it is a refusal,
+/// not a missing file, and hooks report it as a warning and still answer.
+pub fn symlink_refused(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!(
+            "{} is a symbolic link; ctxmon does not follow links inside .ctxmon",
+            path.display()
+        ),
+    )
 }
 
 /// Why [`open_regular`] did not hand out a file.
@@ -271,7 +277,14 @@ pub fn io_error(path: &Path, e: &io::Error) -> PortError {
         io::ErrorKind::InvalidData => PortErrorKind::InvalidData,
         _ => PortErrorKind::Io,
     };
-    PortError::new(kind, format!("{}: {e}", path.display()))
+    let text = e.to_string();
+    let shown = path.display().to_string();
+    // Errors made here (a FIFO, a refused link) already start with the path.
+    if text.starts_with(&shown) {
+        PortError::new(kind, text)
+    } else {
+        PortError::new(kind, format!("{shown}: {text}"))
+    }
 }
 
 #[cfg(test)]
@@ -336,6 +349,41 @@ mod tests {
         open_append(&file).unwrap().write_all(b"a").unwrap();
         open_append(&file).unwrap().write_all(b"b").unwrap();
         assert_eq!(fs::read(&file).unwrap(), b"ab");
+    }
+
+    /// Issue 12: `events.jsonl`, `hooks.log` and the `.lock` files planted as links made a hook
+    /// append to files outside `.ctxmon` or create them there.
+    #[cfg(unix)]
+    #[test]
+    fn open_append_follows_no_link_existing_or_dangling() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside.txt");
+        fs::write(&outside, b"mine").unwrap();
+        let link = dir.path().join("events.jsonl");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        let e = open_append(&link).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{} is a symbolic link; ctxmon does not follow links inside .ctxmon",
+                link.display()
+            )
+        );
+        assert_eq!(fs::read(&outside).unwrap(), b"mine");
+
+        let nowhere = dir.path().join("created-by-nobody.lock");
+        let dangling = dir.path().join(".lock");
+        std::os::unix::fs::symlink(&nowhere, &dangling).unwrap();
+        let e = with_lock(&dangling, Duration::from_millis(30), || Ok(())).unwrap_err();
+        assert_eq!(e.kind, PortErrorKind::PermissionDenied);
+        assert!(e.message.contains("is a symbolic link"), "{e}");
+        assert!(
+            !e.message
+                .starts_with(&format!("{}: {}", dangling.display(), dangling.display())),
+            "the path is named once: {e}"
+        );
+        assert!(!nowhere.exists(), "a dangling link creates nothing");
     }
 
     #[test]

@@ -42,7 +42,7 @@ impl HookLog {
             return false;
         }
         if self.max_bytes > 0
-            && fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0) >= self.max_bytes
+            && fs::symlink_metadata(&self.path).map_or(0, |m| m.len()) >= self.max_bytes
         {
             let mut rotated = self.path.clone().into_os_string();
             rotated.push(".1");
@@ -155,6 +155,30 @@ mod tests {
         let problems = log.recent_problems(5);
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].ends_with("warn pre-compact: the newest"));
+    }
+
+    /// Issue 12: `logs/hooks.log` linked to a file outside got the hook's warnings appended;
+    /// `logs/` linked to a folder outside would take a new log.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_log_or_log_folder_is_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = ProjectLayout::new(dir.path().join("p"));
+        fs::create_dir_all(layout.logs_dir()).unwrap();
+        let outside = dir.path().join("outside.txt");
+        fs::write(&outside, b"mine\n").unwrap();
+        std::os::unix::fs::symlink(&outside, layout.hooks_log()).unwrap();
+        let log = HookLog::new(&layout, 200);
+        assert!(!log.write(Timestamp(0), "pre-compact", "warn", "x"));
+        assert_eq!(fs::read(&outside).unwrap(), b"mine\n");
+
+        fs::remove_file(layout.hooks_log()).unwrap();
+        fs::remove_dir(layout.logs_dir()).unwrap();
+        let folder = dir.path().join("elsewhere");
+        fs::create_dir(&folder).unwrap();
+        std::os::unix::fs::symlink(&folder, layout.logs_dir()).unwrap();
+        assert!(!log.write(Timestamp(0), "pre-compact", "warn", "x"));
+        assert_eq!(fs::read_dir(&folder).unwrap().count(), 0);
     }
 
     #[cfg(unix)]

@@ -1,36 +1,158 @@
-//! Where ctxmon keeps its files inside a project (spec §12).
+//! Where ctxmon keeps its files inside a project (spec §12), and the one place that creates
+//! `.ctxmon` and the folders below it.
+//!
+//! Nothing inside `.ctxmon` is followed through a symbolic link when written, appended, locked
+//! or deleted: a cloned repository can commit links (`.ctxmon/checkpoints -> /somewhere`), and
+//! a hook must not write or delete through them. Files are opened with `O_NOFOLLOW`
+//! (`fsutil::open_append`) or created under fresh names and renamed into place
+//! (`fsutil::write_atomic`), which never follows a link either; the folders are checked here,
+//! before every write, with `symlink_metadata` (a link a concurrent process swaps in between
+//! the check and the write is outside what this guards: a committed link is there before any
+//! hook runs). A `.ctxmon` that is itself a link is the user's
+//! way to keep the state elsewhere (another disk) and is followed, but only to a folder the
+//! current user owns that is neither the project nor one of its parents.
 
-use std::io;
-use std::path::{Path, PathBuf};
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Component, Path, PathBuf};
 
 use ctxmon_domain::SessionKey;
+
+/// What `.ctxmon/.gitignore` holds when ctxmon creates the folder: everything in it stays out
+/// of version control (prompts, commands run and their errors are in there), as pytest and ruff
+/// do with their cache folders. People who want to share a file list it after a `!`.
+pub const GITIGNORE: &str = "*\n";
 
 /// The `.ctxmon` folder of one project and the paths inside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectLayout {
     project_dir: PathBuf,
     root: PathBuf,
+    /// Why `.ctxmon` must not be created here, when it must not (see [`Self::refusing_to_create`]).
+    no_create: Option<String>,
 }
 
 impl ProjectLayout {
     pub fn new(project_dir: impl Into<PathBuf>) -> ProjectLayout {
         let project_dir = project_dir.into();
         let root = project_dir.join(".ctxmon");
-        ProjectLayout { project_dir, root }
+        ProjectLayout {
+            project_dir,
+            root,
+            no_create: None,
+        }
+    }
+
+    /// A layout that uses an existing `.ctxmon` but never creates one: for a project directory
+    /// nobody named on purpose that is `/` or the home folder (the composition root decides).
+    /// `reason` is the error every write then reports.
+    pub fn refusing_to_create(mut self, reason: impl Into<String>) -> ProjectLayout {
+        self.no_create = Some(reason.into());
+        self
     }
 
     pub fn project_dir(&self) -> &Path {
         &self.project_dir
     }
 
-    /// Creates `dir` (a folder inside `.ctxmon`) and its missing parents, mode 0700, but never
-    /// the project directory: ctxmon only creates `.ctxmon` and below inside a project that
-    /// exists, so a wrong `cwd` or `--project-dir` cannot leave folders all over the disk.
-    /// A missing project is `NotFound` with a message that names it.
+    /// Makes sure `dir` (`.ctxmon` or a folder inside it) is a real folder ctxmon may write in,
+    /// creating what is missing (mode 0700), but never the project directory: ctxmon only
+    /// creates `.ctxmon` and below inside a project that exists, so a wrong `cwd` or
+    /// `--project-dir` cannot leave folders all over the disk. A missing project is `NotFound`
+    /// with a message that names it.
+    ///
+    /// Every folder below `.ctxmon` must be a real folder: a symbolic link is refused
+    /// (`PermissionDenied`, naming it), so nothing is written or deleted through it. `.ctxmon`
+    /// itself may be a link (see the module's documentation). When ctxmon creates `.ctxmon`, it
+    /// writes `.ctxmon/.gitignore` ([`GITIGNORE`]); a folder that exists is never given one.
     pub fn ensure_dir(&self, dir: &Path) -> io::Result<()> {
-        if dir.is_dir() {
+        let below = dir.strip_prefix(&self.root).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is not inside {}", dir.display(), self.root.display()),
+            )
+        })?;
+        self.ensure_root()?;
+        let mut current = self.root.clone();
+        for part in below.components() {
+            let Component::Normal(name) = part else {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{} is not a plain folder name", dir.display()),
+                ));
+            };
+            current.push(name);
+            ensure_real_dir(&current)?;
+        }
+        Ok(())
+    }
+
+    fn ensure_root(&self) -> io::Result<()> {
+        match fs::symlink_metadata(&self.root) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => self.create_root(),
+            Err(e) => Err(e),
+            Ok(meta) => self.check_existing_root(&meta),
+        }
+    }
+
+    fn check_existing_root(&self, meta: &fs::Metadata) -> io::Result<()> {
+        if meta.is_dir() {
             return Ok(());
         }
+        if meta.file_type().is_symlink() {
+            return self.check_linked_root();
+        }
+        Err(not_a_folder(&self.root, meta))
+    }
+
+    /// A `.ctxmon` the user made a link (to keep the state on another disk, say) is followed
+    /// when it leads to a folder the current user owns that does not hold the project: a link
+    /// committed to a repository and pointing at `/`, the home folder, `..` or a folder of
+    /// someone else is refused.
+    fn check_linked_root(&self) -> io::Result<()> {
+        let refuse = |why: String| {
+            io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "{} is a symbolic link {why}; ctxmon follows a linked .ctxmon only to a folder you own outside the project",
+                    self.root.display()
+                ),
+            )
+        };
+        let target = match fs::metadata(&self.root) {
+            Ok(meta) if meta.is_dir() => meta,
+            Ok(meta) => return Err(refuse(format!("to {}", crate::fsutil::kind_of(&meta)))),
+            Err(e) => return Err(refuse(format!("that leads nowhere ({e})"))),
+        };
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let me = rustix::process::geteuid().as_raw();
+            if target.uid() != me {
+                return Err(refuse(format!(
+                    "to a folder owned by user {} (you are {me})",
+                    target.uid()
+                )));
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = target;
+        let (Ok(resolved), Ok(project)) = (
+            fs::canonicalize(&self.root),
+            fs::canonicalize(&self.project_dir),
+        ) else {
+            return Err(refuse("that cannot be resolved".to_string()));
+        };
+        if project.starts_with(&resolved) {
+            return Err(refuse(format!(
+                "to {}, which holds the project itself",
+                resolved.display()
+            )));
+        }
+        Ok(())
+    }
+
+    fn create_root(&self) -> io::Result<()> {
         if !self.project_dir.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,
@@ -40,8 +162,22 @@ impl ProjectLayout {
                 ),
             ));
         }
-        crate::fsutil::ensure_private_dir(dir)
+        if let Some(reason) = &self.no_create {
+            return Err(io::Error::new(io::ErrorKind::NotFound, reason.clone()));
+        }
+        match create_private_dir(&self.root) {
+            Ok(()) => {
+                write_gitignore(&self.root);
+                Ok(())
+            }
+            // Another hook created it first (and wrote the .gitignore).
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                self.check_existing_root(&fs::symlink_metadata(&self.root)?)
+            }
+            Err(e) => Err(e),
+        }
     }
+
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -73,6 +209,68 @@ impl ProjectLayout {
     }
     pub fn hooks_log(&self) -> PathBuf {
         self.logs_dir().join("hooks.log")
+    }
+}
+
+/// `dir` (below `.ctxmon`) as a real folder: created (0700) when missing, refused when it is a
+/// link or anything but a folder.
+fn ensure_real_dir(dir: &Path) -> io::Result<()> {
+    let meta = match fs::symlink_metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => match create_private_dir(dir) {
+            Ok(()) => return Ok(()),
+            // Created meanwhile by another process: look at what is there now.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => fs::symlink_metadata(dir)?,
+            Err(e) => return Err(e),
+        },
+        other => other?,
+    };
+    if meta.is_dir() {
+        Ok(())
+    } else if meta.file_type().is_symlink() {
+        Err(crate::fsutil::symlink_refused(dir))
+    } else {
+        Err(not_a_folder(dir, &meta))
+    }
+}
+
+fn not_a_folder(dir: &Path, meta: &fs::Metadata) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!(
+            "{} is {}, not a folder",
+            dir.display(),
+            crate::fsutil::kind_of(meta)
+        ),
+    )
+}
+
+/// One folder (its parent exists), mode 0700 (spec §15). `mkdir` never follows a link: an
+/// existing name of any kind is `AlreadyExists`.
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+/// `.ctxmon/.gitignore` in a `.ctxmon` this process has just created: `create_new` (and
+/// `O_NOFOLLOW`), so nothing that exists is replaced. Best effort: the folder is usable
+/// without it, and a folder that exists is never given one later (a user may have removed it
+/// on purpose).
+fn write_gitignore(root: &Path) {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    if let Ok(mut file) = options.open(root.join(".gitignore")) {
+        let _ = file.write_all(GITIGNORE.as_bytes());
     }
 }
 
@@ -143,3 +341,7 @@ mod tests {
         assert!(!tmp.path().join("gone").exists());
     }
 }
+
+#[cfg(test)]
+#[cfg(unix)]
+mod link_tests;

@@ -6,14 +6,11 @@ use std::io;
 use ctxmon_application::ports::{PortError, PortErrorKind, SessionStateStore};
 use ctxmon_domain::{SessionKey, SessionState};
 
-use crate::fsutil::{Durability, io_error, remove_temps_older_than, write_atomic};
+use crate::fsutil::{Durability, io_error, write_atomic};
 use crate::layout::ProjectLayout;
 
 /// State files larger than this are not state ctxmon wrote; refusing them bounds the hook's work.
 const MAX_STATE_BYTES: u64 = 256 * 1024;
-/// Sessions write their state files under their own locks, not one for the folder, so a temp
-/// file is known to be orphaned only by its age; no writer holds one for anything near this.
-const ORPHAN_AGE: std::time::Duration = std::time::Duration::from_secs(600);
 
 #[derive(Debug, Clone)]
 pub struct FsSessionStateStore {
@@ -65,11 +62,9 @@ impl SessionStateStore for FsSessionStateStore {
         let path = self.layout.state_file(session);
         let bytes = serde_json::to_vec_pretty(state)
             .map_err(|e| PortError::new(PortErrorKind::InvalidData, e.to_string()))?;
-        if fs::symlink_metadata(&path).is_err() {
-            // A session's first save (one stat per save, one folder read per session) clears
-            // what killed hooks and hooks stopped at their deadline left behind.
-            remove_temps_older_than(&self.layout.state_dir(), ORPHAN_AGE);
-        }
+        // The folder is checked (a link is refused) before anything is written in it; the
+        // file itself is replaced by rename, which never follows a link. A temp file of a hook
+        // killed mid-write stays (invisible to `load`): nothing says it is not someone else's.
         let dir = self.layout.state_dir();
         self.layout
             .ensure_dir(&dir)
@@ -113,35 +108,56 @@ mod tests {
         );
     }
 
+    /// Found by the attack run of issue 12: the first save of a session deleted every old
+    /// `.tmp-*` file in `state/`, whoever had made it. Only this process's own temp file goes.
     #[test]
-    fn a_new_session_clears_old_temp_files_of_killed_hooks() {
+    fn a_save_deletes_no_temp_file_it_did_not_create() {
         let dir = tempfile::tempdir().unwrap();
         let layout = ProjectLayout::new(dir.path());
         let store = FsSessionStateStore::new(layout.clone());
         store
             .save(&SessionKey::from_raw("s1"), &SessionState::default())
             .unwrap();
-        let old = layout.state_dir().join(".tmp-killed");
-        let fresh = layout.state_dir().join(".tmp-live");
-        fs::write(&old, b"{").unwrap();
-        fs::write(&fresh, b"{").unwrap();
+        let planted = layout.state_dir().join(".tmp-x");
+        fs::write(&planted, b"not ctxmon's").unwrap();
         let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
         fs::File::options()
             .write(true)
-            .open(&old)
+            .open(&planted)
             .unwrap()
             .set_modified(hour_ago)
             .unwrap();
-        // An existing session's save costs no folder read.
-        store
-            .save(&SessionKey::from_raw("s1"), &SessionState::default())
-            .unwrap();
-        assert!(old.exists());
         store
             .save(&SessionKey::from_raw("s2"), &SessionState::default())
             .unwrap();
-        assert!(!old.exists(), "an hour-old temp file is a dead writer's");
-        assert!(fresh.exists(), "a fresh one may be a live writer's");
+        assert_eq!(fs::read(&planted).unwrap(), b"not ctxmon's");
+        let names: Vec<String> = fs::read_dir(layout.state_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 3, "{names:?}");
+        // Invisible to readers.
+        assert_eq!(
+            store.load(&SessionKey::from_raw("s2")).unwrap(),
+            Some(SessionState::default())
+        );
+    }
+
+    /// Issue 12: a `state/` folder linked elsewhere takes no state file.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_state_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = ProjectLayout::new(dir.path().join("p"));
+        fs::create_dir_all(layout.root()).unwrap();
+        let outside = dir.path().join("outside");
+        fs::create_dir(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, layout.state_dir()).unwrap();
+        let e = FsSessionStateStore::new(layout)
+            .save(&SessionKey::from_raw("s"), &SessionState::default())
+            .unwrap_err();
+        assert_eq!(e.kind, PortErrorKind::PermissionDenied, "{e}");
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
     }
 
     #[test]

@@ -105,7 +105,8 @@ struct Tally {
     inside_lock: usize,
     /// Of those, killed while its temp file existed: between create and rename.
     mid_write: usize,
-    /// `.tmp-*` leftovers found by the audits (the next writer removes them under the lock).
+    /// `.tmp-*` leftovers of killed writers in the folder after the last audit. They stay:
+    /// ctxmon deletes only its own process's temp files, and no reader looks at them.
     temps_seen: usize,
     /// Visible checkpoint files parsed completely by the audits.
     files_checked: usize,
@@ -116,7 +117,13 @@ struct Tally {
 fn audit_round(project: &Path, tally: &mut Tally, pruned: &mut u32) {
     let audit = proof::audit(project);
     tally.files_checked += audit.files;
-    tally.temps_seen += audit.temps;
+    assert!(
+        audit.temps >= tally.temps_seen,
+        "a writer deleted a temp file it did not create: {} before, {} now",
+        tally.temps_seen,
+        audit.temps
+    );
+    tally.temps_seen = audit.temps;
     proof::assert_gapless(&audit.ids, *pruned + 1);
     *pruned += repo(project).prune(1).unwrap().pruned.len() as u32;
 }
@@ -158,6 +165,7 @@ fn sigkill_aimed_at_the_write_never_leaves_a_torn_checkpoint() {
     // Steps are proportional, so the aim keeps up when the machine's load changes.
     let mut aim = save_ms * 9 / 10;
     for _ in 0..24 {
+        let temps_before = temps(&dir);
         let mut child = writer(project.path(), &["--payload", KILL_PAYLOAD])
             .stdout(Stdio::piped())
             .spawn()
@@ -175,7 +183,7 @@ fn sigkill_aimed_at_the_write_never_leaves_a_torn_checkpoint() {
                 aim = aim * 19 / 20;
             } else {
                 tally.inside_lock += 1;
-                if has_temp(&dir) {
+                if temps(&dir) > temps_before {
                     // Killed between create and rename: the temp file outlives its writer.
                     tally.mid_write += 1;
                 } else {
@@ -267,11 +275,13 @@ fn calibrate(project: &Path, payload: &str) -> u64 {
     took.elapsed().as_millis().max(1) as u64
 }
 
-fn has_temp(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|entries| {
+/// How many `.tmp-*` files `dir` holds (earlier kills' stay, so a new one shows as one more).
+fn temps(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
         entries
             .filter_map(Result::ok)
-            .any(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+            .count()
     })
 }
 

@@ -367,3 +367,44 @@ fn schema_is_pretty_json_schema() {
     );
     assert!(text.contains("\n  \"properties\""));
 }
+
+/// Issue 12: `config set` creating `.ctxmon` gives it the `.gitignore` every creator writes;
+/// one that exists keeps what it has.
+#[test]
+fn creating_the_project_folder_writes_its_gitignore() {
+    let fx = Fx::new();
+    fx.set(Scope::Local, "context_monitor.warning_threshold", "0.72")
+        .expect("set");
+    let gitignore = fx.root.join("proj/.ctxmon/.gitignore");
+    assert_eq!(fs::read_to_string(&gitignore).expect("gitignore"), "*\n");
+    fs::write(&gitignore, "*\n!config.toml\n").expect("edit");
+    fx.set(Scope::Project, "context_monitor.warning_threshold", "0.71")
+        .expect("set");
+    assert_eq!(
+        fs::read_to_string(&gitignore).expect("gitignore"),
+        "*\n!config.toml\n"
+    );
+}
+
+/// Spec §12: nothing inside `.ctxmon` is followed through a link when written; a project file
+/// that is a link (a cloned repository's) is refused, its target untouched. The user's own file
+/// is still written through (dotfile managers).
+#[cfg(unix)]
+#[test]
+fn a_linked_project_file_is_refused() {
+    let fx = Fx::new();
+    let outside = fx.root.join("outside.toml");
+    fx.write(&outside, "");
+    fs::create_dir_all(fx.root.join("proj/.ctxmon")).expect("mkdir");
+    std::os::unix::fs::symlink(&outside, fx.project()).expect("symlink");
+    let e = fx.set_err(Scope::Project, "context_monitor.warning_threshold", "0.72");
+    assert_eq!(e.kind, ConfigErrorKind::Io, "{e}");
+    assert!(e.to_string().contains("is a symbolic link"), "{e}");
+    assert_eq!(fs::read(&outside).expect("outside"), b"");
+    assert!(
+        fs::symlink_metadata(fx.project())
+            .expect("link")
+            .file_type()
+            .is_symlink()
+    );
+}

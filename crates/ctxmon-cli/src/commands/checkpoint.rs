@@ -21,7 +21,7 @@ use crate::cli::{CheckpointCommand, GlobalArgs};
 use crate::exit::{CmdResult, Failure};
 
 pub fn run(cmd: CheckpointCommand, global: &GlobalArgs) -> CmdResult {
-    let layout = ProjectLayout::new(bootstrap::existing_project_dir(global)?);
+    let layout = bootstrap::existing_project(global)?.layout();
     let repo = FsCheckpointRepository::new(layout.clone());
     match cmd {
         CheckpointCommand::List => list(&repo, global.json),

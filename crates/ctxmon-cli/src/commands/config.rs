@@ -3,7 +3,7 @@
 
 use anyhow::anyhow;
 use ctxmon_infra_fs::config::{
-    ConfigErrorKind, ConfigPaths, EnvVars, Scope as FileScope, schema_text, set_value,
+    ConfigErrorKind, ConfigPaths, EnvVars, Scope as FileScope, schema_text, set_value_in,
 };
 use serde_json::json;
 
@@ -17,7 +17,8 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
         println!("{}", schema_text());
         return Ok(());
     }
-    let project_dir = bootstrap::existing_project_dir(global)?;
+    let project = bootstrap::existing_project(global)?;
+    let project_dir = project.path.clone();
     match cmd {
         ConfigCommand::Show => {
             let loaded =
@@ -63,8 +64,8 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                 Scope::User => FileScope::User,
             };
             let env = EnvVars::from_process();
-            let outcome = set_value(
-                &project_dir,
+            let outcome = set_value_in(
+                &project.layout(),
                 &env,
                 global.config.as_deref(),
                 scope,

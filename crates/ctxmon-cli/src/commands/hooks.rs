@@ -67,7 +67,7 @@ pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
             // Before the worker announced its log (stdin or the configuration still being
             // read), the project is the one the hook would use without a `cwd` in its input.
             let log = log.unwrap_or_else(|| {
-                let layout = ProjectLayout::new(bootstrap::project_dir(global, None));
+                let layout = bootstrap::resolve_project_dir(global, None).layout();
                 HookLog::new(&layout, Config::default().hooks.log_max_bytes)
             });
             deadline::log_bounded(log, hook.name(), message);
@@ -107,7 +107,7 @@ pub fn usage_error(error: &clap::Error, raw: &RawInvocation) -> ExitCode {
         project_dir: raw.project_dir.clone(),
         ..GlobalArgs::default()
     };
-    let layout = ProjectLayout::new(bootstrap::project_dir(&global, None));
+    let layout = bootstrap::resolve_project_dir(&global, None).layout();
     let log = HookLog::new(&layout, Config::default().hooks.log_max_bytes);
     deadline::log_bounded(log, name, message);
     ExitCode::SUCCESS
@@ -176,9 +176,11 @@ fn answer_with(
         Ok(input) => (input, None),
         Err(e) => (HookInput::default(), Some(e.to_string())),
     };
-    let project_dir = bootstrap::project_dir(global, input.cwd.as_deref());
-    let missing_project = bootstrap::missing_project(&project_dir);
-    let layout = ProjectLayout::new(&project_dir);
+    let resolved = bootstrap::resolve_project_dir(global, input.cwd.as_deref());
+    let project_dir = resolved.path.clone();
+    // A project that does not exist, or `/` or the home folder nobody named: nothing is stored.
+    let missing_project = resolved.storage_problem();
+    let layout = resolved.layout();
     let loaded = match early {
         Some(early) => early.for_project(global, &project_dir),
         None => bootstrap::load_config(global, &project_dir, &[]),
@@ -202,6 +204,9 @@ fn answer_with(
         clock: SystemClock,
         deadline,
     };
+    if let Some(warning) = resolved.ignored_cwd_warning() {
+        env.warn(&warning);
+    }
     if let Some(problem) = &missing_project {
         // The adapters refuse to create it; what needs no stored state is still answered.
         env.warn(&format!(

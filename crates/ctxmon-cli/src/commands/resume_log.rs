@@ -24,7 +24,7 @@ use ctxmon_infra_fs::claude_paths::{latest_transcript, project_slugs, projects_d
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{
     FsCheckpointRepository, FsEventLog, FsGitInfo, FsResumeLogStore, FsResumptionSource,
-    FsSessionStateStore, ProjectLayout, SystemClock,
+    FsSessionStateStore, SystemClock,
 };
 use serde_json::json;
 
@@ -34,8 +34,8 @@ use crate::exit::{CmdResult, Failure};
 use view::{emit, note};
 
 pub fn run(cmd: ResumeLogCommand, global: &GlobalArgs) -> CmdResult {
-    let dir = bootstrap::existing_project_dir(global)?;
-    let store = || FsResumeLogStore::new(ProjectLayout::new(&dir));
+    let layout = bootstrap::existing_project(global)?.layout();
+    let store = || FsResumeLogStore::new(layout.clone());
     match cmd {
         ResumeLogCommand::Generate { session, from } => {
             generate(global, session.as_deref(), from.as_deref())

@@ -1,6 +1,6 @@
 //! What ctxmon left in a project's `.ctxmon/`, read back completely and strictly: every event
-//! line, state file, checkpoint, marker, `.next-id` and resume-log pair must parse as what its
-//! name says it is. A torn or interleaved file fails the audit with its name; what the test then
+//! line, state file, checkpoint, marker, `.next-id`, resume-log pair and the `.gitignore` must
+//! be what its name says it is. A torn or interleaved file fails the audit with its name; what the test then
 //! asserts about the contents (counts, ids, chains) is up to the test.
 //!
 //! Included with `#[path = "common/disk.rs"] mod disk;` by the hardening tests.
@@ -93,6 +93,18 @@ pub fn audit(project: &Path) -> Disk {
         temps: crate::common::temp_leftovers(&root),
         ..Disk::default()
     };
+
+    // Written with the folder when ctxmon created it (issue 12): everything stays out of git.
+    let gitignore = root.join(".gitignore");
+    if gitignore.exists() {
+        assert_eq!(
+            read(&gitignore),
+            b"*\n",
+            ".gitignore is ctxmon's: {}",
+            gitignore.display()
+        );
+        disk.files += 1;
+    }
 
     let events = root.join("events.jsonl");
     if events.exists() {

@@ -76,6 +76,13 @@ impl Sandbox {
         self.run_command(self.command(args), stdin)
     }
 
+    /// Runs like [`Sandbox::run`], but with `dir` as the working directory.
+    pub fn run_in(&self, dir: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> Run {
+        let mut cmd = self.command(args);
+        cmd.current_dir(dir);
+        self.run_command(cmd, stdin)
+    }
+
     /// Runs `program` (a copy of the binary, say) like [`Sandbox::run`].
     pub fn run_program(&self, program: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> Run {
         let mut cmd = Command::new(program);
@@ -319,8 +326,14 @@ pub fn now_rfc3339() -> String {
     ctxmon_domain::Timestamp(i64::try_from(ms).unwrap()).to_rfc3339()
 }
 
-/// Every `.tmp-*` file (what an atomic write leaves when its writer dies) under `dir`.
+/// Every `.tmp-*` file (what an atomic write leaves when its writer dies) under `dir`, sorted.
 pub fn temp_leftovers(dir: &Path) -> Vec<PathBuf> {
+    let mut found = temps_below(dir);
+    found.sort();
+    found
+}
+
+fn temps_below(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return found;
@@ -328,7 +341,7 @@ pub fn temp_leftovers(dir: &Path) -> Vec<PathBuf> {
     for entry in entries.filter_map(Result::ok) {
         let path = entry.path();
         if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            found.extend(temp_leftovers(&path));
+            found.extend(temps_below(&path));
         } else if entry.file_name().to_string_lossy().starts_with(".tmp-") {
             found.push(path);
         }

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ctxmon_application::ports::PortError;
 use ctxmon_domain::CheckpointId;
@@ -64,7 +64,6 @@ pub(super) struct Scan {
     pub markers: BTreeSet<CheckpointId>,
     /// Names that are none of ours (lossily decoded when not UTF-8), sorted.
     pub foreign: Vec<String>,
-    pub temps: Vec<PathBuf>,
 }
 
 impl Scan {
@@ -90,8 +89,9 @@ impl Scan {
                 Name::Marker(id) => {
                     scan.markers.insert(id);
                 }
-                Name::Bookkeeping => {}
-                Name::Temp => scan.temps.push(entry.path()),
+                // A temp file is a writer's until it renames it (or dies and leaves it); no
+                // reader looks at it, and no writer deletes one it did not create.
+                Name::Bookkeeping | Name::Temp => {}
                 Name::Foreign => scan.foreign.push(name.to_string()),
             }
         }
@@ -114,14 +114,5 @@ impl Scan {
             .rev()
             .copied()
             .filter(|id| !self.markers.contains(id))
-    }
-
-    /// Deletes the temp files of writers that died mid-write. Only call this under the folder's
-    /// lock: every writer holds it from temp file to rename, so under the lock no temp file
-    /// belongs to a live writer. Best effort: a leftover is invisible to readers anyway.
-    pub fn remove_orphaned_temps(&self) {
-        for temp in &self.temps {
-            let _ = fs::remove_file(temp);
-        }
     }
 }

@@ -3,7 +3,9 @@
 //! Layout: `cx-NNN-checkpoint.json` (the data, replaced only atomically), `cx-NNN.acknowledged`
 //! (an empty marker), `.lock` (held by every writer), `.next-id` (the next sequence, so ids never
 //! come back after a prune or a deleted file). Readers take no lock: atomic renames mean they see
-//! a whole file or none, and a temp file left by a killed writer has a name no reader looks at.
+//! a whole file or none, and a temp file left by a killed writer has a name no reader looks at
+//! (it stays: ctxmon deletes only its own process's temp files). Writers refuse a folder that
+//! is a symbolic link (`ProjectLayout::ensure_dir`).
 
 mod folder;
 mod read;
@@ -105,7 +107,6 @@ impl CheckpointRepository for FsCheckpointRepository {
         self.locked(|| {
             let dir = self.dir();
             let scan = Scan::read(&dir)?;
-            scan.remove_orphaned_temps();
             let next = self.next_sequence(&scan);
             let id = u32::try_from(next)
                 .ok()
@@ -180,6 +181,11 @@ impl CheckpointRepository for FsCheckpointRepository {
             }
             Err(e) => return Err(e),
         }
+        // The folder may be a link a repository planted: no marker is created through it.
+        let dir = self.dir();
+        self.layout
+            .ensure_dir(&dir)
+            .map_err(|e| io_error(&dir, &e))?;
         let marker = self.marker_path(id);
         let mut options = OpenOptions::new();
         options.write(true).create_new(true);
@@ -187,6 +193,7 @@ impl CheckpointRepository for FsCheckpointRepository {
         {
             use std::os::unix::fs::OpenOptionsExt;
             options.mode(0o600);
+            options.custom_flags(libc::O_NOFOLLOW);
         }
         match options.open(&marker) {
             Ok(_) => Ok(true),
@@ -230,7 +237,6 @@ impl CheckpointRepository for FsCheckpointRepository {
         }
         self.locked(|| {
             let scan = Scan::read(&self.dir())?;
-            scan.remove_orphaned_temps();
             let mut outcome = PruneOutcome::default();
             let mut readable: Vec<CheckpointId> = Vec::new();
             for &id in &scan.checkpoints {

@@ -118,3 +118,70 @@ fn a_read_only_ctxmon_folder_is_permission_denied_and_damages_nothing() {
     assert_eq!(fs::read(repo.checkpoint_path(id(1))).unwrap(), before);
     fs::set_permissions(repo.dir(), fs::Permissions::from_mode(0o700)).unwrap();
 }
+
+/// Every entry of `dir` with its bytes (folders as `/`), sorted: what must not change.
+#[cfg(unix)]
+fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut all: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let bytes = fs::read(e.path()).unwrap_or_else(|_| b"/".to_vec());
+            (e.file_name().to_string_lossy().into_owned(), bytes)
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+/// Issue 12: with `checkpoints/` linked to another folder, a pre-compact wrote its checkpoint
+/// there and deleted a `.tmp-*` file ctxmon never created. Every writer refuses the linked
+/// folder, and the folder it leads to is left exactly as it was.
+#[cfg(unix)]
+#[test]
+fn a_linked_checkpoint_folder_is_neither_written_nor_cleaned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside");
+    fs::create_dir(&outside).unwrap();
+    // A checkpoint ctxmon could read, so that `ack` gets as far as the marker.
+    let (_other, donor) = repo();
+    save(&donor, "s");
+    fs::copy(
+        donor.checkpoint_path(id(1)),
+        outside.join("cx-001-checkpoint.json"),
+    )
+    .unwrap();
+    fs::write(outside.join(".tmp-x"), b"not ctxmon's").unwrap();
+    let before = contents(&outside);
+    let project = tmp.path().join("project");
+    fs::create_dir_all(project.join(".ctxmon")).unwrap();
+    std::os::unix::fs::symlink(&outside, project.join(".ctxmon/checkpoints")).unwrap();
+    let repo = FsCheckpointRepository::new(ProjectLayout::new(&project));
+
+    let refused = |e: PortError| {
+        assert_eq!(e.kind, PortErrorKind::PermissionDenied, "{e}");
+        assert!(
+            e.message.contains(".ctxmon/checkpoints is a symbolic link; ctxmon does not follow links inside .ctxmon"),
+            "{e}"
+        );
+    };
+    refused(repo.save_new(&mut |i| sample(i, "s")).unwrap_err());
+    refused(repo.prune(0).unwrap_err());
+    refused(repo.acknowledge(id(1)).unwrap_err());
+    assert_eq!(contents(&outside), before);
+}
+
+/// Issue 12: a dangling `checkpoints/.lock` link made a pre-compact create the file it points
+/// to (empty, 0600) wherever that was.
+#[cfg(unix)]
+#[test]
+fn a_dangling_lock_link_creates_nothing() {
+    let (tmp, repo) = repo();
+    fs::create_dir_all(repo.dir()).unwrap();
+    let target = tmp.path().join("made-by-ctxmon.lock");
+    std::os::unix::fs::symlink(&target, repo.dir().join(".lock")).unwrap();
+    let e = repo.save_new(&mut |i| sample(i, "s")).unwrap_err();
+    assert!(e.message.contains(".lock is a symbolic link"), "{e}");
+    assert!(!target.exists());
+    assert!(repo.list().unwrap().checkpoints.is_empty());
+}

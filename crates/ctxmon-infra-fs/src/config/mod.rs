@@ -24,5 +24,5 @@ pub use error::{ConfigError, ConfigErrorKind, Setting, suggest_key};
 pub use layers::ValueSource;
 pub use load::{LoadedConfig, load_config};
 pub use paths::{ConfigPaths, FileLayer, PathEntry, Scope};
-pub use set::{SetOutcome, set_value};
+pub use set::{SetOutcome, set_value, set_value_in};
 pub use show::{KeyValue, schema_text};

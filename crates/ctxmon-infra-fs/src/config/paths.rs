@@ -16,7 +16,8 @@ use super::env::EnvVars;
 pub enum FileLayer {
     /// `$XDG_CONFIG_HOME/ctxmon/config.toml`, else `$HOME/.config/ctxmon/config.toml`.
     User,
-    /// `<project>/.ctxmon/config.toml`, meant to be committed.
+    /// `<project>/.ctxmon/config.toml`, the project's shared settings (`.ctxmon/.gitignore`
+    /// ignores everything until `!config.toml` is added to it).
     Project,
     /// `<project>/.ctxmon/config.local.toml`, meant to stay out of version control.
     Local,

@@ -4,7 +4,8 @@
 //! change in memory, re-load every file layer with the changed table, and only then write it,
 //! atomically and privately. A refused change leaves the file exactly as it was.
 
-use crate::fsutil::{Durability, write_atomic};
+use crate::fsutil::{Durability, is_symlink, symlink_refused, write_atomic};
+use crate::layout::ProjectLayout;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -45,6 +46,22 @@ pub fn set_value(
     key: &str,
     raw: &str,
 ) -> Result<SetOutcome, ConfigError> {
+    let layout = ProjectLayout::new(project_dir);
+    set_value_in(&layout, env, explicit_file, scope, key, raw)
+}
+
+/// [`set_value`] in a given layout: the project and local files are written in its `.ctxmon`,
+/// which [`ProjectLayout::ensure_dir`] creates (with its `.gitignore`) or checks, and never
+/// through a symbolic link; only the user's own file is written through one.
+pub fn set_value_in(
+    layout: &ProjectLayout,
+    env: &EnvVars,
+    explicit_file: Option<&Path>,
+    scope: Scope,
+    key: &str,
+    raw: &str,
+) -> Result<SetOutcome, ConfigError> {
+    let project_dir = layout.project_dir();
     let Some(key_ref) = KeyRef::resolve(key) else {
         return Err(ConfigError::unknown_key(key, "command line", false));
     };
@@ -93,7 +110,11 @@ pub fn set_value(
             format!("{e}; nothing was written"),
         )
     })?;
-    write_private(&target, &text).map_err(|e| {
+    let written = match scope {
+        Scope::User => write_private(&target, &text),
+        Scope::Project | Scope::Local => write_in_ctxmon(layout, &target, &text),
+    };
+    written.map_err(|e| {
         ConfigError::new(
             ConfigErrorKind::Io,
             None,
@@ -128,8 +149,19 @@ fn nothing_written(mut error: ConfigError) -> ConfigError {
     error
 }
 
-/// Replaces `path` atomically (0600, folders 0700, fsync). A symlinked file is written through
-/// to its target, so dotfile managers keep working.
+/// Replaces a file inside `.ctxmon` atomically (0600, fsync). `.ctxmon` is created or checked
+/// by the layout, and a file that is a symbolic link is refused: spec §12 follows no link
+/// inside `.ctxmon`, and renaming over it would silently turn the link into a file.
+fn write_in_ctxmon(layout: &ProjectLayout, path: &Path, text: &str) -> io::Result<()> {
+    layout.ensure_dir(layout.root())?;
+    if is_symlink(path) {
+        return Err(symlink_refused(path));
+    }
+    write_atomic(path, text.as_bytes(), Durability::Fsync)
+}
+
+/// Replaces the user's file atomically (0600, folders 0700, fsync). A symlinked file is
+/// written through to its target, so dotfile managers keep working.
 fn write_private(path: &Path, text: &str) -> io::Result<()> {
     let path = match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)?,

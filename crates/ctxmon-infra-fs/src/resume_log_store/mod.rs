@@ -13,7 +13,8 @@
 //! process killed between those two renames leaves the new JSON beside the old markdown (or,
 //! in `delete`, the JSON alone); readers notice (`load` compares the markdown with the JSON's
 //! rendering, `list` looks for a missing markdown or one older than its JSON) and write the
-//! markdown again from the JSON. Temp files of killed writers are removed by the next save.
+//! markdown again from the JSON. A writer killed mid-write leaves its temp file (`.tmp-*`, a name
+//! no reader looks at); ctxmon deletes only the temp files of the process that made them.
 
 mod read;
 
@@ -28,9 +29,7 @@ use ctxmon_application::ports::{
 };
 use ctxmon_domain::{ResumeLog, SessionKey};
 
-use crate::fsutil::{
-    Durability, io_error, prepare_atomic, remove_orphaned_temps, with_lock, write_atomic,
-};
+use crate::fsutil::{Durability, io_error, prepare_atomic, with_lock, write_atomic};
 use crate::layout::ProjectLayout;
 pub use read::MAX_LOG_BYTES;
 
@@ -159,9 +158,6 @@ impl ResumeLogStore for FsResumeLogStore {
         })?;
         let (json_path, md_path) = (self.json_path(&key), self.markdown_path(&key));
         self.locked(|| {
-            // Every writer holds the lock from temp file to rename: what is left is a killed
-            // writer's (up to megabytes each).
-            remove_orphaned_temps(&self.dir());
             // Both complete before either replaces anything: a full disk or a kill now leaves
             // the old pair as it was.
             let json_tmp = prepare_atomic(&json_path, &json, self.durability)

@@ -271,17 +271,61 @@ fn a_deletion_stopped_half_way_leaves_a_whole_log_never_a_lone_markdown() {
     assert!(!store.json_path(&key).exists() && !store.markdown_path(&key).exists());
 }
 
+/// A save leaves no temp file of its own and deletes none it did not create (issue 12: a save
+/// deleted a planted `.tmp-*` file); such a file is invisible to readers.
 #[test]
-fn a_save_removes_the_temp_files_of_killed_writers() {
+fn a_save_deletes_only_its_own_temp_files() {
     let (_tmp, store) = store();
     save(&store, "s", 1_000);
-    let orphan = store.dir().join(".tmp-killed");
-    fs::write(&orphan, vec![b'x'; 4096]).unwrap();
+    let planted = store.dir().join(".tmp-killed");
+    fs::write(&planted, vec![b'x'; 4096]).unwrap();
     save(&store, "t", 2_000);
-    assert!(!orphan.exists());
-    let names: Vec<String> = fs::read_dir(store.dir())
+    assert_eq!(fs::read(&planted).unwrap().len(), 4096);
+    let temps: Vec<String> = fs::read_dir(store.dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".tmp-"))
+        .collect();
+    assert_eq!(temps, [".tmp-killed"]);
+    let listing = store.list().unwrap();
+    assert!(listing.problems.is_empty(), "{:?}", listing.problems);
+    assert_eq!(listing.entries.len(), 2);
+}
+
+/// Issue 12: with `resume-logs/` linked to another folder, a pre-compact wrote its log there
+/// and deleted a `.tmp-*` file ctxmon never created; a dangling `resume-logs/.lock` link made
+/// it create the file the link names.
+#[cfg(unix)]
+#[test]
+fn a_linked_folder_or_lock_is_refused_and_nothing_outside_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside");
+    fs::create_dir(&outside).unwrap();
+    fs::write(outside.join(".tmp-x"), b"not ctxmon's").unwrap();
+    let project = tmp.path().join("project");
+    fs::create_dir_all(project.join(".ctxmon")).unwrap();
+    std::os::unix::fs::symlink(&outside, project.join(".ctxmon/resume-logs")).unwrap();
+    let linked = FsResumeLogStore::new(ProjectLayout::new(&project));
+    let l = log("s", 1_000);
+    let e = linked.save(&l, &l.to_markdown()).unwrap_err();
+    assert_eq!(e.kind, PortErrorKind::PermissionDenied, "{e}");
+    assert!(
+        e.message
+            .contains("resume-logs is a symbolic link; ctxmon does not follow links"),
+        "{e}"
+    );
+    let names: Vec<String> = fs::read_dir(&outside)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(names.iter().all(|n| !n.starts_with(".tmp-")), "{names:?}");
+    assert_eq!(names, [".tmp-x"]);
+    assert_eq!(fs::read(outside.join(".tmp-x")).unwrap(), b"not ctxmon's");
+
+    let (tmp, store) = store();
+    fs::create_dir_all(store.dir()).unwrap();
+    let target = tmp.path().join("made-by-ctxmon.lock");
+    std::os::unix::fs::symlink(&target, store.dir().join(".lock")).unwrap();
+    assert!(store.save(&l, &l.to_markdown()).is_err());
+    assert!(!target.exists());
+    assert!(!store.json_path(&SessionKey::from_raw("s")).exists());
 }
