@@ -70,6 +70,7 @@ fn rich_log() {
             notes: BTreeMap::from([("reviewer".into(), "dana".into())]),
             ..Default::default()
         },
+        ..Default::default()
     };
     let tail = vec![
         json!({"type": "user", "message": {"role": "user", "content": "Refactor billing and add tax.rs"}}),

@@ -252,28 +252,39 @@ deleted; 2 --keep missing or not a number.";
 
 pub const RESUME_LOG_GENERATE: &str = "\
 Which session: --session ID, else $CLAUDE_CODE_SESSION_ID (set inside a Claude Code session),
-else the project's newest transcript (its file name is the session id). Without a transcript the
-log holds only what --from, the checkpoints and git say, and a warning says so.
+else the --from document's session_id, else the project's newest transcript (its file name is
+the session id). Without a transcript the log holds only what --from, the checkpoints and git
+say, and a warning says so.
 
 What goes in, highest priority first: the --from document, the session's newest checkpoint, the
 transcript's tail (first request as mission, completed and open todos, files touched, commands
 run, errors) and git (branch, head, uncommitted files). A section belongs to the first source that has
 it; the metadata lists are merged. The log is written as session-<id>.md and session-<id>.json in
-.ctxmon/resume-logs/ (mode 0600), replacing that session's earlier log, within 10,000 tokens; a
-section that does not fit is cut at a sentence with `… [truncated: N tokens omitted]`.
+.ctxmon/resume-logs/ (mode 0600), replacing that session's earlier log, within 10,000 tokens:
+each section has its budget, and room one leaves unused goes to sections that need more. A
+section that still does not fit is cut at a sentence with `… [truncated: N tokens omitted]`; a
+metadata list keeps its newest entries and says how many older ones it left out.
 
-The --from document (UTF-8 JSON, at most 2 MiB; every key optional):
+The --from document (UTF-8 JSON, at most 2 MiB; every key optional). The JSON format of the
+resume-log seed loads as it is:
   {
+    \"session_id\":       string,                     the session, if not named otherwise
+    \"context_metrics\":  {\"total_budget\", \"used_tokens\", \"percentage_used\",
+                          \"remaining_tokens\", \"stop_reason\", \"model\", \"timestamp\"},
+                                                    your own figures, shown beside ctxmon's
+                                                    measurement (never instead of it)
     \"mission_summary\":  string,                     what the session is for
     \"accomplishments\":  [string],                   what is done
     \"key_findings\":     [string],                   what was learnt
     \"decisions\":        [{\"decision\": string,        a choice made
                           \"rationale\": string}],     and why (optional)
     \"next_steps\":       [string],                   what to do next, in order
-    \"critical_context\": {name: string},             paths, ids, commands to keep verbatim
+    \"critical_context\": {name: any JSON},           paths, ids, commands to keep verbatim;
+                                                    nested objects and lists are kept
     \"metadata\": {
       \"files_modified\": [string], \"commands_run\": [string], \"errors\": [string],
-      \"agents_used\": [string], \"notes\": {name: string}
+      \"agents_used\": [string], \"notes\": {name: string},
+      \"session_duration_minutes\": integer
     }
   }
 A misspelt key (next_step) or a value of the wrong type is refused with its JSON path, and

@@ -116,7 +116,7 @@ fn generate_help_describes_every_key_of_the_from_document() {
     for shape in [
         "\"mission_summary\":  string",
         "\"next_steps\":       [string]",
-        "\"critical_context\": {name: string}",
+        "\"critical_context\": {name: any JSON}",
         "\"decisions\":        [{\"decision\": string",
         "\"notes\": {name: string}",
         "every key optional",

@@ -238,6 +238,21 @@ fn every_bad_document_is_a_one_line_usage_error_and_damages_nothing() {
             "stdin: decisions[0]: invalid type: string \"just text\", expected an object",
         ),
         ("empty", b"".to_vec(), "stdin: empty document"),
+        (
+            "unknown top-level field beside the seed's",
+            br#"{"session_id": "s", "context_metrics": {}, "contxt": {}}"#.to_vec(),
+            "stdin: contxt: unknown field `contxt`",
+        ),
+        (
+            "unknown metric",
+            br#"{"context_metrics": {"used": 5}}"#.to_vec(),
+            "stdin: context_metrics.used: unknown field `used`",
+        ),
+        (
+            "a document's session id that is a path",
+            br#"{"session_id": "../../etc"}"#.to_vec(),
+            "the --from document's session_id ../../etc: not a session id",
+        ),
     ];
     for (what, input, expected) in cases {
         let run = sb.run(&["resume-log", "generate", "--from", "-"], input);

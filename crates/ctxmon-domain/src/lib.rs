@@ -27,7 +27,8 @@ pub use checkpoint::{CheckpointData, CheckpointId, CompactionTrigger, ContextSta
 pub use events::{DomainEvent, EventRecord};
 pub use fill::{FillEstimate, FillSource};
 pub use resume_log::{
-    ContextMetrics, Decision, ResumeLog, ResumeLogDraft, ResumeLogSection, SessionMetadata,
+    ContextMetrics, ContextValue, Decision, ResumeLog, ResumeLogDraft, ResumeLogSection,
+    SessionMetadata,
 };
 pub use resumption::{
     FileToRead, KeyDecision, QualityTrajectory, ResumptionOrigin, ResumptionState, Todo,

@@ -63,7 +63,7 @@ fn draft() -> ResumeLogDraft {
             .collect(),
         next_steps: items(15, 380),
         critical_context: (0..10)
-            .map(|i| (format!("key {i}"), items(1, 200)[0].clone()))
+            .map(|i| (format!("key {i}"), items(1, 200)[0].clone().into()))
             .collect::<BTreeMap<_, _>>(),
         ..Default::default()
     }

@@ -10,6 +10,7 @@
 #[path = "support/fuzz/mod.rs"]
 mod fuzz;
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -26,7 +27,7 @@ use ctxmon_application::resumption::{
 };
 use ctxmon_application::resumption_context::{ResumptionInput, render_resumption_context};
 use ctxmon_application::status_line::{StatusPayload, status_estimate};
-use ctxmon_domain::resume_log::{ContextMetrics, Decision};
+use ctxmon_domain::resume_log::{ContextMetrics, ContextValue, Decision};
 use ctxmon_domain::{
     CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FillEstimate, FillSource,
     ResumeLog, SessionInfo, SessionKey, SessionState, Thresholds, Timestamp, TokenCount,
@@ -788,6 +789,13 @@ fn sample_log(session: &str) -> ResumeLog {
     log.next_steps = vec!["Write the migration".into()];
     log.critical_context
         .insert("ledger".into(), "/w/shop/ledger.csv".into());
+    log.critical_context.insert(
+        "file_paths".into(),
+        ContextValue::Map(BTreeMap::from([(
+            "auth_service".into(),
+            "src/services/auth.py".into(),
+        )])),
+    );
     log.metadata.trigger = "pre_compact".into();
     log.metadata.sources = vec!["agent document".into(), "checkpoint cx-001".into()];
     log.metadata.files_modified = vec!["src/tax.rs".into()];
@@ -833,6 +841,9 @@ fn fuzz_resume_log_file() {
             "metadata",
             "notes",
             "git_dirty_files",
+            "agent_metrics",
+            "older_left_out",
+            "session_duration_minutes",
         ])
         .run(|bytes| {
             write(&json, bytes);

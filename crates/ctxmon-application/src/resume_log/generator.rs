@@ -111,7 +111,8 @@ impl<'a> ResumeLogGenerator<'a> {
 
 /// Trimmed items, no empty ones, each list without duplicates (first occurrence kept: the
 /// higher-priority source) and at most [`MAX_LIST_ITEMS`] long, so a hostile document cannot
-/// make the stored JSON huge through repetition.
+/// make the stored JSON huge through repetition. The narrative lists keep their first items
+/// (the author's order); the metadata lists, oldest first, keep their newest.
 fn normalise(log: &mut ResumeLog) {
     log.mission_summary = log.mission_summary.trim().to_string();
     for list in [
@@ -119,13 +120,27 @@ fn normalise(log: &mut ResumeLog) {
         &mut log.key_findings,
         &mut log.next_steps,
         &mut log.metadata.sources,
-        &mut log.metadata.files_modified,
-        &mut log.metadata.files_modified_by_subagents,
-        &mut log.metadata.commands_run,
-        &mut log.metadata.errors,
-        &mut log.metadata.agents_used,
     ] {
-        tidy(list);
+        tidy(list, Keep::First);
+    }
+    // By their JSON keys: the older entries the cap drops are counted where the list's label
+    // shows them, as fitting's are.
+    let m = &mut log.metadata;
+    for (key, list) in [
+        ("files_modified", &mut m.files_modified),
+        (
+            "files_modified_by_subagents",
+            &mut m.files_modified_by_subagents,
+        ),
+        ("commands_run", &mut m.commands_run),
+        ("errors", &mut m.errors),
+        ("agents_used", &mut m.agents_used),
+    ] {
+        let dropped = tidy(list, Keep::Newest);
+        if dropped > 0 {
+            let count = m.older_left_out.entry(key.to_string()).or_insert(0);
+            *count = count.saturating_add(dropped as u64);
+        }
     }
     // Porcelain entries keep their leading space: ` M` (unstaged) is not `M ` (staged).
     log.metadata.git_dirty_files.truncate(MAX_LIST_ITEMS);
@@ -144,16 +159,27 @@ fn normalise(log: &mut ResumeLog) {
     log.decisions.truncate(MAX_LIST_ITEMS);
 }
 
-fn tidy(list: &mut Vec<String>) {
+/// Which end of a list the cap at [`MAX_LIST_ITEMS`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    First,
+    Newest,
+}
+
+/// Returns how many items the cap dropped.
+fn tidy(list: &mut Vec<String>, keep: Keep) -> usize {
     let mut seen = std::collections::HashSet::new();
     let items = std::mem::take(list);
     for item in items {
         let t = item.trim();
         if !t.is_empty() && seen.insert(t.to_string()) {
             list.push(t.to_string());
-            if list.len() == MAX_LIST_ITEMS {
+            if keep == Keep::First && list.len() == MAX_LIST_ITEMS {
                 break;
             }
         }
     }
+    let over = list.len().saturating_sub(MAX_LIST_ITEMS);
+    drop(list.drain(..over));
+    over
 }

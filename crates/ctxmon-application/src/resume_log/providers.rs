@@ -5,7 +5,8 @@
 //! decisions, next steps) the first source that has any content owns the section, because
 //! mixing an agent's curated list with raw todo items would blur both; critical-context keys
 //! are added when absent. The metadata lists (files, commands, errors) are facts, so every
-//! source adds to them. A provider is the seed's "custom section provider" extension point:
+//! source adds to them. The agent's own context metrics are kept apart from ctxmon's
+//! measurement (`ResumeLog::agent_metrics`), shown beside it. A provider is the seed's "custom section provider" extension point:
 //! register one with `ResumeLogGenerator::register_section_provider`.
 
 use ctxmon_domain::{
@@ -79,9 +80,29 @@ impl SectionProvider for AgentDocument {
             log.decisions = d.decisions.clone();
         }
         for (k, v) in &d.critical_context {
-            add_context(log, k, v);
+            log.critical_context
+                .entry(k.clone())
+                .or_insert_with(|| v.clone());
+        }
+        // The agent's own figures are shown beside ctxmon's measurement, never instead of it.
+        if let Some(reported) = d.context_metrics.as_ref().filter(|r| !r.is_empty()) {
+            log.agent_metrics = Some(reported.clone());
         }
         let m = &mut log.metadata;
+        // A document written for another session id than the one the log is for: say so.
+        if let Some(id) = d
+            .session_id
+            .as_deref()
+            .map(str::trim)
+            .filter(|id| !id.is_empty() && *id != log.session_id)
+        {
+            m.notes
+                .entry("session_id in the agent's document".into())
+                .or_insert_with(|| id.to_string());
+        }
+        if m.session_duration_minutes.is_none() {
+            m.session_duration_minutes = d.metadata.session_duration_minutes;
+        }
         m.files_modified
             .extend(d.metadata.files_modified.iter().cloned());
         m.commands_run
@@ -297,5 +318,5 @@ pub fn fill_list(slot: &mut Vec<String>, items: &[String]) {
 pub fn add_context(log: &mut ResumeLog, key: &str, value: &str) {
     log.critical_context
         .entry(key.to_string())
-        .or_insert_with(|| value.to_string());
+        .or_insert_with(|| value.into());
 }

@@ -528,3 +528,6 @@ fn extension_points_plug_in() {
 
 #[path = "transcript_tests.rs"]
 mod transcript;
+
+#[path = "agent_document_tests.rs"]
+mod agent_document;

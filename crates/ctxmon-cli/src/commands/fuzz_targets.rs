@@ -745,7 +745,13 @@ fn fuzz_resume_log_draft() {
         .seed(serde_json::to_vec_pretty(&full).expect("serialize"))
         .seed(br#"{"next_steps":"one"}"#.to_vec())
         .seed(b"{}".to_vec())
+        // The seed's own JSON format: nested critical context, the agent's metrics.
+        .seed(include_bytes!("../../../../fixtures/resume-logs/seed-example.json").to_vec())
         .dict(&[
+            "session_id",
+            "context_metrics",
+            "percentage_used",
+            "session_duration_minutes",
             "mission_summary",
             "accomplishments",
             "key_findings",

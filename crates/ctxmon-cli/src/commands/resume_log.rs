@@ -2,8 +2,8 @@
 //! spec §9 on request and manage what `.ctxmon/resume-logs/` holds.
 //!
 //! `generate` writes the log of one session (`--session`, else `$CLAUDE_CODE_SESSION_ID`, else
-//! the project's newest transcript), from the agent's own JSON document (`--from FILE|-`) and
-//! what ctxmon reads itself. An id that is not a session id (a path, a dot) and a bad `--from`
+//! the `--from` document's `session_id`, else the project's newest transcript), from the
+//! agent's own JSON document (`--from FILE|-`) and what ctxmon reads itself. An id that is not a session id (a path, a dot) and a bad `--from`
 //! document are usage errors (exit 2, nothing read or written), the document's naming the JSON
 //! path of the problem; a folder that cannot be written is exit 1, and the logs already there
 //! are left as they were. Unreadable files are named on stderr and skipped.
@@ -62,7 +62,8 @@ fn generate(global: &GlobalArgs, session: Option<&str>, from: Option<&str>) -> C
         .map_err(|e| Failure::usage(anyhow!("invalid thresholds: {e}")))?;
     let env = bootstrap::env_pairs();
     let project_dir = project.layout.project_dir().to_path_buf();
-    let (session_id, transcript) = resolve_session(&project_dir, &env, session)?;
+    let documented = draft.as_ref().and_then(|d| d.session_id.as_deref());
+    let (session_id, transcript) = resolve_session(&project_dir, &env, session, documented)?;
 
     let layout = project.layout.clone();
     let reader = JsonlTranscriptReader::new();
@@ -158,12 +159,14 @@ fn cleanup_keep(global: &GlobalArgs, keep: Option<u64>) -> Result<u64, Failure> 
 }
 
 /// The session to write for and its transcript: `--session`, else `CLAUDE_CODE_SESSION_ID`
-/// (set inside a Claude Code session), else the project's newest transcript, whose file stem
-/// is its session id.
+/// (set inside a Claude Code session: it names the session the agent runs in, whatever its
+/// document says), else the `--from` document's `session_id` (the seed's format names its
+/// session), else the project's newest transcript, whose file stem is its session id.
 fn resolve_session(
     project_dir: &Path,
     env: &[(String, String)],
     session: Option<&str>,
+    documented: Option<&str>,
 ) -> Result<(String, Option<PathBuf>), Failure> {
     let named = match session {
         Some(s) => Some(s.to_string()),
@@ -172,7 +175,13 @@ fn resolve_session(
                 check_session_id(&id, "CLAUDE_CODE_SESSION_ID")?;
                 Some(id)
             }
-            None => None,
+            None => match documented {
+                Some(id) => {
+                    check_session_id(id, "the --from document's session_id")?;
+                    Some(id.to_string())
+                }
+                None => None,
+            },
         },
     };
     if let Some(id) = named {

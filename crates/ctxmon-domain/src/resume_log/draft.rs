@@ -1,24 +1,31 @@
-//! What an agent writes for `ctxmon resume-log generate --from`: the narrative sections only.
-//! ctxmon fills in the metrics, the session id and the facts it can read itself.
+//! What an agent writes for `ctxmon resume-log generate --from`: the narrative sections, and
+//! the seed's own JSON format as it stands (its "JSON Format" example loads whole). ctxmon
+//! fills in its measured metrics, the session and the facts it can read itself.
 //!
 //! Every struct rejects unknown fields: `next_step` instead of `next_steps` would otherwise
-//! drop the agent's most important section without a word.
+//! drop the agent's most important section without a word. `critical_context` takes any JSON
+//! object, since the seed nests maps and lists there.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::Decision;
+use super::{ContextValue, Decision, ReportedMetrics};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct ResumeLogDraft {
+    /// The session the document is about (the seed writes it); `ctxmon resume-log generate`
+    /// uses it when neither `--session` nor `$CLAUDE_CODE_SESSION_ID` names one.
+    pub session_id: Option<String>,
+    /// The agent's own figures, shown beside ctxmon's measurement ([`ReportedMetrics`]).
+    pub context_metrics: Option<ReportedMetrics>,
     pub mission_summary: Option<String>,
     pub accomplishments: Vec<String>,
     pub key_findings: Vec<String>,
     pub decisions: Vec<Decision>,
     pub next_steps: Vec<String>,
-    pub critical_context: BTreeMap<String, String>,
+    pub critical_context: BTreeMap<String, ContextValue>,
     pub metadata: DraftMetadata,
 }
 
@@ -31,4 +38,6 @@ pub struct DraftMetadata {
     pub errors: Vec<String>,
     pub agents_used: Vec<String>,
     pub notes: BTreeMap<String, String>,
+    /// The seed's `session_duration_minutes`.
+    pub session_duration_minutes: Option<u64>,
 }

@@ -1,31 +1,43 @@
-//! Fitting a log to its budget (spec §9): what a section cannot show is removed from the data
-//! itself, so the JSON holds no more than the markdown shows and both describe the same log.
+//! Fitting a log to its budget (spec §9): what the document cannot show is removed from the
+//! data itself, so the JSON holds no more than the markdown shows and both describe the same
+//! log.
 //!
-//! A section keeps its pieces (`pieces`) in order while they fit. The first that does not is
-//! shortened at a sentence or word boundary when it is prose and the pieces kept so far fill
-//! less than 80% of the room (the seed's rule, an item boundary counting as a sentence end),
-//! else dropped; everything after it is dropped. What was removed is counted, per section, in
+//! The 10,000-token whole is the bound; the seed's section budgets are each section's share
+//! of it. The seed truncates each section to its budget and says nothing of room a section
+//! leaves unused; left there, a log could drop the newest errors while using a sixth of its
+//! budget. So fitting runs in two passes over the document's parts (the seven sections, the
+//! critical context's shared with the session metadata, 60/40):
+//!
+//! 1. each part is fitted into its own share ([`Part::share`]), as the seed does;
+//! 2. what the document leaves unused goes, in [`Part::SPARE_ORDER`], to each part that had to
+//!    leave something out: it is fitted again into what it used plus all the room still
+//!    unused, and keeps the result if it shows more.
+//!
+//! No part gets less than its share, the parts' rooms add up to at most 10,000 tokens, and
+//! after the second pass the room left unused is smaller than the first piece each part that
+//! left anything out could not show whole (plus its marker's digits): nothing is left out
+//! while the document has room for it. Both passes fit the original data, so fitting is
+//! idempotent and a log renders the same before and after it is fitted.
+//!
+//! Within a part (`fit_plan`, `fit_meta`), pieces are kept in order; the session metadata's
+//! lists keep their newest entries. What was removed is counted, per section, in
 //! [`ResumeLog::omitted_tokens`], which the section's truncation marker shows.
-//!
-//! Fitting is idempotent, and rendering fits a copy first, so a log renders the same before
-//! and after it is fitted.
 
 use std::collections::BTreeMap;
 
+use super::context::retain_leaves;
+use super::fit_meta::{MetaPlan, apply_meta, plan_meta};
+use super::fit_plan::{Cut, Plan, plan};
 use super::pieces::{
-    MetaField, MetaList, ONE_LINE_MAX, Origin, Piece, RATIONALE, Shape, body, clean, decision_head,
-    decision_pieces, item, item_pieces, metadata_pieces, mission_pieces, one_line, pair_pieces,
-    quote,
+    ONE_LINE_MAX, Origin, Piece, body, body_of, clean, context_pieces, decision_pieces,
+    item_pieces, mission_pieces, one_line,
 };
-use super::truncate::{cut_point, marker, sentence_point};
-use super::{Decision, ResumeLog, ResumeLogSection, SessionMetadata};
+use super::pieces_meta::{MetaList, MetaPieces, metadata_pieces};
+use super::{ContextValue, ResumeLog, ResumeLogSection};
 
 /// The key under which the session metadata's omissions are counted: it shares the critical
 /// context's budget but ends with its own marker.
 pub const METADATA_KEY: &str = "session_metadata";
-
-/// A shortened piece keeps at least this many characters of its text, or is dropped.
-const MIN_KEPT: usize = 16;
 
 pub(super) const METADATA_HEADING: &str = "\n\n## Session Metadata\n\n";
 
@@ -33,101 +45,324 @@ pub(super) const ACCOMPLISHED: &str = "- [x] ";
 pub(super) const FINDING: &str = "- ";
 pub(super) const OPEN: &str = "- [ ] ";
 
+/// The whole document's room, in characters (`estimate_tokens` counts four per token).
+pub(super) const TOTAL_CHARS: usize = 40_000;
+
 /// `\n## Title\n\n`.
 pub(super) fn heading(section: ResumeLogSection) -> String {
     format!("\n## {}\n\n", section.title())
 }
 
-/// Characters left for the body of `section` after `head` and the closing newline.
-pub(super) fn room(section: ResumeLogSection, head: &str) -> usize {
-    let chars = usize::try_from(section.budget().get().saturating_mul(4)).unwrap_or(usize::MAX);
-    chars.saturating_sub(head.chars().count() + 1)
+/// The parts of the document that room is given to, in document order. `Critical` is the
+/// critical-context section's heading, body and the metadata heading; `Metadata` is the
+/// session metadata's body, which shares that section's budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Part {
+    Metrics,
+    Mission,
+    Accomplishments,
+    KeyFindings,
+    Decisions,
+    NextSteps,
+    Critical,
+    Metadata,
 }
 
-/// The room the critical context and the metadata share, and the critical context's part of
-/// it: the metadata may claim up to 40% and gives back what it does not need.
-pub(super) fn critical_rooms(metadata_chars: usize) -> (usize, usize) {
-    let section = ResumeLogSection::CriticalContext;
-    let avail = room(section, &heading(section)).saturating_sub(METADATA_HEADING.chars().count());
-    (avail, avail - metadata_chars.min(avail * 2 / 5))
+impl Part {
+    pub(super) const ALL: [Part; 8] = [
+        Part::Metrics,
+        Part::Mission,
+        Part::Accomplishments,
+        Part::KeyFindings,
+        Part::Decisions,
+        Part::NextSteps,
+        Part::Critical,
+        Part::Metadata,
+    ];
+
+    /// Who gets the room others leave unused, first: what the next agent must do, what it
+    /// must know, why, where things are and what happened (the newest errors and commands),
+    /// then what was done and the goal, which their own shares hold in all but rare logs.
+    /// The metrics are a few capped lines and never need more.
+    pub(super) const SPARE_ORDER: [Part; 7] = [
+        Part::NextSteps,
+        Part::KeyFindings,
+        Part::Decisions,
+        Part::Critical,
+        Part::Metadata,
+        Part::Accomplishments,
+        Part::Mission,
+    ];
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The part's share of the document, in characters: its section's budget (the seed's),
+    /// the critical-context section's split so that the metadata may use up to 40% of its body.
+    pub(super) fn share(self) -> usize {
+        let chars = |s: ResumeLogSection| {
+            usize::try_from(s.budget().get().saturating_mul(4)).unwrap_or(usize::MAX)
+        };
+        match self {
+            Part::Metrics => chars(ResumeLogSection::ContextMetrics),
+            Part::Mission => chars(ResumeLogSection::MissionSummary),
+            Part::Accomplishments => chars(ResumeLogSection::Accomplishments),
+            Part::KeyFindings => chars(ResumeLogSection::KeyFindings),
+            Part::Decisions => chars(ResumeLogSection::Decisions),
+            Part::NextSteps => chars(ResumeLogSection::NextSteps),
+            Part::Critical => chars(ResumeLogSection::CriticalContext) - metadata_share(),
+            Part::Metadata => metadata_share(),
+        }
+    }
 }
 
-/// What fitting a section's pieces into a room keeps.
-#[derive(Debug)]
-struct Plan {
-    /// The leading pieces kept whole.
-    keep: usize,
-    /// The shortened form of the next piece, if it is kept at all.
-    cut: Option<Cut>,
-    /// Tokens the section has lost in all (earlier fittings included).
-    omitted: u64,
+/// The characters of the critical-context section that are not its two bodies.
+pub(super) fn critical_overhead() -> usize {
+    heading(ResumeLogSection::CriticalContext).chars().count()
+        + METADATA_HEADING.chars().count()
+        + 1
 }
 
-#[derive(Debug)]
-enum Cut {
-    Text(String),
-    Decision(Decision),
+fn metadata_share() -> usize {
+    let section =
+        usize::try_from(ResumeLogSection::CriticalContext.budget().get() * 4).unwrap_or(usize::MAX);
+    section.saturating_sub(critical_overhead()) * 2 / 5
+}
+
+/// The characters each part may draw, as fitting gave them: what it uses after fitting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Rooms([usize; 8]);
+
+impl Rooms {
+    pub(super) fn of(&self, part: Part) -> usize {
+        self.0[part.index()]
+    }
+}
+
+/// Every part's pieces, drawn once from the tidied log.
+struct Drawn {
+    mission: Vec<Piece>,
+    accomplishments: Vec<Piece>,
+    key_findings: Vec<Piece>,
+    decisions: Vec<Piece>,
+    next_steps: Vec<Piece>,
+    context: Vec<Piece>,
+    metadata: MetaPieces,
+    metrics_chars: usize,
+}
+
+/// A part's fitting: nothing to remove, a prefix of its pieces, or the metadata's plan.
+#[derive(Debug, Clone)]
+enum Fitted {
+    Whole,
+    Prefix(Plan),
+    Meta(MetaPlan),
 }
 
 impl ResumeLog {
-    /// Removes what the markdown cannot show: each section's data is cut to what fits its
-    /// budget, texts at a sentence or word boundary, and the tokens removed are recorded in
+    /// Removes what the markdown cannot show: each part's data is cut to the room it gets (see
+    /// the module documentation), texts at a sentence or word boundary, metadata lists to
+    /// their newest entries, and the tokens removed are recorded in
     /// [`ResumeLog::omitted_tokens`]. One-line fields (model, trigger, time, keys) are capped
     /// at what their line shows. The session id is left whole: it is the log's identity.
     pub fn fit_to_budget(&mut self) {
-        self.tidy();
+        self.fit_rooms();
+    }
 
-        let section = ResumeLogSection::MissionSummary;
-        let pieces = mission_pieces(&self.mission_summary);
-        if let Some(plan) = self.plan_section(section, &pieces) {
-            // One piece, which did not fit: shortened or gone.
-            self.mission_summary = match plan.cut {
-                Some(Cut::Text(t)) => t,
-                _ => String::new(),
-            };
+    /// [`ResumeLog::fit_to_budget`], returning the room each part draws in.
+    pub(super) fn fit_rooms(&mut self) -> Rooms {
+        self.tidy();
+        let drawn = self.drawn();
+        let mut fitted: Vec<Fitted> = Vec::with_capacity(Part::ALL.len());
+        let mut used = [0usize; 8];
+        for part in Part::ALL {
+            let (f, n) = self.fit_part(&drawn, part, part.share());
+            fitted.push(f);
+            used[part.index()] = n;
         }
-        for (section, prefix) in [
-            (ResumeLogSection::Accomplishments, ACCOMPLISHED),
-            (ResumeLogSection::KeyFindings, FINDING),
-            (ResumeLogSection::NextSteps, OPEN),
-        ] {
-            let list = match section {
-                ResumeLogSection::Accomplishments => &mut self.accomplishments,
-                ResumeLogSection::KeyFindings => &mut self.key_findings,
-                _ => &mut self.next_steps,
-            };
-            let pieces = item_pieces(prefix, list);
-            if let Some(plan) = plan_for(&self.omitted_tokens, section, &pieces) {
+        let mut free = TOTAL_CHARS.saturating_sub(used.iter().sum());
+        for part in Part::SPARE_ORDER {
+            let i = part.index();
+            if free == 0 || matches!(fitted[i], Fitted::Whole) {
+                continue;
+            }
+            let (f, n) = self.fit_part(&drawn, part, used[i] + free);
+            if n > used[i] || matches!(f, Fitted::Whole) {
+                free -= n.saturating_sub(used[i]).min(free);
+                used[i] = n;
+                fitted[i] = f;
+            }
+        }
+        for (part, f) in Part::ALL.into_iter().zip(fitted) {
+            self.apply(&drawn, part, f);
+        }
+        Rooms(used)
+    }
+
+    /// The characters each part draws as the log stands, untruncated (tests compare them with
+    /// the rooms fitting gave).
+    #[cfg(test)]
+    pub(super) fn drawn_chars(&self) -> Rooms {
+        let d = self.drawn();
+        let mut out = [0usize; 8];
+        for part in Part::ALL {
+            out[part.index()] = self.fit_part(&d, part, usize::MAX).1;
+        }
+        Rooms(out)
+    }
+
+    fn drawn(&self) -> Drawn {
+        Drawn {
+            mission: mission_pieces(&self.mission_summary),
+            accomplishments: item_pieces(ACCOMPLISHED, &self.accomplishments),
+            key_findings: item_pieces(FINDING, &self.key_findings),
+            decisions: decision_pieces(&self.decisions),
+            next_steps: item_pieces(OPEN, &self.next_steps),
+            context: context_pieces(&self.critical_context),
+            metadata: metadata_pieces(&self.metadata),
+            metrics_chars: self.metrics_block_text().chars().count(),
+        }
+    }
+
+    /// How `part` fits `room` characters, and how many it then uses.
+    fn fit_part(&self, d: &Drawn, part: Part, room: usize) -> (Fitted, usize) {
+        // A run of pieces drawn within `frame` characters of heading and line ends.
+        let prefix = |pieces: &[Piece], frame: usize, s: ResumeLogSection| {
+            let already = self.omitted(s.key());
+            match plan(pieces, room.saturating_sub(frame), already) {
+                Some(p) => {
+                    let n = frame + p.used;
+                    (Fitted::Prefix(p), n)
+                }
+                None => (Fitted::Whole, frame + body(pieces, already).chars().count()),
+            }
+        };
+        let section = |pieces: &[Piece], s: ResumeLogSection| {
+            prefix(pieces, heading(s).chars().count() + 1, s)
+        };
+        match part {
+            // A few capped lines: drawn whole, within its share by construction.
+            Part::Metrics => (Fitted::Whole, d.metrics_chars.min(room)),
+            Part::Mission => section(&d.mission, ResumeLogSection::MissionSummary),
+            Part::Accomplishments => section(&d.accomplishments, ResumeLogSection::Accomplishments),
+            Part::KeyFindings => section(&d.key_findings, ResumeLogSection::KeyFindings),
+            Part::Decisions => section(&d.decisions, ResumeLogSection::Decisions),
+            Part::NextSteps => section(&d.next_steps, ResumeLogSection::NextSteps),
+            Part::Critical => prefix(
+                &d.context,
+                critical_overhead(),
+                ResumeLogSection::CriticalContext,
+            ),
+            Part::Metadata => {
+                let already = self.omitted(METADATA_KEY);
+                match plan_meta(&d.metadata, room, already) {
+                    Some(p) => {
+                        let n = p.used;
+                        (Fitted::Meta(p), n)
+                    }
+                    None => (
+                        Fitted::Whole,
+                        body_of(&d.metadata.text(), already).chars().count(),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// Removes from the data what `fitted` leaves out of `part`, recording the omission.
+    fn apply(&mut self, d: &Drawn, part: Part, fitted: Fitted) {
+        let plan = match fitted {
+            Fitted::Whole => return,
+            Fitted::Meta(p) => {
+                self.omitted_tokens
+                    .insert(METADATA_KEY.to_string(), p.omitted);
+                apply_meta(&mut self.metadata, &d.metadata, p);
+                return;
+            }
+            Fitted::Prefix(p) => p,
+        };
+        let section = match part {
+            Part::Mission => {
+                // One piece, which did not fit: shortened or gone.
+                self.mission_summary = plan
+                    .cut
+                    .clone()
+                    .and_then(Cut::into_text)
+                    .unwrap_or_default();
+                ResumeLogSection::MissionSummary
+            }
+            Part::Accomplishments | Part::KeyFindings | Part::NextSteps => {
+                let (list, pieces, section) = match part {
+                    Part::Accomplishments => (
+                        &mut self.accomplishments,
+                        &d.accomplishments,
+                        ResumeLogSection::Accomplishments,
+                    ),
+                    Part::KeyFindings => (
+                        &mut self.key_findings,
+                        &d.key_findings,
+                        ResumeLogSection::KeyFindings,
+                    ),
+                    _ => (
+                        &mut self.next_steps,
+                        &d.next_steps,
+                        ResumeLogSection::NextSteps,
+                    ),
+                };
                 if let Some(Origin::Item(i)) = pieces.get(plan.keep).map(|p| &p.origin) {
                     list.truncate(*i);
                 }
-                if let Some(Cut::Text(t)) = plan.cut {
+                if let Some(t) = plan.cut.clone().and_then(Cut::into_text) {
                     list.push(t);
                 }
-                self.omitted_tokens
-                    .insert(section.key().to_string(), plan.omitted);
+                section
             }
-        }
-        let section = ResumeLogSection::Decisions;
-        let pieces = decision_pieces(&self.decisions);
-        if let Some(plan) = self.plan_section(section, &pieces) {
-            if let Some(Origin::Decision(i)) = pieces.get(plan.keep).map(|p| &p.origin) {
-                self.decisions.truncate(*i);
+            Part::Decisions => {
+                if let Some(Origin::Decision(i)) = d.decisions.get(plan.keep).map(|p| &p.origin) {
+                    self.decisions.truncate(*i);
+                }
+                if let Some(Cut::Decision(c)) = plan.cut.clone() {
+                    self.decisions.push(c);
+                }
+                ResumeLogSection::Decisions
             }
-            if let Some(Cut::Decision(d)) = plan.cut {
-                self.decisions.push(d);
+            Part::Critical => {
+                let cut = plan.cut.clone().and_then(Cut::into_text);
+                retain_leaves(&mut self.critical_context, plan.keep, cut);
+                ResumeLogSection::CriticalContext
             }
-        }
-        self.fit_critical_and_metadata();
+            Part::Metrics | Part::Metadata => return,
+        };
+        self.omitted_tokens
+            .insert(section.key().to_string(), plan.omitted);
+    }
+
+    /// Tokens a section (by key) lost when the log was fitted.
+    pub fn omitted(&self, key: &str) -> u64 {
+        self.omitted_tokens.get(key).copied().unwrap_or(0)
     }
 
     /// Every text as the markdown shows it (trimmed, line breaks normalised, control
     /// characters replaced), items that show nothing dropped, one-line fields and keys capped
     /// at their line. Porcelain entries keep their leading space: ` M` is not `M `.
-    fn tidy(&mut self) {
+    pub(super) fn tidy(&mut self) {
         let m = &mut self.context_metrics;
         for field in [&mut m.model, &mut m.stop_reason, &mut m.timestamp] {
             cap_line(field);
+        }
+        if let Some(a) = &mut self.agent_metrics {
+            for field in [&mut a.model, &mut a.stop_reason, &mut a.timestamp] {
+                if let Some(text) = field {
+                    *text = one_line(text, "");
+                }
+                if field.as_deref().is_some_and(str::is_empty) {
+                    *field = None;
+                }
+            }
+        }
+        if self.agent_metrics.as_ref().is_some_and(|a| a.is_empty()) {
+            self.agent_metrics = None;
         }
         self.mission_summary = clean(&self.mission_summary);
         for list in [
@@ -143,7 +378,7 @@ impl ResumeLog {
         }
         self.decisions
             .retain(|d| !(d.decision.is_empty() && d.rationale.is_empty()));
-        tidy_pairs(&mut self.critical_context);
+        tidy_context(&mut self.critical_context);
         let meta = &mut self.metadata;
         meta.trigger = clean(&meta.trigger);
         tidy_list(&mut meta.sources);
@@ -159,6 +394,16 @@ impl ResumeLog {
                 tidy_list(list.of_mut(meta));
             }
         }
+        // A count shows only in the label of a list that has entries.
+        let counts = std::mem::take(&mut meta.older_left_out);
+        for list in MetaList::ALL {
+            if let Some(&n) = counts.get(list.key())
+                && n > 0
+                && !list.of(meta).is_empty()
+            {
+                meta.older_left_out.insert(list.key().to_string(), n);
+            }
+        }
         tidy_pairs(&mut meta.notes);
         // The times show only as a duration: without one they are not kept.
         for time in [&mut meta.started_at, &mut meta.last_activity_at]
@@ -171,234 +416,6 @@ impl ResumeLog {
             meta.started_at = None;
             meta.last_activity_at = None;
         }
-    }
-
-    /// The plan for one of the first sections, recording its omission.
-    fn plan_section(&mut self, section: ResumeLogSection, pieces: &[Piece]) -> Option<Plan> {
-        let plan = plan_for(&self.omitted_tokens, section, pieces)?;
-        self.omitted_tokens
-            .insert(section.key().to_string(), plan.omitted);
-        Some(plan)
-    }
-
-    fn fit_critical_and_metadata(&mut self) {
-        let key = ResumeLogSection::CriticalContext.key();
-        let meta_pieces = metadata_pieces(&self.metadata);
-        let meta_before = self.omitted(METADATA_KEY);
-        let metadata_chars = body(&meta_pieces, meta_before).chars().count();
-        let (avail, critical_room) = critical_rooms(metadata_chars);
-
-        let pieces = pair_pieces(&self.critical_context, "", Origin::Context);
-        if let Some(plan) = plan(&pieces, critical_room, self.omitted(key)) {
-            if let Some(Origin::Context(k)) = pieces.get(plan.keep).map(|p| &p.origin) {
-                drop(self.critical_context.split_off(k));
-                if let Some(Cut::Text(t)) = plan.cut {
-                    self.critical_context.insert(k.clone(), t);
-                }
-            }
-            self.omitted_tokens.insert(key.to_string(), plan.omitted);
-        }
-        let critical = pair_pieces(&self.critical_context, "", Origin::Context);
-        let critical_chars = body(&critical, self.omitted(key)).chars().count();
-        let meta_room = avail.saturating_sub(critical_chars);
-        if let Some(plan) = plan(&meta_pieces, meta_room, meta_before) {
-            if let Some(at) = meta_pieces.get(plan.keep).map(|p| &p.origin) {
-                truncate_metadata(&mut self.metadata, at);
-                match (at, plan.cut) {
-                    (Origin::List(list, _), Some(Cut::Text(t))) => {
-                        list.of_mut(&mut self.metadata).push(t);
-                    }
-                    (Origin::Note(k), Some(Cut::Text(t))) => {
-                        self.metadata.notes.insert(k.clone(), t);
-                    }
-                    _ => {}
-                }
-            }
-            self.omitted_tokens
-                .insert(METADATA_KEY.to_string(), plan.omitted);
-        }
-    }
-
-    /// Tokens a section (by key) lost when the log was fitted.
-    pub fn omitted(&self, key: &str) -> u64 {
-        self.omitted_tokens.get(key).copied().unwrap_or(0)
-    }
-}
-
-fn plan_for(
-    omitted: &BTreeMap<String, u64>,
-    section: ResumeLogSection,
-    pieces: &[Piece],
-) -> Option<Plan> {
-    let already = omitted.get(section.key()).copied().unwrap_or(0);
-    plan(pieces, room(section, &heading(section)), already)
-}
-
-/// `None` when the pieces fit `room` as they are.
-fn plan(pieces: &[Piece], room: usize, already: u64) -> Option<Plan> {
-    if body(pieces, already).chars().count() <= room {
-        return None;
-    }
-    let total: usize = pieces.iter().map(Piece::chars).sum();
-    // The marker's count cannot exceed what there was, so this reserve always holds it.
-    let reserve = marker(already.saturating_add(tokens(total)))
-        .chars()
-        .count();
-    let avail = room.saturating_sub(reserve);
-    let (mut keep, mut used) = (0usize, 0usize);
-    for p in pieces {
-        let n = p.chars();
-        if used + n > avail {
-            break;
-        }
-        used += n;
-        keep += 1;
-    }
-    let mut cut = None;
-    let mut kept = used;
-    // The seed's rule over the whole section: whole pieces filling 80% of the room end it as
-    // well as a sentence would, so the next piece is cut only at one of its own sentence
-    // ends; with less, at a word boundary too.
-    let full = keep > 0 && used.saturating_mul(5) >= avail.saturating_mul(4);
-    let at = if full {
-        Boundary::Sentence
-    } else {
-        Boundary::Word
-    };
-    if let Some((c, n)) = pieces.get(keep).and_then(|p| shorten(p, avail - used, at)) {
-        cut = Some(c);
-        kept += n;
-    }
-    Some(Plan {
-        keep,
-        cut,
-        omitted: already.saturating_add(tokens(total.saturating_sub(kept)).max(1)),
-    })
-}
-
-fn tokens(chars: usize) -> u64 {
-    chars.div_ceil(4) as u64
-}
-
-/// Where a shortened text may end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Boundary {
-    /// After a sentence (or at a line break) only.
-    Sentence,
-    /// By the truncation rule: a late sentence end, else a word boundary.
-    Word,
-}
-
-/// The piece drawn with a shorter text that fits `room`, and its length; `None` for atoms
-/// and when too little would be left to be worth keeping.
-fn shorten(piece: &Piece, room: usize, at: Boundary) -> Option<(Cut, usize)> {
-    match &piece.shape {
-        Shape::Atom => None,
-        Shape::Quote { text } => shorter(text, room, at, quote).map(|(t, n)| (Cut::Text(t), n)),
-        Shape::Item { lead, prefix, text } => {
-            let lead_chars = lead.chars().count();
-            shorter(text, room.checked_sub(lead_chars)?, at, |t| item(prefix, t))
-                .map(|(t, n)| (Cut::Text(t), lead_chars + n))
-        }
-        Shape::Decision {
-            number,
-            decision,
-            rationale,
-        } => {
-            let head = decision_head(*number, decision).chars().count();
-            // The decision whole and its rationale shortened, else the decision shortened.
-            let with_rationale = (!rationale.is_empty())
-                .then(|| room.checked_sub(head))
-                .flatten()
-                .and_then(|left| shorter(rationale, left, at, |t| item(RATIONALE, t)))
-                .map(|(r, n)| {
-                    let d = Decision {
-                        decision: decision.clone(),
-                        rationale: r,
-                    };
-                    (Cut::Decision(d), head + n)
-                });
-            with_rationale.or_else(|| {
-                let prefix = format!("{number}. ");
-                shorter(decision, room, at, |t| item(&prefix, t)).map(|(d, n)| {
-                    let d = Decision {
-                        decision: d,
-                        rationale: String::new(),
-                    };
-                    (Cut::Decision(d), n)
-                })
-            })
-        }
-    }
-}
-
-/// The longest prefix of `text` ending at a boundary of the kind `at` whose drawing fits
-/// `room`, with the drawing's length.
-fn shorter(
-    text: &str,
-    room: usize,
-    at: Boundary,
-    draw: impl Fn(&str) -> String,
-) -> Option<(String, usize)> {
-    // A drawing is at least as long as its text, so no more than `room` characters can fit.
-    let (mut lo, mut hi) = (0usize, text.chars().count().min(room));
-    let mut best: Option<(&str, usize)> = None;
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        let end = match at {
-            Boundary::Sentence => sentence_point(text, mid).unwrap_or(0),
-            Boundary::Word => cut_point(text, mid),
-        };
-        let kept = text.get(..end).unwrap_or_default().trim_end();
-        let n = draw(kept).chars().count();
-        if !kept.is_empty() && n <= room {
-            best = Some((kept, n));
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    best.filter(|(kept, _)| kept.chars().count() >= MIN_KEPT)
-        .map(|(kept, n)| (kept.to_string(), n))
-}
-
-/// Clears the metadata from `at` on: later facts, lists and notes.
-fn truncate_metadata(m: &mut SessionMetadata, at: &Origin) {
-    let (first_field, first_list, notes_from) = match at {
-        Origin::Field(f) => (Some(*f), Some(0), None),
-        Origin::List(list, i) => {
-            list.of_mut(m).truncate(*i);
-            let next = MetaList::ALL.iter().position(|l| l == list).map(|p| p + 1);
-            (None, next, None)
-        }
-        Origin::Note(k) => (None, None, Some(k.clone())),
-        _ => (None, None, None),
-    };
-    if let Some(f) = first_field {
-        if f <= MetaField::Trigger {
-            m.trigger.clear();
-        }
-        if f <= MetaField::Sources {
-            m.sources.clear();
-        }
-        if f <= MetaField::Transcript {
-            m.transcript_path = None;
-        }
-        if f <= MetaField::Git {
-            m.git_branch = None;
-            m.git_head = None;
-        }
-        m.started_at = None;
-        m.last_activity_at = None;
-    }
-    if let Some(from) = first_list {
-        for list in MetaList::ALL.iter().skip(from) {
-            list.of_mut(m).clear();
-        }
-        m.notes.clear();
-    }
-    if let Some(k) = notes_from {
-        drop(m.notes.split_off(&k));
     }
 }
 
@@ -413,16 +430,41 @@ fn tidy_list(list: &mut Vec<String>) {
 /// equal ones kept), entries without key or value dropped.
 fn tidy_pairs(map: &mut BTreeMap<String, String>) {
     for (k, v) in std::mem::take(map) {
-        let key = if k.chars().nth(ONE_LINE_MAX).is_some() {
-            one_line(&k, "")
-        } else {
-            k
-        };
+        let key = capped_key(k);
         let value = clean(&v);
         if key.trim().is_empty() && value.is_empty() {
             continue;
         }
         map.entry(key).or_insert(value);
+    }
+}
+
+/// [`tidy_pairs`] for the critical context, at every level of it.
+fn tidy_context(map: &mut BTreeMap<String, ContextValue>) {
+    for (k, mut v) in std::mem::take(map) {
+        let key = capped_key(k);
+        tidy_value(&mut v);
+        if key.trim().is_empty() && v.as_str().is_some_and(str::is_empty) {
+            continue;
+        }
+        map.entry(key).or_insert(v);
+    }
+}
+
+fn tidy_value(value: &mut ContextValue) {
+    match value {
+        ContextValue::Text(t) => *t = clean(t),
+        ContextValue::List(items) => items.iter_mut().for_each(tidy_value),
+        ContextValue::Map(map) => tidy_context(map),
+        ContextValue::Integer(_) | ContextValue::Bool(_) | ContextValue::Null => {}
+    }
+}
+
+fn capped_key(k: String) -> String {
+    if k.chars().nth(ONE_LINE_MAX).is_some() {
+        one_line(&k, "")
+    } else {
+        k
     }
 }
 

@@ -7,9 +7,13 @@
 //! resume-log generate --from`) is a [`ResumeLogDraft`], which rejects unknown fields so that a
 //! misspelt section is an error rather than silently lost work.
 
+mod context;
 mod draft;
 mod fit;
+mod fit_meta;
+mod fit_plan;
 mod pieces;
+mod pieces_meta;
 mod render;
 mod section;
 mod truncate;
@@ -20,6 +24,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::{FillEstimate, Timestamp};
 
+pub use context::ContextValue;
 pub use draft::{DraftMetadata, ResumeLogDraft};
 pub use fit::METADATA_KEY;
 pub use render::{RenderedLog, RenderedSection};
@@ -103,6 +108,45 @@ fn percent_field<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     f64::deserialize(d).map(round_percent)
 }
 
+fn optional_percent<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    Option::<f64>::deserialize(d).map(|p| p.map(round_percent))
+}
+
+/// The figures an agent reported about its own context: the seed's `context_metrics` in a
+/// `--from` document, every field optional. Shown beside ctxmon's measurement, never instead
+/// of it: ctxmon reads the fill from the transcript's usage (spec §2), while an agent cannot
+/// see its own token count, and the seed's `used_tokens` is a cumulative count, not the fill.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReportedMetrics {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_budget: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used_tokens: Option<u64>,
+    /// Rounded down to hundredths, as [`ContextMetrics::percentage_used`].
+    #[serde(
+        deserialize_with = "optional_percent",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub percentage_used: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remaining_tokens: Option<u64>,
+    /// The seed's API stop reason (`end_turn`), as the agent wrote it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// As the agent wrote it (the seed's example has no time zone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+}
+
+impl ReportedMetrics {
+    pub fn is_empty(&self) -> bool {
+        *self == ReportedMetrics::default()
+    }
+}
+
 /// A choice made during the session and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -139,6 +183,15 @@ pub struct SessionMetadata {
     pub agents_used: Vec<String>,
     /// Anything else the agent recorded, by name.
     pub notes: BTreeMap<String, String>,
+    /// How long the session ran as the agent reported it (the seed's
+    /// `session_duration_minutes`); shown beside the transcript's times, not instead of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_duration_minutes: Option<u64>,
+    /// By list key (`commands_run`, `errors`, …): how many of the list's oldest entries were
+    /// left out to fit the budget. The lists are oldest first and keep their newest entries;
+    /// the list's label says how many older ones are not shown.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub older_left_out: BTreeMap<String, u64>,
 }
 
 impl SessionMetadata {
@@ -172,12 +225,16 @@ pub struct ResumeLog {
     pub decisions: Vec<Decision>,
     #[serde(default)]
     pub next_steps: Vec<String>,
-    /// Paths, ids and values the next session must not lose; ordered by key so the rendering
-    /// is deterministic.
+    /// Paths, ids and values the next session must not lose: any JSON (nested maps and lists
+    /// are shown as a nested list), ordered by key so the rendering is deterministic.
     #[serde(default)]
-    pub critical_context: BTreeMap<String, String>,
+    pub critical_context: BTreeMap<String, ContextValue>,
     #[serde(default)]
     pub metadata: SessionMetadata,
+    /// The agent's own figures from its `--from` document ([`ReportedMetrics`]), shown under
+    /// "Context Metrics" beside ctxmon's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_metrics: Option<ReportedMetrics>,
     /// Tokens each section lost when the log was fitted to its budget
     /// ([`ResumeLog::fit_to_budget`]), by section key (`session_metadata` for the metadata);
     /// the section's truncation marker shows them. Absent when nothing was cut.
@@ -201,6 +258,7 @@ impl ResumeLog {
             next_steps: Vec::new(),
             critical_context: BTreeMap::new(),
             metadata: SessionMetadata::default(),
+            agent_metrics: None,
             omitted_tokens: BTreeMap::new(),
         }
     }
@@ -211,5 +269,9 @@ impl ResumeLog {
     }
 }
 
+#[cfg(test)]
+mod context_tests;
+#[cfg(test)]
+mod fit_tests;
 #[cfg(test)]
 mod tests;

@@ -6,91 +6,23 @@
 //! Free text cannot leave its place: a list item's further lines are indented under it, the
 //! mission is a blockquote (every line behind `>`), and control characters are replaced. A
 //! `## Next Steps` or a `---` inside an agent's text therefore stays inside its item or quote
-//! and never starts a heading or section of the document.
+//! and never starts a heading or section of the document. Keys are one line each.
+//!
+//! The critical context is a tree: a nested list whose pieces are its leaves, each carrying
+//! the labels of the lists and maps it opens (`lead`), so a label never shows without an entry.
+//! The session metadata's pieces are in `pieces_meta`.
 
 use std::collections::BTreeMap;
 
+use super::pieces_meta::{MetaField, MetaList};
 use super::truncate::marker;
-use super::{Decision, SessionMetadata};
+use super::{ContextValue, Decision};
 
 /// Longest session id, model, trigger or key shown on one line; a 10 KB id is not a title.
 pub(super) const ONE_LINE_MAX: usize = 128;
 
 /// What an empty section says, so the layout is the same for every log.
 pub(super) const NONE: &str = "_None recorded._";
-
-/// The one-line facts at the top of "Session Metadata", in order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum MetaField {
-    Trigger,
-    Sources,
-    Transcript,
-    Git,
-    Duration,
-}
-
-/// The labelled lists of "Session Metadata", in order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum MetaList {
-    FilesModified,
-    SubagentFiles,
-    Dirty,
-    Errors,
-    Commands,
-    Agents,
-}
-
-impl MetaList {
-    pub(super) const ALL: [MetaList; 6] = [
-        MetaList::FilesModified,
-        MetaList::SubagentFiles,
-        MetaList::Dirty,
-        MetaList::Errors,
-        MetaList::Commands,
-        MetaList::Agents,
-    ];
-
-    fn label(self) -> &'static str {
-        match self {
-            MetaList::FilesModified => "Files Modified",
-            MetaList::SubagentFiles => "Files Modified by Subagents",
-            MetaList::Dirty => "Uncommitted Changes (git status)",
-            MetaList::Errors => "Errors/Warnings",
-            MetaList::Commands => "Commands Run",
-            MetaList::Agents => "Agents Used",
-        }
-    }
-
-    /// Paths and porcelain entries name a file: cut, they would name one that does not exist.
-    pub(super) fn is_atom(self) -> bool {
-        matches!(
-            self,
-            MetaList::FilesModified | MetaList::SubagentFiles | MetaList::Dirty
-        )
-    }
-
-    pub(super) fn of(self, m: &SessionMetadata) -> &Vec<String> {
-        match self {
-            MetaList::FilesModified => &m.files_modified,
-            MetaList::SubagentFiles => &m.files_modified_by_subagents,
-            MetaList::Dirty => &m.git_dirty_files,
-            MetaList::Errors => &m.errors,
-            MetaList::Commands => &m.commands_run,
-            MetaList::Agents => &m.agents_used,
-        }
-    }
-
-    pub(super) fn of_mut(self, m: &mut SessionMetadata) -> &mut Vec<String> {
-        match self {
-            MetaList::FilesModified => &mut m.files_modified,
-            MetaList::SubagentFiles => &mut m.files_modified_by_subagents,
-            MetaList::Dirty => &mut m.git_dirty_files,
-            MetaList::Errors => &mut m.errors,
-            MetaList::Commands => &mut m.commands_run,
-            MetaList::Agents => &mut m.agents_used,
-        }
-    }
-}
 
 /// Which datum a piece shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,8 +31,8 @@ pub(super) enum Origin {
     /// An item of the section's list (accomplishments, findings, next steps), by index.
     Item(usize),
     Decision(usize),
-    /// A critical-context entry, by its key as stored.
-    Context(String),
+    /// A critical-context leaf, by its position in document order.
+    Context(usize),
     Field(MetaField),
     List(MetaList, usize),
     /// A metadata note, by its key as stored.
@@ -249,76 +181,76 @@ pub(super) fn pair_prefix(key: &str) -> String {
     format!("- **{key}:** ")
 }
 
-/// The metadata's one-line facts, its labelled lists and its notes, in document order.
-pub(super) fn metadata_pieces(m: &SessionMetadata) -> Vec<Piece> {
+/// The critical context as a nested list, one piece per leaf in document order: maps by key
+/// (`- **key:** value`), lists in order (`- value`; a nested list or map in a list is labelled
+/// `#n`), each level indented two spaces; an empty list or map shows `(none)`.
+pub(super) fn context_pieces(map: &BTreeMap<String, ContextValue>) -> Vec<Piece> {
     let mut out = Vec::new();
-    let git = match (m.git_branch.as_deref(), m.git_head.as_deref()) {
-        (Some(b), Some(h)) => format!("{b} @ {h}"),
-        (Some(b), None) => format!("{b} (no commits)"),
-        (None, Some(h)) => format!("detached @ {h}"),
-        (None, None) => String::new(),
-    };
-    let duration = match (m.duration_minutes(), &m.started_at, &m.last_activity_at) {
-        (Some(minutes), Some(start), Some(end)) => {
-            format!("{} ({start} to {end})", minutes_text(minutes))
-        }
-        _ => String::new(),
-    };
-    for (field, label, value) in [
-        (MetaField::Trigger, "Trigger", m.trigger.clone()),
-        (MetaField::Sources, "Sources", m.sources.join(", ")),
-        (
-            MetaField::Transcript,
-            "Transcript",
-            m.transcript_path.clone().unwrap_or_default(),
-        ),
-        (MetaField::Git, "Git", git),
-        (MetaField::Duration, "Session Duration", duration),
-    ] {
-        if !value.trim().is_empty() {
-            out.push(Piece {
-                text: item(&format!("- {label}: "), &clean(&value)),
-                origin: Origin::Field(field),
-                shape: Shape::Atom,
-            });
-        }
-    }
-    for list in MetaList::ALL {
-        let lead = format!("\n**{}:**\n\n", list.label());
-        let mut first = true;
-        for (i, t) in list.of(m).iter().enumerate() {
-            let text = clean(t);
-            if text.is_empty() {
-                continue;
-            }
-            let lead = if first { lead.as_str() } else { "" };
-            first = false;
-            out.push(Piece {
-                text: format!("{lead}{}", item("- ", &text)),
-                origin: Origin::List(list, i),
-                shape: if list.is_atom() {
-                    Shape::Atom
-                } else {
-                    Shape::Item {
-                        lead: lead.to_string(),
-                        prefix: "- ".into(),
-                        text,
-                    }
-                },
-            });
-        }
-    }
-    out.extend(pair_pieces(&m.notes, "\n**Notes:**\n\n", Origin::Note));
+    let mut lead = String::new();
+    context_map(map, 0, &mut lead, &mut out);
     out
 }
 
-/// 154 → "2 h 34 min"; 0 → "under a minute".
-fn minutes_text(minutes: i64) -> String {
-    match (minutes / 60, minutes % 60) {
-        (0, 0) => "under a minute".into(),
-        (0, m) => format!("{m} min"),
-        (h, 0) => format!("{h} h"),
-        (h, m) => format!("{h} h {m} min"),
+fn context_map(
+    map: &BTreeMap<String, ContextValue>,
+    depth: usize,
+    lead: &mut String,
+    out: &mut Vec<Piece>,
+) {
+    for (k, v) in map {
+        let key = one_line(k, "");
+        context_value(&format!("**{key}:** "), v, depth, lead, out);
+    }
+}
+
+fn context_value(
+    label: &str,
+    value: &ContextValue,
+    depth: usize,
+    lead: &mut String,
+    out: &mut Vec<Piece>,
+) {
+    let indent = "  ".repeat(depth);
+    match value {
+        ContextValue::List(items) if !items.is_empty() => {
+            lead.push_str(&format!("{indent}- {}\n", label.trim_end()));
+            for (i, item) in items.iter().enumerate() {
+                let label = if item.is_branch() {
+                    format!("**#{}:** ", i + 1)
+                } else {
+                    String::new()
+                };
+                context_value(&label, item, depth + 1, lead, out);
+            }
+        }
+        ContextValue::Map(map) if !map.is_empty() => {
+            lead.push_str(&format!("{indent}- {}\n", label.trim_end()));
+            context_map(map, depth + 1, lead, out);
+        }
+        leaf => {
+            let prefix = format!("{indent}- {label}");
+            let lead = std::mem::take(lead);
+            let (text, shape) = match leaf {
+                ContextValue::Text(t) => {
+                    let text = clean(t);
+                    let shape = Shape::Item {
+                        lead: lead.clone(),
+                        prefix: prefix.clone(),
+                        text: text.clone(),
+                    };
+                    (text, shape)
+                }
+                other => (
+                    other.scalar_text().unwrap_or_else(|| "(none)".into()),
+                    Shape::Atom,
+                ),
+            };
+            out.push(Piece {
+                text: format!("{lead}{}", item(&prefix, &text)),
+                origin: Origin::Context(out.len()),
+                shape,
+            });
+        }
     }
 }
 
@@ -329,7 +261,12 @@ pub(super) fn body(pieces: &[Piece], omitted_tokens: u64) -> String {
     for p in pieces {
         out.push_str(&p.text);
     }
-    let mut out = out.trim().to_string();
+    body_of(&out, omitted_tokens)
+}
+
+/// [`body`] of pieces already joined into `text`.
+pub(super) fn body_of(text: &str, omitted_tokens: u64) -> String {
+    let mut out = text.trim().to_string();
     if omitted_tokens > 0 {
         let m = marker(omitted_tokens);
         if out.is_empty() {
@@ -343,9 +280,18 @@ pub(super) fn body(pieces: &[Piece], omitted_tokens: u64) -> String {
     out
 }
 
-/// `prefix` + the text's first line, every further line indented to stay in the item.
+/// `prefix` + the text's first line, every further line indented to stay in the item: at
+/// least to the item's content (past a nested item's own indentation and its `- `), at most 8
+/// columns beyond its indentation.
 pub(super) fn item(prefix: &str, text: &str) -> String {
-    let indent = " ".repeat(prefix.chars().count().min(8));
+    let chars = prefix.chars().count();
+    let leading = prefix.chars().take_while(|c| *c == ' ').count();
+    let indent = if leading == 0 {
+        chars.min(8)
+    } else {
+        chars.min(8).max(leading + 2)
+    };
+    let indent = " ".repeat(indent);
     let mut out = String::with_capacity(prefix.len() + text.len() + 8);
     for (i, line) in text.split('\n').enumerate() {
         if i == 0 {

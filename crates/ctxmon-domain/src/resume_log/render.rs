@@ -3,24 +3,25 @@
 //! metadata.
 //!
 //! Deterministic (no clock, no hash-map order: the log's maps are `BTreeMap`s) and budgeted:
-//! rendering fits a copy of the log to its budget first (`fit`), then draws each section as
-//! one block of at most `budget × 4` characters from its pieces (`pieces`), so its estimate
-//! `ceil(chars / 4)` is within budget; the document is exactly the concatenation of the blocks,
-//! so it stays within the 10,000-token total. Text from outside is made safe for a terminal
-//! (control characters replaced) and kept in its place (list items indented, the mission
-//! quoted), but otherwise shown as written.
+//! rendering fits a copy of the log to its budget first (`fit`), then draws each part as one
+//! block of at most the characters fitting gave it from its pieces (`pieces`); those rooms add
+//! up to at most 40,000 characters and the document is exactly the concatenation of the
+//! blocks, so its estimate `ceil(chars / 4)` stays within the 10,000-token total. Text from
+//! outside is made safe for a terminal (control characters replaced) and kept in its place
+//! (list items indented, the mission quoted, keys on one line), but otherwise shown as written.
 
 use crate::{TokenCount, estimate_tokens};
 
 use super::fit::{
-    ACCOMPLISHED, FINDING, METADATA_HEADING, METADATA_KEY, OPEN, critical_rooms, heading, room,
+    ACCOMPLISHED, FINDING, METADATA_HEADING, METADATA_KEY, OPEN, Part, Rooms, critical_overhead,
+    heading,
 };
 use super::pieces::{
-    Origin, Piece, body, decision_pieces, item_pieces, metadata_pieces, mission_pieces, one_line,
-    pair_pieces,
+    Piece, body, body_of, context_pieces, decision_pieces, item_pieces, mission_pieces, one_line,
 };
+use super::pieces_meta::metadata_pieces;
 use super::truncate::truncate_chars;
-use super::{ResumeLog, ResumeLogSection};
+use super::{ReportedMetrics, ResumeLog, ResumeLogSection};
 
 /// One section's block of markdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,53 +70,79 @@ impl ResumeLog {
     /// renders the same before and after [`ResumeLog::fit_to_budget`].
     pub fn render(&self) -> RenderedLog {
         let mut log = self.clone();
-        log.fit_to_budget();
-        log.render_fitted()
+        log.fit_and_render()
     }
 
     /// Fits the log to its budget ([`ResumeLog::fit_to_budget`]) and renders it: what a
     /// writer calls, so the data it stores is what the markdown shows, at the cost of one
     /// fitting instead of two.
     pub fn fit_and_render(&mut self) -> RenderedLog {
-        self.fit_to_budget();
-        self.render_fitted()
+        let rooms = self.fit_rooms();
+        self.render_fitted(&rooms)
     }
 
-    fn render_fitted(&self) -> RenderedLog {
-        let block = |section: ResumeLogSection, pieces: Vec<Piece>| {
-            let head = heading(section);
+    /// Draws each part within its room. For a fitted log with the rooms its fitting gave,
+    /// every cut here is a no-op; they keep the bound for any input.
+    pub(super) fn render_fitted(&self, rooms: &Rooms) -> RenderedLog {
+        let block = |section: ResumeLogSection, part: Part, pieces: Vec<Piece>| {
             let omitted = self.omitted(section.key());
-            drawn(section, &head, &body(&pieces, omitted), omitted)
+            drawn(
+                section,
+                &heading(section),
+                &body(&pieces, omitted),
+                rooms.of(part),
+                omitted,
+            )
         };
+        let (head, metrics) = self.metrics_block_parts();
         RenderedLog {
             sections: vec![
-                self.metrics_block(),
+                drawn(
+                    ResumeLogSection::ContextMetrics,
+                    &head,
+                    &metrics,
+                    rooms.of(Part::Metrics).min(Part::Metrics.share()),
+                    0,
+                ),
                 block(
                     ResumeLogSection::MissionSummary,
+                    Part::Mission,
                     mission_pieces(&self.mission_summary),
                 ),
                 block(
                     ResumeLogSection::Accomplishments,
+                    Part::Accomplishments,
                     item_pieces(ACCOMPLISHED, &self.accomplishments),
                 ),
                 block(
                     ResumeLogSection::KeyFindings,
+                    Part::KeyFindings,
                     item_pieces(FINDING, &self.key_findings),
                 ),
                 block(
                     ResumeLogSection::Decisions,
+                    Part::Decisions,
                     decision_pieces(&self.decisions),
                 ),
                 block(
                     ResumeLogSection::NextSteps,
+                    Part::NextSteps,
                     item_pieces(OPEN, &self.next_steps),
                 ),
-                self.critical_block(),
+                self.critical_block(rooms),
             ],
         }
     }
 
-    fn metrics_block(&self) -> RenderedSection {
+    /// The metrics block as drawn whole (for the fitting, which never cuts it).
+    pub(super) fn metrics_block_text(&self) -> String {
+        let (head, body) = self.metrics_block_parts();
+        format!("{head}{body}\n")
+    }
+
+    /// The title, `Generated:` line and heading; then ctxmon's figures and, when the agent's
+    /// document gave its own, those beneath under their own label.
+    fn metrics_block_parts(&self) -> (String, String) {
         let m = &self.context_metrics;
         let head = format!(
             "# Session Resume Log: {}\n\nGenerated: {}\n\n## {}\n\n",
@@ -129,35 +156,41 @@ impl ResumeLog {
             "- Total Budget: unknown\n- Used: not measured\n- Remaining: unknown".to_string()
         } else {
             format!(
-                "- Total Budget: {} tokens\n- Used: {} tokens ({:.1}%)\n- Remaining: {} tokens",
+                "- Total Budget: {} tokens\n- Used: {} tokens ({}%)\n- Remaining: {} tokens",
                 thousands(m.total_budget),
                 thousands(m.used_tokens),
-                // Tenths rounded down, as every fill is shown: 99.99% is 99.9%, not 100.0%.
-                crate::fill::floor_scaled(m.percentage_used, 10.0) as f64 / 10.0,
+                tenths(m.percentage_used),
                 thousands(m.remaining_tokens),
             )
         };
-        let body = format!(
+        let mut body = format!(
             "- Model: {}\n{usage}\n- Stop Reason: {}",
             one_line(&m.model, "unknown"),
             one_line(&m.stop_reason, "unknown"),
         );
-        drawn(ResumeLogSection::ContextMetrics, &head, &body, 0)
+        if let Some(a) = &self.agent_metrics {
+            body.push_str(&reported(a));
+        }
+        (head, body)
     }
 
-    /// Critical context, then session metadata, sharing one budget (see `fit`).
-    fn critical_block(&self) -> RenderedSection {
+    /// Critical context, then session metadata, sharing one section (see `fit`).
+    fn critical_block(&self, rooms: &Rooms) -> RenderedSection {
         let section = ResumeLogSection::CriticalContext;
         let head = heading(section);
         let critical = body(
-            &pair_pieces(&self.critical_context, "", Origin::Context),
+            &context_pieces(&self.critical_context),
             self.omitted(section.key()),
         );
-        let metadata = body(&metadata_pieces(&self.metadata), self.omitted(METADATA_KEY));
-        // For a fitted log both cuts are no-ops; they keep the bound for any input.
-        let (avail, critical_room) = critical_rooms(metadata.chars().count());
-        let c = truncate_chars(&critical, critical_room);
-        let m = truncate_chars(&metadata, avail.saturating_sub(c.text.chars().count()));
+        let metadata = body_of(
+            &metadata_pieces(&self.metadata).text(),
+            self.omitted(METADATA_KEY),
+        );
+        let c = truncate_chars(
+            &critical,
+            rooms.of(Part::Critical).saturating_sub(critical_overhead()),
+        );
+        let m = truncate_chars(&metadata, rooms.of(Part::Metadata));
         let text = format!("{head}{}{METADATA_HEADING}{}\n", c.text, m.text);
         RenderedSection {
             section,
@@ -171,10 +204,54 @@ impl ResumeLog {
     }
 }
 
-/// `head`, the body and a newline; the body cut to the section's room if it is longer (never,
-/// for a fitted log). `omitted` is what fitting removed.
-fn drawn(section: ResumeLogSection, head: &str, body: &str, omitted: u64) -> RenderedSection {
-    let t = truncate_chars(body, room(section, head));
+/// The agent's own figures, labelled as such: ctxmon did not measure them.
+fn reported(a: &ReportedMetrics) -> String {
+    let mut out = String::from("\n\nAs the agent reported them (not measured by ctxmon):\n");
+    let mut line = |label: &str, value: String| {
+        out.push_str(&format!("\n- {label}: {value}"));
+    };
+    if let Some(model) = &a.model {
+        line("Model", one_line(model, ""));
+    }
+    if let Some(total) = a.total_budget {
+        line("Total Budget", format!("{} tokens", thousands(total)));
+    }
+    match (a.used_tokens, a.percentage_used) {
+        (Some(used), Some(p)) => line(
+            "Used",
+            format!("{} tokens ({}%)", thousands(used), tenths(p)),
+        ),
+        (Some(used), None) => line("Used", format!("{} tokens", thousands(used))),
+        (None, Some(p)) => line("Used", format!("{}%", tenths(p))),
+        (None, None) => {}
+    }
+    if let Some(left) = a.remaining_tokens {
+        line("Remaining", format!("{} tokens", thousands(left)));
+    }
+    if let Some(stop) = &a.stop_reason {
+        line("Stop Reason", one_line(stop, ""));
+    }
+    if let Some(at) = &a.timestamp {
+        line("At", one_line(at, ""));
+    }
+    out
+}
+
+/// A percentage in tenths rounded down, as every fill is shown: 99.99% is 99.9%, not 100.0%.
+fn tenths(p: f64) -> String {
+    format!("{:.1}", crate::fill::floor_scaled(p, 10.0) as f64 / 10.0)
+}
+
+/// `head`, the body and a newline, the body cut to the `room` of the whole block if it is
+/// longer (never, for a fitted log). `omitted` is what fitting removed.
+fn drawn(
+    section: ResumeLogSection,
+    head: &str,
+    body: &str,
+    room: usize,
+    omitted: u64,
+) -> RenderedSection {
+    let t = truncate_chars(body, room.saturating_sub(head.chars().count() + 1));
     let mut text = String::with_capacity(head.len() + t.text.len() + 1);
     text.push_str(head);
     text.push_str(&t.text);

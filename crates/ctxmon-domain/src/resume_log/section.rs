@@ -6,8 +6,9 @@ use crate::TokenCount;
 
 /// A section of the rendered markdown, in document order. Every character of the document
 /// belongs to exactly one section — the title and `Generated:` line to `ContextMetrics`, the
-/// `Session Metadata` part to `CriticalContext` — so the per-section budgets add up to a bound
-/// on the whole document.
+/// `Session Metadata` part to `CriticalContext` — and the sections' budgets add up to the
+/// whole document's. A section's budget is its share: room a section leaves unused goes to
+/// sections that need more (`fit`), the whole stays within [`ResumeLogSection::TOTAL_BUDGET`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResumeLogSection {
@@ -34,7 +35,8 @@ impl ResumeLogSection {
     /// The whole document's budget: the sum of the section budgets.
     pub const TOTAL_BUDGET: TokenCount = TokenCount(10_000);
 
-    /// The seed's allocation: numbers are cheap, discoveries are the most valuable.
+    /// The seed's allocation, each section's guaranteed share: numbers are cheap, discoveries
+    /// are the most valuable.
     pub fn budget(self) -> TokenCount {
         TokenCount(match self {
             ResumeLogSection::ContextMetrics => 500,

@@ -1,6 +1,8 @@
 //! `--from FILE|-`: the agent's JSON document, read within a size cap and parsed strictly.
 //! Every problem is a usage error (exit 2) in one line that names the input and, for a value
-//! of the wrong shape or an unknown field, its JSON path.
+//! of the wrong shape or an unknown field, its JSON path. The seed's own JSON format (its
+//! `session_id`, `context_metrics`, nested `critical_context`, `session_duration_minutes`)
+//! is a valid document.
 
 use std::fs::File;
 use std::io::Read;
@@ -16,7 +18,7 @@ use crate::exit::Failure;
 /// resume log, and the cap keeps a runaway pipe from filling memory.
 pub const MAX_FROM_BYTES: u64 = 2 * 1024 * 1024;
 
-const SHAPE: &str = "a JSON object with any of mission_summary, accomplishments, key_findings, decisions ([{decision, rationale}]), next_steps, critical_context ({name: text}) and metadata";
+const SHAPE: &str = "a JSON object with any of session_id, context_metrics, mission_summary, accomplishments, key_findings, decisions ([{decision, rationale}]), next_steps, critical_context ({name: any JSON}) and metadata";
 
 pub fn read_draft(from: &str) -> Result<ResumeLogDraft, Failure> {
     let (origin, bytes) = read_bounded(from)?;
@@ -93,6 +95,16 @@ mod tests {
     }
 
     #[test]
+    fn the_seed_example_parses_whole() {
+        let seed = include_bytes!("../../../../../fixtures/resume-logs/seed-example.json");
+        let d = parse_draft("seed.json", seed).unwrap();
+        assert_eq!(d.session_id.as_deref(), Some("20251101_115000"));
+        assert_eq!(d.metadata.agents_used, ["PM", "Engineer", "QA"]);
+        assert_eq!(d.metadata.session_duration_minutes, Some(154));
+        assert!(d.critical_context["file_paths"].is_branch());
+    }
+
+    #[test]
     fn every_problem_is_named() {
         assert!(
             message(b"{\"a\":\"\xff\"}")
@@ -117,9 +129,25 @@ mod tests {
             message(br#"{"decisions":[{"decision":"a","rationale":7}]}"#),
             "in.json: decisions[0].rationale: invalid type: integer `7`, expected a string"
         );
+        // Any JSON under a critical-context key, but the section itself is an object.
+        assert!(
+            parse_draft(
+                "in.json",
+                br#"{"critical_context":{"paths":{"a":["b",1]}}}"#
+            )
+            .is_ok()
+        );
         assert_eq!(
-            message(br#"{"critical_context":{"paths":{"a":"b"}}}"#),
-            "in.json: critical_context.paths: invalid type: object, expected a string"
+            message(br#"{"critical_context":["a"]}"#),
+            "in.json: critical_context: invalid type: array, expected a map"
+        );
+        assert!(
+            message(br#"{"session_id":"s","schema":1}"#)
+                .starts_with("in.json: schema: unknown field `schema`"),
+        );
+        assert_eq!(
+            message(br#"{"context_metrics":{"used_tokens":-5}}"#),
+            "in.json: context_metrics.used_tokens: invalid value: integer `-5`, expected a non-negative integer"
         );
         assert!(
             message(br#"{"metadata":{"files":[]}}"#)
