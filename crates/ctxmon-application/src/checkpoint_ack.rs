@@ -130,9 +130,9 @@ mod tests {
     use crate::memory::{FixedClock, MemoryCheckpoints, MemoryEvents};
 
     fn save(repo: &MemoryCheckpoints, session: &str) -> CheckpointData {
-        repo.save_new(&mut |id| CheckpointData {
+        repo.save_new(Some(session), &mut |given| CheckpointData {
             schema_version: CheckpointData::SCHEMA_VERSION,
-            checkpoint_id: id,
+            checkpoint_id: given.id,
             timestamp: Timestamp(1_795_000_000_000).to_rfc3339(),
             created_at_ms: Timestamp(1_795_000_000_000),
             compaction_sequence: 1,

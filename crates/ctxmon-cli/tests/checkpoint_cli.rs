@@ -23,9 +23,9 @@ fn repo(sb: &Sandbox) -> FsCheckpointRepository {
 /// Saves a checkpoint as PreCompact would: `tokens` of a 200k window, at a fixed time.
 fn seed(sb: &Sandbox, session: &str, tokens: u64, trigger: CompactionTrigger) -> String {
     let saved = repo(sb)
-        .save_new(&mut |id| CheckpointData {
+        .save_new(Some(session), &mut |given| CheckpointData {
             schema_version: CheckpointData::SCHEMA_VERSION,
-            checkpoint_id: id,
+            checkpoint_id: given.id,
             timestamp: Timestamp(1_795_000_000_000).to_rfc3339(),
             created_at_ms: Timestamp(1_795_000_000_000),
             compaction_sequence: 1,

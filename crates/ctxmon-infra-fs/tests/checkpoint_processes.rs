@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ctxmon_application::ports::{CheckpointRepository, PortErrorKind};
+use ctxmon_application::ports::{Allocation, CheckpointRepository, PortErrorKind};
 use ctxmon_domain::CheckpointData;
 use ctxmon_infra_fs::{FsCheckpointRepository, ProjectLayout};
 use support::proof::{self, Rng};
@@ -127,7 +127,7 @@ fn assert_lock_free_and_ids_continue(project: &Path, pruned: u32) -> String {
     let started = Instant::now();
     let next = repo(project)
         .with_lock_wait(Duration::from_secs(2))
-        .save_new(&mut small_checkpoint)
+        .save_new(None, &mut small_checkpoint)
         .unwrap();
     assert!(
         started.elapsed() < Duration::from_secs(1),
@@ -291,7 +291,7 @@ fn a_killed_lock_holder_does_not_wedge_the_lock() {
     let busy = repo
         .clone()
         .with_lock_wait(Duration::from_millis(100))
-        .save_new(&mut small_checkpoint)
+        .save_new(None, &mut small_checkpoint)
         .unwrap_err();
     assert_eq!(
         busy.kind,
@@ -303,7 +303,7 @@ fn a_killed_lock_holder_does_not_wedge_the_lock() {
     let started = Instant::now();
     let saved = repo
         .with_lock_wait(Duration::from_secs(2))
-        .save_new(&mut small_checkpoint)
+        .save_new(None, &mut small_checkpoint)
         .unwrap();
     assert!(
         started.elapsed() < Duration::from_secs(1),
@@ -315,11 +315,11 @@ fn a_killed_lock_holder_does_not_wedge_the_lock() {
     assert_eq!(proof::audit(project.path()).ids, [1]);
 }
 
-fn small_checkpoint(id: ctxmon_domain::CheckpointId) -> CheckpointData {
+fn small_checkpoint(given: Allocation) -> CheckpointData {
     let now = ctxmon_domain::Timestamp(1_790_000_000_000);
     CheckpointData {
         schema_version: CheckpointData::SCHEMA_VERSION,
-        checkpoint_id: id,
+        checkpoint_id: given.id,
         timestamp: now.to_rfc3339(),
         created_at_ms: now,
         compaction_sequence: 1,
