@@ -187,6 +187,51 @@ fn fifty_concurrent_compactions_of_one_session_number_and_alert_once_each() {
     );
 }
 
+/// The attack run's other finding: after one compaction, prompts of the session running at
+/// once (unlocked, as past the session lock's wait; here `.ctxmon/state` is a file) each read
+/// the checkpoint as pending, and one alert was injected into up to 4 prompts. Only the prompt
+/// whose acknowledgement created the marker may alert.
+#[test]
+fn concurrent_prompts_alert_each_checkpoint_once() {
+    const ROUNDS: u32 = 6;
+    const PROMPTS: usize = 16;
+    let sb = Sandbox::new();
+    sb.write(".ctxmon/config.toml", "[hooks]\ndeadline_ms = 60000\n");
+    sb.write(".ctxmon/state", "not a folder");
+    // A long session, so that each prompt has real work between reading the checkpoint as
+    // pending and acknowledging it (a `tier:critical` resume log from the transcript).
+    let history: String = (0..2_000)
+        .map(|i| assistant_line_at(&format!("h{i}"), 60_000, "2026-11-20T09:00:00.000Z") + "\n")
+        .collect();
+    let t = sb.write("t.jsonl", history);
+    let ask = sb.hook_input("UserPromptSubmit", "one", &t, json!({"prompt": "go on"}));
+    let jobs: Vec<(Vec<String>, String)> = (0..PROMPTS)
+        .map(|_| (vec!["hooks".into(), "prompt-submit".into()], ask.clone()))
+        .collect();
+    let mut per_round = Vec::new();
+    for round in 1..=ROUNDS {
+        assert_eq!(saved_id(&pre_compact(&sb, "one", &t)), round);
+        // A response after the compaction, CRITICAL again.
+        let line = assistant_line_at(&format!("r{round}"), 170_000, &now_rfc3339()) + "\n";
+        let mut file = std::fs::OpenOptions::new().append(true).open(&t).unwrap();
+        std::io::Write::write_all(&mut file, line.as_bytes()).unwrap();
+        let alerted: Vec<String> = sb
+            .run_bounded(&jobs, PROMPTS)
+            .iter()
+            .flat_map(alerts)
+            .collect();
+        per_round.push(alerted.len());
+        assert_eq!(
+            alerted,
+            [format!("cx-{round:03}")],
+            "round {round}: one alert, by one prompt"
+        );
+    }
+    eprintln!(
+        "proof: {ROUNDS} compactions, {PROMPTS} concurrent prompts after each: alerts per round {per_round:?}"
+    );
+}
+
 /// 5,000 files under checkpoint names that cannot be read (as if thousands of checkpoints had
 /// been saved by something else) next to one real checkpoint: PreCompact saves the next
 /// checkpoint and reports none of them. Reading every file (as `next_sequence` did) reported
