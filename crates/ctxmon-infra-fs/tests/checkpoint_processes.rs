@@ -1,6 +1,7 @@
 //! Real processes against one checkpoint folder (spec §15): 50 concurrent writers get 50
-//! distinct, gapless ids; writers SIGKILLed mid-write never leave a torn checkpoint visible; a
-//! killed lock holder does not wedge the lock.
+//! distinct, gapless ids (and, of one session, 50 distinct, gapless compaction sequences);
+//! writers SIGKILLed mid-write never leave a torn checkpoint visible; a killed lock holder
+//! does not wedge the lock.
 #![cfg(unix)]
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
@@ -90,6 +91,40 @@ fn fifty_concurrent_writers_get_fifty_gapless_ids() {
         audit.ids.last().unwrap(),
         audit.bytes
     );
+}
+
+/// The per-session compaction sequence is allocated under the same lock as the id: 50 writer
+/// processes of one session racing get 50 distinct, gapless sequences (issue 12).
+#[test]
+fn fifty_concurrent_writers_of_one_session_get_fifty_gapless_sequences() {
+    let _serial = one_at_a_time();
+    let project = tempfile::tempdir().unwrap();
+    let gate = project.path().join("go");
+    let gate_arg = gate.to_string_lossy().into_owned();
+    let children = proof::spawn_all((0..50).map(|_| {
+        writer(
+            project.path(),
+            &["--session", "one", "--wait-for", &gate_arg],
+        )
+    }));
+    std::fs::write(&gate, b"").unwrap();
+    for out in proof::wait_all(children) {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let mut sequences: Vec<u32> = repo(project.path())
+        .list()
+        .unwrap()
+        .checkpoints
+        .iter()
+        .map(|c| c.data.compaction_sequence)
+        .collect();
+    sequences.sort_unstable();
+    assert_eq!(sequences, (1..=50).collect::<Vec<u32>>());
+    eprintln!("proof: 50 concurrent writer processes of one session -> sequences 1..=50");
 }
 
 /// Big checkpoints (just under the 4 MiB cap) keep the temp file on disk for milliseconds
