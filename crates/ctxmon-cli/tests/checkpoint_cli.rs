@@ -150,9 +150,18 @@ fn list_show_ack_and_prune_round_trip() {
             "pruned 2 checkpoints: cx-001, cx-002 (kept the newest 1)"
         )
     );
+    // The sessions' sequence marks stay: a prune never brings a compaction number back.
     assert_eq!(
         file_names(&checkpoints_dir(&sb)),
-        [".lock", ".next-id", "cx-003-checkpoint.json"]
+        [
+            ".lock",
+            ".next-id",
+            ".seq-alpha",
+            ".seq-beta",
+            ".seq-h-f8007e45da5175cc",
+            ".sequences-since",
+            "cx-003-checkpoint.json"
+        ]
     );
     let nothing = sb.run(&["checkpoint", "prune", "--keep", "1"], "");
     assert_eq!(
@@ -398,6 +407,8 @@ fn prune_counts_and_deletes_only_readable_checkpoints() {
         [
             ".lock",
             ".next-id",
+            ".seq-s",
+            ".sequences-since",
             "cx-002-checkpoint.json",
             "cx-003-checkpoint.json",
             "cx-004-checkpoint.json",
@@ -415,6 +426,8 @@ fn prune_counts_and_deletes_only_readable_checkpoints() {
         [
             ".lock",
             ".next-id",
+            ".seq-s",
+            ".sequences-since",
             "cx-003-checkpoint.json",
             "cx-004-checkpoint.json",
             "cx-004.acknowledged"
