@@ -94,7 +94,9 @@ pub fn pre_compact(
     // The sequence is the repository's to allocate, under the same lock as the id: counted
     // here from a listing, it was read outside that lock (concurrent compactions of one
     // session shared numbers), went down after a prune, and cost a read of every checkpoint.
-    let checkpoint = match ports.checkpoints.save_new(ctx.session_id, &mut build) {
+    // A blank session id names no session (as for resume logs): no series to number.
+    let session = ctx.session_id.filter(|s| !s.trim().is_empty());
+    let checkpoint = match ports.checkpoints.save_new(session, &mut build) {
         Ok(cp) => cp,
         Err(e) => {
             warnings.push(format!("checkpoint not saved: {e}"));
@@ -157,7 +159,7 @@ pub fn pre_compact(
 /// Automatic pruning removes at most this many checkpoints per compaction, so a folder that
 /// grew large (before this existed, or with a larger `checkpoints.keep`) shrinks over several
 /// compactions instead of costing one of them its deadline.
-pub const MAX_PRUNED_PER_COMPACTION: usize = 32;
+const MAX_PRUNED_PER_COMPACTION: usize = 32;
 
 /// Deletes acknowledged checkpoints beyond `checkpoints.keep`, once the new checkpoint is
 /// safely written. Spared: the one just saved (the session's newest) and every checkpoint a
