@@ -18,6 +18,9 @@ pub struct SessionAck {
     pub acknowledged: Option<String>,
     /// One `CheckpointAcknowledged` per marker this call created, the newest first.
     pub events: Vec<DomainEvent>,
+    /// The newest was acknowledged before this call (by a concurrent prompt, or by hand): the
+    /// alert about it is someone else's to give.
+    pub already_acknowledged: bool,
 }
 
 /// Acknowledges `newest`, then every older unacknowledged checkpoint of the same session
@@ -34,6 +37,7 @@ pub fn acknowledge_with_older(
             if created {
                 ack.events.push(acknowledged_event(newest.checkpoint_id));
             }
+            ack.already_acknowledged = !created;
             ack.acknowledged = Some(newest.checkpoint_id.to_string());
         }
         Err(e) => {
@@ -130,9 +134,9 @@ mod tests {
     use crate::memory::{FixedClock, MemoryCheckpoints, MemoryEvents};
 
     fn save(repo: &MemoryCheckpoints, session: &str) -> CheckpointData {
-        repo.save_new(&mut |id| CheckpointData {
+        repo.save_new(Some(session), &mut |given| CheckpointData {
             schema_version: CheckpointData::SCHEMA_VERSION,
-            checkpoint_id: id,
+            checkpoint_id: given.id,
             timestamp: Timestamp(1_795_000_000_000).to_rfc3339(),
             created_at_ms: Timestamp(1_795_000_000_000),
             compaction_sequence: 1,

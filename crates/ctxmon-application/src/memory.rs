@@ -84,11 +84,14 @@ impl EventLog for MemoryEvents {
     }
 }
 
-/// Checkpoints in a vector, ids allocated like the file repository's (never reused).
+/// Checkpoints in a vector, ids and per-session sequences allocated like the file
+/// repository's (never reused, whatever is pruned).
 #[derive(Debug, Default)]
 pub struct MemoryCheckpoints {
     pub stored: RefCell<Vec<crate::ports::StoredCheckpoint>>,
     pub next: Cell<u32>,
+    /// The highest compaction sequence given to each session.
+    pub sequences: RefCell<BTreeMap<String, u32>>,
     pub fail: Cell<bool>,
 }
 
@@ -108,14 +111,29 @@ impl MemoryCheckpoints {
 impl crate::ports::CheckpointRepository for MemoryCheckpoints {
     fn save_new(
         &self,
-        build: &mut dyn FnMut(ctxmon_domain::CheckpointId) -> ctxmon_domain::CheckpointData,
+        session: Option<&str>,
+        build: &mut dyn FnMut(crate::ports::Allocation) -> ctxmon_domain::CheckpointData,
     ) -> Result<ctxmon_domain::CheckpointData, PortError> {
         self.check()?;
         let seq = self.next.get().saturating_add(1);
         let id = ctxmon_domain::CheckpointId::new(seq)
             .ok_or_else(|| PortError::new(PortErrorKind::Io, "ids exhausted"))?;
         self.next.set(seq);
-        let data = build(id);
+        let compaction_sequence = match session {
+            Some(s) => {
+                let mut sequences = self.sequences.borrow_mut();
+                let n = sequences.entry(s.to_string()).or_insert(0);
+                *n = n.saturating_add(1);
+                *n
+            }
+            None => 1,
+        };
+        let mut data = build(crate::ports::Allocation {
+            id,
+            compaction_sequence,
+        });
+        data.checkpoint_id = id;
+        data.compaction_sequence = compaction_sequence;
         self.stored
             .borrow_mut()
             .push(crate::ports::StoredCheckpoint {
@@ -187,6 +205,32 @@ impl crate::ports::CheckpointRepository for MemoryCheckpoints {
                 .drain(..excess)
                 .map(|s| s.data.checkpoint_id)
                 .collect(),
+            unreadable: Vec::new(),
+        })
+    }
+
+    fn prune_acknowledged(
+        &self,
+        policy: crate::ports::AutoPrune<'_>,
+    ) -> Result<crate::ports::PruneOutcome, PortError> {
+        self.check()?;
+        let mut stored = self.stored.borrow_mut();
+        let older = stored.len().saturating_sub(policy.keep);
+        let mut pruned = Vec::new();
+        let mut index = 0;
+        stored.retain(|s| {
+            let goes = index < older
+                && s.acknowledged
+                && !policy.spare.contains(&s.data.checkpoint_id)
+                && pruned.len() < policy.max_removals;
+            index += 1;
+            if goes {
+                pruned.push(s.data.checkpoint_id);
+            }
+            !goes
+        });
+        Ok(crate::ports::PruneOutcome {
+            pruned,
             unreadable: Vec::new(),
         })
     }

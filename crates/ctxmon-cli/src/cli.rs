@@ -82,7 +82,8 @@ pub enum Command {
     ///
     /// PreCompact saves a checkpoint (.ctxmon/checkpoints/cx-NNN-checkpoint.json) right before
     /// every compaction; SessionStart and the next prompt hand the newest unacknowledged one
-    /// back. Acknowledged checkpoints stay on disk until pruned.
+    /// back. After each save, acknowledged checkpoints older than the newest
+    /// `checkpoints.keep` (default 50) are pruned; `checkpoint prune` prunes by hand.
     #[command(subcommand)]
     #[command(after_long_help = crate::help::CHECKPOINT)]
     Checkpoint(CheckpointCommand),
@@ -301,9 +302,9 @@ pub enum CheckpointCommand {
     },
     /// Delete all but the newest N checkpoints.
     ///
-    /// Checkpoints are small but never expire by themselves; prune keeps the newest N and
-    /// deletes the rest, acknowledged or not. Only checkpoints ctxmon can read count and are
-    /// deleted; an unreadable file is named on stderr and left alone.
+    /// PreCompact prunes only acknowledged checkpoints beyond `checkpoints.keep`; prune keeps
+    /// the newest N and deletes the rest, acknowledged or not. Only checkpoints ctxmon can read
+    /// count and are deleted; an unreadable file is named on stderr and left alone.
     #[command(after_long_help = crate::help::CHECKPOINT_PRUNE)]
     Prune {
         /// How many of the newest checkpoints to keep (`0` deletes all; ids are never reused).

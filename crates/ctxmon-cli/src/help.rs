@@ -240,7 +240,8 @@ pub const CHECKPOINT_PRUNE: &str = "\
 Keeps the N readable checkpoints with the highest ids and deletes the other readable ones with
 their markers. A checkpoint file ctxmon cannot read (corrupt, or from a newer ctxmon) neither
 counts toward N nor is deleted: it is named on stderr and left for you to look at. Ids are never
-reused: the next checkpoint after pruning everything still gets the next number.
+reused: the next checkpoint after pruning everything still gets the next number, and each
+session's compaction_sequence carries on from where it was.
 
 Examples:
   ctxmon checkpoint prune --keep 10

@@ -23,9 +23,9 @@ fn repo(sb: &Sandbox) -> FsCheckpointRepository {
 /// Saves a checkpoint as PreCompact would: `tokens` of a 200k window, at a fixed time.
 fn seed(sb: &Sandbox, session: &str, tokens: u64, trigger: CompactionTrigger) -> String {
     let saved = repo(sb)
-        .save_new(&mut |id| CheckpointData {
+        .save_new(Some(session), &mut |given| CheckpointData {
             schema_version: CheckpointData::SCHEMA_VERSION,
-            checkpoint_id: id,
+            checkpoint_id: given.id,
             timestamp: Timestamp(1_795_000_000_000).to_rfc3339(),
             created_at_ms: Timestamp(1_795_000_000_000),
             compaction_sequence: 1,
@@ -150,9 +150,18 @@ fn list_show_ack_and_prune_round_trip() {
             "pruned 2 checkpoints: cx-001, cx-002 (kept the newest 1)"
         )
     );
+    // The sessions' sequence marks stay: a prune never brings a compaction number back.
     assert_eq!(
         file_names(&checkpoints_dir(&sb)),
-        [".lock", ".next-id", "cx-003-checkpoint.json"]
+        [
+            ".lock",
+            ".next-id",
+            ".seq-alpha",
+            ".seq-beta",
+            ".seq-h-f8007e45da5175cc",
+            ".sequences-since",
+            "cx-003-checkpoint.json"
+        ]
     );
     let nothing = sb.run(&["checkpoint", "prune", "--keep", "1"], "");
     assert_eq!(
@@ -398,6 +407,8 @@ fn prune_counts_and_deletes_only_readable_checkpoints() {
         [
             ".lock",
             ".next-id",
+            ".seq-s",
+            ".sequences-since",
             "cx-002-checkpoint.json",
             "cx-003-checkpoint.json",
             "cx-004-checkpoint.json",
@@ -415,6 +426,8 @@ fn prune_counts_and_deletes_only_readable_checkpoints() {
         [
             ".lock",
             ".next-id",
+            ".seq-s",
+            ".sequences-since",
             "cx-003-checkpoint.json",
             "cx-004-checkpoint.json",
             "cx-004.acknowledged"

@@ -7,8 +7,8 @@
 //! every event line parses and none is missing (per session, each pre-compact's three events
 //! and resume log, `tier:critical` logs once per context, one acknowledgement per alert, tier
 //! changes that chain without a gap up to the state's tier),
-//! every state file and checkpoint is whole, checkpoint ids are unique and gapless, and no temp
-//! file is left behind.
+//! every state file and checkpoint is whole, checkpoint ids are unique and gapless (on disk or
+//! pruned automatically, only once acknowledged), and no temp file is left behind.
 
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
@@ -183,9 +183,18 @@ fn eight_sessions_of_prompts_and_repeated_compactions_lose_nothing() {
     let disk = disk::audit(sb.dir());
     assert!(disk.temps.is_empty(), "temp files left: {:?}", disk.temps);
     assert!(disk.unpaired_logs.is_empty(), "{:?}", disk.unpaired_logs);
+    // Automatic pruning (`checkpoints.keep`, 50 by default) ran after the compactions: what it
+    // deleted is in the hook log, and together with what is on disk it is every id once.
+    let pruned = pruned_ids(&sb);
     let checkpoints = proof::audit(sb.dir());
-    proof::assert_gapless(&checkpoints.ids, 1);
-    assert_eq!(checkpoints.files, compactions.len());
+    let mut all_ids: Vec<u32> = checkpoints.ids.iter().chain(&pruned).copied().collect();
+    all_ids.sort_unstable();
+    proof::assert_gapless(&all_ids, 1);
+    assert_eq!(checkpoints.files + pruned.len(), compactions.len());
+    assert!(
+        compactions.len() <= 50 || !pruned.is_empty(),
+        "more than checkpoints.keep were saved, and none was pruned"
+    );
     assert_eq!(disk.states.len(), SESSIONS);
     let mut expected_lines = 0;
     for (i, seen) in answers.iter().enumerate() {
@@ -195,20 +204,34 @@ fn eight_sessions_of_prompts_and_repeated_compactions_lose_nothing() {
         let compacted = answered_ids[i].len();
         assert_eq!(compacted > 0, i < COMPACTED, "{s}");
 
-        // Each pre-compact: one checkpoint (this session's, sequence 1, 2, …) and three events.
+        // Each pre-compact: one checkpoint (this session's, sequence 1, 2, …, on disk or
+        // pruned) and three events.
         let files: BTreeSet<u32> = disk
             .checkpoints_of(&s)
             .iter()
             .map(|c| c.checkpoint_id.sequence())
             .collect();
-        assert_eq!(files, answered_ids[i], "{s}: checkpoint files vs answers");
+        let gone: BTreeSet<u32> = answered_ids[i].difference(&files).copied().collect();
+        assert!(
+            files.is_subset(&answered_ids[i]),
+            "{s}: checkpoint files vs answers"
+        );
+        assert!(gone.is_subset(&pruned), "{s}: {gone:?} lost, not pruned");
         let mut sequences: Vec<u32> = disk
-            .checkpoints_of(&s)
-            .iter()
-            .map(|c| c.compaction_sequence)
+            .events_of(&s)
+            .filter_map(|e| match e.event {
+                DomainEvent::CheckpointCreated {
+                    compaction_sequence,
+                    ..
+                } => Some(compaction_sequence),
+                _ => None,
+            })
             .collect();
         sequences.sort_unstable();
         assert_eq!(sequences, (1..=compacted as u32).collect::<Vec<_>>(), "{s}");
+        for c in disk.checkpoints_of(&s) {
+            assert!(sequences.contains(&c.compaction_sequence), "{s}");
+        }
         let created: BTreeSet<u32> = disk
             .events_of(&s)
             .filter_map(|e| match &e.event {
@@ -265,7 +288,12 @@ fn eight_sessions_of_prompts_and_repeated_compactions_lose_nothing() {
             .filter(|m| files.contains(m))
             .collect();
         let acked_ids: BTreeSet<u32> = acked.iter().map(|a| a[3..].parse().unwrap()).collect();
-        assert_eq!(markers, acked_ids, "{s}: markers");
+        assert!(
+            gone.is_subset(&acked_ids),
+            "{s}: an unacknowledged checkpoint was pruned"
+        );
+        let acked_on_disk: BTreeSet<u32> = acked_ids.intersection(&files).copied().collect();
+        assert_eq!(markers, acked_on_disk, "{s}: markers");
         assert_eq!(acked_ids.len(), acked.len(), "{s}: acknowledged twice");
         assert_eq!(
             disk.count(&s, "ResumptionDelivered"),
@@ -357,13 +385,32 @@ fn eight_sessions_of_prompts_and_repeated_compactions_lose_nothing() {
 
     let processes = prompt_runs.len() + compactions.len();
     eprintln!(
-        "concurrency proof: {processes} processes ({} prompt-submit, {} pre-compact, {IN_FLIGHT} prompts in flight), {} event lines checked, {} files checked ({} checkpoints, {} state files, {} resume logs), 0 temp files",
+        "concurrency proof: {processes} processes ({} prompt-submit, {} pre-compact, {IN_FLIGHT} prompts in flight), {} event lines checked, {} files checked ({} checkpoints, {} pruned automatically, {} state files, {} resume logs), 0 temp files",
         prompt_runs.len(),
         compactions.len(),
         disk.events.len(),
         disk.files,
         checkpoints.files,
+        pruned.len(),
         disk.states.len(),
         disk.logs.len()
     );
+}
+
+/// The checkpoints automatic pruning deleted, from its `info` lines in the hook log (each id
+/// once: a second deletion of one id would be a bug).
+fn pruned_ids(sb: &common::Sandbox) -> BTreeSet<u32> {
+    let log = std::fs::read_to_string(sb.path(".ctxmon/logs/hooks.log")).unwrap_or_default();
+    let mut ids = BTreeSet::new();
+    for line in log
+        .lines()
+        .filter(|l| l.contains(" info pre-compact: pruned "))
+    {
+        let list = line.rsplit(": ").next().unwrap();
+        for id in list.split(", ") {
+            let n: u32 = id.strip_prefix("cx-").unwrap().parse().unwrap();
+            assert!(ids.insert(n), "{id} pruned twice");
+        }
+    }
+    ids
 }

@@ -117,10 +117,10 @@ fn main() -> ExitCode {
     summary.truncate(args.payload);
     let repo = FsCheckpointRepository::new(ProjectLayout::new(&args.project));
     for _ in 0..args.count {
-        let saved = repo.save_new(&mut |id| {
-            println!("building {id}");
+        let saved = repo.save_new(Some(&args.session), &mut |given| {
+            println!("building {}", given.id);
             std::thread::sleep(args.hold);
-            checkpoint(id, &args, &summary)
+            checkpoint(given.id, &args, &summary)
         });
         match saved {
             Ok(data) => println!("saved {}", data.checkpoint_id),

@@ -328,7 +328,11 @@ mod tests {
 
         let checkpoints = FsCheckpointRepository::new(layout.clone());
         assert_eq!(checkpoints.latest_unacknowledged(None).unwrap(), None);
-        assert!(checkpoints.save_new(&mut |_| unreachable!()).is_err());
+        assert!(
+            checkpoints
+                .save_new(Some("s"), &mut |_| unreachable!())
+                .is_err()
+        );
 
         let log = ResumeLog::new(
             "s",

@@ -1,6 +1,7 @@
 //! Real processes against one checkpoint folder (spec §15): 50 concurrent writers get 50
-//! distinct, gapless ids; writers SIGKILLed mid-write never leave a torn checkpoint visible; a
-//! killed lock holder does not wedge the lock.
+//! distinct, gapless ids (and, of one session, 50 distinct, gapless compaction sequences);
+//! writers SIGKILLed mid-write never leave a torn checkpoint visible; a killed lock holder
+//! does not wedge the lock.
 #![cfg(unix)]
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
@@ -12,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ctxmon_application::ports::{CheckpointRepository, PortErrorKind};
+use ctxmon_application::ports::{Allocation, CheckpointRepository, PortErrorKind};
 use ctxmon_domain::CheckpointData;
 use ctxmon_infra_fs::{FsCheckpointRepository, ProjectLayout};
 use support::proof::{self, Rng};
@@ -92,6 +93,40 @@ fn fifty_concurrent_writers_get_fifty_gapless_ids() {
     );
 }
 
+/// The per-session compaction sequence is allocated under the same lock as the id: 50 writer
+/// processes of one session racing get 50 distinct, gapless sequences (issue 12).
+#[test]
+fn fifty_concurrent_writers_of_one_session_get_fifty_gapless_sequences() {
+    let _serial = one_at_a_time();
+    let project = tempfile::tempdir().unwrap();
+    let gate = project.path().join("go");
+    let gate_arg = gate.to_string_lossy().into_owned();
+    let children = proof::spawn_all((0..50).map(|_| {
+        writer(
+            project.path(),
+            &["--session", "one", "--wait-for", &gate_arg],
+        )
+    }));
+    std::fs::write(&gate, b"").unwrap();
+    for out in proof::wait_all(children) {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let mut sequences: Vec<u32> = repo(project.path())
+        .list()
+        .unwrap()
+        .checkpoints
+        .iter()
+        .map(|c| c.data.compaction_sequence)
+        .collect();
+    sequences.sort_unstable();
+    assert_eq!(sequences, (1..=50).collect::<Vec<u32>>());
+    eprintln!("proof: 50 concurrent writer processes of one session -> sequences 1..=50");
+}
+
 /// Big checkpoints (just under the 4 MiB cap) keep the temp file on disk for milliseconds
 /// (write + fsync), a window a kill can aim at.
 const KILL_PAYLOAD: &str = "3800000";
@@ -134,7 +169,7 @@ fn assert_lock_free_and_ids_continue(project: &Path, pruned: u32) -> String {
     let started = Instant::now();
     let next = repo(project)
         .with_lock_wait(Duration::from_secs(2))
-        .save_new(&mut small_checkpoint)
+        .save_new(None, &mut small_checkpoint)
         .unwrap();
     assert!(
         started.elapsed() < Duration::from_secs(1),
@@ -301,7 +336,7 @@ fn a_killed_lock_holder_does_not_wedge_the_lock() {
     let busy = repo
         .clone()
         .with_lock_wait(Duration::from_millis(100))
-        .save_new(&mut small_checkpoint)
+        .save_new(None, &mut small_checkpoint)
         .unwrap_err();
     assert_eq!(
         busy.kind,
@@ -313,7 +348,7 @@ fn a_killed_lock_holder_does_not_wedge_the_lock() {
     let started = Instant::now();
     let saved = repo
         .with_lock_wait(Duration::from_secs(2))
-        .save_new(&mut small_checkpoint)
+        .save_new(None, &mut small_checkpoint)
         .unwrap();
     assert!(
         started.elapsed() < Duration::from_secs(1),
@@ -325,11 +360,11 @@ fn a_killed_lock_holder_does_not_wedge_the_lock() {
     assert_eq!(proof::audit(project.path()).ids, [1]);
 }
 
-fn small_checkpoint(id: ctxmon_domain::CheckpointId) -> CheckpointData {
+fn small_checkpoint(given: Allocation) -> CheckpointData {
     let now = ctxmon_domain::Timestamp(1_790_000_000_000);
     CheckpointData {
         schema_version: CheckpointData::SCHEMA_VERSION,
-        checkpoint_id: id,
+        checkpoint_id: given.id,
         timestamp: now.to_rfc3339(),
         created_at_ms: now,
         compaction_sequence: 1,

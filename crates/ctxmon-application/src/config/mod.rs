@@ -25,6 +25,7 @@ pub struct Config {
     pub hooks: HooksConfig,
     pub resumption: ResumptionConfig,
     pub resume_logs: ResumeLogsConfig,
+    pub checkpoints: CheckpointsConfig,
 }
 
 /// When the `<context-monitor>` tag is injected.
@@ -176,6 +177,29 @@ impl Default for ResumeLogsConfig {
     }
 }
 
+/// `.ctxmon/checkpoints/` retention.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CheckpointsConfig {
+    /// After each PreCompact, acknowledged checkpoints older than the newest `keep` are
+    /// deleted (a few per compaction; never the session's newest, never one a resume log
+    /// names, never an unacknowledged one).
+    pub keep: u64,
+}
+
+impl CheckpointsConfig {
+    /// The bounds `checkpoints.keep` is validated against (also the schema's).
+    pub const KEEP_MIN: u64 = 1;
+    pub const KEEP_MAX: u64 = 1_000_000;
+}
+
+impl Default for CheckpointsConfig {
+    fn default() -> Self {
+        // Generous: a checkpoint is a few KB, and 50 covers many sessions' recent history.
+        CheckpointsConfig { keep: 50 }
+    }
+}
+
 /// A rule a configuration breaks; `key` is the dotted key so the loader can say which file or
 /// variable the bad value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -259,6 +283,17 @@ impl Config {
         if self.resume_logs.keep == 0 {
             bad("resume_logs.keep", "must be at least 1".into());
         }
+        let keep = self.checkpoints.keep;
+        if !(CheckpointsConfig::KEEP_MIN..=CheckpointsConfig::KEEP_MAX).contains(&keep) {
+            bad(
+                "checkpoints.keep",
+                format!(
+                    "must be between {} and {}, got {keep}",
+                    CheckpointsConfig::KEEP_MIN,
+                    CheckpointsConfig::KEEP_MAX
+                ),
+            );
+        }
         issues
     }
 
@@ -330,13 +365,15 @@ mod tests {
         c.context_monitor.warning_threshold = 0.9;
         c.context_monitor.post_compaction_percent = 5;
         c.resume_logs.triggers.push("tier:severe".into());
+        c.checkpoints.keep = 0;
         let keys: Vec<_> = c.validate().into_iter().map(|i| i.key).collect();
         assert_eq!(
             keys,
             vec![
                 "context_monitor.warning_threshold, context_monitor.critical_threshold",
                 "context_monitor.post_compaction_percent",
-                "resume_logs.triggers"
+                "resume_logs.triggers",
+                "checkpoints.keep"
             ]
         );
     }

@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Config;
 use super::deadlines::{HookDeadline, MIN_DEADLINE_MS, max_deadline_ms};
+use super::{CheckpointsConfig, Config};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FieldKind {
@@ -203,6 +203,14 @@ pub const FIELDS: &[FieldSpec] = &[
             max: 100_000,
         },
         description: "How many resume logs cleanup keeps.",
+    },
+    FieldSpec {
+        key: "checkpoints.keep",
+        kind: FieldKind::Integer {
+            min: CheckpointsConfig::KEEP_MIN,
+            max: CheckpointsConfig::KEEP_MAX,
+        },
+        description: "After each compaction, acknowledged checkpoints older than the newest this many are deleted (never the session's newest, one a resume log names, or an unacknowledged one).",
     },
 ];
 

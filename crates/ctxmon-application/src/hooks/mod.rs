@@ -14,6 +14,8 @@ pub(crate) use compaction::note_checkpoint;
 pub use compaction::reset_if_stale;
 
 #[cfg(test)]
+mod pre_compact_tests;
+#[cfg(test)]
 mod prompt_submit_tests;
 #[cfg(test)]
 mod repeat_tests;

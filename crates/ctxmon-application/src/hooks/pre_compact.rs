@@ -1,16 +1,18 @@
 //! PreCompact: checkpoint the session right before Claude Code compacts it (spec §5).
 
 use std::cell::OnceCell;
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use ctxmon_domain::{
-    CheckpointData, CompactionTrigger, DomainEvent, FillEstimate, ResumptionState, SessionInfo,
+    CheckpointData, CheckpointId, CompactionTrigger, DomainEvent, FillEstimate, ResumptionState,
+    SessionInfo,
 };
 
 use super::compaction::note_checkpoint;
 use super::{HookContext, HookPorts, load_state, record, save_state};
 use crate::fill::{ContextFillEstimator, EstimateRequest};
-use crate::ports::ResumeLogStore;
+use crate::ports::{Allocation, AutoPrune, ResumeLogStore};
 use crate::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
 use crate::resumption::{derive_from_tail, from_section};
 
@@ -26,6 +28,9 @@ pub struct PreCompactOutcome {
     /// "Checkpoint cx-004 saved at 83% context fill" (Claude Code ignores it for PreCompact;
     /// `--json` callers and the log see it).
     pub system_message: Option<String>,
+    /// Old acknowledged checkpoints deleted after this one was saved (`checkpoints.keep`):
+    /// housekeeping for the hook log, not a problem.
+    pub pruned: Vec<CheckpointId>,
     pub warnings: Vec<String>,
 }
 
@@ -58,7 +63,6 @@ pub fn pre_compact(
                 .to_string(),
         );
     }
-    let sequence = next_sequence(ctx, ports, &mut warnings);
     let now = ports.clock.now();
     let trigger = CompactionTrigger::parse(input.trigger);
     let session_info = SessionInfo {
@@ -74,29 +78,37 @@ pub fn pre_compact(
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string);
-    let mut build = |id| CheckpointData {
+    // Runs under the repository's lock: it only stamps the allocation onto what is ready.
+    let mut build = |given: Allocation| CheckpointData {
         schema_version: CheckpointData::SCHEMA_VERSION,
-        checkpoint_id: id,
+        checkpoint_id: given.id,
         timestamp: now.to_rfc3339(),
         created_at_ms: now,
-        compaction_sequence: sequence,
+        compaction_sequence: given.compaction_sequence,
         trigger,
         custom_instructions: custom_instructions.clone(),
         context_state: estimate.clone(),
         resumption_state: resumption.clone(),
         session_info: session_info.clone(),
     };
-    let checkpoint = match ports.checkpoints.save_new(&mut build) {
+    // The sequence is the repository's to allocate, under the same lock as the id: counted
+    // here from a listing, it was read outside that lock (concurrent compactions of one
+    // session shared numbers), went down after a prune, and cost a read of every checkpoint.
+    // A blank session id names no session (as for resume logs): no series to number.
+    let session = ctx.session_id.filter(|s| !s.trim().is_empty());
+    let checkpoint = match ports.checkpoints.save_new(session, &mut build) {
         Ok(cp) => cp,
         Err(e) => {
             warnings.push(format!("checkpoint not saved: {e}"));
             return PreCompactOutcome {
                 checkpoint: None,
                 system_message: None,
+                pruned: Vec::new(),
                 warnings,
             };
         }
     };
+    let sequence = checkpoint.compaction_sequence;
     let mut state = load_state(ctx, ports, &mut warnings);
     // From here the state describes the context after the compaction (flags cleared, per-context
     // triggers re-armed, `pre_compact` among them so that every compaction writes its log).
@@ -113,6 +125,7 @@ pub fn pre_compact(
         AlreadyRead {
             fill: Some(&estimate),
             tail: tail.get().and_then(|read| read.as_deref().ok()),
+            checkpoint: Some(&checkpoint),
         },
     );
     warnings.extend(fired.warnings);
@@ -134,10 +147,55 @@ pub fn pre_compact(
         },
     ];
     record(ctx, ports, events, &mut warnings);
+    let pruned = prune_old(ctx, ports, logs, &checkpoint, &mut warnings);
     PreCompactOutcome {
         system_message: Some(format!("Checkpoint {id} saved at {percent}% context fill")),
         checkpoint: Some(checkpoint),
+        pruned,
         warnings,
+    }
+}
+
+/// Automatic pruning removes at most this many checkpoints per compaction, so a folder that
+/// grew large (before this existed, or with a larger `checkpoints.keep`) shrinks over several
+/// compactions instead of costing one of them its deadline.
+const MAX_PRUNED_PER_COMPACTION: usize = 32;
+
+/// Deletes acknowledged checkpoints beyond `checkpoints.keep`, once the new checkpoint is
+/// safely written. Spared: the one just saved (the session's newest) and every checkpoint a
+/// resume log names. Problems are warnings: the checkpoint is saved either way.
+fn prune_old(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    logs: &dyn ResumeLogStore,
+    saved: &CheckpointData,
+    warnings: &mut Vec<String>,
+) -> Vec<CheckpointId> {
+    let mut spare: BTreeSet<CheckpointId> = match logs.named_checkpoints() {
+        Ok(named) => named,
+        Err(e) => {
+            // Without the logs' names nothing can be pruned safely; next time, perhaps.
+            warnings.push(format!(
+                "old checkpoints not pruned: resume logs unreadable: {e}"
+            ));
+            return Vec::new();
+        }
+    };
+    spare.insert(saved.checkpoint_id);
+    let policy = AutoPrune {
+        keep: usize::try_from(ctx.config.checkpoints.keep.max(1)).unwrap_or(usize::MAX),
+        spare: &spare,
+        max_removals: MAX_PRUNED_PER_COMPACTION,
+    };
+    match ports.checkpoints.prune_acknowledged(policy) {
+        Ok(outcome) => {
+            warnings.extend(outcome.unreadable);
+            outcome.pruned
+        }
+        Err(e) => {
+            warnings.push(format!("old checkpoints not pruned: {e}"));
+            Vec::new()
+        }
     }
 }
 
@@ -181,35 +239,6 @@ fn resumption_state(
         Err(e) => {
             warnings.push(format!("transcript tail unreadable: {e}"));
             None
-        }
-    }
-}
-
-/// 1 + the number of this session's earlier checkpoints.
-fn next_sequence(ctx: &HookContext<'_>, ports: &HookPorts<'_>, warnings: &mut Vec<String>) -> u32 {
-    match ports.checkpoints.list() {
-        Ok(listing) => {
-            warnings.extend(
-                listing
-                    .problems
-                    .iter()
-                    .map(|p| format!("checkpoint skipped: {p}")),
-            );
-            let earlier = listing
-                .checkpoints
-                .iter()
-                .filter(|c| {
-                    c.data.session_info.session_id.as_deref() == ctx.session_id
-                        && ctx.session_id.is_some()
-                })
-                .count();
-            u32::try_from(earlier)
-                .unwrap_or(u32::MAX - 1)
-                .saturating_add(1)
-        }
-        Err(e) => {
-            warnings.push(format!("checkpoints unreadable: {e}"));
-            1
         }
     }
 }

@@ -92,7 +92,7 @@ pub fn prompt_submit(
             TriggerKind::Tier(estimate.threshold_tier),
             AlreadyRead {
                 fill: Some(&estimate),
-                tail: None,
+                ..AlreadyRead::default()
             },
         );
         warnings.extend(fired.warnings);
@@ -123,31 +123,30 @@ pub fn prompt_submit(
         warnings.push(format!("fill not measured: {note}"));
     }
     let acknowledged = if let Some(cp) = &pending {
-        parts.push(render_compaction_alert(
-            cp,
-            &checkpoint_path(ctx.project_dir, cp),
-        ));
-        if state.resumption_delivered.as_deref() != Some(cp.checkpoint_id.to_string().as_str()) {
-            let (text, event) = deliver(
+        // The newest checkpoint's alert covers the session's older ones: two compactions
+        // before this prompt give one alert, and the older one is not alerted (with its stale
+        // resumption context) on the next prompt. Acknowledged before the alert is written:
+        // creating the marker is atomic, so when two prompts saw the same pending checkpoint
+        // (hooks that waited past the session lock run unlocked), only the one that created
+        // it alerts. A marker that cannot be written still lets the alert go (fail open: the
+        // next prompt alerts again).
+        let ack = acknowledge_with_older(ports.checkpoints, cp, &mut warnings);
+        if ack.already_acknowledged {
+            None
+        } else {
+            alert(
                 ctx,
                 ports,
                 logs,
                 cp,
                 &mut state,
-                "prompt_submit",
+                &mut parts,
+                &mut events,
                 &mut warnings,
             );
-            if !text.is_empty() {
-                parts.push(text);
-                events.extend(event);
-            }
+            events.extend(ack.events);
+            ack.acknowledged
         }
-        // The newest checkpoint's alert covers the session's older ones: two compactions
-        // before this prompt give one alert, and the older one is not alerted (with its stale
-        // resumption context) on the next prompt.
-        let ack = acknowledge_with_older(ports.checkpoints, cp, &mut warnings);
-        events.extend(ack.events);
-        ack.acknowledged
     } else {
         acknowledge_delivered_elsewhere(ports, &state, &mut events, &mut warnings)
     };
@@ -226,6 +225,32 @@ fn track_tier(
     state.last_tier = Some(tier);
     state.last_fill = Some(estimate.fill_percentage);
     state.last_tokens = Some(estimate.input_tokens.get());
+}
+
+/// `<compaction-alert>` about `cp`, and its resumption context when SessionStart did not
+/// deliver it.
+#[allow(clippy::too_many_arguments)]
+fn alert(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    logs: &dyn ResumeLogStore,
+    cp: &CheckpointData,
+    state: &mut SessionState,
+    parts: &mut Vec<String>,
+    events: &mut Vec<DomainEvent>,
+    warnings: &mut Vec<String>,
+) {
+    parts.push(render_compaction_alert(
+        cp,
+        &checkpoint_path(ctx.project_dir, cp),
+    ));
+    if state.resumption_delivered.as_deref() != Some(cp.checkpoint_id.to_string().as_str()) {
+        let (text, event) = deliver(ctx, ports, logs, cp, state, "prompt_submit", warnings);
+        if !text.is_empty() {
+            parts.push(text);
+            events.extend(event);
+        }
+    }
 }
 
 fn checkpoint_path(project_dir: &Path, cp: &CheckpointData) -> String {

@@ -139,3 +139,79 @@ fn disabled_monitor_injects_nothing_but_still_tracks() {
     assert_eq!(w.prompt().additional_context, None);
     assert_eq!(w.state().last_tier, Some(ThresholdTier::Warning));
 }
+
+/// The world's checkpoints, but `latest_unacknowledged` answers as a read made just before a
+/// concurrent prompt acknowledged the checkpoint would: the newest, acknowledged or not.
+struct StalePending<'a>(&'a crate::memory::MemoryCheckpoints);
+
+impl crate::ports::CheckpointRepository for StalePending<'_> {
+    fn save_new(
+        &self,
+        session: Option<&str>,
+        build: &mut dyn FnMut(crate::ports::Allocation) -> ctxmon_domain::CheckpointData,
+    ) -> Result<ctxmon_domain::CheckpointData, crate::ports::PortError> {
+        self.0.save_new(session, build)
+    }
+    fn get(
+        &self,
+        id: ctxmon_domain::CheckpointId,
+    ) -> Result<Option<crate::ports::StoredCheckpoint>, crate::ports::PortError> {
+        self.0.get(id)
+    }
+    fn latest_unacknowledged(
+        &self,
+        _session: Option<&str>,
+    ) -> Result<Option<ctxmon_domain::CheckpointData>, crate::ports::PortError> {
+        Ok(self.0.stored.borrow().last().map(|s| s.data.clone()))
+    }
+    fn acknowledge(
+        &self,
+        id: ctxmon_domain::CheckpointId,
+    ) -> Result<bool, crate::ports::PortError> {
+        self.0.acknowledge(id)
+    }
+    fn list(&self) -> Result<crate::ports::CheckpointListing, crate::ports::PortError> {
+        self.0.list()
+    }
+    fn prune(&self, keep: usize) -> Result<crate::ports::PruneOutcome, crate::ports::PortError> {
+        self.0.prune(keep)
+    }
+    fn prune_acknowledged(
+        &self,
+        policy: crate::ports::AutoPrune<'_>,
+    ) -> Result<crate::ports::PruneOutcome, crate::ports::PortError> {
+        self.0.prune_acknowledged(policy)
+    }
+}
+
+/// Found by the attack run (issue 12): prompts running at once (unlocked, past the session
+/// lock's wait) all read the same pending checkpoint and all alerted it, up to 4 times.
+#[test]
+fn a_prompt_that_lost_the_race_to_acknowledge_does_not_alert_again() {
+    use super::pre_compact::{PreCompactInput, pre_compact};
+    let w = World::new(InjectPolicy::Always);
+    w.script.usage(170_000);
+    w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
+    let first = w.prompt();
+    assert_eq!(first.acknowledged.as_deref(), Some("cx-001"));
+    assert!(
+        first
+            .additional_context
+            .unwrap()
+            .contains("<compaction-alert checkpoint=\"cx-001\"")
+    );
+    // A second prompt read cx-001 as pending before the first acknowledged it.
+    let stale = StalePending(&w.checkpoints);
+    let second = w.with_checkpoints(&stale, |c, p| {
+        super::prompt_submit::prompt_submit(c, p, &w.logs)
+    });
+    let text = second.additional_context.unwrap_or_default();
+    assert!(!text.contains("compaction-alert"), "{text}");
+    assert_eq!(second.acknowledged, None);
+    let acks = w
+        .event_names()
+        .into_iter()
+        .filter(|n| *n == "CheckpointAcknowledged")
+        .count();
+    assert_eq!(acks, 1);
+}

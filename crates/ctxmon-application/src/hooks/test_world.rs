@@ -12,8 +12,8 @@ use crate::memory::{
     FixedClock, MemoryCheckpoints, MemoryEvents, MemoryGit, MemorySource, MemoryStates, MemoryTail,
 };
 use crate::ports::{
-    ChainScope, CompactionBoundary, GitHead, ScanLimits, TranscriptError, TranscriptErrorKind,
-    TranscriptReader, TranscriptReading, UsageRecord,
+    ChainScope, CheckpointRepository, CompactionBoundary, GitHead, ScanLimits, TranscriptError,
+    TranscriptErrorKind, TranscriptReader, TranscriptReading, UsageRecord,
 };
 use crate::resume_log::MemoryResumeLogStore;
 
@@ -129,6 +129,16 @@ impl World {
     }
 
     pub fn with<T>(&self, f: impl FnOnce(&HookContext<'_>, &HookPorts<'_>) -> T) -> T {
+        self.with_checkpoints(&self.checkpoints, f)
+    }
+
+    /// Like [`World::with`], with another checkpoint repository (a wrapper around
+    /// `self.checkpoints` that counts or misreports).
+    pub fn with_checkpoints<T>(
+        &self,
+        checkpoints: &dyn CheckpointRepository,
+        f: impl FnOnce(&HookContext<'_>, &HookPorts<'_>) -> T,
+    ) -> T {
         let settings = FillSettings::from_config(&self.config).unwrap();
         let ports = HookPorts {
             transcripts: &self.script,
@@ -136,7 +146,7 @@ impl World {
             states: &self.states,
             events: &self.events,
             clock: &self.clock,
-            checkpoints: &self.checkpoints,
+            checkpoints,
             source: &self.source,
             git: &self.git,
         };

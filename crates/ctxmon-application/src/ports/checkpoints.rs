@@ -1,6 +1,7 @@
 //! Ports for checkpoints and the inputs a checkpoint is built from: the resumption source file,
 //! the transcript tail and git.
 
+use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -33,14 +34,39 @@ pub struct PruneOutcome {
     pub unreadable: Vec<String>,
 }
 
+/// What the repository gives a new checkpoint, under its lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allocation {
+    pub id: CheckpointId,
+    /// The session's compaction number: one past the highest it was ever given (so unique and
+    /// increasing whatever was pruned or deleted since), 1 for its first. A checkpoint without
+    /// a session belongs to no series and is always 1.
+    pub compaction_sequence: u32,
+}
+
+/// What automatic pruning (after each PreCompact) may delete: acknowledged checkpoints older
+/// than the newest `keep`, except those in `spare`, at most `max_removals` per call.
+#[derive(Debug, Clone, Copy)]
+pub struct AutoPrune<'a> {
+    /// The newest `keep` checkpoints stay, whatever their state.
+    pub keep: usize,
+    /// Never deleted: the session's newest checkpoint, the ones a resume log names.
+    pub spare: &'a BTreeSet<CheckpointId>,
+    /// Bounds one call's work (each removal reads the file first); the rest goes next time.
+    pub max_removals: usize,
+}
+
 /// `.ctxmon/checkpoints/` (spec §5).
 pub trait CheckpointRepository {
-    /// Allocates the next id under the repository's lock, asks `build` for the data with that id,
-    /// and writes it atomically. Concurrent callers (other processes) get distinct ids with no
-    /// gaps.
+    /// Allocates the next id and `session`'s next compaction sequence under the repository's
+    /// lock, asks `build` for the data with them, and writes it atomically. Concurrent callers
+    /// (other processes) get distinct ids with no gaps, and one session's callers distinct,
+    /// increasing sequences. Whatever id and sequence `build` puts in the data are replaced by
+    /// the allocated ones. The cost does not grow with the number of checkpoints stored.
     fn save_new(
         &self,
-        build: &mut dyn FnMut(CheckpointId) -> CheckpointData,
+        session: Option<&str>,
+        build: &mut dyn FnMut(Allocation) -> CheckpointData,
     ) -> Result<CheckpointData, PortError>;
     fn get(&self, id: CheckpointId) -> Result<Option<StoredCheckpoint>, PortError>;
     /// The newest checkpoint without an acknowledgement marker; with `session`, the newest of
@@ -59,6 +85,11 @@ pub trait CheckpointRepository {
     /// checkpoints the repository can read count toward `keep` and are deleted: a corrupt,
     /// foreign or future-schema file is reported in the outcome and never deleted.
     fn prune(&self, keep: usize) -> Result<PruneOutcome, PortError>;
+    /// Deletes old acknowledged checkpoints as `policy` allows, oldest first; unacknowledged
+    /// ones are never deleted (the agent has not been told about them). Decided from what the
+    /// repository knows without reading checkpoints; each one deleted is read first, and one
+    /// that cannot be read is reported in the outcome and kept, as by `prune`.
+    fn prune_acknowledged(&self, policy: AutoPrune<'_>) -> Result<PruneOutcome, PortError>;
 }
 
 /// What the resumption source file held.

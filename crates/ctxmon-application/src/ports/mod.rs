@@ -8,8 +8,8 @@ mod stores;
 mod transcript;
 
 pub use checkpoints::{
-    CheckpointListing, CheckpointRepository, GitHead, GitInfo, PruneOutcome, ResumptionSource,
-    SourceDocument, StoredCheckpoint, TranscriptTail,
+    Allocation, AutoPrune, CheckpointListing, CheckpointRepository, GitHead, GitInfo, PruneOutcome,
+    ResumptionSource, SourceDocument, StoredCheckpoint, TranscriptTail,
 };
 pub use error::{PortError, PortErrorKind};
 pub use resume_logs::{

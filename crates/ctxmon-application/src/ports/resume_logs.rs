@@ -5,7 +5,9 @@
 //! A store keeps one log per session (a later log of the session replaces the earlier one),
 //! keyed by [`SessionKey`] so a hostile session id never reaches a path.
 
-use ctxmon_domain::{ResumeLog, SessionKey, Timestamp};
+use std::collections::BTreeSet;
+
+use ctxmon_domain::{CheckpointId, ResumeLog, SessionKey, Timestamp};
 
 use super::PortError;
 
@@ -23,6 +25,8 @@ pub struct ResumeLogEntry {
     pub json_location: String,
     /// The markdown's and the JSON's bytes together.
     pub bytes: u64,
+    /// The checkpoints the log names ([`ResumeLog::named_checkpoints`]).
+    pub checkpoints: Vec<CheckpointId>,
 }
 
 impl ResumeLogEntry {
@@ -41,6 +45,7 @@ impl ResumeLogEntry {
             location: location.into(),
             json_location: json_location.into(),
             bytes,
+            checkpoints: log.named_checkpoints(),
         }
     }
 }
@@ -109,6 +114,18 @@ pub trait ResumeLogStore {
             }
         }
         Ok(removed)
+    }
+
+    /// Every checkpoint a readable log names: automatic checkpoint pruning must not delete
+    /// what a handoff document tells its reader to open. A log that cannot be read names
+    /// nothing (no reader can follow it either).
+    fn named_checkpoints(&self) -> Result<BTreeSet<CheckpointId>, PortError> {
+        Ok(self
+            .list()?
+            .entries
+            .iter()
+            .flat_map(|e| e.checkpoints.iter().copied())
+            .collect())
     }
 
     fn stats(&self) -> Result<ResumeLogStats, PortError> {

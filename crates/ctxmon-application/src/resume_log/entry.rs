@@ -38,6 +38,9 @@ pub struct AlreadyRead<'a> {
     /// The transcript's tail as the tail port returned it (otherwise read here). PreCompact
     /// derives the checkpoint from the same tail: parsing it twice cost half the hook's time.
     pub tail: Option<&'a [Value]>,
+    /// The session's newest checkpoint (otherwise found by listing every checkpoint, whose
+    /// cost grows with the folder: PreCompact hands over the one it just saved).
+    pub checkpoint: Option<&'a CheckpointData>,
 }
 
 /// What an explicit request wrote.
@@ -171,7 +174,10 @@ fn write(
     warnings: &mut Vec<String>,
 ) -> Result<(SavedResumeLog, GeneratedLog, Vec<SessionKey>), PortError> {
     let session_id = ctx.session_id.unwrap_or_default();
-    let checkpoint = latest_checkpoint(ports, session_id, warnings);
+    let checkpoint = match already.checkpoint {
+        Some(cp) => Some(cp.clone()),
+        None => latest_checkpoint(ports, session_id, warnings),
+    };
     let measured;
     let fill = match already.fill {
         Some(f) => f,

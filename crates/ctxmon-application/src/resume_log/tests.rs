@@ -4,9 +4,9 @@ use std::cell::RefCell;
 use std::path::Path;
 
 use ctxmon_domain::{
-    CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, DomainEvent, FileToRead,
-    FillEstimate, FillSource, ResumeLog, ResumeLogDraft, ResumptionOrigin, ResumptionState,
-    SessionInfo, SessionKey, SessionState, ThresholdTier, Thresholds, Timestamp, TokenCount,
+    CheckpointData, CompactionTrigger, ContextWindow, DomainEvent, FileToRead, FillEstimate,
+    FillSource, ResumeLog, ResumeLogDraft, ResumptionOrigin, ResumptionState, SessionInfo,
+    SessionKey, SessionState, ThresholdTier, Thresholds, Timestamp, TokenCount,
 };
 use serde_json::{Value, json};
 
@@ -157,9 +157,9 @@ impl World {
 
     fn checkpoint(&self, session: &str, state: ResumptionState) {
         self.checkpoints
-            .save_new(&mut |id: CheckpointId| CheckpointData {
+            .save_new(Some(session), &mut |given| CheckpointData {
                 schema_version: CheckpointData::SCHEMA_VERSION,
-                checkpoint_id: id,
+                checkpoint_id: given.id,
                 timestamp: String::new(),
                 created_at_ms: Timestamp(0),
                 compaction_sequence: 1,

@@ -132,6 +132,13 @@ impl HookEnv {
             .write(self.clock.now(), self.hook.name(), "warn", message);
     }
 
+    /// Housekeeping worth a line in the hook log, not a problem: nothing on stderr (Claude Code
+    /// shows a hook's stderr to the user), and `doctor` counts only `warn` and `error` lines.
+    fn info(&self, message: &str) {
+        self.log
+            .write(self.clock.now(), self.hook.name(), "info", message);
+    }
+
     fn warn_all(&self, warnings: &[String]) {
         for w in warnings {
             self.warn(w);
@@ -370,6 +377,15 @@ fn dispatch(
                 },
             );
             env.warn_all(&outcome.warnings);
+            if !outcome.pruned.is_empty() {
+                let ids: Vec<String> = outcome.pruned.iter().map(ToString::to_string).collect();
+                env.info(&format!(
+                    "pruned {} old acknowledged checkpoint(s) beyond checkpoints.keep = {}: {}",
+                    ids.len(),
+                    env.config.checkpoints.keep,
+                    ids.join(", ")
+                ));
+            }
             outcome
                 .system_message
                 .map(|m| hook_output::system_message(&m))

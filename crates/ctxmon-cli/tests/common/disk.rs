@@ -1,7 +1,7 @@
 //! What ctxmon left in a project's `.ctxmon/`, read back completely and strictly: every event
-//! line, state file, checkpoint, marker, `.next-id`, resume-log pair and the `.gitignore` must
-//! be what its name says it is. A torn or interleaved file fails the audit with its name; what the test then
-//! asserts about the contents (counts, ids, chains) is up to the test.
+//! line, state file, checkpoint, marker, `.next-id`, sequence mark, resume-log pair and the
+//! `.gitignore` must be what its name says it is. A torn or interleaved file fails the audit with
+//! its name; what the test then asserts about the contents (counts, ids, chains) is up to the test.
 //!
 //! Included with `#[path = "common/disk.rs"] mod disk;` by the hardening tests.
 
@@ -28,6 +28,8 @@ pub struct Disk {
     /// Sequence numbers with a `cx-NNN.acknowledged` marker.
     pub markers: Vec<u32>,
     pub next_id: Option<u64>,
+    /// Each session's next compaction sequence (`.seq-<key>`), by session key.
+    pub sequence_marks: BTreeMap<String, u64>,
     /// Resume logs (their JSON) by session key.
     pub logs: BTreeMap<String, ResumeLog>,
     /// Keys whose markdown is missing or is not the rendering of the JSON beside it.
@@ -83,6 +85,19 @@ fn names(dir: &Path) -> Vec<String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => panic!("{}: {e}", dir.display()),
     }
+}
+
+/// A bookkeeping file of one number and a newline, whole.
+fn read_number(path: &Path) -> u64 {
+    let text = String::from_utf8(read(path)).unwrap();
+    assert!(
+        text.ends_with('\n'),
+        "{} is complete: {text:?}",
+        path.display()
+    );
+    text.trim()
+        .parse()
+        .unwrap_or_else(|e| panic!("{} is torn ({e}): {text:?}", path.display()))
 }
 
 /// Reads `<project>/.ctxmon` and panics, naming the file, at the first thing that is not a
@@ -165,6 +180,13 @@ pub fn audit(project: &Path) -> Disk {
                 .unwrap_or_else(|e| panic!(".next-id is torn ({e}): {text:?}"));
             assert!(text.ends_with('\n'), ".next-id is complete: {text:?}");
             disk.next_id = Some(next);
+            disk.files += 1;
+        } else if let Some(key) = name.strip_prefix(".seq-") {
+            disk.sequence_marks
+                .insert(key.to_string(), read_number(&path));
+            disk.files += 1;
+        } else if name == ".sequences-since" {
+            read_number(&path);
             disk.files += 1;
         }
     }

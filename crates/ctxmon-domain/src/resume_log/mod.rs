@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::{FillEstimate, Timestamp};
+use crate::{CheckpointId, FillEstimate, Timestamp};
 
 pub use context::ContextValue;
 pub use draft::{DraftMetadata, ResumeLogDraft};
@@ -266,6 +266,30 @@ impl ResumeLog {
     /// The markdown document (see [`ResumeLog::render`]).
     pub fn to_markdown(&self) -> String {
         self.render().markdown()
+    }
+
+    /// The checkpoints the log names, ascending and without repeats: the one it drew on, as
+    /// its `checkpoint cx-004` source and its `checkpoint` critical context (`cx-004 (…)`)
+    /// say. A checkpoint a stored log still names is one its reader may be told to open, so
+    /// automatic checkpoint pruning spares it.
+    pub fn named_checkpoints(&self) -> Vec<CheckpointId> {
+        let from_sources = self
+            .metadata
+            .sources
+            .iter()
+            .filter_map(|s| s.strip_prefix("checkpoint "));
+        let from_context = self
+            .critical_context
+            .get("checkpoint")
+            .and_then(ContextValue::as_str);
+        let mut ids: Vec<CheckpointId> = from_sources
+            .chain(from_context)
+            .filter_map(|text| text.split_whitespace().next())
+            .filter_map(CheckpointId::parse)
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
     }
 }
 

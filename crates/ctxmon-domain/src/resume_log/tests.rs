@@ -534,3 +534,30 @@ fn value_chars(v: &ContextValue) -> usize {
         scalar => scalar.scalar_text().map_or(0, |t| t.chars().count()),
     }
 }
+
+#[test]
+fn a_log_names_the_checkpoint_it_drew_on() {
+    let mut log = sample();
+    assert_eq!(log.named_checkpoints(), vec![]);
+    log.metadata.sources = vec!["agent document".into(), "checkpoint cx-004".into()];
+    log.critical_context.insert(
+        "checkpoint".into(),
+        "cx-004 (compaction 2 of this session, 83% full; `ctxmon checkpoint show cx-004`)".into(),
+    );
+    assert_eq!(
+        log.named_checkpoints(),
+        CheckpointId::new(4).into_iter().collect::<Vec<_>>()
+    );
+    // A hand-edited log may disagree with itself: both are named. Other text is not an id.
+    log.critical_context
+        .insert("checkpoint".into(), "cx-002".into());
+    log.metadata.sources.push("checkpoint cx-1;rm".into());
+    log.metadata.sources.push("transcript cx-009".into());
+    assert_eq!(
+        log.named_checkpoints(),
+        [2, 4]
+            .iter()
+            .filter_map(|&n| CheckpointId::new(n))
+            .collect::<Vec<_>>()
+    );
+}

@@ -18,13 +18,17 @@ use crate::fsutil::{TEMP_PREFIX, io_error};
 pub(super) const LOCK_NAME: &str = ".lock";
 /// The next sequence to allocate, so that deleting the newest files never brings an id back.
 pub(super) const NEXT_ID_NAME: &str = ".next-id";
+/// `.seq-<SessionKey>`: a session's next compaction sequence (see `sequence.rs`).
+pub(super) const SEQUENCE_PREFIX: &str = ".seq-";
+/// The first id allocated with per-session sequence marks (see `sequence.rs`).
+pub(super) const SEQUENCES_SINCE_NAME: &str = ".sequences-since";
 
 /// What one directory entry's name says it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Name {
     Checkpoint(CheckpointId),
     Marker(CheckpointId),
-    /// `.lock` and `.next-id`.
+    /// `.lock`, `.next-id`, `.sequences-since` and the sessions' `.seq-*` marks.
     Bookkeeping,
     /// A temp file of `write_atomic`; it only outlives its writer when that writer was killed.
     Temp,
@@ -35,7 +39,11 @@ pub(super) enum Name {
 /// `cx-001-checkpoint.json`, but two files must never claim one id, so the non-canonical one is
 /// foreign.
 pub(super) fn classify(name: &str) -> Name {
-    if name == LOCK_NAME || name == NEXT_ID_NAME {
+    if name == LOCK_NAME
+        || name == NEXT_ID_NAME
+        || name == SEQUENCES_SINCE_NAME
+        || name.starts_with(SEQUENCE_PREFIX)
+    {
         return Name::Bookkeeping;
     }
     if name.starts_with(TEMP_PREFIX) {

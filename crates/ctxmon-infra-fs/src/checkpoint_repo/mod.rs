@@ -2,13 +2,19 @@
 //!
 //! Layout: `cx-NNN-checkpoint.json` (the data, replaced only atomically), `cx-NNN.acknowledged`
 //! (an empty marker), `.lock` (held by every writer), `.next-id` (the next sequence, so ids never
-//! come back after a prune or a deleted file). Readers take no lock: atomic renames mean they see
-//! a whole file or none, and a temp file left by a killed writer has a name no reader looks at
-//! (it stays: ctxmon deletes only its own process's temp files). Writers refuse a folder that
-//! is a symbolic link (`ProjectLayout::ensure_dir`).
+//! come back after a prune or a deleted file), `.seq-<SessionKey>` (a session's next compaction
+//! sequence, for the same reason) and `.sequences-since` (see `sequence.rs`). Readers take no
+//! lock: atomic renames mean they see a whole file or none, and a temp file left by a killed
+//! writer has a name no reader looks at (it stays: ctxmon deletes only its own process's temp
+//! files). Writers refuse a folder that is a symbolic link (`ProjectLayout::ensure_dir`).
+//!
+//! Saving decides from names and those marks: it reads no checkpoint file (bar a bounded few
+//! in a folder written before the marks existed), so its cost does not grow with the folder
+//! beyond one `read_dir`. Automatic pruning keeps the folder from growing without end.
 
 mod folder;
 mod read;
+mod sequence;
 
 use std::fs::{self, OpenOptions};
 use std::io;
@@ -16,8 +22,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use ctxmon_application::ports::{
-    CheckpointListing, CheckpointRepository, PortError, PortErrorKind, PruneOutcome,
-    StoredCheckpoint,
+    Allocation, AutoPrune, CheckpointListing, CheckpointRepository, PortError, PortErrorKind,
+    PruneOutcome, StoredCheckpoint,
 };
 use ctxmon_domain::{CheckpointData, CheckpointId};
 
@@ -84,7 +90,7 @@ impl FsCheckpointRepository {
     /// The next sequence: past every id a name claims and past the recorded high-water mark.
     fn next_sequence(&self, scan: &Scan) -> u64 {
         let from_names = scan.highest().map_or(1, |id| u64::from(id.sequence()) + 1);
-        let recorded = read::read_next_sequence(&self.next_id_path()).unwrap_or(1);
+        let recorded = read::read_number(&self.next_id_path()).unwrap_or(1);
         from_names.max(recorded)
     }
 
@@ -96,13 +102,15 @@ impl FsCheckpointRepository {
 }
 
 impl CheckpointRepository for FsCheckpointRepository {
-    /// `build` runs under the lock, so it should only stamp the id onto data prepared before.
-    /// The id is the repository's to give: whatever id `build` puts in the data is replaced.
-    /// When the data cannot be written (too large, non-finite numbers, a full disk), the id is
-    /// not consumed and the next call gets it again, so failures leave no gap.
+    /// `build` runs under the lock, so it should only stamp the allocation onto data prepared
+    /// before. The id and sequence are the repository's to give: whatever `build` puts in the
+    /// data is replaced. When the data cannot be written (too large, non-finite numbers, a
+    /// full disk), neither is consumed and the next call gets them again, so failures leave
+    /// no gap (a kill between the session's mark and the checkpoint skips one sequence).
     fn save_new(
         &self,
-        build: &mut dyn FnMut(CheckpointId) -> CheckpointData,
+        session: Option<&str>,
+        build: &mut dyn FnMut(Allocation) -> CheckpointData,
     ) -> Result<CheckpointData, PortError> {
         self.locked(|| {
             let dir = self.dir();
@@ -122,11 +130,38 @@ impl CheckpointRepository for FsCheckpointRepository {
                         ),
                     )
                 })?;
-            let mut data = build(id);
+            // Without a session there is no series to number: every such checkpoint is the
+            // first of its own, and no per-session mark is kept.
+            // A mark that cannot be written (a full disk fails the checkpoint too; a folder
+            // planted under its name does not) must not cost the checkpoint: it is saved with
+            // the sequence allocated, which the next save may then give again.
+            let (compaction_sequence, marked) = match session {
+                Some(s) => {
+                    let (sequence, previous) = sequence::allocate(&dir, &scan, s, id);
+                    let marked = sequence::record(&dir, s, u64::from(sequence) + 1).is_ok();
+                    (sequence, marked.then_some((s, previous)))
+                }
+                None => (1, None),
+            };
+            let give_back = || {
+                if let Some((s, previous)) = marked {
+                    sequence::restore(&dir, s, previous);
+                }
+            };
+            let mut data = build(Allocation {
+                id,
+                compaction_sequence,
+            });
             data.checkpoint_id = id;
-            let bytes = serialize(&data)?;
+            data.compaction_sequence = compaction_sequence;
             let path = self.checkpoint_path(id);
-            write_atomic(&path, &bytes, Durability::Fsync).map_err(|e| io_error(&path, &e))?;
+            let written = serialize(&data).and_then(|bytes| {
+                write_atomic(&path, &bytes, Durability::Fsync).map_err(|e| io_error(&path, &e))
+            });
+            if let Err(e) = written {
+                give_back();
+                return Err(e);
+            }
             // The checkpoint file itself already proves the id is taken; `.next-id` only matters
             // once that file is deleted, and prune re-records it durably before deleting. So a
             // failure here loses nothing, and the cheap rename-only write keeps the lock short.
@@ -275,6 +310,46 @@ impl CheckpointRepository for FsCheckpointRepository {
             Ok(outcome)
         })
     }
+
+    /// One `read_dir` decides (names say which checkpoints are acknowledged); only the
+    /// checkpoints about to go are read, at most `max_removals` of them.
+    fn prune_acknowledged(&self, policy: AutoPrune<'_>) -> Result<PruneOutcome, PortError> {
+        if !self.dir().is_dir() {
+            return Ok(PruneOutcome::default());
+        }
+        self.locked(|| {
+            let scan = Scan::read(&self.dir())?;
+            let older = scan.checkpoints.len().saturating_sub(policy.keep);
+            let candidates: Vec<CheckpointId> = scan
+                .checkpoints
+                .iter()
+                .take(older)
+                .filter(|id| scan.markers.contains(id) && !policy.spare.contains(id))
+                .take(policy.max_removals)
+                .copied()
+                .collect();
+            let mut outcome = PruneOutcome::default();
+            let mut doomed = Vec::new();
+            for id in candidates {
+                match read::read_checkpoint(&self.checkpoint_path(id), id) {
+                    Ok(_) => doomed.push(id),
+                    Err(e) if e.kind == PortErrorKind::NotFound => {}
+                    Err(e) => outcome.unreadable.push(format!("{e}; not pruned")),
+                }
+            }
+            if doomed.is_empty() {
+                return Ok(outcome);
+            }
+            // As in `prune`: the high-water mark is durable before an id-carrying file goes.
+            self.record_next_sequence(self.next_sequence(&scan), Durability::Fsync)?;
+            for &id in &doomed {
+                remove_if_present(&self.checkpoint_path(id))?;
+                remove_if_present(&self.marker_path(id))?;
+                outcome.pruned.push(id);
+            }
+            Ok(outcome)
+        })
+    }
 }
 
 /// Pretty JSON (people read these files), refusing what could not be read back: non-finite
@@ -331,3 +406,5 @@ fn remove_if_present(path: &std::path::Path) -> Result<(), PortError> {
 mod tests;
 #[cfg(test)]
 mod tests_bad_input;
+#[cfg(test)]
+mod tests_sequence;

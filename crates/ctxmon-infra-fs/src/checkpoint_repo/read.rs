@@ -27,6 +27,8 @@ fn invalid(path: &Path, why: impl std::fmt::Display) -> PortError {
 /// Reads and validates `path`, which the caller found under `id`'s canonical name.
 /// `NotFound` means the file went away (a concurrent prune), which callers treat as absence.
 pub(super) fn read_checkpoint(path: &Path, id: CheckpointId) -> Result<CheckpointData, PortError> {
+    #[cfg(test)]
+    counter::count();
     // symlink_metadata, not metadata: a symlink planted under a checkpoint's name must not make
     // ctxmon read (and echo errors about) a file elsewhere.
     let meta = fs::symlink_metadata(path).map_err(|e| io_error(path, &e))?;
@@ -94,9 +96,9 @@ fn future_version(bytes: &[u8]) -> Option<u32> {
     (probe.schema_version > CheckpointData::SCHEMA_VERSION).then_some(probe.schema_version)
 }
 
-/// The sequence `.next-id` records; `None` when it is absent or unreadable, in which case the
-/// file names alone decide (they always hold every id still on disk).
-pub(super) fn read_next_sequence(path: &Path) -> Option<u64> {
+/// The number a bookkeeping file (`.next-id`, a session's `.seq-*`) records; `None` when it is
+/// absent or unreadable, in which case what the names (or older checkpoints) say decides.
+pub(super) fn read_number(path: &Path) -> Option<u64> {
     // Never a FIFO: opening one would block the checkpoint's lock holder.
     let (file, _) = crate::fsutil::open_regular(path).ok()?;
     let mut text = String::new();
@@ -111,5 +113,25 @@ pub(super) fn exists(path: &Path) -> Result<bool, PortError> {
         Ok(_) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(io_error(path, &e)),
+    }
+}
+
+/// How many checkpoint files this thread has tried to read: what the tests that bound a save's
+/// cost count (each unit test runs on a thread of its own).
+#[cfg(test)]
+pub(super) mod counter {
+    use std::cell::Cell;
+
+    thread_local! {
+        static READS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub fn count() {
+        READS.with(|r| r.set(r.get() + 1));
+    }
+
+    /// The reads since the last call.
+    pub fn take() -> usize {
+        READS.with(|r| r.replace(0))
     }
 }

@@ -46,7 +46,8 @@ pub(super) fn sample(id: CheckpointId, session: &str) -> CheckpointData {
 }
 
 pub(super) fn save(repo: &FsCheckpointRepository, session: &str) -> CheckpointData {
-    repo.save_new(&mut |id| sample(id, session)).unwrap()
+    repo.save_new(Some(session), &mut |given| sample(given.id, session))
+        .unwrap()
 }
 
 pub(super) fn id(n: u32) -> CheckpointId {
@@ -76,17 +77,27 @@ fn saves_get_sequential_ids_and_round_trip() {
     let first = save(&repo, "s1");
     assert_eq!(first.checkpoint_id.to_string(), "cx-001");
     // The id is the repository's to give, whatever build puts in the data.
-    let second = repo.save_new(&mut |_| sample(id(77), "s1")).unwrap();
+    let second = repo
+        .save_new(Some("s1"), &mut |_| sample(id(77), "s1"))
+        .unwrap();
     assert_eq!(second.checkpoint_id, id(2));
     assert_eq!(save(&repo, "s2").checkpoint_id, id(3));
     let got = repo.get(id(2)).unwrap().unwrap();
     assert_eq!((got.data, got.acknowledged), (second, false));
     assert_eq!(repo.get(id(4)).unwrap(), None);
+    // Each session's sequence is its own; the build's sequence is replaced like its id.
+    assert_eq!(
+        [1, 2, 3].map(|n| repo.get(id(n)).unwrap().unwrap().data.compaction_sequence),
+        [1, 2, 1]
+    );
     assert_eq!(
         names(&repo.dir()),
         [
             ".lock",
             ".next-id",
+            ".seq-s1",
+            ".seq-s2",
+            ".sequences-since",
             "cx-001-checkpoint.json",
             "cx-002-checkpoint.json",
             "cx-003-checkpoint.json"
@@ -123,14 +134,27 @@ fn ids_never_come_back_after_prune_or_deletion() {
     assert_eq!(ids(&repo.list().unwrap()), [4, 5]);
     assert!(!repo.marker_path(id(1)).exists());
     assert!(repo.marker_path(id(4)).exists());
-    assert_eq!(save(&repo, "s").checkpoint_id, id(6));
-    // Someone deletes the newest file by hand: its id still stays taken.
+    // Nor does a sequence: the session's sixth compaction is its sixth, not its third.
+    let sixth = save(&repo, "s");
+    assert_eq!((sixth.checkpoint_id, sixth.compaction_sequence), (id(6), 6));
+    // Someone deletes the newest file by hand: its id and sequence still stay taken.
     fs::remove_file(repo.checkpoint_path(id(6))).unwrap();
-    assert_eq!(save(&repo, "s").checkpoint_id, id(7));
+    let seventh = save(&repo, "s");
+    assert_eq!(
+        (seventh.checkpoint_id, seventh.compaction_sequence),
+        (id(7), 7)
+    );
     assert_eq!(repo.prune(0).unwrap().pruned, [id(4), id(5), id(7)]);
     assert!(repo.list().unwrap().checkpoints.is_empty());
-    assert_eq!(names(&repo.dir()), [".lock", ".next-id"]);
-    assert_eq!(save(&repo, "s").checkpoint_id, id(8));
+    assert_eq!(
+        names(&repo.dir()),
+        [".lock", ".next-id", ".seq-s", ".sequences-since"]
+    );
+    let eighth = save(&repo, "s");
+    assert_eq!(
+        (eighth.checkpoint_id, eighth.compaction_sequence),
+        (id(8), 8)
+    );
     assert_eq!(repo.prune(5).unwrap().pruned, []);
 }
 
@@ -391,16 +415,16 @@ fn latest_unacknowledged_reads_a_bounded_number_of_files() {
 #[test]
 fn unwritable_checkpoints_are_refused_without_using_up_the_id() {
     let (_tmp, repo) = repo();
-    let huge = repo.save_new(&mut |id| {
-        let mut data = sample(id, "s");
+    let huge = repo.save_new(Some("s"), &mut |given| {
+        let mut data = sample(given.id, "s");
         data.custom_instructions = Some("x".repeat(MAX_CHECKPOINT_BYTES as usize));
         data
     });
     let err = huge.unwrap_err();
     assert_eq!(err.kind, PortErrorKind::InvalidData);
     assert!(err.message.contains("over the 4 MiB limit"), "{err}");
-    let nan = repo.save_new(&mut |id| {
-        let mut data = sample(id, "s");
+    let nan = repo.save_new(Some("s"), &mut |given| {
+        let mut data = sample(given.id, "s");
         data.context_state.fill_percentage = f64::NAN;
         data
     });
@@ -414,7 +438,9 @@ fn ids_run_out_loudly_not_silently() {
     fs::create_dir_all(repo.dir()).unwrap();
     fs::write(repo.next_id_path(), b"999999999").unwrap();
     assert_eq!(save(&repo, "s").checkpoint_id.to_string(), "cx-999999999");
-    let err = repo.save_new(&mut |id| sample(id, "s")).unwrap_err();
+    let err = repo
+        .save_new(Some("s"), &mut |given| sample(given.id, "s"))
+        .unwrap_err();
     assert!(err.message.contains("exhausted"), "{err}");
     assert_eq!(ids(&repo.list().unwrap()), [999_999_999]);
 }

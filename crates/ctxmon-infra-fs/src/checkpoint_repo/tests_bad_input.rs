@@ -64,7 +64,8 @@ proptest! {
                 prop_assert_eq!(repo.acknowledge(id).unwrap_err().kind, PortErrorKind::NotFound);
             }
             prop_assert_eq!(names(tmp.path()), before);
-            prop_assert_eq!(names(&repo.dir()).len(), 3);
+            // .lock, .next-id, .seq-s, .sequences-since and the checkpoint.
+            prop_assert_eq!(names(&repo.dir()).len(), 5);
         }
     }
 }
@@ -74,7 +75,10 @@ fn a_blocked_folder_is_an_error_not_a_panic() {
     let (tmp, repo) = repo();
     fs::create_dir_all(tmp.path().join(".ctxmon")).unwrap();
     fs::write(repo.dir(), b"a file where the folder should be").unwrap();
-    assert!(repo.save_new(&mut |id| sample(id, "s")).is_err());
+    assert!(
+        repo.save_new(Some("s"), &mut |given| sample(given.id, "s"))
+            .is_err()
+    );
     assert!(repo.list().is_err());
     assert!(repo.latest_unacknowledged(None).is_err());
     assert_eq!(
@@ -95,7 +99,9 @@ fn a_read_only_ctxmon_folder_is_permission_denied_and_damages_nothing() {
         eprintln!("notice: running with permission bypass (root); read-only test skipped");
         return;
     }
-    let err = repo.save_new(&mut |id| sample(id, "s")).unwrap_err();
+    let err = repo
+        .save_new(Some("s"), &mut |given| sample(given.id, "s"))
+        .unwrap_err();
     assert_eq!(err.kind, PortErrorKind::PermissionDenied, "{err}");
     assert_eq!(repo.list().unwrap(), CheckpointListing::default());
 
@@ -104,7 +110,9 @@ fn a_read_only_ctxmon_folder_is_permission_denied_and_damages_nothing() {
     save(&repo, "s");
     let before = fs::read(repo.checkpoint_path(id(1))).unwrap();
     fs::set_permissions(repo.dir(), fs::Permissions::from_mode(0o500)).unwrap();
-    let err = repo.save_new(&mut |id| sample(id, "s")).unwrap_err();
+    let err = repo
+        .save_new(Some("s"), &mut |given| sample(given.id, "s"))
+        .unwrap_err();
     assert_eq!(err.kind, PortErrorKind::PermissionDenied, "{err}");
     assert_eq!(
         repo.acknowledge(id(1)).unwrap_err().kind,
@@ -165,7 +173,7 @@ fn a_linked_checkpoint_folder_is_neither_written_nor_cleaned() {
             "{e}"
         );
     };
-    refused(repo.save_new(&mut |i| sample(i, "s")).unwrap_err());
+    refused(repo.save_new(Some("s"), &mut |given| sample(given.id, "s")).unwrap_err());
     refused(repo.prune(0).unwrap_err());
     refused(repo.acknowledge(id(1)).unwrap_err());
     assert_eq!(contents(&outside), before);
@@ -180,7 +188,7 @@ fn a_dangling_lock_link_creates_nothing() {
     fs::create_dir_all(repo.dir()).unwrap();
     let target = tmp.path().join("made-by-ctxmon.lock");
     std::os::unix::fs::symlink(&target, repo.dir().join(".lock")).unwrap();
-    let e = repo.save_new(&mut |i| sample(i, "s")).unwrap_err();
+    let e = repo.save_new(Some("s"), &mut |given| sample(given.id, "s")).unwrap_err();
     assert!(e.message.contains(".lock is a symbolic link"), "{e}");
     assert!(!target.exists());
     assert!(repo.list().unwrap().checkpoints.is_empty());

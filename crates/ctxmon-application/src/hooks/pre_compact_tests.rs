@@ -1,0 +1,192 @@
+//! PreCompact's numbering and housekeeping (issue 12, points 5 and 6): the compaction sequence
+//! comes from the repository and survives a prune, the hook lists no checkpoint (its cost must
+//! not grow with the folder), and old acknowledged checkpoints are pruned as configured.
+
+use std::cell::Cell;
+
+use ctxmon_domain::{
+    CheckpointData, CheckpointId, ContextMetrics, DomainEvent, ResumeLog, Timestamp,
+};
+use serde_json::json;
+
+use super::pre_compact::{PreCompactInput, PreCompactOutcome, pre_compact};
+use super::test_world::World;
+use crate::config::InjectPolicy;
+use crate::memory::MemoryCheckpoints;
+use crate::ports::{
+    Allocation, AutoPrune, CheckpointListing, CheckpointRepository, PortError, PruneOutcome,
+    ResumeLogStore, StoredCheckpoint,
+};
+
+/// The world's checkpoints, watched: counts `list` calls.
+struct Watched<'a> {
+    inner: &'a MemoryCheckpoints,
+    lists: Cell<usize>,
+}
+
+impl<'a> Watched<'a> {
+    fn new(inner: &'a MemoryCheckpoints) -> Watched<'a> {
+        Watched {
+            inner,
+            lists: Cell::new(0),
+        }
+    }
+}
+
+impl CheckpointRepository for Watched<'_> {
+    fn save_new(
+        &self,
+        session: Option<&str>,
+        build: &mut dyn FnMut(Allocation) -> CheckpointData,
+    ) -> Result<CheckpointData, PortError> {
+        self.inner.save_new(session, build)
+    }
+    fn get(&self, id: CheckpointId) -> Result<Option<StoredCheckpoint>, PortError> {
+        self.inner.get(id)
+    }
+    fn latest_unacknowledged(
+        &self,
+        session: Option<&str>,
+    ) -> Result<Option<CheckpointData>, PortError> {
+        self.inner.latest_unacknowledged(session)
+    }
+    fn acknowledge(&self, id: CheckpointId) -> Result<bool, PortError> {
+        self.inner.acknowledge(id)
+    }
+    fn list(&self) -> Result<CheckpointListing, PortError> {
+        self.lists.set(self.lists.get() + 1);
+        self.inner.list()
+    }
+    fn prune(&self, keep: usize) -> Result<PruneOutcome, PortError> {
+        self.inner.prune(keep)
+    }
+    fn prune_acknowledged(&self, policy: AutoPrune<'_>) -> Result<PruneOutcome, PortError> {
+        self.inner.prune_acknowledged(policy)
+    }
+}
+
+fn world() -> World {
+    let w = World::new(InjectPolicy::Always);
+    *w.tail.0.borrow_mut() = vec![
+        json!({"type":"user","message":{"role":"user","content":"Port the parser"},"uuid":"u1"}),
+    ];
+    w.script.usage_at(170_000, Some("2026-11-20T09:59:00.000Z"));
+    w
+}
+
+fn compact(w: &World) -> PreCompactOutcome {
+    w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()))
+}
+
+/// Saves a checkpoint of `session` straight into the repository (as another session's
+/// PreCompact would have).
+fn seed(w: &World, session: &str) -> CheckpointId {
+    let mut other = world();
+    other.session = session.into();
+    let saved = other.with_checkpoints(&w.checkpoints, |c, p| {
+        pre_compact(c, p, &other.logs, PreCompactInput::default())
+    });
+    saved.checkpoint.unwrap().checkpoint_id
+}
+
+fn sequences_recorded(w: &World) -> Vec<u32> {
+    w.events
+        .records
+        .borrow()
+        .iter()
+        .filter_map(|r| match &r.event {
+            DomainEvent::CheckpointCreated {
+                compaction_sequence,
+                ..
+            } => Some(*compaction_sequence),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_sequence_survives_a_prune() {
+    let w = world();
+    for _ in 0..5 {
+        compact(&w);
+    }
+    w.checkpoints.prune(2).unwrap();
+    let sixth = compact(&w).checkpoint.unwrap();
+    assert_eq!(sixth.compaction_sequence, 6);
+    assert_eq!(sequences_recorded(&w), [1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn pre_compact_lists_no_checkpoint_and_hands_the_new_one_to_its_resume_log() {
+    let w = world();
+    for i in 0..300 {
+        seed(&w, &format!("other-{i}"));
+    }
+    let watched = Watched::new(&w.checkpoints);
+    let out = w.with_checkpoints(&watched, |c, p| {
+        pre_compact(c, p, &w.logs, PreCompactInput::default())
+    });
+    assert_eq!(
+        watched.lists.get(),
+        0,
+        "its cost must not grow with the folder"
+    );
+    let saved = out.checkpoint.unwrap();
+    assert_eq!(saved.checkpoint_id.to_string(), "cx-301");
+    assert_eq!(saved.compaction_sequence, 1);
+    let log = w.logs.latest().unwrap().unwrap().log;
+    assert_eq!(log.session_id, "s1");
+    assert_eq!(log.named_checkpoints(), [saved.checkpoint_id]);
+}
+
+#[test]
+fn old_acknowledged_checkpoints_are_pruned_after_a_compaction() {
+    let mut w = world();
+    w.config.checkpoints.keep = 3;
+    let old: Vec<CheckpointId> = (0..6).map(|_| seed(&w, "old")).collect();
+    // cx-001 to cx-006 of session "old": cx-004 never acknowledged; cx-002 named by a log.
+    for n in [0, 1, 2, 4, 5] {
+        w.checkpoints.acknowledge(old[n]).unwrap();
+    }
+    let mut log = ResumeLog::new(
+        "old",
+        ContextMetrics::new(200_000, 1, "manual", "m", Timestamp(0)),
+    );
+    log.metadata.sources = vec!["checkpoint cx-002".into()];
+    w.logs.save(&log, &log.to_markdown()).unwrap();
+
+    let out = compact(&w);
+    let saved = out.checkpoint.unwrap();
+    assert_eq!(saved.checkpoint_id.to_string(), "cx-007");
+    // The newest 3 (cx-005, cx-006 and the new one) stay; of the older ones only the
+    // acknowledged and unnamed go.
+    let ids = |cps: &[CheckpointId]| cps.iter().map(ToString::to_string).collect::<Vec<_>>();
+    assert_eq!(ids(&out.pruned), ["cx-001", "cx-003"]);
+    let left: Vec<CheckpointId> = w
+        .checkpoints
+        .list()
+        .unwrap()
+        .checkpoints
+        .iter()
+        .map(|c| c.data.checkpoint_id)
+        .collect();
+    assert_eq!(
+        ids(&left),
+        ["cx-002", "cx-004", "cx-005", "cx-006", "cx-007"]
+    );
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+
+    // Resume logs that cannot be read: nothing is pruned, the checkpoint is saved all the same.
+    w.checkpoints.acknowledge(old[3]).unwrap();
+    w.logs.fail.set(true);
+    let out = compact(&w);
+    assert!(out.checkpoint.is_some());
+    assert_eq!(out.pruned, []);
+    assert!(
+        out.warnings
+            .iter()
+            .any(|m| m.starts_with("old checkpoints not pruned")),
+        "{:?}",
+        out.warnings
+    );
+}
