@@ -172,11 +172,8 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         let r = ITEM_CAP + frame("last-response");
         w.element_within("last-response", text, ItemKind::Text, r);
     }
-    w.element(
-        "abandoned",
-        &format!("session abandoned: compaction at {}%", fill.percent()),
-        ItemKind::Text,
-    );
+    // No `<abandoned>` line: a compaction does not end the session, and telling the agent it
+    // was abandoned is false (the `SessionAbandoned` event stays in the event log only).
     if !input.history.is_empty() {
         let mut line: Vec<String> = input
             .history

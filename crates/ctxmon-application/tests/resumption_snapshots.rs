@@ -117,6 +117,29 @@ fn snapshot_minimal_resumption_context() {
     insta::assert_snapshot!("resumption_context_minimal", text);
 }
 
+/// An ordinary compaction does not end the session: the injected text must not tell the agent
+/// it was abandoned (issue 13; the `SessionAbandoned` event stays in the event log only).
+#[test]
+fn an_ordinary_compaction_is_not_called_abandonment() {
+    for state in [
+        rich(),
+        ResumptionState {
+            last_user_requests: vec!["Fix the flaky test".into()],
+            ..Default::default()
+        },
+    ] {
+        let cp = checkpoint(Some(state));
+        let text = render_resumption_context(ResumptionInput {
+            checkpoint: &cp,
+            history: &[],
+            resume_log: None,
+        });
+        assert!(!text.is_empty());
+        assert!(!text.to_lowercase().contains("abandon"), "{text}");
+        assert!(text.contains("Context was compacted at 83%"), "{text}");
+    }
+}
+
 #[test]
 fn no_resumption_state_renders_nothing() {
     for state in [None, Some(ResumptionState::default())] {
