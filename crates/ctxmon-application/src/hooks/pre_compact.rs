@@ -10,7 +10,7 @@ use ctxmon_domain::{
 use super::compaction::note_checkpoint;
 use super::{HookContext, HookPorts, load_state, record, save_state};
 use crate::fill::{ContextFillEstimator, EstimateRequest};
-use crate::ports::ResumeLogStore;
+use crate::ports::{ResumeLogStore, TranscriptRecord};
 use crate::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
 use crate::resumption::{derive_from_tail, from_section};
 
@@ -150,7 +150,7 @@ pub fn abandon_reason(estimate: &FillEstimate) -> String {
 fn resumption_state(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
-    tail: &OnceCell<Result<Vec<serde_json::Value>, String>>,
+    tail: &OnceCell<Result<Vec<TranscriptRecord>, String>>,
     warnings: &mut Vec<String>,
 ) -> Option<ResumptionState> {
     match ports.source.read(ctx.project_dir) {

@@ -9,14 +9,13 @@ use ctxmon_domain::{
     CheckpointData, DomainEvent, EventRecord, FillEstimate, ResumeLogDraft, SessionKey,
     SessionState,
 };
-use serde_json::Value;
 
 use super::generator::{GeneratedLog, ResumeLogGenerator};
 use super::providers::{GenerationInputs, GitSnapshot};
 use super::trigger::TriggerKind;
 use crate::fill::{ContextFillEstimator, EstimateRequest};
 use crate::hooks::{HookContext, HookPorts};
-use crate::ports::{PortError, ResumeLogStore, SavedResumeLog};
+use crate::ports::{PortError, ResumeLogStore, SavedResumeLog, TranscriptRecord};
 use crate::resumption::{HEAD_BYTES, TranscriptHead};
 
 /// What a hook's trigger did. Never an error: problems are warnings for the hook log.
@@ -37,7 +36,7 @@ pub struct AlreadyRead<'a> {
     pub fill: Option<&'a FillEstimate>,
     /// The transcript's tail as the tail port returned it (otherwise read here). PreCompact
     /// derives the checkpoint from the same tail: parsing it twice cost half the hook's time.
-    pub tail: Option<&'a [Value]>,
+    pub tail: Option<&'a [TranscriptRecord]>,
 }
 
 /// What an explicit request wrote.
@@ -251,7 +250,7 @@ fn read_tail(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
     warnings: &mut Vec<String>,
-) -> Option<Vec<Value>> {
+) -> Option<Vec<TranscriptRecord>> {
     let path = ctx.transcript_path?;
     match ports.tail.read_tail(path, ctx.config.resumption.tail_bytes) {
         Ok(lines) => Some(lines),
