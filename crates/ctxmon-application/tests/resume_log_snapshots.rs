@@ -86,6 +86,7 @@ fn rich_log() {
     let head = TranscriptHead {
         first_request: Some("Refactor billing and add tax.rs".into()),
         started_at: Some("2026-11-20T07:26:00.000Z".into()),
+        goal: None,
     };
     let git = GitSnapshot {
         head: GitHead {

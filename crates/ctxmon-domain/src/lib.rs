@@ -30,7 +30,8 @@ pub use resume_log::{
     ContextMetrics, Decision, ResumeLog, ResumeLogDraft, ResumeLogSection, SessionMetadata,
 };
 pub use resumption::{
-    FileToRead, KeyDecision, QualityTrajectory, ResumptionOrigin, ResumptionState, Todo,
+    Check, Failure, FileToRead, KeyDecision, QualityTrajectory, ResumptionOrigin, ResumptionState,
+    Todo,
 };
 pub use session::SessionKey;
 pub use state::{CompactionsSeen, SessionState};

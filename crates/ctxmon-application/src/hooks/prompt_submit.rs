@@ -92,7 +92,7 @@ pub fn prompt_submit(
             TriggerKind::Tier(estimate.threshold_tier),
             AlreadyRead {
                 fill: Some(&estimate),
-                tail: None,
+                ..AlreadyRead::default()
             },
         );
         warnings.extend(fired.warnings);

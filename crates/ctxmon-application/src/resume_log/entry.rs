@@ -37,6 +37,10 @@ pub struct AlreadyRead<'a> {
     /// The transcript's tail as the tail port returned it (otherwise read here). PreCompact
     /// derives the checkpoint from the same tail: parsing it twice cost half the hook's time.
     pub tail: Option<&'a [TranscriptRecord]>,
+    /// The transcript's start (otherwise read here when the tail is readable).
+    pub head: Option<&'a TranscriptHead>,
+    /// Git as the hook found it (otherwise asked here): `git status` runs once per hook.
+    pub git: Option<&'a GitSnapshot>,
 }
 
 /// What an explicit request wrote.
@@ -188,8 +192,14 @@ fn write(
         }
     };
     // The head only when the tail was readable: an unreadable transcript is one warning.
-    let head = tail.as_ref().and_then(|_| read_head(ctx, ports, warnings));
-    let git = git_snapshot(ctx, ports);
+    let head = match already.head {
+        Some(h) => Some(h.clone()),
+        None => tail.as_ref().and_then(|_| read_head(ctx, ports, warnings)),
+    };
+    let git = match already.git {
+        Some(g) => Some(g.clone()),
+        None => git_snapshot(ctx, ports),
+    };
     let transcript = ctx.transcript_path.map(|p| p.display().to_string());
     let now = ports.clock.now();
     let generated = generator.generate(&GenerationInputs {
@@ -262,7 +272,7 @@ fn read_tail(
 }
 
 /// The transcript's start, read until its first request (at most [`HEAD_BYTES`]).
-fn read_head(
+pub(crate) fn read_head(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
     warnings: &mut Vec<String>,
@@ -282,7 +292,7 @@ fn read_head(
 }
 
 /// Git of the session's working directory, else of the project.
-fn git_snapshot(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> Option<GitSnapshot> {
+pub(crate) fn git_snapshot(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> Option<GitSnapshot> {
     let cwd = ctx.cwd.map(Path::new).filter(|p| !p.as_os_str().is_empty());
     let (dir, head) = match cwd.and_then(|d| Some((d, ports.git.head(d)?))) {
         Some(found) => found,

@@ -12,12 +12,14 @@
 mod section;
 mod tail;
 mod text;
+mod work;
 
 pub use section::from_section;
 pub use tail::{
     TranscriptHead, commands_run, derive_from_tail, errors_seen, files_written_by_subagents,
     first_request_text, first_user_request, last_timestamp,
 };
+pub use work::MAX_EXCERPT_CHARS;
 
 /// Longest text kept for one item (a summary, a decision, a request), in characters. Longer
 /// text is cut at a character boundary and ends with "…".

@@ -16,10 +16,11 @@ use ctxmon_domain::resume_log::cut_at_boundary;
 use ctxmon_domain::{ResumptionOrigin, ResumptionState, Timestamp, Todo};
 
 use super::text::{capped, dedup_keep_last, path_str};
+use super::work::add_work;
 use super::{
     LAST_USER_REQUESTS, MAX_ERROR_CHARS, MAX_LIST_ITEMS, MAX_MISSION_CHARS, MAX_TEXT_CHARS,
 };
-use crate::ports::{RecordBody, ToolCall, ToolKind, TranscriptRecord};
+use crate::ports::{RecordBody, RequestKind, ToolCall, ToolKind, TranscriptRecord};
 
 /// Derives a state with origin `Transcript` from the tail's records, oldest first.
 ///
@@ -57,14 +58,29 @@ pub fn derive_from_tail(records: &[TranscriptRecord]) -> ResumptionState {
         }
     }
 
-    ResumptionState {
+    let mut state = ResumptionState {
         origin: ResumptionOrigin::Transcript,
         last_user_requests: requests.into(),
         todos: todos.unwrap_or_default(),
         files_touched: dedup_keep_last(touched, MAX_LIST_ITEMS),
         last_assistant_text: last_text.and_then(|t| capped(t, MAX_TEXT_CHARS)),
+        // The tail's oldest request stands in until the transcript's start says better
+        // ([`TranscriptHead::goal`]).
+        goal: goal_in(records),
         ..ResumptionState::default()
-    }
+    };
+    add_work(records, &mut state);
+    state
+}
+
+/// The first typed request of the records' main chain (slash commands skipped unless there is
+/// nothing else), capped at [`MAX_TEXT_CHARS`].
+fn goal_in(records: &[TranscriptRecord]) -> Option<String> {
+    let typed = main_chain(records).find_map(|r| match &r.body {
+        RecordBody::Request(q) if q.kind == RequestKind::Typed => capped(&q.text, MAX_TEXT_CHARS),
+        _ => None,
+    });
+    typed.or_else(|| first_user_request(records))
 }
 
 /// The command of every main-chain shell call, each once at its last run, newest last (at
@@ -128,10 +144,14 @@ pub struct TranscriptHead {
     pub first_request: Option<String>,
     /// The timestamp of the first record that has one: when the session began.
     pub started_at: Option<String>,
+    /// The first request the user typed (leading slash commands such as `/init` skipped),
+    /// capped at [`MAX_TEXT_CHARS`]: the session's goal.
+    pub goal: Option<String>,
 }
 
 impl TranscriptHead {
-    /// Takes the next record, oldest first; `Break` once the first request is known.
+    /// Takes the next record, oldest first; `Break` once the first request and the goal are
+    /// known.
     pub fn visit(&mut self, record: &TranscriptRecord) -> ControlFlow<()> {
         if self.started_at.is_none() {
             self.started_at = record.timestamp.as_deref().and_then(|t| capped(t, 64));
@@ -139,7 +159,14 @@ impl TranscriptHead {
         if self.first_request.is_none() {
             self.first_request = mission_text(record);
         }
-        if self.first_request.is_some() {
+        if self.goal.is_none()
+            && !record.sidechain
+            && let RecordBody::Request(r) = &record.body
+            && r.kind == RequestKind::Typed
+        {
+            self.goal = capped(&r.text, MAX_TEXT_CHARS);
+        }
+        if self.first_request.is_some() && self.goal.is_some() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
