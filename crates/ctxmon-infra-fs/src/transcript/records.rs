@@ -71,6 +71,32 @@ impl RecordParser {
         })
     }
 
+    /// For a line [`RecordParser::wants`] turned down: when it holds successful results of
+    /// calls seen earlier (a file write, a read), one text-less result record each, read from
+    /// the raw bytes without parsing, so that a later success can resolve an earlier failure.
+    pub fn push_unparsed(&self, line: &[u8], out: &mut Vec<TranscriptRecord>) {
+        use memchr::memmem::find;
+        if find(line, br#""type":"tool_result""#).is_none()
+            || find(line, br#""isSidechain":true"#).is_some()
+        {
+            return;
+        }
+        for id in result_ids(line) {
+            let Ok(id) = std::str::from_utf8(id) else {
+                continue;
+            };
+            if self.calls.contains_key(id) {
+                out.push(TranscriptRecord {
+                    body: RecordBody::ToolResult(ToolResult {
+                        tool_use_id: Some(id.to_string()),
+                        ..ToolResult::default()
+                    }),
+                    ..TranscriptRecord::default()
+                });
+            }
+        }
+    }
+
     /// The records of one parsed line, appended to `out` (at least one: a line that says
     /// nothing else is [`RecordBody::Other`], for its timestamp and branch).
     pub fn push(&mut self, line: &Value, out: &mut Vec<TranscriptRecord>) {

@@ -192,3 +192,26 @@ fn a_long_result_keeps_its_start_and_its_end() {
     assert!(kept.contains("\n…\n"));
     assert!(kept.chars().count() <= RESULT_HEAD_CHARS + RESULT_TAIL_CHARS + 3);
 }
+
+#[test]
+fn a_result_not_parsed_still_says_it_succeeded() {
+    let mut parser = RecordParser::default();
+    let mut out = Vec::new();
+    parser.push(
+        &calls(json!([{"type": "tool_use", "id": "e1", "name": "Edit", "input": {"file_path": "/p/a.rs"}}])),
+        &mut out,
+    );
+    let line = result("e1", false, "The file /p/a.rs has been updated").to_string();
+    assert!(!parser.wants(line.as_bytes()));
+    out.clear();
+    parser.push_unparsed(line.as_bytes(), &mut out);
+    assert_eq!(out.len(), 1);
+    let RecordBody::ToolResult(r) = &out[0].body else {
+        panic!("{out:?}")
+    };
+    assert_eq!((r.tool_use_id.as_deref(), r.is_error), (Some("e1"), false));
+    // Unknown calls and subagents' results add nothing.
+    out.clear();
+    parser.push_unparsed(result("zz", false, "x").to_string().as_bytes(), &mut out);
+    assert!(out.is_empty());
+}

@@ -170,9 +170,9 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         let mut parser = RecordParser::default();
         let mut records = Vec::new();
         for_each_tail_line(path, max_bytes, &mut |line| {
-            if parser.wants(line)
-                && let Ok(value) = json_repair::from_slice_lenient::<serde_json::Value>(line)
-            {
+            if !parser.wants(line) {
+                parser.push_unparsed(line, &mut records);
+            } else if let Ok(value) = json_repair::from_slice_lenient::<serde_json::Value>(line) {
                 parser.push(&value, &mut records);
             }
         })?;
