@@ -126,8 +126,8 @@ pub struct ToolResult {
     /// A shell command's exit code, when the result says it.
     pub exit_code: Option<i64>,
     /// The result's text without the tool's error wrapper; long text keeps its start and its
-    /// end around a "…" line. Empty when the adapter did not need to read it (a successful
-    /// result of a call that is neither a shell command nor a task or subagent tool).
+    /// end around a "…" line. Present for failures, refusals, task tools and `git commit`
+    /// runs; empty for other successes, whose text the adapter need not read.
     pub text: String,
     /// The user refused the call; `Some(reason)` when they said why.
     pub rejected: Option<Option<String>>,

@@ -33,15 +33,18 @@ const REJECTION_REASONS: &[&str] = &[
 /// successful results nobody needs (file reads, searches) are not parsed at all.
 #[derive(Debug, Default)]
 pub struct RecordParser {
-    calls: HashMap<String, ToolKind>,
+    /// Each call id seen: its kind and whether its successful result must be read.
+    calls: HashMap<String, (ToolKind, bool)>,
 }
 
 impl RecordParser {
     /// Whether `line` (raw bytes) can yield a record a use case needs; the rest is not parsed.
     ///
     /// - A subagent's line counts only as a file write (its prompts and todos are its own).
-    /// - A successful tool result counts only when it answers a shell, task or subagent call
-    ///   seen earlier: file contents and search output are most of a transcript's bytes.
+    /// - A successful tool result counts only when its text carries a record's data: a task
+    ///   created or listed, a `git commit`'s new commit. Other successes (file contents, search
+    ///   and command output, a subagent's report) are most of a transcript's bytes; they are
+    ///   reported without their text by [`RecordParser::push_unparsed`].
     ///
     /// Claude Code writes compact JSON, so these tokens appear verbatim; inside a string the
     /// quotes would be escaped (`\"`), so a prompt that merely mentions them is never dropped.
@@ -67,7 +70,7 @@ impl RecordParser {
             std::str::from_utf8(id)
                 .ok()
                 .and_then(|id| self.calls.get(id))
-                .is_some_and(|kind| reads_result(*kind))
+                .is_some_and(|(_, read)| *read)
         })
     }
 
@@ -180,8 +183,14 @@ impl RecordParser {
             _ => ToolKind::Other,
         };
         let id = str_at(block, "id").map(str::to_string);
+        let command = str_at(input, "command");
         if let Some(id) = &id {
-            self.calls.insert(id.clone(), kind);
+            let read = match kind {
+                ToolKind::TaskCreate | ToolKind::TaskList => true,
+                ToolKind::Shell => command.is_some_and(|c| c.contains("git commit")),
+                _ => false,
+            };
+            self.calls.insert(id.clone(), (kind, read));
         }
         let file_path = if name == "NotebookEdit" {
             str_at(input, "notebook_path").or_else(|| str_at(input, "file_path"))
@@ -200,7 +209,7 @@ impl RecordParser {
             id,
             kind,
             file_path: file_path.map(str::to_string),
-            command: str_at(input, "command").map(str::to_string),
+            command: command.map(str::to_string),
             description: str_at(input, "description").map(str::to_string),
             todos: (kind == ToolKind::TodoList)
                 .then(|| todo_list(input))
@@ -212,13 +221,13 @@ impl RecordParser {
 
     fn result(&self, block: &Value, extra: Option<&Value>) -> ToolResult {
         let tool_use_id = str_at(block, "tool_use_id").map(str::to_string);
-        let kind = tool_use_id
+        let (kind, read) = tool_use_id
             .as_deref()
             .and_then(|id| self.calls.get(id))
             .copied()
             .unwrap_or_default();
         let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
-        let text = if is_error || reads_result(kind) {
+        let text = if is_error || read {
             block.get("content").map(result_text).unwrap_or_default()
         } else {
             String::new()
@@ -265,18 +274,6 @@ pub fn records_from_values(lines: &[Value]) -> Vec<TranscriptRecord> {
         parser.push(line, &mut out);
     }
     out
-}
-
-/// Results whose text a use case reads even when they succeeded.
-fn reads_result(kind: ToolKind) -> bool {
-    matches!(
-        kind,
-        ToolKind::Shell
-            | ToolKind::TaskCreate
-            | ToolKind::TaskUpdate
-            | ToolKind::TaskList
-            | ToolKind::Subagent
-    )
 }
 
 /// The `tool_use_id`s a raw line mentions.

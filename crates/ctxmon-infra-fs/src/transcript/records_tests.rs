@@ -171,13 +171,17 @@ fn successful_results_are_parsed_only_for_calls_that_need_them() {
     let mut out = Vec::new();
     parser.push(
         &calls(json!([
-            {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "ls"}},
+            {"type": "tool_use", "id": "g1", "name": "Bash", "input": {"command": "git commit -m x"}},
+            {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "cat big.log"}},
+            {"type": "tool_use", "id": "c1", "name": "TaskCreate", "input": {"subject": "s"}},
             {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "/p/b.rs"}}
         ])),
         &mut out,
     );
     let line = |id: &str| result(id, false, "x").to_string();
-    assert!(parser.wants(line("b1").as_bytes()));
+    assert!(parser.wants(line("g1").as_bytes()));
+    assert!(parser.wants(line("c1").as_bytes()));
+    assert!(!parser.wants(line("b1").as_bytes()));
     assert!(!parser.wants(line("r1").as_bytes()));
     assert!(!parser.wants(line("unknown").as_bytes()));
     assert!(parser.wants(result("r1", true, "x").to_string().as_bytes()));
