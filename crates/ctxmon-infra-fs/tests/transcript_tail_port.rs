@@ -202,4 +202,31 @@ fn real_transcript_through_the_port() {
         state.files_touched.last().map(String::as_str),
         Some("/Users/dain/workspace/coderabbit-review-helper/README.md")
     );
+    // Issue 13: the branch the lines name, the reason the user gave when refusing an edit, and
+    // no unresolved failure: the Edit refused for an unread file succeeded later (a success
+    // the filter reports without parsing it).
+    assert_eq!(
+        state.git_branch.as_deref(),
+        Some("fix/comment-attribution-and-pagination")
+    );
+    assert!(
+        state
+            .user_constraints
+            .iter()
+            .any(|c| c.starts_with("Let's keep the name of the py file")),
+        "{:?}",
+        state.user_constraints
+    );
+    assert_eq!(state.failure, None);
+    // The goal is the first typed request, from the transcript's start.
+    let mut head = TranscriptHead::default();
+    JsonlTranscriptReader::new()
+        .read_head(&path, 1024 * 1024, &mut |r| head.visit(r))
+        .expect("head");
+    assert!(
+        head.goal
+            .as_deref()
+            .is_some_and(|g| g.starts_with("How can I make this possible to install")),
+        "{head:?}"
+    );
 }
