@@ -35,6 +35,12 @@ const SIGNALS: &[&str] = &[
     "fatal:",
     "failed",
     "assert",
+    "cannot",
+    "Cannot",
+    "denied",
+    "nable to",
+    "❌",
+    "✗",
 ];
 
 /// Adds what [`derive_from_tail`](super::derive_from_tail) does not cover to `state`.
@@ -299,6 +305,11 @@ pub(crate) fn excerpt(text: &str) -> String {
         .map(|(i, _)| i)
         .collect();
     let mut keep: Vec<usize> = signal.iter().rev().take(SIGNAL_LINES).copied().collect();
+    // No line says "error": a tool's own message is then its first line (after the exit code).
+    if keep.is_empty() {
+        let first = usize::from(lines.first().is_some_and(|l| l.starts_with("Exit code ")));
+        keep.extend(first..(first + 2).min(lines.len()));
+    }
     keep.extend(lines.len().saturating_sub(LAST_LINES)..lines.len());
     keep.sort_unstable();
     keep.dedup();

@@ -152,3 +152,12 @@ fn checks_are_tests_and_builds() {
         assert!(!is_check(c), "{c}");
     }
 }
+
+#[test]
+fn without_an_error_word_the_message_is_the_first_line() {
+    let text = "Exit code 1\nNo PR found for the current branch.\n\nTo use this tool, either:\n  1. Run it from a branch\n  2. Pass a PR\nrun --help";
+    let e = excerpt(text);
+    assert!(e.starts_with("No PR found for the current branch."), "{e}");
+    assert!(e.ends_with("run --help"), "{e}");
+    assert!(!e.contains("Exit code"), "{e}");
+}
