@@ -252,7 +252,28 @@ impl RecordParser {
                     .or_else(|| created_task_id(&text))
             })
             .flatten();
-        let task_list = (kind == ToolKind::TaskList && !is_error).then(|| task_list(&text));
+        // The structured form (`toolUseResult.tasks`) when the line has it, else the text's
+        // "#1 [status] subject" lines; a list that says nothing we can read is no list.
+        let task_list = (kind == ToolKind::TaskList && !is_error)
+            .then(|| {
+                let structured = extra
+                    .and_then(|x| x.get("tasks"))
+                    .and_then(Value::as_array)
+                    .map(|items| {
+                        items
+                            .iter()
+                            .map(|t| TaskItem {
+                                id: scalar_at(t, "id"),
+                                subject: str_at(t, "subject").map(str::to_string),
+                                status: str_at(t, "status").map(str::to_string),
+                            })
+                            .collect::<Vec<_>>()
+                    });
+                let list = structured.unwrap_or_else(|| task_list(&text));
+                let says_none = text.trim_start().starts_with("No tasks");
+                (!list.is_empty() || says_none).then_some(list)
+            })
+            .flatten();
         ToolResult {
             tool_use_id,
             is_error,

@@ -219,3 +219,35 @@ fn a_result_not_parsed_still_says_it_succeeded() {
     parser.push_unparsed(result("zz", false, "x").to_string().as_bytes(), &mut out);
     assert!(out.is_empty());
 }
+
+#[test]
+fn a_task_list_in_an_unknown_shape_is_no_list_and_the_structured_one_wins() {
+    let list = |content: &str, extra: Option<Value>| {
+        let mut line = result("l1", false, content);
+        if let Some(x) = extra {
+            line["toolUseResult"] = x;
+        }
+        let recs = bodies(&[
+            calls(json!([{"type": "tool_use", "id": "l1", "name": "TaskList", "input": {}}])),
+            line,
+        ]);
+        match &recs[1] {
+            RecordBody::ToolResult(r) => r.task_list.clone(),
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(list("Tasks: something new", None), None);
+    assert_eq!(list("No tasks found", None), Some(vec![]));
+    let structured = list(
+        "whatever",
+        Some(json!({"tasks": [{"id": "3", "subject": "Ship it", "status": "pending"}]})),
+    );
+    assert_eq!(
+        structured,
+        Some(vec![TaskItem {
+            id: Some("3".into()),
+            subject: Some("Ship it".into()),
+            status: Some("pending".into())
+        }])
+    );
+}
