@@ -13,9 +13,9 @@ use ctxmon_application::resumption_context::{
 };
 use ctxmon_domain::xml::{escape_attr, escape_text};
 use ctxmon_domain::{
-    CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FileToRead, FillEstimate,
-    FillSource, QualityTrajectory, ResumptionOrigin, ResumptionState, SessionInfo, Thresholds,
-    Timestamp, Todo, TokenCount, estimate_tokens,
+    Check, CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, Failure, FileToRead,
+    FillEstimate, FillSource, QualityTrajectory, ResumptionOrigin, ResumptionState, SessionInfo,
+    Thresholds, Timestamp, Todo, TokenCount, estimate_tokens,
 };
 
 const ITEMS: usize = 200;
@@ -70,6 +70,26 @@ fn maximal_checkpoint() -> Result<CheckpointData, String> {
             .map(|i| format!("/{}", "f&/".repeat(1_365)) + &i.to_string())
             .collect(),
         last_assistant_text: Some(long_text(7, 2_000)),
+        goal: Some(long_text(10, 2_000)),
+        tasks: (0..ITEMS)
+            .map(|i| Todo {
+                content: long_text(i + 7, 2_000),
+                status: ["pending", "in_progress", "completed"][i % 3].into(),
+            })
+            .collect(),
+        git_branch: Some(long_text(11, 200)),
+        uncommitted_changes: Some(u64::MAX),
+        commits: list(12),
+        failure: Some(Failure {
+            command: long_text(13, 2_000),
+            excerpt: long_text(14, 1_500),
+        }),
+        last_check: Some(Check {
+            command: long_text(15, 2_000),
+            passed: true,
+        }),
+        subagents_running: list(16),
+        user_constraints: list(17),
     };
     Ok(CheckpointData {
         schema_version: 1,
@@ -182,15 +202,19 @@ pub fn resumption_context() -> Result<String, String> {
     let done = state
         .todos
         .iter()
+        .chain(&state.tasks)
         .filter(|t| t.status == "completed")
         .count();
     let maximal_lists = [
         (
             "next-steps",
             "next steps",
-            state.next_steps.len() + state.todos.len() - done,
+            state.next_steps.len() + state.todos.len() + state.tasks.len() - done,
             true,
         ),
+        ("commits", "commits", ITEMS, true),
+        ("subagents-running", "subagents", ITEMS, false),
+        ("user-constraints", "constraints", ITEMS, true),
         ("files-to-read", "files", 2 * ITEMS, false),
         ("decisions", "decisions", ITEMS, true),
         ("agent-summaries", "agent summaries", ITEMS, false),

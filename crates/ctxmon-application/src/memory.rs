@@ -8,6 +8,9 @@ use ctxmon_domain::{EventRecord, SessionKey, SessionState, Timestamp};
 
 use crate::ports::{Clock, EventLog, PortError, PortErrorKind, SessionStateStore};
 
+#[path = "memory_records.rs"]
+pub mod records;
+
 /// A clock that returns a settable time, advancing by `step` on every read.
 #[derive(Debug, Default)]
 pub struct FixedClock {
@@ -256,14 +259,14 @@ impl crate::ports::ResumptionSource for MemorySource {
 
 /// A transcript tail of fixed lines.
 #[derive(Debug, Default)]
-pub struct MemoryTail(pub RefCell<Vec<serde_json::Value>>);
+pub struct MemoryTail(pub RefCell<Vec<crate::ports::TranscriptRecord>>);
 
 impl crate::ports::TranscriptTail for MemoryTail {
     fn read_tail(
         &self,
         _path: &std::path::Path,
         _max_bytes: u64,
-    ) -> Result<Vec<serde_json::Value>, crate::ports::TranscriptError> {
+    ) -> Result<Vec<crate::ports::TranscriptRecord>, crate::ports::TranscriptError> {
         Ok(self.0.borrow().clone())
     }
 
@@ -272,7 +275,7 @@ impl crate::ports::TranscriptTail for MemoryTail {
         &self,
         _path: &std::path::Path,
         _max_bytes: u64,
-        visit: &mut dyn FnMut(&serde_json::Value) -> std::ops::ControlFlow<()>,
+        visit: &mut dyn FnMut(&crate::ports::TranscriptRecord) -> std::ops::ControlFlow<()>,
     ) -> Result<(), crate::ports::TranscriptError> {
         for line in self.0.borrow().iter() {
             if visit(line).is_break() {

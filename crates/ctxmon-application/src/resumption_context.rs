@@ -1,9 +1,11 @@
 //! `<resumption-context>`: what SessionStart (or the prompt-submit fallback) hands back after a
-//! compaction (spec §6). At most 760 tokens, filled in priority order: next steps, files to
-//! read, last request, decisions, then the rest. Each section keeps back the room the later
-//! ones need for their minimum — the first entry of a high-priority list (a whole path for
-//! files to read), the count of any other list — so every list that is shortened, even to
-//! nothing, ends with "+N more … in cx-NNN".
+//! compaction (spec §6). At most 760 tokens, filled in priority order (issue 13): the last
+//! request, the session's goal, next steps (todos and tasks), the work tree (branch,
+//! uncommitted changes, commits), the unresolved failure and the last test or build, files to
+//! read, subagents still running, the user's constraints, decisions, then the rest. Each
+//! section keeps back the room the later ones need for their minimum — the first entry of a
+//! high-priority list (a whole path for files to read), the count of any other list — so every
+//! list that is shortened, even to nothing, ends with "+N more … in cx-NNN".
 
 use ctxmon_domain::xml::escape_attr;
 use ctxmon_domain::{CheckpointData, ResumptionOrigin, ResumptionState};
@@ -19,6 +21,12 @@ const ITEM_CAP: usize = 400;
 const PATH_CAP: usize = 300;
 /// What the first entry of a high-priority list is shortened to when room is tight.
 const FIRST_CAP: usize = 160;
+/// The goal: the session's first request, shortened with "…" past this.
+const GOAL_CAP: usize = 400;
+/// A failure: the command and the lines that say what failed.
+const FAILURE_CAP: usize = 700;
+/// A command shown with its failure or its outcome.
+const COMMAND_CAP: usize = 200;
 
 /// An earlier compaction of the same session, for the history line.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,29 +102,38 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         location: &id,
         entries,
     };
-    let next_list = list("next-steps", "next steps", texts(&next_steps));
-    let files_list = list(
-        "files-to-read",
-        "files",
-        files
-            .iter()
-            .map(|(path, reason)| match reason {
-                Some(reason) => Entry::Annotated(path, reason),
-                None => Entry::Atom(path),
-            })
-            .collect(),
-    );
+    let last_request = state.last_user_requests.last();
+    // The goal is worth its room only when it is not the request just shown.
+    let goal = state
+        .goal
+        .as_ref()
+        .filter(|g| Some(g.trim()) != last_request.map(|r| r.trim()));
+    let failure = state.failure.as_ref().map(|f| {
+        let command = cut_raw(&f.command, COMMAND_CAP);
+        if command.is_empty() {
+            f.excerpt.clone()
+        } else {
+            format!("$ {command}\n{}", f.excerpt)
+        }
+    });
+    // The last check only when the failure shown is not that same run.
+    let check = state
+        .last_check
+        .as_ref()
+        .filter(|c| {
+            c.passed
+                || state
+                    .failure
+                    .as_ref()
+                    .is_none_or(|f| f.command != c.command)
+        })
+        .map(|c| {
+            let outcome = if c.passed { "passed" } else { "failed" };
+            format!("{} — {outcome}", cut_raw(&c.command, COMMAND_CAP))
+        });
+    let work_tree = work_tree_line(cp, state);
     // One line per decision here; the resume log shows the rationale under its decision.
     let decisions: Vec<String> = state.decisions.iter().map(ToString::to_string).collect();
-    let decisions_list = list("decisions", "decisions", texts(&decisions));
-    let agents_list = list(
-        "agent-summaries",
-        "agent summaries",
-        texts(&state.agent_summaries),
-    );
-    let earlier_list = list("earlier-requests", "requests", texts(&earlier));
-    let completed_list = list("completed", "completed items", texts(&done));
-    let last_request = state.last_user_requests.last();
     let quality = state.quality_trajectory.as_ref().map(|q| {
         let score = q.score.map_or("unknown".to_string(), |s| format!("{s}"));
         let iteration = q.iteration.map_or("unknown".to_string(), |i| i.to_string());
@@ -127,56 +144,119 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         )
     });
 
-    // Filled in priority order (spec §6), each section taking what it can while the room the
-    // later ones need stays free: the first entry of each high-priority list (and the last
-    // request, shortened), the quality line, and the count of every other list. So a long
-    // list never pushes a later one out silently: at worst that one is only its count.
-    let reserved = keep_what_fits(
-        &[
-            list_reservation(&next_list, ITEM_CAP, FIRST_CAP),
-            list_reservation(&files_list, PATH_CAP, PATH_CAP),
-            last_request.map_or(0, |text| {
-                fit(text, FIRST_CAP, ItemKind::Text)
-                    .map_or(0, |t| chars(&t) + frame("last-request"))
-            }),
-            list_reservation(&decisions_list, ITEM_CAP, FIRST_CAP),
-            quality.as_deref().map_or(0, chars),
-            list_reservation(&agents_list, ITEM_CAP, 0),
-            list_reservation(&earlier_list, ITEM_CAP, 0),
-            list_reservation(&completed_list, ITEM_CAP, 0),
-        ],
-        w.remaining(),
-    );
-    let room = |w: &BudgetWriter, section: usize| {
-        w.remaining()
-            .saturating_sub(reserved[section + 1..].iter().sum::<usize>())
-    };
-    w.list_within(&next_list, ITEM_CAP, room(&w, 0));
-    w.list_within(&files_list, PATH_CAP, room(&w, 1));
-    if let Some(last) = last_request {
-        let r = room(&w, 2).min(ITEM_CAP + frame("last-request"));
-        w.element_within("last-request", last, ItemKind::Text, r);
+    // Sections in the order a resuming agent needs them (issue 13): what was asked last, what
+    // the session is for, what is left to do, the state of the work tree, what is broken, the
+    // files, then the rest.
+    let mut sections: Vec<Section<'_>> = Vec::new();
+    if let Some(text) = last_request {
+        sections.push(Section::element("last-request", text, ITEM_CAP, FIRST_CAP));
     }
-    w.list_within(&decisions_list, ITEM_CAP, room(&w, 3));
+    if let Some(text) = goal {
+        sections.push(Section::element("goal", text, GOAL_CAP, FIRST_CAP));
+    }
+    sections.push(Section::list(
+        list("next-steps", "next steps", texts(&next_steps)),
+        ITEM_CAP,
+        FIRST_CAP,
+    ));
+    if let Some(line) = &work_tree {
+        sections.push(Section::element("work-tree", line, ITEM_CAP, FIRST_CAP));
+    }
+    sections.push(Section::list(
+        list("commits", "commits", texts(&state.commits)),
+        ITEM_CAP,
+        FIRST_CAP,
+    ));
+    if let Some(text) = &failure {
+        sections.push(Section::element(
+            "unresolved-failure",
+            text,
+            FAILURE_CAP,
+            FIRST_CAP,
+        ));
+    }
+    if let Some(text) = &check {
+        sections.push(Section::element("last-check", text, ITEM_CAP, FIRST_CAP));
+    }
+    sections.push(Section::list(
+        list(
+            "files-to-read",
+            "files",
+            files
+                .iter()
+                .map(|(path, reason)| match reason {
+                    Some(reason) => Entry::Annotated(path, reason),
+                    None => Entry::Atom(path),
+                })
+                .collect(),
+        ),
+        PATH_CAP,
+        PATH_CAP,
+    ));
+    sections.push(Section::list(
+        list(
+            "subagents-running",
+            "subagents",
+            texts(&state.subagents_running),
+        ),
+        ITEM_CAP,
+        0,
+    ));
+    sections.push(Section::list(
+        list(
+            "user-constraints",
+            "constraints",
+            texts(&state.user_constraints),
+        ),
+        ITEM_CAP,
+        FIRST_CAP,
+    ));
+    sections.push(Section::list(
+        list("decisions", "decisions", texts(&decisions)),
+        ITEM_CAP,
+        FIRST_CAP,
+    ));
+    if let Some(q) = &quality {
+        sections.push(Section::Raw(q));
+    }
+    sections.push(Section::list(
+        list(
+            "agent-summaries",
+            "agent summaries",
+            texts(&state.agent_summaries),
+        ),
+        ITEM_CAP,
+        0,
+    ));
+    sections.push(Section::list(
+        list("earlier-requests", "requests", texts(&earlier)),
+        ITEM_CAP,
+        0,
+    ));
+    sections.push(Section::list(
+        list("completed", "completed items", texts(&done)),
+        ITEM_CAP,
+        0,
+    ));
 
-    // The rest, in the order an agent resuming would want it.
-    if let Some(q) = &quality
-        && chars(q) <= room(&w, 4)
-    {
-        w.raw(q);
+    // Each section takes what it can while the room the later ones need stays free: the first
+    // entry of each high-priority list (or its prose, shortened), the small lines whole, the
+    // count of every other list. So a long section never pushes a later one out silently: at
+    // worst that one is only its count.
+    let reservations: Vec<usize> = sections.iter().map(Section::reservation).collect();
+    let reserved = keep_what_fits(&reservations, w.remaining());
+    for (i, section) in sections.iter().enumerate() {
+        let room = w
+            .remaining()
+            .saturating_sub(reserved[i + 1..].iter().sum::<usize>());
+        section.write(&mut w, room);
     }
-    w.list_within(&agents_list, ITEM_CAP, room(&w, 5));
-    w.list_within(&earlier_list, ITEM_CAP, room(&w, 6));
-    w.list_within(&completed_list, ITEM_CAP, room(&w, 7));
     if let Some(text) = &state.last_assistant_text {
         let r = ITEM_CAP + frame("last-response");
         w.element_within("last-response", text, ItemKind::Text, r);
     }
-    w.element(
-        "abandoned",
-        &format!("session abandoned: compaction at {}%", fill.percent()),
-        ItemKind::Text,
-    );
+    // No `<abandoned>` line: a compaction does not end the session, and telling the agent it
+    // was abandoned is false (the `SessionAbandoned` event stays in the event log only).
     if !input.history.is_empty() {
         let mut line: Vec<String> = input
             .history
@@ -195,14 +275,99 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     w.finish(&closing)
 }
 
+/// One part of the tag, as it reserves room and as it is written.
+enum Section<'a> {
+    /// A list, its items capped at `cap`, its first item reserved at `first` (0: the count).
+    List(ListSpec<'a>, usize, usize),
+    /// `<tag>text</tag>`, the text capped at `cap`, reserved at `first`.
+    Element(&'static str, &'a str, usize, usize),
+    /// Markup written whole or not at all.
+    Raw(&'a str),
+}
+
+impl<'a> Section<'a> {
+    fn list(spec: ListSpec<'a>, cap: usize, first: usize) -> Section<'a> {
+        Section::List(spec, cap, first)
+    }
+
+    fn element(tag: &'static str, text: &'a str, cap: usize, first: usize) -> Section<'a> {
+        Section::Element(tag, text, cap, first)
+    }
+
+    fn reservation(&self) -> usize {
+        match self {
+            Section::List(spec, cap, first) => list_reservation(spec, *cap, *first),
+            Section::Element(tag, text, _, first) => {
+                fit(text, *first, ItemKind::Text).map_or(0, |t| chars(&t) + frame(tag))
+            }
+            Section::Raw(markup) => chars(markup),
+        }
+    }
+
+    fn write(&self, w: &mut BudgetWriter, room: usize) {
+        match self {
+            Section::List(spec, cap, _) => {
+                w.list_within(spec, *cap, room);
+            }
+            Section::Element(tag, text, cap, _) => {
+                w.element_within(tag, text, ItemKind::Text, room.min(cap + frame(tag)));
+            }
+            Section::Raw(markup) => {
+                if chars(markup) <= room {
+                    w.raw(markup);
+                }
+            }
+        }
+    }
+}
+
+/// "branch feature/x; 3 uncommitted changes; HEAD 1a2b3c4": the branch from `.git` (else the
+/// transcript's), the count from `git status` when it was known.
+fn work_tree_line(cp: &CheckpointData, state: &ResumptionState) -> Option<String> {
+    let branch = cp
+        .session_info
+        .git_branch
+        .as_deref()
+        .or(state.git_branch.as_deref())
+        .map(|b| cut_raw(b, 80));
+    let mut parts = Vec::new();
+    if let Some(b) = branch {
+        parts.push(format!("branch {b}"));
+    }
+    match state.uncommitted_changes {
+        Some(0) => parts.push("no uncommitted changes".into()),
+        Some(1) => parts.push("1 uncommitted change".into()),
+        Some(n) => parts.push(format!("{n} uncommitted changes")),
+        None => {}
+    }
+    if let Some(head) = cp.session_info.git_head.as_deref() {
+        let short: String = head.chars().take(7).collect();
+        if !short.is_empty() && short.chars().all(|c| c.is_ascii_hexdigit()) {
+            parts.push(format!("HEAD {short}"));
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// `text` trimmed and, past `max` characters, cut with "…" (raw: the writer escapes).
+fn cut_raw(text: &str, max: usize) -> String {
+    let t = text.trim();
+    if t.chars().count() <= max {
+        return t.to_string();
+    }
+    let mut out: String = t.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 /// Next steps and completed work: the source file's `next_steps`, or — derived from the
-/// transcript — the open todos (in progress first) and the completed ones.
+/// transcript — the open todos and tasks (in progress first) and the completed ones.
 fn next_and_done(state: &ResumptionState) -> (Vec<String>, Vec<String>) {
     let mut next = state.next_steps.clone();
     let mut in_progress = Vec::new();
     let mut pending = Vec::new();
     let mut done = Vec::new();
-    for todo in &state.todos {
+    for todo in state.todos.iter().chain(&state.tasks) {
         match todo.status.as_str() {
             "completed" => done.push(todo.content.clone()),
             "in_progress" => in_progress.push(format!("[in progress] {}", todo.content)),

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use ctxmon_application::config::ResumeLogsConfig;
+use ctxmon_application::memory::records;
 use ctxmon_application::ports::GitHead;
 use ctxmon_application::resume_log::{
     GenerationInputs, GitSnapshot, ResumeLogGenerator, TriggerKind,
@@ -14,7 +15,6 @@ use ctxmon_domain::{
     ContextWindow, Decision, FillEstimate, FillSource, ResumeLogDraft, ThresholdTier, Thresholds,
     Timestamp, TokenCount,
 };
-use serde_json::json;
 
 fn render(inputs: &GenerationInputs<'_>) -> String {
     ResumeLogGenerator::from_config(&ResumeLogsConfig::default())
@@ -73,19 +73,21 @@ fn rich_log() {
         ..Default::default()
     };
     let tail = vec![
-        json!({"type": "user", "message": {"role": "user", "content": "Refactor billing and add tax.rs"}}),
-        json!({"type": "assistant", "message": {"role": "assistant", "content": [
-            {"type": "tool_use", "id": "1", "name": "Edit", "input": {"file_path": "/w/shop/src/billing.rs"}},
-            {"type": "tool_use", "id": "2", "name": "Write", "input": {"file_path": "/w/shop/src/tax.rs"}},
-            {"type": "tool_use", "id": "3", "name": "Bash", "input": {"command": "cargo test -p billing"}}
-        ]}}),
-        json!({"type": "user", "timestamp": "2026-11-20T09:59:30.000Z", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "3", "is_error": true, "content": "error[E0308]: mismatched types in tax.rs:41"}
-        ]}}),
+        records::request("Refactor billing and add tax.rs"),
+        records::write("Edit", "/w/shop/src/billing.rs"),
+        records::write("Write", "/w/shop/src/tax.rs"),
+        records::shell("3", "cargo test -p billing"),
+        records::result_record(records::result(
+            "3",
+            true,
+            "error[E0308]: mismatched types in tax.rs:41",
+        ))
+        .at("2026-11-20T09:59:30.000Z"),
     ];
     let head = TranscriptHead {
         first_request: Some("Refactor billing and add tax.rs".into()),
         started_at: Some("2026-11-20T07:26:00.000Z".into()),
+        goal: None,
     };
     let git = GitSnapshot {
         head: GitHead {

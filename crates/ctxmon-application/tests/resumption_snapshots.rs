@@ -14,9 +14,9 @@ use ctxmon_application::resumption_context::{
     HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
 use ctxmon_domain::{
-    CheckpointData, CheckpointId, CompactionTrigger, ContextMetrics, ContextWindow, FileToRead,
-    FillEstimate, FillSource, QualityTrajectory, ResumeLog, ResumptionOrigin, ResumptionState,
-    SessionInfo, Thresholds, Timestamp, Todo, TokenCount, estimate_tokens,
+    Check, CheckpointData, CheckpointId, CompactionTrigger, ContextMetrics, ContextWindow, Failure,
+    FileToRead, FillEstimate, FillSource, QualityTrajectory, ResumeLog, ResumptionOrigin,
+    ResumptionState, SessionInfo, Thresholds, Timestamp, Todo, TokenCount, estimate_tokens,
 };
 use proptest::prelude::*;
 
@@ -83,6 +83,7 @@ fn rich() -> ResumptionState {
         todos: vec![],
         files_touched: vec!["src/db/schema.rs".into()],
         last_assistant_text: Some("Schema migrated; moving on to the API.".into()),
+        ..Default::default()
     }
 }
 
@@ -102,6 +103,62 @@ fn snapshot_rich_resumption_context() {
     insta::assert_snapshot!("resumption_context_rich", text);
 }
 
+/// A realistic session derived from its transcript: many requests, tasks in progress, a branch
+/// with uncommitted changes and a commit, a test run that failed, a subagent still running and
+/// a constraint the user gave when refusing an edit.
+#[test]
+fn snapshot_work_resumption_context() {
+    let state = ResumptionState {
+        origin: ResumptionOrigin::Transcript,
+        goal: Some("Add VAT to the invoice totals; keep the ledger export byte-identical".into()),
+        last_user_requests: vec![
+            "Split billing.rs first".into(),
+            "Now make the tax tests pass".into(),
+        ],
+        todos: vec![],
+        tasks: vec![
+            Todo {
+                content: "Split billing.rs".into(),
+                status: "completed".into(),
+            },
+            Todo {
+                content: "Write tax.rs".into(),
+                status: "in_progress".into(),
+            },
+            Todo {
+                content: "Run the ledger export check".into(),
+                status: "pending".into(),
+            },
+        ],
+        git_branch: Some("feature/vat".into()),
+        uncommitted_changes: Some(3),
+        commits: vec!["1a2b3c4 Split billing.rs into invoice and ledger".into()],
+        failure: Some(Failure {
+            command: "cargo test -p billing".into(),
+            excerpt: "test tax::rounding ... FAILED\nthread 'tax::rounding' panicked at src/tax.rs:41:5:\nassertion `left == right` failed\n  left: 1999\n right: 2000\ntest result: FAILED. 11 passed; 1 failed".into(),
+        }),
+        last_check: Some(Check {
+            command: "cargo test -p billing".into(),
+            passed: false,
+        }),
+        files_touched: vec!["/w/shop/src/billing.rs".into(), "/w/shop/src/tax.rs".into()],
+        subagents_running: vec!["Review the ledger export format".into()],
+        user_constraints: vec!["keep the old file name, only change the script entry".into()],
+        last_assistant_text: Some("The rounding is off by one cent; fixing tax.rs next.".into()),
+        ..Default::default()
+    };
+    let mut cp = checkpoint(Some(state));
+    cp.session_info.git_branch = Some("feature/vat".into());
+    let text = render_resumption_context(ResumptionInput {
+        checkpoint: &cp,
+        history: &[],
+        resume_log: Some("/w/shop/.ctxmon/resume-logs/session-s1.md"),
+    });
+    roxmltree::Document::parse(&text).unwrap();
+    assert!(estimate_tokens(&text).get() <= RESUMPTION_MAX_TOKENS);
+    insta::assert_snapshot!("resumption_context_work", text);
+}
+
 #[test]
 fn snapshot_minimal_resumption_context() {
     let state = ResumptionState {
@@ -115,6 +172,29 @@ fn snapshot_minimal_resumption_context() {
         resume_log: None,
     });
     insta::assert_snapshot!("resumption_context_minimal", text);
+}
+
+/// An ordinary compaction does not end the session: the injected text must not tell the agent
+/// it was abandoned (issue 13; the `SessionAbandoned` event stays in the event log only).
+#[test]
+fn an_ordinary_compaction_is_not_called_abandonment() {
+    for state in [
+        rich(),
+        ResumptionState {
+            last_user_requests: vec!["Fix the flaky test".into()],
+            ..Default::default()
+        },
+    ] {
+        let cp = checkpoint(Some(state));
+        let text = render_resumption_context(ResumptionInput {
+            checkpoint: &cp,
+            history: &[],
+            resume_log: None,
+        });
+        assert!(!text.is_empty());
+        assert!(!text.to_lowercase().contains("abandon"), "{text}");
+        assert!(text.contains("Context was compacted at 83%"), "{text}");
+    }
 }
 
 #[test]
@@ -395,16 +475,68 @@ fn state() -> impl Strategy<Value = ResumptionState> {
                         .collect(),
                     files_touched: touched,
                     last_assistant_text: last,
+                    ..Default::default()
                 }
             },
         )
+}
+
+/// What the transcript says about the work: goal, tasks, work tree, failure, check,
+/// subagents, constraints — hostile, huge and empty alike.
+fn work() -> impl Strategy<Value = ResumptionState> {
+    (
+        proptest::option::of(text()),
+        proptest::collection::vec((text(), "(pending|in_progress|completed|deleted|x)"), 0..30),
+        proptest::option::of(text()),
+        proptest::option::of(0u64..100_000),
+        proptest::collection::vec(text(), 0..30),
+        proptest::option::of((text(), text())),
+        proptest::option::of((text(), any::<bool>())),
+        proptest::collection::vec(text(), 0..20),
+        proptest::collection::vec(text(), 0..20),
+    )
+        .prop_map(
+            |(goal, tasks, branch, dirty, commits, failure, check, running, constraints)| {
+                ResumptionState {
+                    goal,
+                    tasks: tasks
+                        .into_iter()
+                        .map(|(content, status)| Todo { content, status })
+                        .collect(),
+                    git_branch: branch,
+                    uncommitted_changes: dirty,
+                    commits,
+                    failure: failure.map(|(command, excerpt)| Failure { command, excerpt }),
+                    last_check: check.map(|(command, passed)| Check { command, passed }),
+                    subagents_running: running,
+                    user_constraints: constraints,
+                    ..Default::default()
+                }
+            },
+        )
+}
+
+/// A state with both: what the source or the derivation gives and the work.
+fn full_state() -> impl Strategy<Value = ResumptionState> {
+    (state(), work()).prop_map(|(base, work)| ResumptionState {
+        goal: work.goal,
+        tasks: work.tasks,
+        git_branch: work.git_branch,
+        uncommitted_changes: work.uncommitted_changes,
+        commits: work.commits,
+        failure: work.failure,
+        last_check: work.last_check,
+        subagents_running: work.subagents_running,
+        user_constraints: work.user_constraints,
+        ..base
+    })
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
     #[test]
-    fn any_state_fits_and_parses(s in state(), history in proptest::collection::vec(("cx-[0-9]{3}", 0u64..200), 0..20)) {
+    fn any_state_fits_and_parses(s in full_state(), history in proptest::collection::vec(("cx-[0-9]{3}", 0u64..200), 0..20)) {
         let cp = checkpoint(Some(s));
         let history: Vec<HistoryEntry> = history.into_iter().map(|(checkpoint_id, fill_percent)| HistoryEntry { checkpoint_id, fill_percent }).collect();
         let text = render_resumption_context(ResumptionInput { checkpoint: &cp, history: &history, resume_log: Some("/p/log.md") });

@@ -31,7 +31,8 @@ pub use resume_log::{
     SessionMetadata,
 };
 pub use resumption::{
-    FileToRead, KeyDecision, QualityTrajectory, ResumptionOrigin, ResumptionState, Todo,
+    Check, Failure, FileToRead, KeyDecision, QualityTrajectory, ResumptionOrigin, ResumptionState,
+    Todo,
 };
 pub use session::SessionKey;
 pub use state::{CompactionsSeen, SessionState};

@@ -150,6 +150,44 @@ pub struct ResumptionState {
     /// Files written or edited, most recent last, without duplicates.
     pub files_touched: Vec<String>,
     pub last_assistant_text: Option<String>,
+    /// The session's goal: its first request typed by the user (leading slash commands
+    /// skipped), from the transcript's start.
+    pub goal: Option<String>,
+    /// The agent's tasks (task tools: created, updated, listed), in creation order; `status`
+    /// as the tools spell it.
+    pub tasks: Vec<Todo>,
+    /// The git branch the transcript's newest line names (when `.git` cannot say).
+    pub git_branch: Option<String>,
+    /// Uncommitted changes (`git status` entries) at the compaction; `None` when unknown.
+    pub uncommitted_changes: Option<u64>,
+    /// Commits made in the session, "short-hash subject", oldest first.
+    pub commits: Vec<String>,
+    /// The newest failing tool result that no later success of the same command resolved.
+    pub failure: Option<Failure>,
+    /// The newest test or build command and whether it passed.
+    pub last_check: Option<Check>,
+    /// Subagents started and not yet finished, by their description.
+    pub subagents_running: Vec<String>,
+    /// What the user said when refusing a tool call, oldest first.
+    pub user_constraints: Vec<String>,
+}
+
+/// A failed tool call: what ran and the lines that say what failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Failure {
+    /// The command (a shell call) or the tool's name.
+    pub command: String,
+    /// The lines that say what failed, then the result's last lines.
+    pub excerpt: String,
+}
+
+/// A test or build command and its outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Check {
+    pub command: String,
+    pub passed: bool,
 }
 
 impl ResumptionState {
@@ -165,6 +203,13 @@ impl ResumptionState {
             && self.todos.is_empty()
             && self.files_touched.is_empty()
             && self.last_assistant_text.is_none()
+            && self.goal.is_none()
+            && self.tasks.is_empty()
+            && self.commits.is_empty()
+            && self.failure.is_none()
+            && self.last_check.is_none()
+            && self.subagents_running.is_empty()
+            && self.user_constraints.is_empty()
     }
 }
 

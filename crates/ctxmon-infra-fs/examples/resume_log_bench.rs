@@ -94,7 +94,7 @@ fn measure(durability: Durability) -> (f64, f64, u64, u64) {
         FsResumeLogStore::new(ProjectLayout::new(project.path())).with_durability(durability);
     let generator = ResumeLogGenerator::from_config(&ResumeLogsConfig::default());
     let agent = draft();
-    let tail = tail();
+    let tail = ctxmon_infra_fs::transcript::records_from_values(&tail());
     let fill = FillEstimate::measured(
         TokenCount(166_000),
         ContextWindow::DEFAULT,

@@ -658,12 +658,12 @@ fn fuzz_config_env() {
 // Stored files: checkpoints, resume logs, session state
 
 fn sample_checkpoint(sequence: u32, session: &str) -> CheckpointData {
-    let state = derive_from_tail(
+    let state = derive_from_tail(&ctxmon_infra_fs::transcript::records_from_values(
         &SYNTHETIC_TRANSCRIPT
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect::<Vec<_>>(),
-    );
+    ));
     CheckpointData {
         schema_version: CheckpointData::SCHEMA_VERSION,
         checkpoint_id: CheckpointId::new(sequence).expect("a positive id"),

@@ -6,6 +6,7 @@
 
 use ctxmon_application::ports::TranscriptTail;
 use ctxmon_infra_fs::JsonlTranscriptReader;
+use ctxmon_infra_fs::transcript::records_from_values;
 use serde_json::json;
 
 #[test]
@@ -32,15 +33,13 @@ fn only_what_derivations_need_is_parsed() {
     let kept = JsonlTranscriptReader::new()
         .read_tail(&path, 1 << 20)
         .unwrap();
-    assert_eq!(
-        kept,
-        vec![
-            lines[0].clone(),
-            lines[2].clone(),
-            lines[4].clone(),
-            lines[5].clone()
-        ]
-    );
+    let wanted = [
+        lines[0].clone(),
+        lines[2].clone(),
+        lines[4].clone(),
+        lines[5].clone(),
+    ];
+    assert_eq!(kept, records_from_values(&wanted));
     // The general reader keeps everything.
     assert_eq!(
         ctxmon_infra_fs::read_tail_lines(&path, 1 << 20)

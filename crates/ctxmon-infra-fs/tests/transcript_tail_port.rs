@@ -5,15 +5,16 @@
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use ctxmon_application::ports::{TranscriptErrorKind, TranscriptTail};
+use ctxmon_application::ports::{
+    RecordBody, RequestKind, TranscriptErrorKind, TranscriptRecord, TranscriptTail,
+};
 use ctxmon_application::resumption::{
     TranscriptHead, derive_from_tail, files_written_by_subagents, first_request_text,
 };
 use ctxmon_infra_fs::JsonlTranscriptReader;
-use serde_json::Value;
 
-/// Every line the head read hands over, until `stop_after` lines (all when `None`).
-fn head_lines(path: &Path, max_bytes: u64, stop_after: Option<usize>) -> Vec<Value> {
+/// Every record the head read hands over, until `stop_after` records (all when `None`).
+fn head_lines(path: &Path, max_bytes: u64, stop_after: Option<usize>) -> Vec<TranscriptRecord> {
     let mut seen = Vec::new();
     JsonlTranscriptReader::new()
         .read_head(path, max_bytes, &mut |line| {
@@ -47,8 +48,20 @@ fn the_head_is_read_from_the_start_and_only_as_far_as_needed() {
     // Sidechain lines, successful tool results and garbage are not handed over.
     let first = head_lines(&path, 1024 * 1024, Some(2));
     assert_eq!(first.len(), 2);
-    assert_eq!(first[0]["type"], "summary");
-    assert_eq!(first[1]["message"]["content"], "the real first request");
+    assert_eq!(first[0].body, RecordBody::Other);
+    assert_eq!(
+        first[0].timestamp.as_deref(),
+        Some("2026-11-20T08:00:00.000Z")
+    );
+    match &first[1].body {
+        RecordBody::Request(r) => {
+            assert_eq!(
+                (r.kind, r.text.as_str()),
+                (RequestKind::Typed, "the real first request")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     let mut head = TranscriptHead::default();
     JsonlTranscriptReader::new()
         .read_head(&path, 1024 * 1024, &mut |l| head.visit(l))
@@ -188,5 +201,32 @@ fn real_transcript_through_the_port() {
     assert_eq!(
         state.files_touched.last().map(String::as_str),
         Some("/Users/dain/workspace/coderabbit-review-helper/README.md")
+    );
+    // Issue 13: the branch the lines name, the reason the user gave when refusing an edit, and
+    // no unresolved failure: the Edit refused for an unread file succeeded later (a success
+    // the filter reports without parsing it).
+    assert_eq!(
+        state.git_branch.as_deref(),
+        Some("fix/comment-attribution-and-pagination")
+    );
+    assert!(
+        state
+            .user_constraints
+            .iter()
+            .any(|c| c.starts_with("Let's keep the name of the py file")),
+        "{:?}",
+        state.user_constraints
+    );
+    assert_eq!(state.failure, None);
+    // The goal is the first typed request, from the transcript's start.
+    let mut head = TranscriptHead::default();
+    JsonlTranscriptReader::new()
+        .read_head(&path, 1024 * 1024, &mut |r| head.visit(r))
+        .expect("head");
+    assert!(
+        head.goal
+            .as_deref()
+            .is_some_and(|g| g.starts_with("How can I make this possible to install")),
+        "{head:?}"
     );
 }

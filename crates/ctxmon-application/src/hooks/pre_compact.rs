@@ -2,7 +2,6 @@
 
 use std::cell::OnceCell;
 use std::collections::BTreeSet;
-use std::path::Path;
 
 use ctxmon_domain::{
     CheckpointData, CheckpointId, CompactionTrigger, DomainEvent, FillEstimate, ResumptionState,
@@ -12,9 +11,11 @@ use ctxmon_domain::{
 use super::compaction::note_checkpoint;
 use super::{HookContext, HookPorts, load_state, record, save_state};
 use crate::fill::{ContextFillEstimator, EstimateRequest};
-use crate::ports::{Allocation, AutoPrune, ResumeLogStore};
-use crate::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
-use crate::resumption::{derive_from_tail, from_section};
+use crate::ports::{Allocation, AutoPrune, ResumeLogStore, TranscriptRecord};
+use crate::resume_log::{
+    AlreadyRead, GitSnapshot, TriggerKind, generate_for_trigger, git_snapshot, read_head,
+};
+use crate::resumption::{TranscriptHead, derive_from_tail, from_section};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PreCompactInput<'a> {
@@ -49,11 +50,12 @@ pub fn pre_compact(
     // The tail is the hook's costliest read; the checkpoint's derivation and the pre-compact
     // resume log share one reading of it.
     let tail = OnceCell::new();
-    let resumption = resumption_state(ctx, ports, &tail, &mut warnings);
-    let git = ports
-        .git
-        .head(Path::new(ctx.cwd.unwrap_or_default()))
-        .or_else(|| ports.git.head(ctx.project_dir));
+    let head = OnceCell::new();
+    // Branch, head and the uncommitted changes (a bounded `git status`), asked once for the
+    // checkpoint and the resume log alike.
+    let snapshot = git_snapshot(ctx, ports);
+    let resumption = resumption_state(ctx, ports, &tail, &head, snapshot.as_ref(), &mut warnings);
+    let git = snapshot.as_ref().map(|g| g.head.clone());
     if git
         .as_ref()
         .is_some_and(|g| g.branch.is_none() && g.head.is_none())
@@ -126,6 +128,8 @@ pub fn pre_compact(
             fill: Some(&estimate),
             tail: tail.get().and_then(|read| read.as_deref().ok()),
             checkpoint: Some(&checkpoint),
+            head: head.get().and_then(Option::as_ref),
+            git: snapshot.as_ref(),
         },
     );
     warnings.extend(fired.warnings);
@@ -208,7 +212,9 @@ pub fn abandon_reason(estimate: &FillEstimate) -> String {
 fn resumption_state(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
-    tail: &OnceCell<Result<Vec<serde_json::Value>, String>>,
+    tail: &OnceCell<Result<Vec<TranscriptRecord>, String>>,
+    head: &OnceCell<Option<TranscriptHead>>,
+    git: Option<&GitSnapshot>,
     warnings: &mut Vec<String>,
 ) -> Option<ResumptionState> {
     match ports.source.read(ctx.project_dir) {
@@ -235,7 +241,19 @@ fn resumption_state(
             .map_err(|e| e.to_string())
     });
     match read {
-        Ok(lines) => Some(derive_from_tail(lines)).filter(|s| !s.is_empty()),
+        Ok(lines) => {
+            let mut state = derive_from_tail(lines);
+            // The goal is the session's first typed request: its start has it, the tail only
+            // in a short session.
+            let start = head.get_or_init(|| read_head(ctx, ports, warnings));
+            if let Some(goal) = start.as_ref().and_then(|h| h.goal.clone()) {
+                state.goal = Some(goal);
+            }
+            state.uncommitted_changes = git
+                .and_then(|g| g.dirty_files.as_ref())
+                .map(|d| d.len() as u64);
+            Some(state).filter(|s| !s.is_empty())
+        }
         Err(e) => {
             warnings.push(format!("transcript tail unreadable: {e}"));
             None

@@ -7,12 +7,11 @@ use std::cell::Cell;
 use ctxmon_domain::{
     CheckpointData, CheckpointId, ContextMetrics, DomainEvent, ResumeLog, Timestamp,
 };
-use serde_json::json;
 
 use super::pre_compact::{PreCompactInput, PreCompactOutcome, pre_compact};
 use super::test_world::World;
 use crate::config::InjectPolicy;
-use crate::memory::MemoryCheckpoints;
+use crate::memory::{MemoryCheckpoints, records};
 use crate::ports::{
     Allocation, AutoPrune, CheckpointListing, CheckpointRepository, PortError, PruneOutcome,
     ResumeLogStore, StoredCheckpoint,
@@ -68,7 +67,7 @@ impl CheckpointRepository for Watched<'_> {
 fn world() -> World {
     let w = World::new(InjectPolicy::Always);
     *w.tail.0.borrow_mut() = vec![
-        json!({"type":"user","message":{"role":"user","content":"Port the parser"},"uuid":"u1"}),
+        records::request("Port the parser"),
     ];
     w.script.usage_at(170_000, Some("2026-11-20T09:59:00.000Z"));
     w

@@ -2,8 +2,8 @@
 //! acknowledges the older ones too (spec §7), and a state that after each compaction describes
 //! the new context (spec §5, §9).
 
+use crate::memory::records;
 use ctxmon_domain::DomainEvent;
-use serde_json::json;
 
 use super::lifecycle::session_end;
 use super::pre_compact::{PreCompactInput, pre_compact};
@@ -18,9 +18,7 @@ const AFTER: &str = "2026-11-20T11:00:00.000Z";
 
 fn world() -> World {
     let w = World::new(InjectPolicy::Always);
-    *w.tail.0.borrow_mut() = vec![
-        json!({"type":"user","message":{"role":"user","content":"Port the parser"},"uuid":"u1"}),
-    ];
+    *w.tail.0.borrow_mut() = vec![records::request("Port the parser")];
     w.script.usage_at(170_000, Some(BEFORE));
     w
 }

@@ -2,6 +2,8 @@
 //! prompt-submit, the fallback when SessionStart never ran, the post-compaction reset and the
 //! staleness check.
 
+use crate::memory::records;
+use crate::ports::TranscriptRecord;
 use ctxmon_domain::{FillSource, ThresholdTier, TokenCount, estimate_tokens};
 use serde_json::json;
 
@@ -18,15 +20,16 @@ use crate::ports::{GitHead, SourceDocument};
 const BEFORE: &str = "2026-11-20T09:59:00.000Z";
 const AFTER: &str = "2026-11-20T11:00:00.000Z";
 
-fn tail_lines() -> Vec<serde_json::Value> {
+fn tail_lines() -> Vec<TranscriptRecord> {
     vec![
-        json!({"type":"user","message":{"role":"user","content":"Refactor the billing module & keep tests green"},"uuid":"u1"}),
-        json!({"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"TodoWrite","input":{"todos":[
-            {"content":"Split billing.rs","status":"completed","activeForm":"Splitting"},
-            {"content":"Move tax rules into tax.rs","status":"in_progress","activeForm":"Moving"},
-            {"content":"Run cargo test","status":"pending","activeForm":"Testing"}]}}]}}),
-        json!({"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Edit","input":{"file_path":"/proj/src/billing/tax.rs","old_string":"a","new_string":"b"}}]}}),
-        json!({"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Tax rules moved; next I run the tests."}]}}),
+        records::request("Refactor the billing module & keep tests green"),
+        records::todos(&[
+            ("Split billing.rs", "completed"),
+            ("Move tax rules into tax.rs", "in_progress"),
+            ("Run cargo test", "pending"),
+        ]),
+        records::write("Edit", "/proj/src/billing/tax.rs"),
+        records::text("Tax rules moved; next I run the tests."),
     ]
 }
 

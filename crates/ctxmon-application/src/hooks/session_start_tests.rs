@@ -2,8 +2,9 @@
 //! never another session's, and without a checkpoint a short pointer names the log that
 //! applies.
 
+use crate::memory::records;
+use crate::ports::TranscriptRecord;
 use ctxmon_domain::{ContextMetrics, ResumeLog, SessionKey, Timestamp, estimate_tokens};
-use serde_json::json;
 
 use super::pre_compact::{PreCompactInput, pre_compact};
 use super::session_start::session_start;
@@ -16,11 +17,10 @@ use crate::resume_log_pointer::POINTER_MAX_TOKENS;
 const NOW: i64 = 1_795_168_800_000;
 const HOUR: i64 = 3_600_000;
 
-fn tail(request: &str) -> Vec<serde_json::Value> {
+fn tail(request: &str) -> Vec<TranscriptRecord> {
     vec![
-        json!({"type":"user","message":{"role":"user","content":request}}),
-        json!({"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"TodoWrite","input":{"todos":[
-            {"content":"Write tax.rs","status":"in_progress"}]}}]}}),
+        records::request(request),
+        records::todos(&[("Write tax.rs", "in_progress")]),
     ]
 }
 

@@ -2,12 +2,11 @@
 //! the transcript tail and git.
 
 use std::collections::BTreeSet;
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use ctxmon_domain::{CheckpointData, CheckpointId};
 
-use super::{PortError, TranscriptError};
+use super::PortError;
 
 /// A checkpoint with its acknowledgement state, as listed.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,29 +112,6 @@ pub trait ResumptionSource {
     /// The file `read` would read: the first candidate name that exists (in any form), or
     /// `None` when none does. Costs a few `stat`s, no read.
     fn locate(&self, project_dir: &Path) -> Option<PathBuf>;
-}
-
-/// The end of a transcript as parsed JSON lines, oldest first; and its start, for what only
-/// the start says (the session's first request, when it began).
-pub trait TranscriptTail {
-    /// The last `max_bytes` of the transcript, oldest first. An adapter may append its
-    /// subagents' lines kept elsewhere (Claude Code 2.x writes them to files of their own),
-    /// marked `isSidechain` like the inline ones of 1.x.
-    fn read_tail(
-        &self,
-        path: &Path,
-        max_bytes: u64,
-    ) -> Result<Vec<serde_json::Value>, TranscriptError>;
-
-    /// Hands the parsed lines of the transcript's first `max_bytes` to `visit`, oldest first,
-    /// until it answers `Break`. A line the limit cuts is not handed over; lines the tail would
-    /// skip unparsed (successful tool results, subagent lines) may be skipped here too.
-    fn read_head(
-        &self,
-        path: &Path,
-        max_bytes: u64,
-        visit: &mut dyn FnMut(&serde_json::Value) -> ControlFlow<()>,
-    ) -> Result<(), TranscriptError>;
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

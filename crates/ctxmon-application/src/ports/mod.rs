@@ -6,10 +6,11 @@ mod error;
 mod resume_logs;
 mod stores;
 mod transcript;
+mod transcript_records;
 
 pub use checkpoints::{
     Allocation, AutoPrune, CheckpointListing, CheckpointRepository, GitHead, GitInfo, PruneOutcome,
-    ResumptionSource, SourceDocument, StoredCheckpoint, TranscriptTail,
+    ResumptionSource, SourceDocument, StoredCheckpoint,
 };
 pub use error::{PortError, PortErrorKind};
 pub use resume_logs::{
@@ -20,4 +21,8 @@ pub use stores::{Clock, EventLog, SessionStateStore};
 pub use transcript::{
     ChainScope, CompactionBoundary, PathOrigin, ScanLimits, TranscriptError, TranscriptErrorKind,
     TranscriptEvent, TranscriptReader, TranscriptReading, UsageRecord,
+};
+pub use transcript_records::{
+    RecordBody, Request, RequestKind, TaskItem, ToolCall, ToolKind, ToolResult, TranscriptRecord,
+    TranscriptTail,
 };

@@ -1,7 +1,7 @@
 //! The agent's document in the seed's own JSON format: every field lands in the log, the
 //! agent's figures beside ctxmon's measurement, never instead of it.
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::*;
 

@@ -9,14 +9,13 @@ use ctxmon_domain::{
     CheckpointData, DomainEvent, EventRecord, FillEstimate, ResumeLogDraft, SessionKey,
     SessionState,
 };
-use serde_json::Value;
 
 use super::generator::{GeneratedLog, ResumeLogGenerator};
 use super::providers::{GenerationInputs, GitSnapshot};
 use super::trigger::TriggerKind;
 use crate::fill::{ContextFillEstimator, EstimateRequest};
 use crate::hooks::{HookContext, HookPorts};
-use crate::ports::{PortError, ResumeLogStore, SavedResumeLog};
+use crate::ports::{PortError, ResumeLogStore, SavedResumeLog, TranscriptRecord};
 use crate::resumption::{HEAD_BYTES, TranscriptHead};
 
 /// What a hook's trigger did. Never an error: problems are warnings for the hook log.
@@ -37,7 +36,11 @@ pub struct AlreadyRead<'a> {
     pub fill: Option<&'a FillEstimate>,
     /// The transcript's tail as the tail port returned it (otherwise read here). PreCompact
     /// derives the checkpoint from the same tail: parsing it twice cost half the hook's time.
-    pub tail: Option<&'a [Value]>,
+    pub tail: Option<&'a [TranscriptRecord]>,
+    /// The transcript's start (otherwise read here when the tail is readable).
+    pub head: Option<&'a TranscriptHead>,
+    /// Git as the hook found it (otherwise asked here): `git status` runs once per hook.
+    pub git: Option<&'a GitSnapshot>,
     /// The session's newest checkpoint (otherwise found by listing every checkpoint, whose
     /// cost grows with the folder: PreCompact hands over the one it just saved).
     pub checkpoint: Option<&'a CheckpointData>,
@@ -195,8 +198,14 @@ fn write(
         }
     };
     // The head only when the tail was readable: an unreadable transcript is one warning.
-    let head = tail.as_ref().and_then(|_| read_head(ctx, ports, warnings));
-    let git = git_snapshot(ctx, ports);
+    let head = match already.head {
+        Some(h) => Some(h.clone()),
+        None => tail.as_ref().and_then(|_| read_head(ctx, ports, warnings)),
+    };
+    let git = match already.git {
+        Some(g) => Some(g.clone()),
+        None => git_snapshot(ctx, ports),
+    };
     let transcript = ctx.transcript_path.map(|p| p.display().to_string());
     let now = ports.clock.now();
     let generated = generator.generate(&GenerationInputs {
@@ -257,7 +266,7 @@ fn read_tail(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
     warnings: &mut Vec<String>,
-) -> Option<Vec<Value>> {
+) -> Option<Vec<TranscriptRecord>> {
     let path = ctx.transcript_path?;
     match ports.tail.read_tail(path, ctx.config.resumption.tail_bytes) {
         Ok(lines) => Some(lines),
@@ -269,7 +278,7 @@ fn read_tail(
 }
 
 /// The transcript's start, read until its first request (at most [`HEAD_BYTES`]).
-fn read_head(
+pub(crate) fn read_head(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
     warnings: &mut Vec<String>,
@@ -289,7 +298,7 @@ fn read_head(
 }
 
 /// Git of the session's working directory, else of the project.
-fn git_snapshot(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> Option<GitSnapshot> {
+pub(crate) fn git_snapshot(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> Option<GitSnapshot> {
     let cwd = ctx.cwd.map(Path::new).filter(|p| !p.as_os_str().is_empty());
     let (dir, head) = match cwd.and_then(|d| Some((d, ports.git.head(d)?))) {
         Some(found) => found,

@@ -20,6 +20,7 @@ mod providers;
 mod trigger;
 
 pub use entry::{AlreadyRead, GenerateOutcome, TriggerOutcome, generate_for_trigger, generate_now};
+pub(crate) use entry::{git_snapshot, read_head};
 pub use generator::{GeneratedLog, ResumeLogGenerator};
 pub use memory_store::MemoryResumeLogStore;
 pub use providers::{

@@ -9,11 +9,11 @@
 //! measurement (`ResumeLog::agent_metrics`), shown beside it. A provider is the seed's "custom section provider" extension point:
 //! register one with `ResumeLogGenerator::register_section_provider`.
 
+use crate::ports::TranscriptRecord;
 use ctxmon_domain::{
     CheckpointData, Decision, FillEstimate, ResumeLog, ResumeLogDraft, ResumptionState, Timestamp,
     Todo,
 };
-use serde_json::Value;
 
 use super::trigger::TriggerKind;
 use crate::ports::GitHead;
@@ -33,7 +33,7 @@ pub struct GenerationInputs<'a> {
     /// The session's newest checkpoint.
     pub checkpoint: Option<&'a CheckpointData>,
     /// The transcript's tail as parsed lines, oldest first; `None` when it could not be read.
-    pub tail: Option<&'a [Value]>,
+    pub tail: Option<&'a [TranscriptRecord]>,
     /// What the transcript's start says (its first request); `None` when it was not read.
     pub head: Option<&'a TranscriptHead>,
     pub git: Option<&'a GitSnapshot>,

@@ -8,16 +8,18 @@ use ctxmon_domain::{
     FillSource, ResumeLog, ResumeLogDraft, ResumptionOrigin, ResumptionState, SessionInfo,
     SessionKey, SessionState, ThresholdTier, Thresholds, Timestamp, TokenCount,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::*;
 use crate::config::Config;
 use crate::fill::FillSettings;
 use crate::hooks::{HookContext, HookPorts};
+use crate::memory::records;
 use crate::memory::{FixedClock, MemoryCheckpoints, MemoryEvents, MemorySource, MemoryStates};
 use crate::ports::{
-    ChainScope, CheckpointRepository, GitHead, GitInfo, ResumeLogStore, ScanLimits,
-    TranscriptError, TranscriptReader, TranscriptReading, TranscriptTail, UsageRecord,
+    ChainScope, CheckpointRepository, GitHead, GitInfo, RecordBody, ResumeLogStore, ScanLimits,
+    TranscriptError, TranscriptReader, TranscriptReading, TranscriptRecord, TranscriptTail,
+    UsageRecord,
 };
 
 /// A transcript whose newest usage is 170,000 tokens.
@@ -57,12 +59,12 @@ impl GitInfo for DirtyGit {
 /// A transcript whose start (`head`, when set) is not in its tail, as in a long session.
 #[derive(Default)]
 struct Transcript {
-    tail: RefCell<Vec<Value>>,
-    head: RefCell<Option<Vec<Value>>>,
+    tail: RefCell<Vec<TranscriptRecord>>,
+    head: RefCell<Option<Vec<TranscriptRecord>>>,
 }
 
 impl TranscriptTail for Transcript {
-    fn read_tail(&self, _: &Path, _: u64) -> Result<Vec<Value>, TranscriptError> {
+    fn read_tail(&self, _: &Path, _: u64) -> Result<Vec<TranscriptRecord>, TranscriptError> {
         Ok(self.tail.borrow().clone())
     }
 
@@ -70,7 +72,7 @@ impl TranscriptTail for Transcript {
         &self,
         _: &Path,
         _: u64,
-        visit: &mut dyn FnMut(&Value) -> std::ops::ControlFlow<()>,
+        visit: &mut dyn FnMut(&TranscriptRecord) -> std::ops::ControlFlow<()>,
     ) -> Result<(), TranscriptError> {
         let head = self.head.borrow();
         let tail = self.tail.borrow();
@@ -183,35 +185,21 @@ impl World {
     }
 }
 
-fn user(text: &str) -> Value {
-    json!({"type": "user", "message": {"role": "user", "content": text}})
+fn user(text: &str) -> TranscriptRecord {
+    records::request(text)
 }
 
-fn tool(name: &str, input: Value) -> Value {
-    json!({"type": "assistant", "message": {"role": "assistant", "content": [
-        {"type": "tool_use", "id": "t", "name": name, "input": input}
-    ]}})
-}
-
-fn transcript() -> Vec<Value> {
+fn transcript() -> Vec<TranscriptRecord> {
     vec![
         user("Add resume logs to ctxmon"),
-        tool(
-            "Write",
-            json!({"file_path": "/proj/src/log.rs", "content": "x"}),
-        ),
-        tool("Bash", json!({"command": "cargo test"})),
-        json!({"type": "user", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t", "is_error": true, "content": "test failed: budget"}
-        ]}}),
-        tool(
-            "TodoWrite",
-            json!({"todos": [
-                {"content": "Domain types", "status": "completed"},
-                {"content": "File store", "status": "in_progress"},
-                {"content": "CLI", "status": "pending"}
-            ]}),
-        ),
+        records::write("Write", "/proj/src/log.rs"),
+        records::shell("t", "cargo test"),
+        records::result_record(records::result("t", true, "test failed: budget")),
+        records::todos(&[
+            ("Domain types", "completed"),
+            ("File store", "in_progress"),
+            ("CLI", "pending"),
+        ]),
         user("Now wire the CLI"),
     ]
 }
@@ -442,7 +430,7 @@ fn the_checkpoint_stands_in_for_an_unreadable_transcript() {
             ..curated_state()
         },
     );
-    let inputs_tail: Option<&[Value]> = None;
+    let inputs_tail: Option<&[TranscriptRecord]> = None;
     let cp = w
         .checkpoints
         .latest_unacknowledged(Some("s1"))

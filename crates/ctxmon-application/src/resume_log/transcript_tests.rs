@@ -1,9 +1,8 @@
 //! Resume logs from the transcript: what its tail says, the mission from its start, the
 //! session's duration, the files subagents wrote.
 
-use serde_json::json;
-
 use super::*;
+use crate::ports::RequestKind;
 
 #[test]
 fn the_transcript_fills_what_nothing_else_says() {
@@ -36,9 +35,12 @@ fn the_mission_is_the_sessions_first_request_not_the_tails() {
     let w = World::new();
     // The 8 MiB tail of a long session starts long after its first request.
     *w.tail.head.borrow_mut() = Some(vec![
-        json!({"type": "summary", "summary": "Earlier work", "timestamp": "2026-11-20T08:00:00.000Z"}),
-        json!({"type": "user", "isMeta": true, "message": {"role": "user", "content": "<local-command-caveat>x</local-command-caveat>"}}),
-        json!({"type": "user", "isSidechain": true, "message": {"role": "user", "content": "A subagent's prompt"}}),
+        records::record(RecordBody::Other).at("2026-11-20T08:00:00.000Z"),
+        records::request_of(
+            RequestKind::Meta,
+            "<local-command-caveat>x</local-command-caveat>",
+        ),
+        user("A subagent's prompt").by_subagent(),
         user("Build ctxmon's resume logs end to end"),
         user("A second request"),
     ]);
@@ -60,13 +62,13 @@ fn the_mission_is_the_sessions_first_request_not_the_tails() {
 fn the_session_duration_runs_from_the_first_line_to_the_newest() {
     let w = World::new();
     *w.tail.head.borrow_mut() = Some(vec![
-        json!({"type": "summary", "timestamp": "2026-11-20T08:00:00.000Z"}),
+        records::record(RecordBody::Other).at("2026-11-20T08:00:00.000Z"),
         user("Build ctxmon's resume logs end to end"),
     ]);
     let mut lines = transcript();
-    lines[0]["timestamp"] = json!("2026-11-20T10:00:00.000Z");
-    lines[2]["timestamp"] = json!("2026-11-20T10:34:00.000Z");
-    lines[4]["timestamp"] = json!("not a time");
+    lines[0].timestamp = Some("2026-11-20T10:00:00.000Z".into());
+    lines[2].timestamp = Some("2026-11-20T10:34:00.000Z".into());
+    lines[4].timestamp = Some("not a time".into());
     *w.tail.tail.borrow_mut() = lines;
     let generated = w.now(None).generated;
     let m = &generated.log.metadata;
@@ -122,11 +124,7 @@ fn a_long_first_request_is_cut_at_a_sentence_and_takes_the_room_left() {
 fn files_written_by_subagents_are_listed_apart() {
     let w = World::new();
     let mut lines = transcript();
-    let by_agent = |name: &str, path: &str| {
-        let mut line = tool(name, json!({"file_path": path, "content": "x"}));
-        line["isSidechain"] = json!(true);
-        line
-    };
+    let by_agent = |name: &str, path: &str| records::write(name, path).by_subagent();
     lines.push(by_agent("Write", "/proj/src/agent.rs"));
     lines.push(by_agent("Edit", "/proj/src/log.rs"));
     lines.push(by_agent("Read", "/proj/src/read_only.rs"));

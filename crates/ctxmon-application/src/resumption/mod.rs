@@ -1,24 +1,25 @@
 //! Resumption state from its two sources (spec §5): the source file's `resumption:` section
 //! (`from_section`) and the transcript tail (`derive_from_tail`).
 //!
-//! Both are pure and total: they take parsed JSON, skip what has the wrong shape item by item
-//! and never fail. Both bound what they keep — every text is trimmed and capped at
+//! Both are pure and total: they take parsed JSON (the section) or the tail port's typed
+//! records, skip what has the wrong shape item by item and never fail. Both bound what they keep — every text is trimmed and capped at
 //! [`MAX_TEXT_CHARS`], every list at [`MAX_LIST_ITEMS`] — so a 5 MB section or a tail full of
 //! tool calls cannot make the checkpoint, or the generators that read it, large or slow.
 //!
 //! Text is kept as data: `</resumption-context>` or `&` in a summary come through verbatim.
 //! Escaping is the generators' job, at the moment text is put into a tag.
 
-mod prompt;
 mod section;
 mod tail;
 mod text;
+mod work;
 
 pub use section::from_section;
 pub use tail::{
     TranscriptHead, commands_run, derive_from_tail, errors_seen, files_written_by_subagents,
     first_request_text, first_user_request, last_timestamp,
 };
+pub use work::MAX_EXCERPT_CHARS;
 
 /// Longest text kept for one item (a summary, a decision, a request), in characters. Longer
 /// text is cut at a character boundary and ends with "…".

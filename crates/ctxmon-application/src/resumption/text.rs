@@ -162,7 +162,12 @@ impl OneLine {
 /// characters. Paths are never cut (a cut path names a file that does not exist); one that
 /// does not fit is dropped.
 pub(crate) fn path_text(v: &Value) -> Option<String> {
-    let s = v.as_str()?.trim();
+    path_str(v.as_str()?)
+}
+
+/// [`path_text`] of a string.
+pub(crate) fn path_str(s: &str) -> Option<String> {
+    let s = s.trim();
     if s.is_empty() || s.chars().any(char::is_control) || s.chars().nth(MAX_PATH_CHARS).is_some() {
         return None;
     }

@@ -2,8 +2,9 @@
 //! at the end of a Claude Code transcript (spec §2) without reading the whole file.
 //!
 //! Layout: `backward` walks lines newest first in fixed blocks with bounded memory, `line`
-//! decides what one line means, `tail` reads the last bytes forward for later derivations, and
-//! `forward` streams the whole file through the same line rules for the session report.
+//! decides what one line means for the fill, `tail` reads the last bytes forward for later
+//! derivations, `records` (with `prompt`) turns those lines into the tail port's typed records,
+//! and `forward` streams the whole file through the same line rules for the session report.
 //!
 //! Decisions the spec leaves open, taken here:
 //! - A usage whose summed fields have the wrong type (a string, a negative number, a float) does
@@ -26,6 +27,8 @@ mod forward;
 mod lenient;
 mod line;
 mod open;
+mod prompt;
+mod records;
 mod tail;
 
 use std::path::Path;
@@ -40,6 +43,7 @@ use line::{LineEvent, classify};
 use open::{io_error, open_regular};
 
 pub use forward::ForwardStats;
+pub use records::{RESULT_HEAD_CHARS, RESULT_TAIL_CHARS, RecordParser, records_from_values};
 pub use tail::{TailLines, read_tail_lines};
 
 /// Block size of the backward scan.

@@ -7,9 +7,10 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use ctxmon_application::ports::TranscriptError;
+use ctxmon_application::ports::{TranscriptError, TranscriptRecord};
 
 use super::open::{io_error, open_regular};
+use super::records::{RecordParser, records_from_values};
 use crate::json_repair;
 
 /// The complete lines found in a transcript's tail, oldest first.
@@ -44,6 +45,33 @@ pub fn read_tail_filtered(
     max_bytes: u64,
     keep: impl Fn(&[u8]) -> bool,
 ) -> Result<TailLines, TranscriptError> {
+    let mut lines = Vec::new();
+    let mut skipped_lines = 0;
+    let (from_file_start, bytes_read) = for_each_tail_line(path, max_bytes, &mut |line| {
+        if !keep(line) {
+            return;
+        }
+        // A lone surrogate escape (Node's cut emoji) would drop the user's request otherwise.
+        match json_repair::from_slice_lenient::<serde_json::Value>(line) {
+            Ok(value) => lines.push(value),
+            Err(_) => skipped_lines += 1,
+        }
+    })?;
+    Ok(TailLines {
+        lines,
+        skipped_lines,
+        from_file_start,
+        bytes_read,
+    })
+}
+
+/// Hands every complete, non-blank line of the last `max_bytes` of `path` to `visit`, oldest
+/// first; returns whether the window began at the file start and the bytes read.
+fn for_each_tail_line(
+    path: &Path,
+    max_bytes: u64,
+    visit: &mut dyn FnMut(&[u8]),
+) -> Result<(bool, u64), TranscriptError> {
     let (mut file, file_len) = open_regular(path)?;
     let start = file_len.saturating_sub(max_bytes);
     // Read one byte more than the window when possible: it tells whether the window's first
@@ -74,28 +102,17 @@ pub fn read_tail_filtered(
             }
         }
     };
-
-    let mut out = TailLines {
-        from_file_start: start == 0,
-        bytes_read: len as u64,
-        ..TailLines::default()
-    };
     // Vectorised newline search: a byte-by-byte split was a tenth of PreCompact's time.
     let mut begin = 0;
     let ends = memchr::memchr_iter(b'\n', window).chain(std::iter::once(window.len()));
     for end in ends {
         let line = window.get(begin..end).unwrap_or_default();
         begin = end + 1;
-        if line.iter().all(u8::is_ascii_whitespace) || !keep(line) {
-            continue;
-        }
-        // A lone surrogate escape (Node's cut emoji) would drop the user's request otherwise.
-        match json_repair::from_slice_lenient::<serde_json::Value>(line) {
-            Ok(value) => out.lines.push(value),
-            Err(_) => out.skipped_lines += 1,
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            visit(line);
         }
     }
-    Ok(out)
+    Ok((start == 0, len as u64))
 }
 
 /// Hands the complete lines of the first `max_bytes` of `path` for which `keep(raw bytes)`
@@ -142,26 +159,45 @@ pub fn read_head_filtered(
     Ok(read)
 }
 
-/// The transcript-tail port on the same reader: the use cases that derive state from the tail
-/// need only the parsed lines; counts of skipped lines are for diagnostics here.
+/// The transcript-tail port on the same reader: one pass over the tail's lines, each wanted
+/// line parsed once and turned into records at once (the `Value` is dropped right away).
 impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader {
     fn read_tail(
         &self,
         path: &Path,
         max_bytes: u64,
-    ) -> Result<Vec<serde_json::Value>, TranscriptError> {
-        let mut lines = read_tail_filtered(path, max_bytes, needed_for_derivation)?.lines;
-        lines.extend(subagent_writes(path));
-        Ok(lines)
+    ) -> Result<Vec<TranscriptRecord>, TranscriptError> {
+        let mut parser = RecordParser::default();
+        let mut records = Vec::new();
+        for_each_tail_line(path, max_bytes, &mut |line| {
+            if !parser.wants(line) {
+                parser.push_unparsed(line, &mut records);
+            } else if let Ok(value) = json_repair::from_slice_lenient::<serde_json::Value>(line) {
+                parser.push(&value, &mut records);
+            }
+        })?;
+        records.extend(records_from_values(&subagent_writes(path)));
+        Ok(records)
     }
 
     fn read_head(
         &self,
         path: &Path,
         max_bytes: u64,
-        visit: &mut dyn FnMut(&serde_json::Value) -> ControlFlow<()>,
+        visit: &mut dyn FnMut(&TranscriptRecord) -> ControlFlow<()>,
     ) -> Result<(), TranscriptError> {
-        read_head_filtered(path, max_bytes, needed_for_derivation, visit).map(|_| ())
+        let mut parser = RecordParser::default();
+        let mut records = Vec::new();
+        let wanted = |line: &[u8]| RecordParser::default().wants(line);
+        read_head_filtered(path, max_bytes, wanted, &mut |value| {
+            records.clear();
+            parser.push(value, &mut records);
+            for record in &records {
+                visit(record)?;
+            }
+            ControlFlow::Continue(())
+        })
+        .map(|_| ())
     }
 }
 
@@ -205,7 +241,7 @@ fn subagent_writes(transcript: &Path) -> Vec<serde_json::Value> {
         let window = budget.min(SUBAGENT_FILE_BYTES);
         let only_writes = |line: &[u8]| {
             memchr::memmem::find(line, br#""isSidechain":true"#).is_some()
-                && needed_for_derivation(line)
+                && RecordParser::default().wants(line)
         };
         if let Ok(tail) = read_tail_filtered(&file, window, only_writes) {
             budget = budget.saturating_sub(tail.bytes_read);
@@ -213,27 +249,4 @@ fn subagent_writes(transcript: &Path) -> Vec<serde_json::Value> {
         }
     }
     out
-}
-
-/// Derivations (resumption state, resume logs) read prompts, the agent's text and tool calls,
-/// failed tool results, and the files subagents wrote. Successful tool results (file contents,
-/// command output) and the rest of the subagent lines are most of a transcript's bytes and none
-/// of that, so they are not parsed. Claude Code writes compact JSON, so these tokens appear
-/// verbatim; inside a string the quotes would be escaped (`\"`), so a prompt that merely
-/// mentions them is never dropped.
-fn needed_for_derivation(line: &[u8]) -> bool {
-    use memchr::memmem::find;
-    if find(line, br#""isSidechain":true"#).is_some() {
-        return find(line, br#""type":"tool_use""#).is_some()
-            && [
-                &br#""name":"Write""#[..],
-                br#""name":"Edit""#,
-                br#""name":"MultiEdit""#,
-                br#""name":"NotebookEdit""#,
-            ]
-            .iter()
-            .any(|name| find(line, name).is_some());
-    }
-    !(find(line, br#""type":"tool_result""#).is_some()
-        && find(line, br#""is_error":true"#).is_none())
 }

@@ -8,9 +8,22 @@
 
 use std::path::{Path, PathBuf};
 
-use ctxmon_application::resumption::{commands_run, derive_from_tail, errors_seen};
+use ctxmon_application::resumption;
 use ctxmon_domain::{ResumptionOrigin, ResumptionState, Todo};
+use ctxmon_infra_fs::transcript::records_from_values;
 use serde_json::Value;
+
+fn derive_from_tail(lines: &[Value]) -> ResumptionState {
+    resumption::derive_from_tail(&records_from_values(lines))
+}
+
+fn commands_run(lines: &[Value]) -> Vec<String> {
+    resumption::commands_run(&records_from_values(lines))
+}
+
+fn errors_seen(lines: &[Value]) -> Vec<String> {
+    resumption::errors_seen(&records_from_values(lines))
+}
 
 fn corpus() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -1,11 +1,10 @@
-//! Which `user` lines are requests a person typed. Claude Code writes much more than prompts
-//! as `user` lines: tool results, slash-command echoes and their output, IDE selections,
-//! system reminders, interruption notes. Only the prompts say what the user wanted.
+//! What a `user` line's text is: a request a person typed, or something else. Claude Code
+//! writes much more than prompts as `user` lines: tool results, slash-command echoes and their
+//! output, IDE selections, system reminders, interruption notes. Only the prompts say what the
+//! user wanted; the kind says which is which.
 
+use ctxmon_application::ports::{Request, RequestKind};
 use serde_json::Value;
-
-use super::MAX_TEXT_CHARS;
-use super::text::capped;
 
 /// Text blocks starting with one of these are Claude Code's wrappers around something other
 /// than a request (seen in real transcripts 1.0.51–2.1.42, plus tags of the same families).
@@ -27,8 +26,10 @@ const WRAPPER_PREFIXES: &[&str] = &[
     // "[Request interrupted by user]" and "… for tool use]".
     "[Request interrupted by user",
     // A compaction summary whose line lacks `isCompactSummary` (older versions).
-    "This session is being continued from a previous conversation",
+    CONTINUED,
 ];
+
+const CONTINUED: &str = "This session is being continued from a previous conversation";
 
 /// Slash commands that steer Claude Code itself rather than ask for work: "/exit" as the last
 /// request would hide the real one before it.
@@ -70,42 +71,63 @@ const CONTROL_COMMANDS: &[&str] = &[
     "vim",
 ];
 
-/// The request in a `user` line's `message.content` (a string or a list of blocks), or `None`
-/// when the line holds no typed request: tool results only, a wrapper, a control command.
-/// Capped at [`MAX_TEXT_CHARS`] (see [`request_text`] for the whole of it).
-pub(crate) fn prompt_text(content: &Value) -> Option<String> {
-    request_text(content).and_then(|t| capped(&t, MAX_TEXT_CHARS))
-}
-
-/// Like [`prompt_text`], but the whole request, trimmed: for the session's mission, which the
-/// resume log's own budget cuts (at a sentence boundary, with a marker).
+/// The text of a `user` line's `message.content` (a string or a list of blocks) and what kind
+/// of request it is; `None` when it holds no text (tool results only, blank).
 ///
 /// Text blocks that are wrappers are dropped and the rest joined, because Claude Code puts an
 /// IDE selection and the prompt into one line as two blocks. A slash command becomes
-/// "/name args".
-pub(crate) fn request_text(content: &Value) -> Option<String> {
-    let text = match content {
-        Value::String(s) => s.clone(),
+/// "/name args". A line that is all wrapper keeps its text, classified by its wrapper.
+pub(crate) fn classify_request(content: &Value) -> Option<Request> {
+    let (text, all) = match content {
+        Value::String(s) => (s.clone(), s.clone()),
         Value::Array(blocks) => {
-            let parts: Vec<&str> = blocks
+            let texts: Vec<&str> = blocks
                 .iter()
                 .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
                 .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .filter(|t| !is_wrapper(t))
                 .collect();
-            parts.join("\n")
+            let kept: Vec<&str> = texts.iter().copied().filter(|t| !is_wrapper(t)).collect();
+            (kept.join("\n"), texts.join("\n"))
         }
         _ => return None,
     };
-    if is_wrapper(&text) {
-        return None;
+    let request = |kind, text: &str| {
+        let t = text.trim();
+        (!t.is_empty()).then(|| Request {
+            kind,
+            text: t.to_string(),
+        })
+    };
+    if text.trim().is_empty() || is_wrapper(&text) {
+        return request(wrapper_kind(&all), &all);
     }
     let trimmed = text.trim_start();
     if trimmed.starts_with("<command-") {
-        return slash_command(trimmed);
+        return match slash_command(trimmed) {
+            Some((command, control)) => request(
+                if control {
+                    RequestKind::ControlCommand
+                } else {
+                    RequestKind::SlashCommand
+                },
+                &command,
+            ),
+            None => request(RequestKind::CommandOutput, trimmed),
+        };
     }
-    let t = text.trim();
-    (!t.is_empty()).then(|| t.to_string())
+    request(RequestKind::Typed, &text)
+}
+
+/// What a text made only of wrappers is.
+fn wrapper_kind(text: &str) -> RequestKind {
+    let t = text.trim_start();
+    if t.starts_with("[Request interrupted by user") {
+        RequestKind::Interrupt
+    } else if t.starts_with(CONTINUED) {
+        RequestKind::CompactionSummary
+    } else {
+        RequestKind::CommandOutput
+    }
 }
 
 fn is_wrapper(text: &str) -> bool {
@@ -114,20 +136,22 @@ fn is_wrapper(text: &str) -> bool {
 }
 
 /// "/name args" from Claude Code's `<command-name>/name</command-name>` and
-/// `<command-args>…</command-args>` echo (1.0 writes `<command-message>` first, 2.x last);
-/// `None` for control commands and for an echo without a name.
-fn slash_command(text: &str) -> Option<String> {
+/// `<command-args>…</command-args>` echo (1.0 writes `<command-message>` first, 2.x last), and
+/// whether it is a control command; `None` for an echo without a name.
+fn slash_command(text: &str) -> Option<(String, bool)> {
     let name = between(text, "<command-name>", "</command-name>")?.trim();
     let bare = name.trim_start_matches('/');
-    if bare.is_empty() || CONTROL_COMMANDS.contains(&bare) {
+    if bare.is_empty() {
         return None;
     }
+    let control = CONTROL_COMMANDS.contains(&bare);
     let args = between(text, "<command-args>", "</command-args>").map_or("", str::trim);
-    Some(if args.is_empty() {
+    let command = if args.is_empty() {
         format!("/{bare}")
     } else {
         format!("/{bare} {args}")
-    })
+    };
+    Some((command, control))
 }
 
 fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
@@ -142,8 +166,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The text of a real request (typed or a slash command asking for work), as the
+    /// handoff keeps it.
     fn p(content: Value) -> Option<String> {
-        prompt_text(&content)
+        classify_request(&content)
+            .filter(|r| r.kind.is_real())
+            .map(|r| r.text)
     }
 
     #[test]

@@ -12,9 +12,11 @@
 use std::path::{Path, PathBuf};
 
 use ctxmon_application::config::ResumeLogsConfig;
+use ctxmon_application::ports::TranscriptRecord;
 use ctxmon_application::resume_log::{GenerationInputs, ResumeLogGenerator, TriggerKind};
 use ctxmon_application::resumption::{TranscriptHead, first_request_text};
 use ctxmon_domain::{ResumeLog, ResumeLogSection, Timestamp};
+use ctxmon_infra_fs::transcript::records_from_values;
 use serde_json::Value;
 
 fn corpus() -> Option<PathBuf> {
@@ -74,10 +76,10 @@ fn fixtures(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn generate(lines: &[Value]) -> ResumeLog {
-    generate_with(lines, None)
+    generate_with(&records_from_values(lines), None)
 }
 
-fn generate_with(lines: &[Value], head: Option<&TranscriptHead>) -> ResumeLog {
+fn generate_with(lines: &[TranscriptRecord], head: Option<&TranscriptHead>) -> ResumeLog {
     let generator = ResumeLogGenerator::from_config(&ResumeLogsConfig::default());
     let generated = generator.generate(&GenerationInputs {
         session_id: "fixture",
@@ -214,7 +216,7 @@ fn the_mission_of_a_long_transcript_is_its_first_request() {
         "cc-1.0.51-streaming-duplicates.jsonl",
         "cc-1.0.98-heavy-inline-sidechain.jsonl",
     ] {
-        let all = lines(&dir.join(name));
+        let all = records_from_values(&lines(&dir.join(name)));
         let expected = first_request_text(&all).unwrap();
         // A tail window that begins after the first request, as 8 MiB does in a long session.
         let tail = &all[all.len() / 2..];

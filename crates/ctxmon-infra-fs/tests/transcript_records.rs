@@ -1,7 +1,23 @@
-//! Hand-written transcript lines for `derive_from_tail`, `commands_run` and `errors_seen`.
+//! Hand-written Claude Code lines, through the adapter's records, into the application's
+//! `derive_from_tail`, `commands_run` and `errors_seen`: the line format and the derivation
+//! together, as the hooks use them.
 
-use super::*;
-use serde_json::json;
+use ctxmon_application::resumption::{self, MAX_ERROR_CHARS, MAX_LIST_ITEMS, MAX_TEXT_CHARS};
+use ctxmon_domain::{ResumptionOrigin, ResumptionState, Todo};
+use ctxmon_infra_fs::transcript::records_from_values;
+use serde_json::{Value, json};
+
+fn derive_from_tail(lines: &[Value]) -> ResumptionState {
+    resumption::derive_from_tail(&records_from_values(lines))
+}
+
+fn commands_run(lines: &[Value]) -> Vec<String> {
+    resumption::commands_run(&records_from_values(lines))
+}
+
+fn errors_seen(lines: &[Value]) -> Vec<String> {
+    resumption::errors_seen(&records_from_values(lines))
+}
 
 fn user(content: Value) -> Value {
     json!({"type": "user", "isSidechain": false, "message": {"role": "user", "content": content}})

@@ -1,0 +1,336 @@
+//! The state of the work from the tail's records, beyond requests and todos: the agent's tasks
+//! (task tools), commits made, the newest failure nothing has fixed yet, the last test or
+//! build and its outcome, subagents still running, what the user said when refusing a call,
+//! and the branch the transcript names. Format-free: it reads records, never lines.
+
+use std::collections::HashMap;
+
+use ctxmon_domain::{Check, Failure, ResumptionState, Todo};
+
+use super::text::{capped, dedup_keep_last};
+use super::{MAX_LIST_ITEMS, MAX_TEXT_CHARS};
+use crate::ports::{RecordBody, TaskItem, ToolCall, ToolKind, ToolResult, TranscriptRecord};
+
+/// Longest failure excerpt kept, in characters (the context shows less; the checkpoint all).
+pub const MAX_EXCERPT_CHARS: usize = 1_500;
+/// Longest line of an excerpt.
+const EXCERPT_LINE_CHARS: usize = 200;
+/// How many lines that say what failed, and how many last lines, an excerpt keeps.
+const SIGNAL_LINES: usize = 6;
+const LAST_LINES: usize = 3;
+
+/// Words that mark a line as saying what failed.
+const SIGNALS: &[&str] = &[
+    "FAILED",
+    "FAIL ",
+    "error:",
+    "error[",
+    "Error",
+    "ERROR",
+    "panicked",
+    "Traceback",
+    "not found",
+    "No such file",
+    "Exception",
+    "fatal:",
+    "failed",
+    "assert",
+    "cannot",
+    "Cannot",
+    "denied",
+    "nable to",
+    "❌",
+    "✗",
+];
+
+/// Adds what [`derive_from_tail`](super::derive_from_tail) does not cover to `state`.
+pub(crate) fn add_work(records: &[TranscriptRecord], state: &mut ResumptionState) {
+    let mut work = Work::default();
+    for record in records {
+        if let Some(branch) = &record.git_branch {
+            work.branch = Some(branch);
+        }
+        if record.sidechain {
+            continue;
+        }
+        match &record.body {
+            RecordBody::ToolCall(call) => work.call(call),
+            RecordBody::ToolResult(result) => work.result(result),
+            _ => {}
+        }
+    }
+    state.git_branch = work.branch.and_then(|b| capped(b, 200));
+    state.tasks = work
+        .tasks
+        .into_iter()
+        .filter(|t| t.status.as_deref() != Some("deleted"))
+        .filter_map(|t| {
+            let subject = t.subject.or_else(|| t.id.map(|id| format!("task #{id}")))?;
+            Some(Todo {
+                content: capped(&subject, MAX_TEXT_CHARS)?,
+                status: t.status.and_then(|s| capped(&s, 40)).unwrap_or_default(),
+            })
+        })
+        .take(MAX_LIST_ITEMS)
+        .collect();
+    state.commits = dedup_keep_last(work.commits, MAX_LIST_ITEMS);
+    state.failure = work.failure.map(|f| f.failure);
+    state.last_check = work.last_check;
+    state.subagents_running = work
+        .running
+        .into_iter()
+        .filter_map(|(_, d)| capped(&d, MAX_TEXT_CHARS))
+        .take(MAX_LIST_ITEMS)
+        .collect();
+    state.user_constraints = dedup_keep_last(work.constraints, MAX_LIST_ITEMS);
+}
+
+/// A failure and what would resolve it: a later success of the same command (or tool and
+/// file).
+struct OpenFailure {
+    key: String,
+    failure: Failure,
+}
+
+#[derive(Default)]
+struct Work<'a> {
+    calls: HashMap<&'a str, &'a ToolCall>,
+    tasks: Vec<TaskItem>,
+    /// TaskCreate call id → index in `tasks`, until its result names the task's id.
+    created: HashMap<&'a str, usize>,
+    running: Vec<(&'a str, String)>,
+    commits: Vec<String>,
+    failure: Option<OpenFailure>,
+    last_check: Option<Check>,
+    constraints: Vec<String>,
+    branch: Option<&'a str>,
+}
+
+impl<'a> Work<'a> {
+    fn call(&mut self, call: &'a ToolCall) {
+        let Some(id) = call.id.as_deref() else {
+            return;
+        };
+        self.calls.insert(id, call);
+        match (call.kind, &call.task) {
+            (ToolKind::TaskCreate, Some(task)) => {
+                self.created.insert(id, self.tasks.len());
+                self.tasks.push(TaskItem {
+                    id: None,
+                    subject: task.subject.clone(),
+                    status: Some("pending".into()),
+                });
+            }
+            (ToolKind::TaskUpdate, Some(change)) => {
+                let known = self
+                    .tasks
+                    .iter_mut()
+                    .find(|t| t.id.is_some() && t.id == change.id);
+                match known {
+                    Some(task) => {
+                        if change.status.is_some() {
+                            task.status.clone_from(&change.status);
+                        }
+                        if change.subject.is_some() {
+                            task.subject.clone_from(&change.subject);
+                        }
+                    }
+                    None => self.tasks.push(change.clone()),
+                }
+            }
+            (ToolKind::Subagent, _) => {
+                let what = call
+                    .description
+                    .clone()
+                    .unwrap_or_else(|| call.name.clone());
+                self.running.push((id, what));
+            }
+            _ => {}
+        }
+    }
+
+    fn result(&mut self, result: &'a ToolResult) {
+        let Some(id) = result.tool_use_id.as_deref() else {
+            return;
+        };
+        if let Some(Some(reason)) = &result.rejected
+            && let Some(reason) = capped(reason, MAX_TEXT_CHARS)
+        {
+            self.constraints.push(reason);
+        }
+        let Some(call) = self.calls.get(id).copied() else {
+            return;
+        };
+        match call.kind {
+            ToolKind::Subagent => self.running.retain(|(call_id, _)| *call_id != id),
+            ToolKind::TaskCreate => {
+                if let (Some(&at), Some(task_id)) = (self.created.get(id), &result.created_task)
+                    && let Some(task) = self.tasks.get_mut(at)
+                {
+                    task.id = Some(task_id.clone());
+                }
+            }
+            ToolKind::TaskList => {
+                if let Some(list) = &result.task_list {
+                    // The list is the tool's own account of every task: it replaces ours.
+                    self.tasks.clone_from(list);
+                }
+            }
+            _ => {}
+        }
+        if result.rejected.is_some() {
+            return;
+        }
+        let command = call
+            .command
+            .as_deref()
+            .filter(|_| call.kind == ToolKind::Shell);
+        let failed = result.is_error
+            || result.exit_code.is_some_and(|c| c != 0)
+            || command.is_some_and(is_check) && says_tests_failed(&result.text);
+        if let Some(cmd) = command {
+            if is_check(cmd) {
+                self.last_check = capped(cmd, MAX_TEXT_CHARS).map(|command| Check {
+                    command,
+                    passed: !failed,
+                });
+            }
+            if !failed && cmd.contains("git commit") {
+                self.commits.extend(commit_lines(&result.text));
+            }
+        }
+        let key = match command {
+            Some(cmd) => cmd.trim().to_string(),
+            None => format!("{} {}", call.name, call.file_path.as_deref().unwrap_or("")),
+        };
+        if failed {
+            let shown = command.map_or_else(
+                || key.trim().to_string(),
+                |c| capped(c, MAX_TEXT_CHARS).unwrap_or_default(),
+            );
+            self.failure = Some(OpenFailure {
+                key,
+                failure: Failure {
+                    command: shown,
+                    excerpt: excerpt(&result.text),
+                },
+            });
+        } else if self.failure.as_ref().is_some_and(|f| f.key == key) {
+            self.failure = None;
+        }
+    }
+}
+
+/// A command that tests or builds: its outcome is worth a line of its own.
+pub(crate) fn is_check(command: &str) -> bool {
+    const ALONE: &[&str] = &[
+        "pytest",
+        "jest",
+        "vitest",
+        "tsc",
+        "make",
+        "mvn",
+        "gradle",
+        "./gradlew",
+        "ctest",
+        "tox",
+        "nox",
+        "rspec",
+        "phpunit",
+        "mocha",
+    ];
+    const TOOLS: &[&str] = &[
+        "cargo", "go", "npm", "yarn", "pnpm", "bun", "dotnet", "swift", "mix", "deno", "uv",
+        "poetry", "xtask",
+    ];
+    const VERBS: &[&str] = &[
+        "test",
+        "build",
+        "check",
+        "clippy",
+        "nextest",
+        "vet",
+        "lint",
+        "typecheck",
+        "ci",
+    ];
+    let words: Vec<&str> = command
+        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        let base = w.rsplit('/').next().unwrap_or(w);
+        ALONE.contains(&base)
+            || (TOOLS.contains(&base)
+                && words
+                    .iter()
+                    .skip(i + 1)
+                    .take(3)
+                    .any(|v| VERBS.iter().any(|verb| v.starts_with(verb))))
+    })
+}
+
+/// A test runner's summary of failures in output whose exit status was not reported.
+fn says_tests_failed(text: &str) -> bool {
+    text.contains("test result: FAILED")
+        || text.lines().any(|l| {
+            let l = l.trim();
+            l.starts_with("FAILED ") || (l.starts_with('=') && l.contains(" failed"))
+        })
+}
+
+/// "[main 1a2b3c4] Subject" lines of `git commit` output as "1a2b3c4 Subject".
+fn commit_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.trim().strip_prefix('[')?;
+            let (inside, subject) = rest.split_once(']')?;
+            let hash = inside.split_whitespace().last()?;
+            let is_hash = hash.len() >= 7 && hash.chars().all(|c| c.is_ascii_hexdigit());
+            is_hash.then(|| format!("{hash} {}", subject.trim()))
+        })
+        .filter_map(|c| capped(&c, 300))
+        .collect()
+}
+
+/// The lines that say what failed (the newest few), then the last lines, in text order, each
+/// line shortened, the whole at most [`MAX_EXCERPT_CHARS`]. Never just the first lines: a test
+/// runner's banner says nothing.
+pub(crate) fn excerpt(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let signal: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| SIGNALS.iter().any(|s| l.contains(s)))
+        .map(|(i, _)| i)
+        .collect();
+    let mut keep: Vec<usize> = signal.iter().rev().take(SIGNAL_LINES).copied().collect();
+    // No line says "error": a tool's own message is then its first line (after the exit code).
+    if keep.is_empty() {
+        let first = usize::from(lines.first().is_some_and(|l| l.starts_with("Exit code ")));
+        keep.extend(first..(first + 2).min(lines.len()));
+    }
+    keep.extend(lines.len().saturating_sub(LAST_LINES)..lines.len());
+    keep.sort_unstable();
+    keep.dedup();
+    let mut out = String::new();
+    let mut previous: Option<usize> = None;
+    for i in keep {
+        let Some(line) = lines.get(i) else { continue };
+        if previous.is_some_and(|p| p + 1 != i) {
+            out.push_str("…\n");
+        }
+        previous = Some(i);
+        let line = capped(line, EXCERPT_LINE_CHARS).unwrap_or_default();
+        if out.chars().count() + line.chars().count() > MAX_EXCERPT_CHARS {
+            break;
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.trim_end().to_string()
+}
+
+#[cfg(test)]
+#[path = "work_tests.rs"]
+mod tests;

@@ -1,0 +1,163 @@
+//! The work's state from hand-built records: tasks, commits, failures, checks, subagents,
+//! constraints, branch.
+
+use super::*;
+use crate::memory::records::{
+    call, record, request, result, result_record, shell, task_call, write,
+};
+use crate::resumption::derive_from_tail;
+
+fn state(records: &[TranscriptRecord]) -> ResumptionState {
+    derive_from_tail(records)
+}
+
+fn shell_result(id: &str, is_error: bool, exit: Option<i64>, text: &str) -> TranscriptRecord {
+    result_record(ToolResult {
+        exit_code: exit,
+        ..result(id, is_error, text)
+    })
+}
+
+#[test]
+fn a_failure_shows_what_failed_and_its_end_not_its_banner() {
+    let mut out = String::from("============ test session starts ============\nplatform linux\n");
+    for i in 0..50 {
+        out.push_str(&format!("tests/test_{i}.py . [ {i}%]\n"));
+    }
+    out.push_str("FAILED tests/test_tax.py::test_rounding - AssertionError: 3 != 4\n");
+    out.push_str("========= 1 failed, 49 passed in 2.1s =========\n");
+    let s = state(&[
+        shell("b1", "pytest -q"),
+        shell_result("b1", true, Some(1), &format!("Exit code 1\n{out}")),
+    ]);
+    let f = s.failure.expect("a failure");
+    assert_eq!(f.command, "pytest -q");
+    assert!(
+        f.excerpt
+            .contains("FAILED tests/test_tax.py::test_rounding"),
+        "{}",
+        f.excerpt
+    );
+    assert!(f.excerpt.contains("1 failed, 49 passed"), "{}", f.excerpt);
+    assert!(!f.excerpt.contains("test session starts"), "{}", f.excerpt);
+    assert_eq!(
+        s.last_check,
+        Some(Check {
+            command: "pytest -q".into(),
+            passed: false
+        })
+    );
+}
+
+#[test]
+fn a_later_success_of_the_same_command_resolves_the_failure() {
+    let s = state(&[
+        shell("b1", "cargo test"),
+        shell_result("b1", true, Some(101), "error[E0308]: mismatched types"),
+        shell("b2", "cargo test"),
+        shell_result("b2", false, None, "test result: ok. 3 passed"),
+    ]);
+    assert_eq!(s.failure, None);
+    assert_eq!(s.last_check.map(|c| c.passed), Some(true));
+    // A success of another command does not.
+    let s = state(&[
+        shell("b1", "cargo test"),
+        shell_result("b1", true, Some(101), "error[E0308]: mismatched types"),
+        shell("b2", "ls"),
+        shell_result("b2", false, None, "src"),
+    ]);
+    assert_eq!(s.failure.map(|f| f.command).as_deref(), Some("cargo test"));
+}
+
+#[test]
+fn commits_tasks_subagents_and_constraints() {
+    let task = |subject: Option<&str>, id: Option<&str>, status: Option<&str>| TaskItem {
+        id: id.map(Into::into),
+        subject: subject.map(Into::into),
+        status: status.map(Into::into),
+    };
+    let s = state(&[
+        shell("g1", "git add -A && git commit -m 'Split billing'"),
+        shell_result(
+            "g1",
+            false,
+            None,
+            "[feature/tax 1a2b3c4] Split billing\n 2 files changed",
+        ),
+        task_call("c1", "TaskCreate", task(Some("Write tax.rs"), None, None)),
+        result_record(ToolResult {
+            created_task: Some("1".into()),
+            ..result("c1", false, "Task #1 created successfully: Write tax.rs")
+        }),
+        task_call("c2", "TaskCreate", task(Some("Run the tests"), None, None)),
+        result_record(ToolResult {
+            created_task: Some("2".into()),
+            ..result("c2", false, "Task #2 created successfully: Run the tests")
+        }),
+        task_call(
+            "u1",
+            "TaskUpdate",
+            task(None, Some("1"), Some("in_progress")),
+        ),
+        record(RecordBody::ToolCall(ToolCall {
+            description: Some("Review the schema".into()),
+            ..call("a1", "Task")
+        })),
+        record(RecordBody::ToolCall(ToolCall {
+            description: Some("Search the docs".into()),
+            ..call("a2", "Task")
+        })),
+        result_record(result("a2", false, "found")),
+        write("Edit", "/p/a.rs"),
+        result_record(ToolResult {
+            rejected: Some(Some("keep the old name".into())),
+            ..result("w", true, "The user doesn't want to proceed")
+        }),
+        request("go on").on_branch("feature/tax"),
+    ]);
+    assert_eq!(s.commits, ["1a2b3c4 Split billing"]);
+    assert_eq!(
+        s.tasks,
+        [
+            Todo {
+                content: "Write tax.rs".into(),
+                status: "in_progress".into()
+            },
+            Todo {
+                content: "Run the tests".into(),
+                status: "pending".into()
+            }
+        ]
+    );
+    assert_eq!(s.subagents_running, ["Review the schema"]);
+    assert_eq!(s.user_constraints, ["keep the old name"]);
+    // A refusal is not a failure.
+    assert_eq!(s.failure, None);
+    assert_eq!(s.git_branch.as_deref(), Some("feature/tax"));
+}
+
+#[test]
+fn checks_are_tests_and_builds() {
+    for c in [
+        "cargo test -p x",
+        "cd a && npm run build",
+        "uv run pytest tests/",
+        "make",
+        "cargo xtask ci",
+        "go vet ./...",
+    ] {
+        assert!(is_check(c), "{c}");
+    }
+    for c in ["ls", "git status", "cat test.txt", "cargo fmt"] {
+        assert!(!is_check(c), "{c}");
+    }
+}
+
+#[test]
+fn without_an_error_word_the_message_is_the_first_line() {
+    let text = "Exit code 1\nNo PR found for the current branch.\n\nTo use this tool, either:\n  1. Run it from a branch\n  2. Pass a PR\nrun --help";
+    let e = excerpt(text);
+    assert!(e.starts_with("No PR found for the current branch."), "{e}");
+    assert!(e.ends_with("run --help"), "{e}");
+    assert!(!e.contains("Exit code"), "{e}");
+}
