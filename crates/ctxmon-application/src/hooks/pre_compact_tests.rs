@@ -66,9 +66,7 @@ impl CheckpointRepository for Watched<'_> {
 
 fn world() -> World {
     let w = World::new(InjectPolicy::Always);
-    *w.tail.0.borrow_mut() = vec![
-        records::request("Port the parser"),
-    ];
+    *w.tail.0.borrow_mut() = vec![records::request("Port the parser")];
     w.script.usage_at(170_000, Some("2026-11-20T09:59:00.000Z"));
     w
 }

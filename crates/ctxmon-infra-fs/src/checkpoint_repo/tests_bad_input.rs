@@ -173,7 +173,10 @@ fn a_linked_checkpoint_folder_is_neither_written_nor_cleaned() {
             "{e}"
         );
     };
-    refused(repo.save_new(Some("s"), &mut |given| sample(given.id, "s")).unwrap_err());
+    refused(
+        repo.save_new(Some("s"), &mut |given| sample(given.id, "s"))
+            .unwrap_err(),
+    );
     refused(repo.prune(0).unwrap_err());
     refused(repo.acknowledge(id(1)).unwrap_err());
     assert_eq!(contents(&outside), before);
@@ -188,7 +191,9 @@ fn a_dangling_lock_link_creates_nothing() {
     fs::create_dir_all(repo.dir()).unwrap();
     let target = tmp.path().join("made-by-ctxmon.lock");
     std::os::unix::fs::symlink(&target, repo.dir().join(".lock")).unwrap();
-    let e = repo.save_new(Some("s"), &mut |given| sample(given.id, "s")).unwrap_err();
+    let e = repo
+        .save_new(Some("s"), &mut |given| sample(given.id, "s"))
+        .unwrap_err();
     assert!(e.message.contains(".lock is a symbolic link"), "{e}");
     assert!(!target.exists());
     assert!(repo.list().unwrap().checkpoints.is_empty());
