@@ -336,7 +336,10 @@ impl Tallies {
             self.branch.record(shown, &label, branch);
         }
         if let Some(f) = &want.failure {
-            let shown = ctx.has_text(&f.command) && f.lines.iter().any(|l| ctx.has_text(l));
+            // A multi-line command (`python -c "…`) may be shown by its first line.
+            let first = f.command.lines().find(|l| !l.trim().is_empty());
+            let shown = ctx.has_text(first.unwrap_or(&f.command))
+                && f.lines.iter().any(|l| ctx.has_text(l));
             let what = format!("`{}` with one of {:?}", f.command, f.lines);
             self.failure.record(shown, &label, &what);
         }
