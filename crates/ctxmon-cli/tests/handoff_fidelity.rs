@@ -244,6 +244,8 @@ struct Tallies {
     checkpoint: Tally,
     xml: Tally,
     size: Tally,
+    /// The largest context seen, in tokens: the headroom under the cap.
+    largest: usize,
 }
 
 impl Tallies {
@@ -260,6 +262,7 @@ impl Tallies {
             checkpoint: Tally::new("checkpoint id", 100),
             xml: Tally::new("well-formed XML", 100),
             size: Tally::new("≤ 760 tokens", 100),
+            largest: 0,
         }
     }
 
@@ -283,6 +286,7 @@ impl Tallies {
         let label = r.label();
         let ctx = &got.context;
         let cp = got.checkpoint.as_deref();
+        self.largest = self.largest.max(ctx.tokens);
         self.size.record(
             ctx.tokens <= MAX_TOKENS,
             &label,
@@ -367,6 +371,11 @@ impl Tallies {
                 t.target
             );
         }
+        let _ = writeln!(
+            out,
+            "\nLargest context: {} tokens (ceil(chars / 4)) of {MAX_TOKENS}.",
+            self.largest
+        );
         let missed: Vec<&Tally> = self.all().into_iter().filter(|t| !t.met()).collect();
         if !missed.is_empty() {
             out.push_str("\nMissed targets (first misses of each):\n");
