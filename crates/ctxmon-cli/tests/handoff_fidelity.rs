@@ -10,7 +10,8 @@
 //! Prints a markdown table (category, found / expected, recall, target) for
 //! docs/benchmarks.md — `cargo test -p ctxmon-cli --test handoff_fidelity -- --nocapture` —
 //! then the misses, and fails when a target of the issue is not met. Without `../shared` only
-//! the synthetic session runs, with a notice.
+//! the synthetic session runs, with a notice. `CTXMON_FIDELITY_DEBUG=1` also prints, for each
+//! replay, the expected lists and the context the hooks injected.
 
 // Test support: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
