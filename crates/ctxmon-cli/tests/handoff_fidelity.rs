@@ -377,10 +377,21 @@ impl Tallies {
             "\nLargest context: {} tokens (ceil(chars / 4)) of {MAX_TOKENS}.",
             self.largest
         );
-        let missed: Vec<&Tally> = self.all().into_iter().filter(|t| !t.met()).collect();
-        if !missed.is_empty() {
-            out.push_str("\nMissed targets (first misses of each):\n");
-            for t in missed {
+        // Missed targets first; then the misses a met target still allows, so none hides.
+        let (short, allowed): (Vec<&Tally>, Vec<&Tally>) = self
+            .all()
+            .into_iter()
+            .filter(|t| !t.misses.is_empty())
+            .partition(|t| !t.met());
+        for (title, tallies) in [
+            ("Missed targets (first misses of each)", short),
+            ("Misses within the targets", allowed),
+        ] {
+            if tallies.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "\n{title}:");
+            for t in tallies {
                 let _ = writeln!(
                     out,
                     "\n{} — {} ({} misses):",
