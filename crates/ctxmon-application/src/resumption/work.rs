@@ -201,7 +201,17 @@ impl<'a> Work<'a> {
         }
         let key = match command {
             Some(cmd) => cmd.trim().to_string(),
-            None => format!("{} {}", call.name, call.file_path.as_deref().unwrap_or("")),
+            // A tool's own argument names what it did: the file it wrote, else (a subagent
+            // call, a search) its description, so one Task's success does not resolve another's
+            // failure.
+            None => format!(
+                "{} {}",
+                call.name,
+                call.file_path
+                    .as_deref()
+                    .or(call.description.as_deref())
+                    .unwrap_or("")
+            ),
         };
         if failed {
             let shown = command.map_or_else(

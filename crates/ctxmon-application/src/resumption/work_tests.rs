@@ -70,6 +70,39 @@ fn a_later_success_of_the_same_command_resolves_the_failure() {
 }
 
 #[test]
+fn a_subagents_failure_is_resolved_only_by_the_same_subagent() {
+    let agent = |id: &str, description: &str| {
+        record(RecordBody::ToolCall(ToolCall {
+            description: Some(description.into()),
+            ..call(id, "Task")
+        }))
+    };
+    let failed = [
+        agent("t1", "Analyze project structure"),
+        result_record(result(
+            "t1",
+            true,
+            "InputValidationError: Task failed due to the following issue",
+        )),
+    ];
+    // Another subagent succeeding says nothing about the one that failed.
+    let other = [agent("t2", "Check package configuration")];
+    let mut records = failed.to_vec();
+    records.extend(other.clone());
+    records.push(result_record(result("t2", false, "package.json is fine")));
+    let s = state(&records);
+    assert_eq!(
+        s.failure.map(|f| f.command).as_deref(),
+        Some("Task Analyze project structure")
+    );
+    // The same subagent run again and succeeding does.
+    let mut records = failed.to_vec();
+    records.push(agent("t3", "Analyze project structure"));
+    records.push(result_record(result("t3", false, "done")));
+    assert_eq!(state(&records).failure, None);
+}
+
+#[test]
 fn commits_tasks_subagents_and_constraints() {
     let task = |subject: Option<&str>, id: Option<&str>, status: Option<&str>| TaskItem {
         id: id.map(Into::into),
