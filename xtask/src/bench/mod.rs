@@ -11,6 +11,7 @@
 pub mod cases;
 mod cases_more;
 pub mod external;
+mod fidelity;
 pub mod lines;
 pub mod machine;
 pub mod measure;
@@ -192,6 +193,12 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         }
     }
     let ratios = ratio_lines(&plan, &rows);
+    println!("==> handoff fidelity (cargo test --test handoff_fidelity)");
+    let fidelity = fidelity::measure(root);
+    match &fidelity {
+        Ok(_) => println!("    table taken from the test"),
+        Err(why) => println!("    not measured: {why}"),
+    }
     for r in &ratios {
         println!("    {}: {:.2}", r.label, r.value);
     }
@@ -209,6 +216,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
             .collect(),
         skipped,
         load_after: machine::load_average(),
+        fidelity,
     };
     let out = match &options.out {
         Some(out) => out.clone(),

@@ -88,6 +88,13 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
         "`hooks pre-compact`, 100 MiB transcript (8 MiB tail derived)",
         &get("100MiB")?,
     ));
+    if !quick {
+        // Issue 13: the hand-back must not cost the checkpoint on the largest transcripts.
+        cases.push(cases_more::pre_compact(
+            "`hooks pre-compact`, 1 GiB transcript (8 MiB tail derived)",
+            &get("1GiB")?,
+        ));
+    }
 
     let mut ratios = Vec::new();
     if with_peer {

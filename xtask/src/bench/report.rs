@@ -90,6 +90,8 @@ pub struct Report {
     pub data: Vec<(String, u64)>,
     pub skipped: Vec<String>,
     pub load_after: String,
+    /// The handoff fidelity table, or why it is missing.
+    pub fidelity: Result<String, String>,
 }
 
 fn mib(kib: u64) -> String {
@@ -185,6 +187,21 @@ pub fn render(r: &Report) -> String {
         s.push_str("\n## Not measured yet\n\n");
         for skipped in &r.skipped {
             let _ = writeln!(s, "- {skipped}");
+        }
+    }
+    s.push_str("\n## Handoff fidelity\n\n");
+    s.push_str(
+        "What the `<resumption-context>` hands back after a compaction, measured by \
+         `crates/ctxmon-cli/tests/handoff_fidelity.rs` (PreCompact then SessionStart(compact) \
+         on every shared Claude Code transcript, whole and cut mid-task; the expected items \
+         come from the test's own parser of the transcript).\n\n",
+    );
+    match &r.fidelity {
+        Ok(table) => {
+            let _ = writeln!(s, "{table}");
+        }
+        Err(why) => {
+            let _ = writeln!(s, "Not measured: {why}.");
         }
     }
     s.push_str("\n## Transcripts\n\n");
