@@ -89,11 +89,20 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
 
     let (next_steps, done) = next_and_done(state);
     let files = files_to_read(state);
+    let last_request = state.last_user_requests.last();
+    // The goal is worth its room only when it is not the request just shown.
+    let goal = state
+        .goal
+        .as_ref()
+        .filter(|g| Some(g.trim()) != last_request.map(|r| r.trim()));
+    // Earlier requests leave out the goal: it is shown above, and every token is paid again on
+    // every later turn.
     let earlier: Vec<String> = state
         .last_user_requests
         .iter()
         .rev()
         .skip(1)
+        .filter(|r| goal.is_none_or(|g| g.trim() != r.trim()))
         .cloned()
         .collect();
     let list = |tag, noun, entries| ListSpec {
@@ -102,12 +111,6 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         location: &id,
         entries,
     };
-    let last_request = state.last_user_requests.last();
-    // The goal is worth its room only when it is not the request just shown.
-    let goal = state
-        .goal
-        .as_ref()
-        .filter(|g| Some(g.trim()) != last_request.map(|r| r.trim()));
     let failure = state.failure.as_ref().map(|f| {
         let command = cut_raw(&f.command, COMMAND_CAP);
         if command.is_empty() {

@@ -198,6 +198,31 @@ fn an_ordinary_compaction_is_not_called_abandonment() {
 }
 
 #[test]
+fn the_goal_is_shown_once_not_again_among_earlier_requests() {
+    let goal = "Make the CLI installable with uv";
+    let cp = checkpoint(Some(ResumptionState {
+        goal: Some(goal.into()),
+        last_user_requests: vec![
+            goal.into(),
+            "Add a README section".into(),
+            "Now fix CI".into(),
+        ],
+        ..Default::default()
+    }));
+    let text = render_resumption_context(ResumptionInput {
+        checkpoint: &cp,
+        history: &[],
+        resume_log: None,
+    });
+    assert_eq!(text.matches(goal).count(), 1, "{text}");
+    assert!(
+        text.contains("<goal>Make the CLI installable with uv</goal>"),
+        "{text}"
+    );
+    assert!(text.contains("- Add a README section"), "{text}");
+}
+
+#[test]
 fn no_resumption_state_renders_nothing() {
     for state in [None, Some(ResumptionState::default())] {
         let cp = checkpoint(state);
