@@ -2,7 +2,10 @@
 //! tells (a prompt at 75%, a compaction at 85%, SessionStart, the next prompt, an edit of a stale
 //! ORCHESTRATION.yaml) through the real binary and requires every ```xml block of the README to
 //! be, in order, what the hooks injected. Only what differs between runs is set aside: the
-//! project folder (shown as /home/you/shop) and timestamps.
+//! project folder (shown as /home/you/shop) and timestamps. A block fenced as
+//! ```` ```xml <fixture>:<lines> ```` is the hand-back of a real session instead: the first
+//! `<lines>` lines of that shared Claude Code transcript through PreCompact and
+//! SessionStart(compact).
 
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
@@ -198,4 +201,64 @@ fn times_are_set_aside_and_nothing_else() {
         ),
         "created=\"[TIME]\" at [TIME]; 2026-11 ok"
     );
+}
+
+/// The README's ```` ```xml <fixture>:<lines> ```` blocks: (fixture, lines, body).
+fn readme_fixture_blocks() -> Vec<(String, usize, String)> {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let mut blocks = Vec::new();
+    let mut rest = readme.as_str();
+    while let Some(start) = rest.find("```xml ") {
+        let after = &rest[start + "```xml ".len()..];
+        let (info, body) = after.split_once('\n').unwrap();
+        let (fixture, lines) = info.trim().rsplit_once(':').unwrap();
+        let end = body.find("\n```").unwrap();
+        blocks.push((
+            fixture.to_string(),
+            lines.parse().unwrap(),
+            body[..end].to_string(),
+        ));
+        rest = &body[end..];
+    }
+    blocks
+}
+
+#[test]
+fn the_readme_shows_a_real_sessions_hand_back() {
+    let blocks = readme_fixture_blocks();
+    assert!(
+        !blocks.is_empty(),
+        "README.md shows no real session's hand-back"
+    );
+    let Some(fixtures) = common::shared_fixtures() else {
+        return;
+    };
+    for (fixture, lines, shown) in blocks {
+        let text = std::fs::read_to_string(fixtures.join(&fixture)).unwrap();
+        let head: String = text.lines().take(lines).map(|l| format!("{l}\n")).collect();
+        let sb = Sandbox::new();
+        let t = sb.write("t.jsonl", head);
+        let saved = hook(
+            &sb,
+            "pre-compact",
+            "PreCompact",
+            &t,
+            json!({"trigger": "auto"}),
+        );
+        assert!(saved.contains("Checkpoint cx-001 saved"), "{saved}");
+        let stdout = hook(
+            &sb,
+            "session-start",
+            "SessionStart",
+            &t,
+            json!({"source": "compact"}),
+        );
+        let real = as_in_readme(&sb, &additional_context(&stdout, "SessionStart"));
+        assert_eq!(
+            common::without_times(&shown),
+            common::without_times(&real),
+            "README.md's block for {fixture}:{lines} is not what the hooks inject; the real output:\n\n{real}"
+        );
+    }
 }
