@@ -519,3 +519,6 @@ mod transcript;
 
 #[path = "agent_document_tests.rs"]
 mod agent_document;
+
+#[path = "work_log_tests.rs"]
+mod work_log;
