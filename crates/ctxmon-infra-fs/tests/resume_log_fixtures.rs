@@ -92,6 +92,7 @@ fn generate_with(lines: &[TranscriptRecord], head: Option<&TranscriptHead>) -> R
         head,
         git: None,
         transcript_path: None,
+        previous: None,
     });
     // Sections may use room others leave unused; the whole is the bound, and nothing is left
     // out while the document has room (within an item of a transcript's size).

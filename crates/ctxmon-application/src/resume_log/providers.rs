@@ -38,6 +38,9 @@ pub struct GenerationInputs<'a> {
     pub head: Option<&'a TranscriptHead>,
     pub git: Option<&'a GitSnapshot>,
     pub transcript_path: Option<&'a str>,
+    /// The session's stored log, which this one replaces; carried on when a compaction came
+    /// since ([`super::carry`]).
+    pub previous: Option<&'a ResumeLog>,
 }
 
 /// Git as seen at generation time.
@@ -55,13 +58,15 @@ pub trait SectionProvider {
     fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String>;
 }
 
-/// The built-in providers in priority order.
+/// The built-in providers in priority order; the previous log last, so what the session says
+/// now comes first.
 pub fn built_in() -> Vec<Box<dyn SectionProvider>> {
     vec![
         Box::new(AgentDocument),
         Box::new(LatestCheckpoint),
         Box::new(TranscriptTail),
         Box::new(Git),
+        Box::new(super::carry::BeforeCompaction),
     ]
 }
 
