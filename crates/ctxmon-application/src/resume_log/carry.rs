@@ -4,7 +4,8 @@
 //! transcript's tail may have moved past the early work, and the fill is the post-compaction
 //! baseline, an assumption until the next response. Replacing the richer PreCompact log with
 //! it would lose what the session did before. So a log written after a compaction keeps what
-//! the log before it said: the done work, findings and decisions of both (the earlier first),
+//! the log before it said: the done work and decisions of both and the earlier log's newest
+//! few findings (the earlier first),
 //! the earlier next steps only when the new log has none (they may be done since), critical
 //! context and notes the new log does not set, every fact list of both, and the earlier
 //! measured figures as a note beside the new ones (which say when they are an estimate).
@@ -12,6 +13,7 @@
 use ctxmon_domain::{ResumeLog, Timestamp};
 
 use super::providers::{GenerationInputs, SectionProvider};
+use crate::resumption::CONCLUSIONS;
 
 /// The label this provider records in `metadata.sources`; a log that carries it has carried
 /// pre-compaction content, which the next log carries on in turn.
@@ -34,7 +36,10 @@ impl SectionProvider for BeforeCompaction {
             log.mission_summary.clone_from(&prev.mission_summary);
         }
         earlier_first(&mut log.accomplishments, &prev.accomplishments);
-        earlier_first(&mut log.key_findings, &prev.key_findings);
+        // Findings are the last few conclusions: the earlier log's newest few, not all it
+        // carried, so findings do not pile up over compactions and push the new ones out.
+        let skip = prev.key_findings.len().saturating_sub(CONCLUSIONS);
+        earlier_first(&mut log.key_findings, &prev.key_findings[skip..]);
         if log.next_steps.iter().all(|s| s.trim().is_empty()) {
             log.next_steps.clone_from(&prev.next_steps);
         }

@@ -55,6 +55,35 @@ fn a_log_after_a_compaction_keeps_what_the_precompact_log_said() {
 }
 
 #[test]
+fn findings_do_not_pile_up_over_compactions() {
+    let w = World::new();
+    let mut state = SessionState::default();
+    let round = |n: usize| -> Vec<TranscriptRecord> {
+        (0..8)
+            .map(|i| {
+                records::text(&format!(
+                    "Round {n}, finding {i}: the cache key changed with every build of the crate."
+                ))
+            })
+            .collect()
+    };
+    for n in 0..4 {
+        *w.tail.tail.borrow_mut() = round(n);
+        w.fire(&mut state, TriggerKind::PreCompact);
+        state.resume_log_triggers.clear();
+    }
+    *w.tail.tail.borrow_mut() = round(4);
+    let findings = w.now(None).generated.log.key_findings;
+    // The newest few of the log before, then the new ones: not every round's.
+    assert!((6..=10).contains(&findings.len()), "{findings:?}");
+    assert!(findings[0].starts_with("Round 3,"), "{findings:?}");
+    assert!(
+        findings.last().unwrap().starts_with("Round 4, finding 7"),
+        "{findings:?}"
+    );
+}
+
+#[test]
 fn without_a_compaction_a_new_log_replaces_the_old() {
     let w = World::new();
     w.now(None);
