@@ -107,6 +107,7 @@ fn rich_log() {
         head: Some(&head),
         git: Some(&git),
         transcript_path: Some("/home/you/.claude/projects/-w-shop/ef958aa1.jsonl"),
+        previous: None,
     });
     insta::assert_snapshot!("resume_log_rich", md);
 }
@@ -124,6 +125,7 @@ fn minimal_log() {
         head: None,
         git: None,
         transcript_path: None,
+        previous: None,
     });
     insta::assert_snapshot!("resume_log_minimal", md);
 }

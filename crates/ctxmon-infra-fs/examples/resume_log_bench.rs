@@ -125,6 +125,7 @@ fn measure(durability: Durability) -> (f64, f64, u64, u64) {
             head: None,
             git: Some(&git),
             transcript_path: Some("/home/you/.claude/projects/-w-shop/s.jsonl"),
+            previous: None,
         });
         let markdown = generated.rendered.markdown();
         let saved = store.save(&generated.log, &markdown).unwrap();

@@ -92,6 +92,7 @@ fn generate_with(lines: &[TranscriptRecord], head: Option<&TranscriptHead>) -> R
         head,
         git: None,
         transcript_path: None,
+        previous: None,
     });
     // Sections may use room others leave unused; the whole is the bound, and nothing is left
     // out while the document has room (within an item of a transcript's size).
@@ -149,11 +150,12 @@ fn everything_a_log_names_is_in_its_transcript() {
         for c in &log.metadata.commands_run {
             assert!(text.contains(probe(c)), "{name}: command {c:?}");
         }
+        // An error is an excerpt: each of its lines (shortened ones up to their "…") is in
+        // the transcript, "…" lines stand for the lines left out.
         for e in &log.metadata.errors {
-            assert!(
-                text.contains(probe(e).lines().next().unwrap_or_default()),
-                "{name}: error {e:?}"
-            );
+            for line in e.lines().map(probe).filter(|l| !l.is_empty()) {
+                assert!(text.contains(line), "{name}: error {e:?}");
+            }
         }
         if !log.mission_summary.is_empty() && !log.mission_summary.starts_with('/') {
             assert!(
@@ -184,9 +186,16 @@ fn sessions_with_todo_write_and_edits_yield_them() {
         assert_eq!(log.metadata.sources, ["transcript"], "{name}");
     }
     let basic = generate(&lines(&dir.join("cc-1.0.98-basic.jsonl")));
+    // Every item the session's lists completed, not only what the newest list still shows.
     assert_eq!(
         basic.accomplishments,
-        ["Create CLAUDE.md with essential information"]
+        [
+            "Analyze codebase structure and files",
+            "Identify build, test, and lint commands",
+            "Understand high-level architecture",
+            "Check for existing CLAUDE.md, README.md, or rule files",
+            "Create CLAUDE.md with essential information"
+        ]
     );
     assert_eq!(basic.metadata.files_modified, ["/path/to/Demo/CLAUDE.md"]);
     assert_eq!(basic.mission_summary, "/init");
@@ -219,7 +228,11 @@ fn the_mission_of_a_long_transcript_is_its_first_request() {
         let all = records_from_values(&lines(&dir.join(name)));
         let expected = first_request_text(&all).unwrap();
         // A tail window that begins after the first request, as 8 MiB does in a long session.
-        let tail = &all[all.len() / 2..];
+        let at = all
+            .iter()
+            .position(|r| first_request_text(std::slice::from_ref(r)).as_ref() == Some(&expected))
+            .unwrap();
+        let tail = &all[(at + 1).max(all.len() / 2)..];
         assert_ne!(first_request_text(tail).as_deref(), Some(expected.as_str()));
         let mut head = TranscriptHead::default();
         for line in &all {

@@ -264,5 +264,7 @@ fn errors_are_unwrapped_and_capped() {
     assert_eq!(errors.len(), 3);
     assert_eq!(errors[0], "File has not been read yet.");
     assert_eq!(errors[1], "Exit code 1\nboom");
-    assert_eq!(errors[2].chars().count(), MAX_ERROR_CHARS);
+    // An excerpt (lines that say what failed, the last lines, each shortened), within the cap.
+    let long = errors[2].chars().count();
+    assert!((200..=MAX_ERROR_CHARS).contains(&long), "{long}");
 }

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use ctxmon_domain::{
-    CheckpointData, DomainEvent, EventRecord, FillEstimate, ResumeLogDraft, SessionKey,
+    CheckpointData, DomainEvent, EventRecord, FillEstimate, ResumeLog, ResumeLogDraft, SessionKey,
     SessionState,
 };
 
@@ -206,6 +206,7 @@ fn write(
         Some(g) => Some(g.clone()),
         None => git_snapshot(ctx, ports),
     };
+    let previous = previous_log(store, session_id, warnings);
     let transcript = ctx.transcript_path.map(|p| p.display().to_string());
     let now = ports.clock.now();
     let generated = generator.generate(&GenerationInputs {
@@ -219,6 +220,7 @@ fn write(
         head: head.as_ref(),
         git: git.as_ref(),
         transcript_path: transcript.as_deref(),
+        previous: previous.as_ref(),
     });
     let saved = store.save(&generated.log, &generated.rendered.markdown())?;
     let keep = usize::try_from(ctx.config.resume_logs.keep.max(1)).unwrap_or(usize::MAX);
@@ -239,6 +241,22 @@ fn write(
         warnings.push(format!("events not recorded: {e}"));
     }
     Ok((saved, generated, removed))
+}
+
+/// The session's stored log, which the new one replaces (one small file: a read costs less
+/// than losing what it says). Unreadable: a warning, and the new log stands alone.
+fn previous_log(
+    store: &dyn ResumeLogStore,
+    session_id: &str,
+    warnings: &mut Vec<String>,
+) -> Option<ResumeLog> {
+    match store.load(&SessionKey::from_raw(session_id)) {
+        Ok(stored) => stored.map(|s| s.log),
+        Err(e) => {
+            warnings.push(format!("previous resume log unreadable: {e}"));
+            None
+        }
+    }
 }
 
 /// The newest checkpoint of this session, acknowledged or not: acknowledgement says the agent

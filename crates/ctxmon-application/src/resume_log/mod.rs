@@ -6,19 +6,21 @@
 //!   compaction re-arms `tier:*` and `pre_compact`), `session_end` once per session.
 //! - `providers`: where content comes from, in priority order — the agent's document, the
 //!   session's latest checkpoint, the transcript tail, git ([`SectionProvider`] extension
-//!   point).
+//!   point); `carry`: the session's previous log, when a compaction came since.
 //! - `generator`: [`ResumeLogGenerator`] combines them into a budgeted [`ctxmon_domain::ResumeLog`].
 //! - `entry`: what hooks ([`generate_for_trigger`], fail-open) and the CLI ([`generate_now`])
 //!   call; they gather inputs through the hook ports and save through a
 //!   [`crate::ports::ResumeLogStore`] (the storage-backend extension point;
 //!   [`MemoryResumeLogStore`] here, the file store in `ctxmon-infra-fs`).
 
+mod carry;
 mod entry;
 mod generator;
 mod memory_store;
 mod providers;
 mod trigger;
 
+pub use carry::BeforeCompaction;
 pub use entry::{AlreadyRead, GenerateOutcome, TriggerOutcome, generate_for_trigger, generate_now};
 pub(crate) use entry::{git_snapshot, read_head};
 pub use generator::{GeneratedLog, ResumeLogGenerator};

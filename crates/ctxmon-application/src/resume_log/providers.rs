@@ -18,8 +18,8 @@ use ctxmon_domain::{
 use super::trigger::TriggerKind;
 use crate::ports::GitHead;
 use crate::resumption::{
-    TranscriptHead, commands_run, derive_from_tail, errors_seen, files_written_by_subagents,
-    first_request_text, last_timestamp,
+    TranscriptHead, commands_run, completed_work, conclusions, derive_from_tail, errors_seen,
+    files_written_by_subagents, first_request_text, last_timestamp,
 };
 
 /// Everything generation may draw on, gathered beforehand (the generator itself does no I/O).
@@ -38,6 +38,9 @@ pub struct GenerationInputs<'a> {
     pub head: Option<&'a TranscriptHead>,
     pub git: Option<&'a GitSnapshot>,
     pub transcript_path: Option<&'a str>,
+    /// The session's stored log, which this one replaces; carried on when a compaction came
+    /// since ([`super::carry`]).
+    pub previous: Option<&'a ResumeLog>,
 }
 
 /// Git as seen at generation time.
@@ -55,13 +58,15 @@ pub trait SectionProvider {
     fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String>;
 }
 
-/// The built-in providers in priority order.
+/// The built-in providers in priority order; the previous log last, so what the session says
+/// now comes first.
 pub fn built_in() -> Vec<Box<dyn SectionProvider>> {
     vec![
         Box::new(AgentDocument),
         Box::new(LatestCheckpoint),
         Box::new(TranscriptTail),
         Box::new(Git),
+        Box::new(super::carry::BeforeCompaction),
     ]
 }
 
@@ -198,7 +203,7 @@ fn derived(st: &ResumptionState, log: &mut ResumeLog) {
     {
         add_context(log, "latest user request", latest);
     }
-    todos(&st.todos, log);
+    todos(&st.todos, &st.tasks, log);
     if let Some(text) = &st.last_assistant_text {
         fill_list(
             &mut log.key_findings,
@@ -218,15 +223,18 @@ fn same_request(request: &str, mission: &str) -> bool {
             .is_some_and(|start| mission.starts_with(start))
 }
 
-/// Completed todos are accomplishments; pending and in-progress ones are next steps.
-fn todos(list: &[Todo], log: &mut ResumeLog) {
+/// Completed todos and tasks are accomplishments; pending and in-progress ones are next
+/// steps. Claude Code 2.1 sessions keep their work in the task tools instead of a todo list.
+fn todos(list: &[Todo], tasks: &[Todo], log: &mut ResumeLog) {
     let done: Vec<String> = list
         .iter()
+        .chain(tasks)
         .filter(|t| t.status == "completed")
         .map(|t| t.content.clone())
         .collect();
     let open: Vec<String> = list
         .iter()
+        .chain(tasks)
         .filter(|t| t.status != "completed")
         .map(|t| match t.status.as_str() {
             "in_progress" => format!("(in progress) {}", t.content),
@@ -237,10 +245,11 @@ fn todos(list: &[Todo], log: &mut ResumeLog) {
     fill_list(&mut log.next_steps, &open);
 }
 
-/// The transcript: its first request as mission (from the head, which has the session's
-/// real first request, else the tail's oldest), and from the tail the newest todo list, files
-/// touched (the session's, and apart those only subagents wrote), commands run, errors seen,
-/// the latest request and the last answer.
+/// The transcript: its first typed request as mission (from the head, which has the session's
+/// real first request, else the tail's oldest), and from the tail: every todo and task the
+/// session completed (not only the newest list's), the open ones, files touched (the
+/// session's, and apart those only subagents wrote), commands run, errors seen, the latest
+/// request and the assistant's last few conclusions.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TranscriptTail;
 
@@ -253,6 +262,8 @@ impl SectionProvider for TranscriptTail {
             &mut log.mission_summary,
             first.or_else(|| first_request_text(lines)).as_deref(),
         );
+        fill_list(&mut log.accomplishments, &completed_work(lines, &st.tasks));
+        fill_list(&mut log.key_findings, &conclusions(lines));
         derived(&st, log);
         let m = &mut log.metadata;
         m.commands_run.extend(commands_run(lines));

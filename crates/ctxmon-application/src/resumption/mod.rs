@@ -16,8 +16,9 @@ mod work;
 
 pub use section::from_section;
 pub use tail::{
-    TranscriptHead, commands_run, derive_from_tail, errors_seen, files_written_by_subagents,
-    first_request_text, first_user_request, last_timestamp,
+    CONCLUSIONS, TranscriptHead, commands_run, completed_work, conclusions, derive_from_tail,
+    errors_seen, files_written_by_subagents, first_request_text, first_user_request,
+    last_timestamp,
 };
 pub use work::MAX_EXCERPT_CHARS;
 
@@ -45,6 +46,6 @@ pub const LAST_USER_REQUESTS: usize = 3;
 /// that does not exist (4,096 is Linux's `PATH_MAX`).
 pub const MAX_PATH_CHARS: usize = 4_096;
 
-/// Longest error text kept by [`errors_seen`]: the first lines of a traceback say what failed,
-/// the rest is noise in a resume log.
+/// Longest error text kept by [`errors_seen`]: the lines that say what failed and the last
+/// lines fit; the rest of a traceback is noise in a resume log.
 pub const MAX_ERROR_CHARS: usize = 500;

@@ -16,7 +16,7 @@ use ctxmon_domain::resume_log::cut_at_boundary;
 use ctxmon_domain::{ResumptionOrigin, ResumptionState, Timestamp, Todo};
 
 use super::text::{capped, dedup_keep_last, path_str};
-use super::work::add_work;
+use super::work::{add_work, excerpt_within};
 use super::{
     LAST_USER_REQUESTS, MAX_ERROR_CHARS, MAX_LIST_ITEMS, MAX_MISSION_CHARS, MAX_TEXT_CHARS,
 };
@@ -132,7 +132,18 @@ pub fn first_user_request(records: &[TranscriptRecord]) -> Option<String> {
 /// sentence or word boundary. In a tail this is a request from the middle of a long session;
 /// the transcript's head has the real first one ([`TranscriptHead`]).
 pub fn first_request_text(records: &[TranscriptRecord]) -> Option<String> {
-    records.iter().find_map(mission_text)
+    // A leading `/init` or `/review` is how the session was started, not what it is for: the
+    // first typed request is the mission, a slash command only when nothing was typed.
+    records
+        .iter()
+        .filter(|r| is_typed(r))
+        .find_map(mission_text)
+        .or_else(|| records.iter().find_map(mission_text))
+}
+
+fn is_typed(record: &TranscriptRecord) -> bool {
+    !record.sidechain
+        && matches!(&record.body, RecordBody::Request(r) if r.kind == RequestKind::Typed)
 }
 
 /// What the start of a transcript says, read record by record from its beginning until the
@@ -140,7 +151,8 @@ pub fn first_request_text(records: &[TranscriptRecord]) -> Option<String> {
 /// ones).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TranscriptHead {
-    /// The first real request of the main chain, as [`first_request_text`] keeps it.
+    /// The first typed request of the main chain (a slash command only while none was
+    /// typed), as [`first_request_text`] keeps it: the mission.
     pub first_request: Option<String>,
     /// The timestamp of the first record that has one: when the session began.
     pub started_at: Option<String>,
@@ -156,14 +168,14 @@ impl TranscriptHead {
         if self.started_at.is_none() {
             self.started_at = record.timestamp.as_deref().and_then(|t| capped(t, 64));
         }
-        if self.first_request.is_none() {
-            self.first_request = mission_text(record);
-        }
-        if self.goal.is_none()
-            && !record.sidechain
-            && let RecordBody::Request(r) = &record.body
-            && r.kind == RequestKind::Typed
+        let first_typed = self.goal.is_none() && is_typed(record);
+        // A slash command stands in until the first typed request replaces it.
+        if (self.first_request.is_none() || first_typed)
+            && let Some(mission) = mission_text(record)
         {
+            self.first_request = Some(mission);
+        }
+        if first_typed && let RecordBody::Request(r) = &record.body {
             self.goal = capped(&r.text, MAX_TEXT_CHARS);
         }
         if self.first_request.is_some() && self.goal.is_some() {
@@ -190,16 +202,76 @@ fn real_request(record: &TranscriptRecord) -> Option<&str> {
     }
 }
 
-/// The text of every main-chain failed tool result (a failed command, a rejected edit),
-/// capped at [`MAX_ERROR_CHARS`]; each once at its last occurrence, newest last.
+/// Every main-chain failed tool result as the lines that say what failed and its last lines
+/// (the rule of the resumption context's failure excerpt), at most [`MAX_ERROR_CHARS`]; each
+/// once at its last occurrence, newest last. A call the user refused is not an error: the
+/// tool did not fail, the user said no (the reason is a constraint, not a fault).
 pub fn errors_seen(records: &[TranscriptRecord]) -> Vec<String> {
     let errors = main_chain(records)
         .filter_map(|r| match &r.body {
-            RecordBody::ToolResult(res) if res.is_error => capped(&res.text, MAX_ERROR_CHARS),
+            RecordBody::ToolResult(res) if res.is_error && res.rejected.is_none() => {
+                capped(&excerpt_within(&res.text, MAX_ERROR_CHARS), MAX_ERROR_CHARS)
+            }
             _ => None,
         })
         .collect();
     dedup_keep_last(errors, MAX_LIST_ITEMS)
+}
+
+/// What the session got done: every todo item any list of the session marked completed (a
+/// later list may drop it, the work stays done) and every completed task of the task tools,
+/// in the order they were first completed, at most the newest [`MAX_LIST_ITEMS`].
+pub fn completed_work(records: &[TranscriptRecord], tasks: &[Todo]) -> Vec<String> {
+    let todos = main_chain(records)
+        .filter_map(|r| match &r.body {
+            RecordBody::ToolCall(c) if c.kind == ToolKind::TodoList => c.todos.as_deref(),
+            _ => None,
+        })
+        .flatten()
+        .filter(|t| t.status == "completed")
+        .map(|t| t.content.as_str());
+    let tasks = tasks
+        .iter()
+        .filter(|t| t.status == "completed")
+        .map(|t| t.content.as_str());
+    let mut seen = std::collections::HashSet::new();
+    let done: Vec<String> = todos
+        .chain(tasks)
+        .filter_map(|t| capped(t, MAX_TEXT_CHARS))
+        .filter(|t| seen.insert(t.clone()))
+        .collect();
+    let over = done.len().saturating_sub(MAX_LIST_ITEMS);
+    done.into_iter().skip(over).collect()
+}
+
+/// How many of the assistant's conclusions a resume log's findings keep.
+pub const CONCLUSIONS: usize = 5;
+/// Shorter than this, an answer is a step ("Now the tests."), not a conclusion.
+const CONCLUSION_MIN_CHARS: usize = 60;
+/// Longest earlier conclusion kept; the final answer keeps [`MAX_TEXT_CHARS`].
+const CONCLUSION_CHARS: usize = 1_000;
+
+/// The assistant's last few substantive conclusions, oldest first, the final answer last
+/// whatever its length: what the session found out, beyond its last words. An answer that
+/// announces the next step ("Let me read the file:") or is a few words is not a conclusion.
+pub fn conclusions(records: &[TranscriptRecord]) -> Vec<String> {
+    let texts: Vec<&str> = main_chain(records)
+        .filter_map(|r| match &r.body {
+            RecordBody::AssistantText(t) if !t.trim().is_empty() => Some(t.trim()),
+            _ => None,
+        })
+        .collect();
+    let Some((last, earlier)) = texts.split_last() else {
+        return Vec::new();
+    };
+    let substantive = |t: &&&str| t.chars().count() >= CONCLUSION_MIN_CHARS && !t.ends_with(':');
+    let mut out: Vec<String> = earlier
+        .iter()
+        .filter(substantive)
+        .filter_map(|t| capped(t, CONCLUSION_CHARS))
+        .collect();
+    out.extend(capped(last, MAX_TEXT_CHARS));
+    dedup_keep_last(out, CONCLUSIONS)
 }
 
 fn main_chain(records: &[TranscriptRecord]) -> impl Iterator<Item = &TranscriptRecord> {

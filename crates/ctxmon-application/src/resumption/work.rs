@@ -307,6 +307,13 @@ fn commit_lines(text: &str) -> Vec<String> {
 /// line shortened, the whole at most [`MAX_EXCERPT_CHARS`]. Never just the first lines: a test
 /// runner's banner says nothing.
 pub(crate) fn excerpt(text: &str) -> String {
+    excerpt_within(text, MAX_EXCERPT_CHARS)
+}
+
+/// [`excerpt`] within `max` characters: when the kept lines do not fit, the oldest go first,
+/// so the newest lines that say what failed and the last lines stay. The one rule for every
+/// failure ctxmon hands on (the resumption context's, the resume log's errors).
+pub(crate) fn excerpt_within(text: &str, max: usize) -> String {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let signal: Vec<usize> = lines
         .iter()
@@ -323,22 +330,26 @@ pub(crate) fn excerpt(text: &str) -> String {
     keep.extend(lines.len().saturating_sub(LAST_LINES)..lines.len());
     keep.sort_unstable();
     keep.dedup();
-    let mut out = String::new();
-    let mut previous: Option<usize> = None;
-    for i in keep {
+    let line_chars = EXCERPT_LINE_CHARS.min(max.max(2));
+    // Newest first, each with the gap marker before it, until the budget is spent.
+    let mut parts: Vec<String> = Vec::new();
+    let mut used = 0usize;
+    for (n, &i) in keep.iter().enumerate().rev() {
         let Some(line) = lines.get(i) else { continue };
-        if previous.is_some_and(|p| p + 1 != i) {
-            out.push_str("…\n");
+        let mut part = capped(line, line_chars).unwrap_or_default();
+        let gap = n > 0 && keep.get(n - 1).is_some_and(|&p| p + 1 != i);
+        if gap {
+            part.insert_str(0, "…\n");
         }
-        previous = Some(i);
-        let line = capped(line, EXCERPT_LINE_CHARS).unwrap_or_default();
-        if out.chars().count() + line.chars().count() > MAX_EXCERPT_CHARS {
+        let cost = part.chars().count() + 1;
+        if used + cost > max && !parts.is_empty() {
             break;
         }
-        out.push_str(&line);
-        out.push('\n');
+        used += cost;
+        parts.push(part);
     }
-    out.trim_end().to_string()
+    parts.reverse();
+    parts.join("\n").trim_end().to_string()
 }
 
 #[cfg(test)]

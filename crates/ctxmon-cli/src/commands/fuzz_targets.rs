@@ -788,6 +788,7 @@ fn fuzz_resume_log_draft() {
                 head: None,
                 git: None,
                 transcript_path: None,
+                previous: None,
             });
             let markdown = generated.rendered.markdown();
             let tokens = estimate_tokens(&markdown).get();

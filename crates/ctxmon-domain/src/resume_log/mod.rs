@@ -48,6 +48,12 @@ pub struct ContextMetrics {
     pub model: String,
     /// RFC 3339, UTC.
     pub timestamp: String,
+    /// Set when the figures are not a measurement but an assumption, and why: after a
+    /// compaction the context's size is unknown until the next response, and ctxmon assumes
+    /// the post-compaction baseline. Shown beside the figures, so no reader takes it for a
+    /// measured fill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<String>,
 }
 
 impl ContextMetrics {
@@ -71,22 +77,32 @@ impl ContextMetrics {
             stop_reason: stop_reason.into(),
             model: model.into(),
             timestamp: at.to_rfc3339(),
+            estimate: None,
         }
     }
 
-    /// The metrics of a fill estimate (an `unavailable` estimate gives zero used tokens).
+    /// The metrics of a fill estimate (an `unavailable` estimate gives zero used tokens). A
+    /// post-compaction baseline (`FillSource::Compaction`) is labelled as an estimate.
     pub fn from_fill(
         fill: &FillEstimate,
         stop_reason: impl Into<String>,
         at: Timestamp,
     ) -> ContextMetrics {
-        ContextMetrics::new(
+        let mut metrics = ContextMetrics::new(
             fill.context_window_size.get(),
             fill.input_tokens.get(),
             stop_reason,
             fill.model.clone().unwrap_or_default(),
             at,
-        )
+        );
+        if fill.source == crate::FillSource::Compaction {
+            metrics.estimate = Some(
+                fill.note
+                    .clone()
+                    .unwrap_or_else(|| "after a compaction, before the next response".into()),
+            );
+        }
+        metrics
     }
 }
 

@@ -168,6 +168,12 @@ impl ResumeLog {
             one_line(&m.model, "unknown"),
             one_line(&m.stop_reason, "unknown"),
         );
+        if let Some(why) = &m.estimate {
+            body.push_str(&format!(
+                "\n- Measured: no, an estimate ({})",
+                one_line(why, "after a compaction")
+            ));
+        }
         if let Some(a) = &self.agent_metrics {
             body.push_str(&reported(a));
         }
