@@ -8,11 +8,10 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::io::Write;
+use std::time::Duration;
 
-use common::{Sandbox, transcript_with};
+use common::{Run, Sandbox, transcript_with};
 use serde_json::{Value, json};
 
 /// How late the input arrives: twice the prompt's deadline, well inside PreCompact's.
@@ -20,58 +19,15 @@ const LATE: Duration = Duration::from_secs(3);
 /// A run still going after this is a hang: it is killed and fails on its exit code.
 const KILL_AFTER: Duration = Duration::from_secs(20);
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-}
-
 /// Runs `args` and writes `stdin` only after `delay`, then closes it; a process still running
 /// after [`KILL_AFTER`] is killed (code -1).
 fn run_late(sb: &Sandbox, args: &[&str], stdin: String, delay: Duration) -> Run {
-    let started = Instant::now();
-    let mut child = sb
-        .command(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
+    let feed = move |mut input: std::process::ChildStdin| {
         std::thread::sleep(delay);
         // A hook that gave up has closed its end: the write fails, which is the point.
         let _ = input.write_all(stdin.as_bytes());
-    });
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = pipe.read_to_string(&mut text);
-            text
-        })
     };
-    let stdout = drain(Box::new(child.stdout.take().unwrap()));
-    let stderr = drain(Box::new(child.stderr.take().unwrap()));
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if started.elapsed() >= KILL_AFTER {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let elapsed = started.elapsed();
-    writer.join().unwrap();
-    Run {
-        code: status.and_then(|s| s.code()).unwrap_or(-1),
-        stdout: stdout.join().unwrap(),
-        stderr: stderr.join().unwrap(),
-        elapsed,
-    }
+    sb.run_fed(args, feed, KILL_AFTER).0
 }
 
 #[test]

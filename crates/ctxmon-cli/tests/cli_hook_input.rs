@@ -9,7 +9,6 @@ mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 use common::{Sandbox, additional_context, assistant_line, transcript_with};
 use serde_json::{Value, json};
@@ -159,29 +158,12 @@ fn a_boundary_whose_post_tokens_does_not_fit_still_counts_as_a_compaction() {
 /// Runs `args` with `stdin` written in full from another thread, and returns the run and what
 /// the writer's `write_all` returned (an early close of the pipe makes it EPIPE).
 fn run_reporting_write(sb: &Sandbox, args: &[&str], stdin: Vec<u8>) -> (common::Run, String) {
-    let started = std::time::Instant::now();
-    let mut child = sb
-        .command(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
+    let feed = move |mut pipe: std::process::ChildStdin| {
         let wrote = pipe.write_all(&stdin).and_then(|()| pipe.flush());
         drop(pipe);
         wrote.map_or_else(|e| format!("write failed: {e}"), |()| "ok".to_string())
-    });
-    let out = child.wait_with_output().unwrap();
-    let wrote = writer.join().unwrap();
-    let run = common::Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        elapsed: started.elapsed(),
     };
-    (run, wrote)
+    sb.run_fed(args, feed, std::time::Duration::from_secs(60))
 }
 
 /// Issue 12: a 2 MB pasted prompt got no monitor tag: ctxmon stopped reading at the 1 MiB cap

@@ -162,6 +162,31 @@ impl Sandbox {
     /// `limit` is killed: it comes back with code -1 and an elapsed time of at least `limit`,
     /// so a hang fails the test's assertions instead of hanging the suite.
     pub fn run_limited(&self, args: &[&str], stdin: Option<&[u8]>, limit: Duration) -> Run {
+        let bytes = stdin.map(<[u8]>::to_vec);
+        let (run, _held_open) = self.run_fed(
+            args,
+            move |mut input| match bytes {
+                Some(bytes) => {
+                    let _ = input.write_all(&bytes);
+                    None
+                }
+                None => Some(input),
+            },
+            limit,
+        );
+        run
+    }
+
+    /// Runs `args` while `feed` writes its stdin on another thread (a process still running
+    /// after `limit` is killed, as in [`Sandbox::run_limited`]), and returns the run with what
+    /// `feed` returned. Whatever `feed` returns lives until the process has ended, so returning
+    /// the pipe holds stdin open; dropping it closes stdin.
+    pub fn run_fed<T: Send + 'static>(
+        &self,
+        args: &[&str],
+        feed: impl FnOnce(std::process::ChildStdin) -> T + Send + 'static,
+        limit: Duration,
+    ) -> (Run, T) {
         let started = Instant::now();
         let mut child = self
             .command(args)
@@ -170,17 +195,8 @@ impl Sandbox {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut input = child.stdin.take().unwrap();
-        let mut held_open = None;
-        match stdin {
-            Some(bytes) => {
-                let bytes = bytes.to_vec();
-                std::thread::spawn(move || {
-                    let _ = input.write_all(&bytes);
-                });
-            }
-            None => held_open = Some(input),
-        }
+        let input = child.stdin.take().unwrap();
+        let feeder = std::thread::spawn(move || feed(input));
         let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
             std::thread::spawn(move || {
                 let mut bytes = Vec::new();
@@ -202,13 +218,14 @@ impl Sandbox {
             std::thread::sleep(Duration::from_millis(10));
         };
         let elapsed = started.elapsed();
-        drop(held_open);
-        Run {
+        let fed = feeder.join().unwrap();
+        let run = Run {
             code: status.and_then(|s| s.code()).unwrap_or(-1),
             stdout: stdout.join().unwrap(),
             stderr: stderr.join().unwrap(),
             elapsed,
-        }
+        };
+        (run, fed)
     }
 
     /// Where Claude Code keeps this project's transcripts under the sandbox's HOME
