@@ -9,7 +9,10 @@
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+#[path = "support/corpus.rs"]
+mod corpus;
+
+use corpus::{haystack, json_lines as lines, jsonl_files as fixtures};
 
 use ctxmon_application::config::ResumeLogsConfig;
 use ctxmon_application::ports::TranscriptRecord;
@@ -18,62 +21,6 @@ use ctxmon_application::resumption::{TranscriptHead, first_request_text};
 use ctxmon_domain::{ResumeLog, ResumeLogSection, Timestamp};
 use ctxmon_infra_fs::transcript::records_from_values;
 use serde_json::Value;
-
-fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/claude-code-transcripts");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "notice: {} is absent; skipping the real-transcript resume-log tests",
-            dir.display()
-        );
-        None
-    }
-}
-
-fn lines(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap();
-    text.lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-/// Every string anywhere in the lines: the transcript's text without JSON escaping.
-fn haystack(lines: &[Value]) -> String {
-    fn walk(v: &Value, out: &mut String) {
-        match v {
-            Value::String(s) => {
-                out.push_str(s);
-                out.push('\n');
-            }
-            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
-            Value::Object(m) => m.values().for_each(|x| walk(x, out)),
-            _ => {}
-        }
-    }
-    let mut out = String::new();
-    lines.iter().for_each(|l| walk(l, &mut out));
-    out
-}
-
-fn fixtures(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "jsonl") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
 
 fn generate(lines: &[Value]) -> ResumeLog {
     generate_with(&records_from_values(lines), None)
@@ -119,7 +66,9 @@ fn probe(item: &str) -> &str {
 
 #[test]
 fn everything_a_log_names_is_in_its_transcript() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("resume-log tests") else {
+        return;
+    };
     let all = fixtures(&dir);
     assert!(all.len() >= 10, "expected the whole corpus, found {all:?}");
     let (mut files, mut todos) = (0, 0);
@@ -169,7 +118,9 @@ fn everything_a_log_names_is_in_its_transcript() {
 
 #[test]
 fn sessions_with_todo_write_and_edits_yield_them() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("resume-log tests") else {
+        return;
+    };
     for name in [
         "cc-1.0.98-basic.jsonl",
         "cc-1.0.108-inline-sidechain.jsonl",
@@ -219,7 +170,9 @@ fn sessions_with_todo_write_and_edits_yield_them() {
 
 #[test]
 fn the_mission_of_a_long_transcript_is_its_first_request() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("resume-log tests") else {
+        return;
+    };
     for name in [
         "cc-2.0.37-sonnet-4-5.jsonl",
         "cc-1.0.51-streaming-duplicates.jsonl",

@@ -6,7 +6,12 @@
 //! The corpus lives outside the repository; on a fresh clone without `../shared` these tests
 //! print a notice and pass, and CI (where the corpus is present) runs them for real.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+#[path = "support/corpus.rs"]
+mod corpus;
+
+use corpus::{haystack, json_lines as lines, jsonl_files as all_fixtures};
 
 use ctxmon_application::resumption;
 use ctxmon_domain::{ResumptionOrigin, ResumptionState, Todo};
@@ -25,64 +30,6 @@ fn errors_seen(lines: &[Value]) -> Vec<String> {
     resumption::errors_seen(&records_from_values(lines))
 }
 
-fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/claude-code-transcripts");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "notice: {} is absent; skipping the real-transcript resumption tests",
-            dir.display()
-        );
-        None
-    }
-}
-
-/// Every JSON line of the file (tests may read files; the crate's code may not).
-fn lines(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-/// Every string anywhere in the lines, newline-joined: "the transcript's text" without JSON
-/// escaping in the way.
-fn haystack(lines: &[Value]) -> String {
-    fn walk(v: &Value, out: &mut String) {
-        match v {
-            Value::String(s) => {
-                out.push_str(s);
-                out.push('\n');
-            }
-            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
-            Value::Object(m) => m.values().for_each(|x| walk(x, out)),
-            _ => {}
-        }
-    }
-    let mut out = String::new();
-    lines.iter().for_each(|l| walk(l, &mut out));
-    out
-}
-
-fn all_fixtures(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
-            let path = entry.map(|e| e.path()).unwrap_or_default();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "jsonl") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
 fn derive(dir: &Path, name: &str) -> (ResumptionState, Vec<Value>) {
     let lines = lines(&dir.join(name));
     (derive_from_tail(&lines), lines)
@@ -90,7 +37,9 @@ fn derive(dir: &Path, name: &str) -> (ResumptionState, Vec<Value>) {
 
 #[test]
 fn everything_extracted_occurs_in_its_transcript() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("resumption tests") else {
+        return;
+    };
     let fixtures = all_fixtures(&dir);
     assert!(
         fixtures.len() >= 10,
@@ -156,7 +105,9 @@ fn everything_extracted_occurs_in_its_transcript() {
 
 #[test]
 fn sessions_with_todo_write_and_edits_yield_them() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("resumption tests") else {
+        return;
+    };
     for name in [
         "cc-1.0.98-basic.jsonl",
         "cc-1.0.108-inline-sidechain.jsonl",
@@ -192,7 +143,9 @@ fn sessions_with_todo_write_and_edits_yield_them() {
 
 #[test]
 fn basic_session_values() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("resumption tests") else {
+        return;
+    };
     let (s, lines) = derive(&dir, "cc-1.0.98-basic.jsonl");
     // `/init` is a slash command; its expanded prompt is an isMeta line and not repeated.
     assert_eq!(s.last_user_requests, ["/init"]);
@@ -223,7 +176,9 @@ fn basic_session_values() {
 
 #[test]
 fn sonnet_4_5_session_values() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("resumption tests") else {
+        return;
+    };
     let (s, lines) = derive(&dir, "cc-2.0.37-sonnet-4-5.jsonl");
     // The IDE-selection block before each prompt is dropped; the prompt is kept.
     assert_eq!(s.last_user_requests.len(), 3);
@@ -283,7 +238,9 @@ fn sonnet_4_5_session_values() {
 
 #[test]
 fn heavy_sidechain_session_keeps_the_main_chain_only() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("resumption tests") else {
+        return;
+    };
     let (s, _) = derive(&dir, "cc-1.0.98-heavy-inline-sidechain.jsonl");
     // Subagents wrote dozens of files; the main agent wrote one.
     assert_eq!(s.files_touched, ["/path/to/Demo/CLAUDE.md"]);
@@ -304,7 +261,9 @@ fn heavy_sidechain_session_keeps_the_main_chain_only() {
 
 #[test]
 fn local_commands_and_caveats_are_not_requests() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("resumption tests") else {
+        return;
+    };
     let (s, _) = derive(&dir, "cc-2.1.42-opus-4-6.jsonl");
     // The session ends with a caveat, `/exit` and its output; the requests before them count.
     assert_eq!(
@@ -320,7 +279,9 @@ fn local_commands_and_caveats_are_not_requests() {
 
 #[test]
 fn compact_summary_is_not_a_request() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("resumption tests") else {
+        return;
+    };
     let (s, _) = derive(&dir, "synthetic-compact-after-rewind.jsonl");
     assert_eq!(
         s.last_user_requests,

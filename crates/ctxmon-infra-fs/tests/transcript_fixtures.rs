@@ -4,25 +4,12 @@
 //! The corpus lives outside the repository; on a fresh clone without `../shared` these tests
 //! print a notice and pass, and CI (where the corpus is present) runs them for real.
 
-use std::path::PathBuf;
+#[path = "support/corpus.rs"]
+mod corpus;
 
 use ctxmon_application::ports::{ChainScope, ScanLimits, TranscriptReader, TranscriptReading};
 use ctxmon_domain::TokenCount;
 use ctxmon_infra_fs::JsonlTranscriptReader;
-
-fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/claude-code-transcripts");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "notice: {} is absent; skipping the real-transcript tests",
-            dir.display()
-        );
-        None
-    }
-}
 
 /// Reads `name` with the default reader and with small blocks, which must agree.
 fn read(dir: &std::path::Path, name: &str) -> TranscriptReading {
@@ -46,7 +33,9 @@ fn read(dir: &std::path::Path, name: &str) -> TranscriptReading {
 }
 
 fn check_usage(name: &str, tokens: u64, model: &str, scope: ChainScope) {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("tests") else {
+        return;
+    };
     let reading = read(&dir, name);
     assert_eq!(reading.boundary, None, "{name}");
     assert_eq!(reading.scope, scope, "{name}");
@@ -161,7 +150,9 @@ fn usage_after_a_boundary_wins() {
 
 #[test]
 fn real_compact_boundary_line() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("tests") else {
+        return;
+    };
     let reading = read(&dir, "cc-2.1.226-compact-boundary-line.jsonl");
     assert_eq!(reading.usage, None);
     assert_eq!(reading.scope, ChainScope::Main);
@@ -181,7 +172,9 @@ fn real_compact_boundary_line() {
 
 #[test]
 fn whole_fixture_files_fit_one_scan_without_the_limit() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("tests") else {
+        return;
+    };
     // The largest fixture is about 1.1 MB: reading it must cover at most the whole file.
     let path = dir.join("cc-1.0.51-streaming-duplicates.jsonl");
     let len = std::fs::metadata(&path).expect("fixture metadata").len();

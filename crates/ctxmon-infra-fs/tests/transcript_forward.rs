@@ -9,43 +9,17 @@
 #![allow(clippy::unwrap_used)]
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+#[path = "support/corpus.rs"]
+mod corpus;
+
+use corpus::jsonl_files as transcripts;
 
 use ctxmon_application::config::Config;
 use ctxmon_application::fill::{FillSeries, FillSeriesBuilder, FillSettings, SeriesScope};
 use ctxmon_application::ports::{ScanLimits, TranscriptReader};
 use ctxmon_infra_fs::JsonlTranscriptReader;
-
-fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/claude-code-transcripts");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "notice: {} is absent; skipping the real-transcript tests",
-            dir.display()
-        );
-        None
-    }
-}
-
-fn transcripts(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn series(path: &Path, block: usize) -> FillSeries {
     let settings = FillSettings::from_config(&Config::default()).unwrap();
@@ -91,7 +65,9 @@ fn distinct_responses(path: &Path, sidechain: bool) -> usize {
 
 #[test]
 fn one_point_per_response_and_the_last_agrees_with_the_backward_scan() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("tests") else {
+        return;
+    };
     let mut checked = 0;
     for path in transcripts(&dir) {
         let name = path.display().to_string();
@@ -118,7 +94,9 @@ fn one_point_per_response_and_the_last_agrees_with_the_backward_scan() {
 
 #[test]
 fn known_shapes_of_the_corpus() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus::corpus("tests") else {
+        return;
+    };
     let streaming = series(&dir.join("cc-1.0.51-streaming-duplicates.jsonl"), 64 * 1024);
     assert_eq!(streaming.points.len(), 105, "177 lines, 105 responses");
     assert_eq!(streaming.points[0].tokens.get(), 17_437);
