@@ -87,6 +87,17 @@ pub(super) fn mission_pieces(mission: &str) -> Vec<Piece> {
 }
 
 pub(super) fn item_pieces(prefix: &str, items: &[String]) -> Vec<Piece> {
+    pieces_of(prefix, items, Origin::Item, false)
+}
+
+/// One piece per non-empty item, `prefix` before each: an atom (kept whole or not at all) or
+/// an item whose text may be shortened; `origin` says where the item's index points.
+pub(super) fn pieces_of(
+    prefix: &str,
+    items: &[String],
+    origin: impl Fn(usize) -> Origin,
+    atom: bool,
+) -> Vec<Piece> {
     items
         .iter()
         .enumerate()
@@ -94,11 +105,15 @@ pub(super) fn item_pieces(prefix: &str, items: &[String]) -> Vec<Piece> {
             let text = clean(t);
             (!text.is_empty()).then(|| Piece {
                 text: item(prefix, &text),
-                origin: Origin::Item(i),
-                shape: Shape::Item {
-                    lead: String::new(),
-                    prefix: prefix.to_string(),
-                    text,
+                origin: origin(i),
+                shape: if atom {
+                    Shape::Atom
+                } else {
+                    Shape::Item {
+                        lead: String::new(),
+                        prefix: prefix.to_string(),
+                        text,
+                    }
                 },
             })
         })

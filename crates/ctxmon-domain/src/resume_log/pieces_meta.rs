@@ -3,7 +3,7 @@
 //! `fit_meta`) and its notes.
 
 use super::SessionMetadata;
-use super::pieces::{Origin, Piece, Shape, clean, item, pair_pieces};
+use super::pieces::{Origin, Piece, Shape, clean, item, pair_pieces, pieces_of};
 
 /// The one-line facts at the top of "Session Metadata", in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -206,26 +206,7 @@ pub(super) fn metadata_pieces(m: &SessionMetadata) -> MetaPieces {
 
 /// A list's items as `- text` pieces, oldest first; paths and porcelain entries are atoms.
 pub(super) fn list_items(list: MetaList, items: &[String]) -> Vec<Piece> {
-    items
-        .iter()
-        .enumerate()
-        .filter_map(|(i, t)| {
-            let text = clean(t);
-            (!text.is_empty()).then(|| Piece {
-                text: item("- ", &text),
-                origin: Origin::List(list, i),
-                shape: if list.is_atom() {
-                    Shape::Atom
-                } else {
-                    Shape::Item {
-                        lead: String::new(),
-                        prefix: "- ".into(),
-                        text,
-                    }
-                },
-            })
-        })
-        .collect()
+    pieces_of("- ", items, |i| Origin::List(list, i), list.is_atom())
 }
 
 /// 154 → "2 h 34 min"; 0 → "under a minute".
