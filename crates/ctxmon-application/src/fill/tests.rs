@@ -78,7 +78,7 @@ fn seed_examples() {
         assert_eq!(e.context_window_size.get(), 200_000);
         assert_eq!(
             e.tokens_until_auto_compact,
-            TokenCount(167_000u64.saturating_sub(tokens))
+            Some(TokenCount(167_000u64.saturating_sub(tokens)))
         );
     }
 }
