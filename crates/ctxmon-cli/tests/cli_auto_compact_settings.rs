@@ -2,6 +2,8 @@
 //! files move or switch off "tokens until auto-compact" in `status --json`, the
 //! `<context-monitor>` tag and the status line; bad values are warnings, never a lost answer.
 
+#![allow(clippy::unwrap_used)] // a panic fails the test, as it should
+
 mod common;
 
 use common::{Sandbox, additional_context, transcript_with};
