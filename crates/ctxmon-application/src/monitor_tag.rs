@@ -24,7 +24,11 @@ pub fn render_context_monitor(estimate: &FillEstimate, thresholds: &Thresholds) 
     out.push_str("\" window=\"");
     out.push_str(&estimate.context_window_size.get().to_string());
     out.push_str("\" until-auto-compact=\"");
-    out.push_str(&estimate.tokens_until_auto_compact.to_string());
+    // "off" when the user disabled auto-compaction: there is nothing to count down to.
+    match estimate.tokens_until_auto_compact {
+        Some(until) => out.push_str(&until.to_string()),
+        None => out.push_str("off"),
+    }
     out.push_str("\" source=\"");
     out.push_str(&escape_attr(estimate.source.key()));
     out.push_str("\">\n");
@@ -39,12 +43,11 @@ pub fn render_context_monitor(estimate: &FillEstimate, thresholds: &Thresholds) 
 
 /// The tier-specific advice: nothing at NOMINAL, "write state now" at EMERGENCY.
 pub fn recommended_action(estimate: &FillEstimate) -> String {
-    let until = estimate.tokens_until_auto_compact;
     // Past Claude Code's auto-compact point the room is 0; "about 0 tokens" would read as a bug.
-    let room = if until.get() == 0 {
-        "Auto-compaction can start at any moment.".to_string()
-    } else {
-        format!("About {until} tokens until auto-compaction.")
+    let room = match estimate.tokens_until_auto_compact {
+        None => "Auto-compaction is off: the context will not be compacted for you.".to_string(),
+        Some(until) if until.get() == 0 => "Auto-compaction can start at any moment.".to_string(),
+        Some(until) => format!("About {until} tokens until auto-compaction."),
     };
     match estimate.threshold_tier {
         ThresholdTier::Nominal => "Context healthy; no action needed. Work normally.".to_string(),

@@ -73,10 +73,10 @@ pub fn status_line(e: &FillEstimate, width: usize, color: bool) -> String {
         compact(e.context_window_size.get())
     );
     let tier = e.threshold_tier.name();
-    let room = format!(
-        "· {} to compact",
-        compact(e.tokens_until_auto_compact.get())
-    );
+    let room = match e.tokens_until_auto_compact {
+        Some(until) => format!("· {} to compact", compact(until.get())),
+        None => "· auto-compact off".to_string(),
+    };
     let candidates: [Vec<&str>; 5] = [
         vec![&pct, &bar, &tokens, tier, &room],
         vec![&pct, &bar, &tokens, tier],
@@ -118,11 +118,11 @@ pub fn status_text(e: &FillEstimate, color: bool) -> String {
         thousands(e.context_window_size.get()),
         e.threshold_tier.name()
     );
-    out.push_str(&format!(
-        "    {} tokens until auto-compact · source {}",
-        thousands(e.tokens_until_auto_compact.get()),
-        e.source.key()
-    ));
+    let room = match e.tokens_until_auto_compact {
+        Some(until) => format!("{} tokens until auto-compact", thousands(until.get())),
+        None => "auto-compact off".to_string(),
+    };
+    out.push_str(&format!("    {room} · source {}", e.source.key()));
     if let Some(model) = &e.model {
         out.push_str(&format!(" · model {model}"));
     }

@@ -39,7 +39,9 @@ pub struct FillEstimate {
     pub threshold_tier: ThresholdTier,
     pub source: FillSource,
     pub model: Option<String>,
-    pub tokens_until_auto_compact: TokenCount,
+    /// Room left before Claude Code's auto-compaction; `None` (JSON `null`) when the user
+    /// turned auto-compaction off (`DISABLE_AUTO_COMPACT`, `autoCompactEnabled: false`).
+    pub tokens_until_auto_compact: Option<TokenCount>,
     /// Why the estimate is what it is when that is not obvious: a fail-open reason, a window
     /// auto-correction. Human-readable; never parsed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -64,10 +66,12 @@ impl FillEstimate {
             threshold_tier: thresholds.classify(ratio),
             source,
             model,
-            tokens_until_auto_compact: window
-                .tokens()
-                .saturating_sub(auto_compact_buffer)
-                .saturating_sub(tokens),
+            tokens_until_auto_compact: Some(
+                window
+                    .tokens()
+                    .saturating_sub(auto_compact_buffer)
+                    .saturating_sub(tokens),
+            ),
             note: None,
         }
     }
@@ -85,7 +89,7 @@ impl FillEstimate {
             threshold_tier: ThresholdTier::Nominal,
             source: FillSource::Unavailable,
             model: None,
-            tokens_until_auto_compact: window.tokens().saturating_sub(auto_compact_buffer),
+            tokens_until_auto_compact: Some(window.tokens().saturating_sub(auto_compact_buffer)),
             note: Some(reason.into()),
         }
     }
@@ -140,7 +144,7 @@ mod tests {
         );
         assert_eq!(e.fill_percentage, 0.75);
         assert_eq!(e.threshold_tier, ThresholdTier::Warning);
-        assert_eq!(e.tokens_until_auto_compact, TokenCount(17_000));
+        assert_eq!(e.tokens_until_auto_compact, Some(TokenCount(17_000)));
         assert_eq!(e.percent(), 75);
     }
 
@@ -200,7 +204,7 @@ mod tests {
             FillSource::Transcript,
             None,
         );
-        assert_eq!(e.tokens_until_auto_compact, TokenCount(0));
+        assert_eq!(e.tokens_until_auto_compact, Some(TokenCount(0)));
     }
 
     #[test]

@@ -7,6 +7,7 @@ use ctxmon_domain::{
     ContextWindow, FillEstimate, FillSource, ThresholdError, Thresholds, TokenCount,
 };
 
+use super::auto_compact::AutoCompactSettings;
 use super::window::{WindowReason, WindowRules};
 use crate::config::Config;
 use crate::ports::{
@@ -20,6 +21,9 @@ pub struct FillSettings {
     pub thresholds: Thresholds,
     pub windows: WindowRules,
     pub auto_compact_buffer: TokenCount,
+    /// The user's Claude Code auto-compaction settings; the composition root fills them in
+    /// (the configuration file does not hold them: Claude Code's settings and env do).
+    pub auto_compact: AutoCompactSettings,
     pub limits: ScanLimits,
     /// Percent of the window assumed used after a compaction whose size is unknown (BUG-329).
     pub post_compaction_percent: u64,
@@ -31,6 +35,7 @@ impl FillSettings {
             thresholds: config.thresholds()?,
             windows: WindowRules::from_config(config),
             auto_compact_buffer: config.auto_compact_buffer(),
+            auto_compact: AutoCompactSettings::default(),
             limits: ScanLimits {
                 max_scan_bytes: config.context_monitor.max_scan_bytes,
             },
@@ -43,6 +48,20 @@ impl FillSettings {
         TokenCount(window.get().saturating_mul(self.post_compaction_percent) / 100)
     }
 
+    /// The reserve to pass to `FillEstimate` for `window`: the configured buffer, moved by the
+    /// user's auto-compaction settings.
+    pub fn reserve_for(&self, window: ContextWindow) -> TokenCount {
+        self.auto_compact.reserve(window, self.auto_compact_buffer)
+    }
+
+    /// Clears "tokens until auto-compact" when the user turned auto-compaction off.
+    pub fn apply_auto_compact(&self, mut estimate: FillEstimate) -> FillEstimate {
+        if self.auto_compact.disabled {
+            estimate.tokens_until_auto_compact = None;
+        }
+        estimate
+    }
+
     /// An estimate for a known token count, with window correction applied.
     pub fn estimate_for(
         &self,
@@ -53,14 +72,14 @@ impl FillSettings {
     ) -> FillEstimate {
         let models: Vec<&str> = model.into_iter().collect();
         let choice = self.windows.choose(payload_window, &models, Some(tokens));
-        let estimate = FillEstimate::measured(
+        let estimate = self.apply_auto_compact(FillEstimate::measured(
             tokens,
             choice.window,
             &self.thresholds,
-            self.auto_compact_buffer,
+            self.reserve_for(choice.window),
             source,
             model.map(str::to_string),
-        );
+        ));
         if choice.reason == WindowReason::Corrected {
             estimate.with_note(format!(
                 "{tokens} tokens exceed the expected window; assuming a {} window",
@@ -183,14 +202,14 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
             let choice = s
                 .windows
                 .choose(request.payload_window, &models, Some(usage.tokens));
-            let mut estimate = FillEstimate::measured(
+            let mut estimate = s.apply_auto_compact(FillEstimate::measured(
                 usage.tokens,
                 choice.window,
                 &s.thresholds,
-                s.auto_compact_buffer,
+                s.reserve_for(choice.window),
                 FillSource::Transcript,
                 model.map(str::to_string),
-            );
+            ));
             if choice.reason == WindowReason::Corrected {
                 estimate.note = Some(format!(
                     "{} tokens exceed the expected window; assuming a {} window",
@@ -258,7 +277,11 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
             .windows
             .choose(request.payload_window, &models, None)
             .window;
-        let mut e = FillEstimate::unavailable(window, self.settings.auto_compact_buffer, reason);
+        let mut e = self.settings.apply_auto_compact(FillEstimate::unavailable(
+            window,
+            self.settings.reserve_for(window),
+            reason,
+        ));
         e.model = request.model_hint.map(str::to_string);
         e
     }

@@ -243,7 +243,7 @@ impl FillSeriesBuilder {
                 settings.windows.choose(None, &models, None).window
             }
         };
-        let room = window.tokens().saturating_sub(settings.auto_compact_buffer);
+        let room = window.tokens().saturating_sub(settings.reserve_for(window));
         FillSeries {
             scope,
             model,

@@ -78,7 +78,7 @@ fn seed_examples() {
         assert_eq!(e.context_window_size.get(), 200_000);
         assert_eq!(
             e.tokens_until_auto_compact,
-            TokenCount(167_000u64.saturating_sub(tokens))
+            Some(TokenCount(167_000u64.saturating_sub(tokens)))
         );
     }
 }
@@ -192,4 +192,32 @@ fn over_full_window_is_corrected_and_said() {
         "{:?}",
         e.note
     );
+}
+
+/// The user's Claude Code settings reach every estimate: transcript, fail-open and payload.
+#[test]
+fn auto_compact_settings_move_or_clear_the_room() {
+    let reader = FakeReader(Ok(reading(Some(60_000), None)));
+    let req = EstimateRequest {
+        transcript_path: Some(Path::new("t.jsonl")),
+        ..Default::default()
+    };
+    let mut s = settings();
+    s.auto_compact.pct_override = Some(50);
+    let e = ContextFillEstimator::new(&reader, &s).estimate(req);
+    assert_eq!(e.tokens_until_auto_compact, Some(TokenCount(40_000)));
+    let p = s.estimate_for(TokenCount(60_000), FillSource::Payload, Some(200_000), None);
+    assert_eq!(p.tokens_until_auto_compact, Some(TokenCount(40_000)));
+
+    s.auto_compact.disabled = true;
+    let e = ContextFillEstimator::new(&reader, &s).estimate(req);
+    assert_eq!(e.tokens_until_auto_compact, None);
+    assert_eq!(e.input_tokens, TokenCount(60_000));
+    let missing = FakeReader(Err(TranscriptError::new(
+        TranscriptErrorKind::NotFound,
+        "gone",
+    )));
+    let e = ContextFillEstimator::new(&missing, &s).estimate(req);
+    assert_eq!(e.source, FillSource::Unavailable);
+    assert_eq!(e.tokens_until_auto_compact, None);
 }

@@ -246,7 +246,7 @@ fn answer_with(
         None => env.warn("hook input has no hook_event_name; treating it as this hook's event"),
         Some(_) => {}
     }
-    let settings = match FillSettings::from_config(&env.config) {
+    let mut settings = match FillSettings::from_config(&env.config) {
         Ok(s) => s,
         Err(e) => {
             env.warn(&format!("invalid thresholds ({e}); using defaults"));
@@ -256,6 +256,7 @@ fn answer_with(
             }
         }
     };
+    bootstrap::apply_claude_auto_compact(&mut settings, env.layout.project_dir(), |w| env.warn(w));
     let adapters = Adapters::new(&env);
     let ports = adapters.ports(&env.clock);
     let ctx = HookContext {

@@ -14,6 +14,7 @@ use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, ReportArgs};
+use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
 use crate::report;
 
@@ -26,8 +27,11 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
         ));
     }
     let project = bootstrap::project(global, &flags)?;
-    let settings = FillSettings::from_config(&project.config)
+    let mut settings = FillSettings::from_config(&project.config)
         .map_err(|e| Failure::usage(anyhow!("invalid configuration: {e}")))?;
+    bootstrap::apply_claude_auto_compact(&mut settings, project.layout.project_dir(), |w| {
+        diag!("ctxmon report: {w}")
+    });
     let transcript = match &args.transcript {
         Some(path) => path.clone(),
         None => newest_transcript(project.layout.project_dir())?,

@@ -10,6 +10,7 @@ use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, StatusArgs};
+use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
 use crate::render;
 
@@ -22,8 +23,11 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
         ));
     }
     let project = bootstrap::project(global, &flags)?;
-    let settings = FillSettings::from_config(&project.config)
+    let mut settings = FillSettings::from_config(&project.config)
         .map_err(|e| Failure::usage(anyhow!("invalid configuration: {e}")))?;
+    bootstrap::apply_claude_auto_compact(&mut settings, project.layout.project_dir(), |w| {
+        diag!("ctxmon status: {w}")
+    });
     let transcript = match &args.transcript {
         Some(path) => path.clone(),
         None => ctxmon_infra_fs::claude_paths::latest_transcript(project.layout.project_dir(), &bootstrap::env_pairs()).ok_or_else(|| {

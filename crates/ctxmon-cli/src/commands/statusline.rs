@@ -108,13 +108,16 @@ fn render_with(
     progress.deadline(Duration::from_millis(
         config.hooks.status_line_deadline_ms(),
     ));
-    let settings = match FillSettings::from_config(&config) {
+    let mut settings = match FillSettings::from_config(&config) {
         Ok(settings) => settings,
         Err(e) => {
             diag!("ctxmon statusline: invalid thresholds: {e}");
             return CONFIG_ERROR.to_string();
         }
     };
+    bootstrap::apply_claude_auto_compact(&mut settings, &project_dir, |w| {
+        diag!("ctxmon statusline: {w}")
+    });
     // The session's state only sharpens the figure right after a compaction; without it the
     // line is still right.
     // Keyed as the hooks key it, so a session without an id finds its transcript's state.
