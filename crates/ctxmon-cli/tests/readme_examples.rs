@@ -151,19 +151,30 @@ fn as_in_readme(sb: &Sandbox, text: &str) -> String {
         .replace(&dir, SHOWN_PROJECT)
 }
 
-/// The ```xml blocks of README.md, in order.
-fn readme_xml_blocks() -> Vec<String> {
+/// Every ```` ```xml ```` block of README.md, in order, with the rest of its fence line (empty
+/// for the hooks' session, `<fixture>:<lines>` for a real session's hand-back).
+fn readme_xml_fences() -> Vec<(String, String)> {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
     let mut blocks = Vec::new();
     let mut rest = readme.as_str();
-    while let Some(start) = rest.find("```xml\n") {
-        let body = &rest[start + "```xml\n".len()..];
+    while let Some(start) = rest.find("```xml") {
+        let after = &rest[start + "```xml".len()..];
+        let (info, body) = after.split_once('\n').unwrap();
         let end = body.find("\n```").unwrap();
-        blocks.push(body[..end].to_string());
+        blocks.push((info.trim().to_string(), body[..end].to_string()));
         rest = &body[end..];
     }
     blocks
+}
+
+/// The ```xml blocks of the hooks' session (no fixture named), in order.
+fn readme_xml_blocks() -> Vec<String> {
+    readme_xml_fences()
+        .into_iter()
+        .filter(|(info, _)| info.is_empty())
+        .map(|(_, body)| body)
+        .collect()
 }
 
 #[test]
@@ -205,23 +216,14 @@ fn times_are_set_aside_and_nothing_else() {
 
 /// The README's ```` ```xml <fixture>:<lines> ```` blocks: (fixture, lines, body).
 fn readme_fixture_blocks() -> Vec<(String, usize, String)> {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-    let mut blocks = Vec::new();
-    let mut rest = readme.as_str();
-    while let Some(start) = rest.find("```xml ") {
-        let after = &rest[start + "```xml ".len()..];
-        let (info, body) = after.split_once('\n').unwrap();
-        let (fixture, lines) = info.trim().rsplit_once(':').unwrap();
-        let end = body.find("\n```").unwrap();
-        blocks.push((
-            fixture.to_string(),
-            lines.parse().unwrap(),
-            body[..end].to_string(),
-        ));
-        rest = &body[end..];
-    }
-    blocks
+    readme_xml_fences()
+        .into_iter()
+        .filter(|(info, _)| !info.is_empty())
+        .map(|(info, body)| {
+            let (fixture, lines) = info.rsplit_once(':').unwrap();
+            (fixture.to_string(), lines.parse().unwrap(), body)
+        })
+        .collect()
 }
 
 #[test]
