@@ -256,7 +256,13 @@ fn answer_with(
             }
         }
     };
-    bootstrap::apply_claude_auto_compact(&mut settings, env.layout.project_dir(), |w| env.warn(w));
+    // PreToolUse measures no fill (it runs on every edit): Claude Code's settings files are
+    // read only by the hooks that report room until auto-compact.
+    if hook != HookCommand::PreToolUse {
+        bootstrap::apply_claude_auto_compact(&mut settings, env.layout.project_dir(), |w| {
+            env.warn(w)
+        });
+    }
     let adapters = Adapters::new(&env);
     let ports = adapters.ports(&env.clock);
     let ctx = HookContext {
