@@ -26,12 +26,20 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     let env = bootstrap::env_pairs();
     let layout = ProjectLayout::new(&project_dir);
 
+    // The configuration is read first (its line still comes after the hooks'): whether the
+    // PostToolUse hook is needed depends on it.
+    let (config_check, config) =
+        system::config(bootstrap::load_layers_checked(global, &project_dir, &[]));
+    let cm = &config.context_monitor;
     let mut checks = vec![system::binary(&env)];
     let settings = hooks::scan(&hooks::settings_files(&project_dir, &env));
     checks.extend(settings.problems.iter().cloned());
-    checks.extend(hooks::checks(&settings, &project_dir, &env));
-    let (config_check, config) =
-        system::config(bootstrap::load_layers_checked(global, &project_dir, &[]));
+    checks.extend(hooks::checks(
+        &settings,
+        &project_dir,
+        &env,
+        cm.enabled && cm.post_tool_use,
+    ));
     checks.push(config_check);
     checks.push(system::storage(&layout));
     checks.push(system::hook_log(&layout, &config));
