@@ -132,10 +132,7 @@ fn when_the_tier_rises_one_call_injects() {
     l.grow_to(LOW_260.0);
     assert_eq!(tag(&l.tool_call()).0, "LOW");
     l.grow_to(WARNING_269.0);
-    assert_eq!(
-        tag(&l.tool_call()),
-        ("WARNING".to_string(), WARNING_269.1)
-    );
+    assert_eq!(tag(&l.tool_call()), ("WARNING".to_string(), WARNING_269.1));
     for (lines, _) in [WARNING_269, WARNING_300, WARNING_320, WARNING_340] {
         l.grow_to(lines);
         silent(&l.tool_call(), &format!("WARNING again at line {lines}"));
@@ -166,7 +163,10 @@ fn a_tier_prompt_submit_injected_is_not_injected_again_after_a_tool_call() {
     assert!(ctx.contains("tier=\"WARNING\""), "{ctx}");
     for (lines, _) in [WARNING_300, WARNING_320, WARNING_340] {
         l.grow_to(lines);
-        silent(&l.tool_call(), &format!("WARNING at line {lines} after the prompt's tag"));
+        silent(
+            &l.tool_call(),
+            &format!("WARNING at line {lines} after the prompt's tag"),
+        );
     }
     l.grow_to(CRITICAL_346.0);
     assert_eq!(tag(&l.tool_call()).0, "CRITICAL");
@@ -203,7 +203,11 @@ fn switched_off_in_the_configuration_it_injects_and_stores_nothing() {
         for _ in 0..3 {
             silent(&l.tool_call(), off);
         }
-        assert_eq!(l.state_bytes(), None, "{off}: nothing measured, nothing stored");
+        assert_eq!(
+            l.state_bytes(),
+            None,
+            "{off}: nothing measured, nothing stored"
+        );
     }
 }
 
@@ -264,12 +268,19 @@ fn bad_input_fails_open() {
 fn an_unknown_flag_or_a_project_that_does_not_exist_still_exits_0() {
     let Some(l) = Loop::new(WINDOW) else { return };
     l.grow_to(CRITICAL_346.0);
-    let input = l.sb.hook_input("PostToolUse", "s", &l.transcript, serde_json::json!({}));
-    let run = l.sb.run(&["hooks", "post-tool-use", "--frobnicate"], &input);
+    let input =
+        l.sb.hook_input("PostToolUse", "s", &l.transcript, serde_json::json!({}));
+    let run =
+        l.sb.run(&["hooks", "post-tool-use", "--frobnicate"], &input);
     assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
     let gone = Path::new("/nonexistent/ctxmon-project");
     let run = l.sb.run(
-        &["--project-dir", &gone.display().to_string(), "hooks", "post-tool-use"],
+        &[
+            "--project-dir",
+            &gone.display().to_string(),
+            "hooks",
+            "post-tool-use",
+        ],
         &input,
     );
     assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
