@@ -12,16 +12,17 @@ use common::{Sandbox, transcript_with};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ctxmon");
 
-const HOOKS: [(&str, &str); 6] = [
+const HOOKS: [(&str, &str); 7] = [
     ("UserPromptSubmit", "prompt-submit"),
     ("SessionStart", "session-start"),
     ("PreCompact", "pre-compact"),
     ("PreToolUse", "pre-tool-use"),
+    ("PostToolUse", "post-tool-use"),
     ("PostCompact", "post-compact"),
     ("SessionEnd", "session-end"),
 ];
 
-/// Settings with ctxmon's six hooks run by `binary`, SessionStart with `session_matcher`.
+/// Settings with ctxmon's seven hooks run by `binary`, SessionStart with `session_matcher`.
 fn settings(binary: &str, session_matcher: Option<&str>) -> serde_json::Value {
     let mut hooks = serde_json::Map::new();
     for (event, name) in HOOKS {
@@ -141,6 +142,7 @@ fn a_healthy_project_passes_every_check() {
             "hook SessionStart",
             "hook PreCompact",
             "hook PreToolUse",
+            "hook PostToolUse",
             "hook PostCompact",
             "hook SessionEnd",
             "statusline",
@@ -152,21 +154,21 @@ fn a_healthy_project_passes_every_check() {
     );
     assert!(checks[0].2.contains("is this binary"), "{}", checks[0].2);
     assert!(
-        checks[11].2.contains("measures 45% (90,000 of 200,000"),
+        checks[12].2.contains("measures 45% (90,000 of 200,000"),
         "{}",
-        checks[11].2
+        checks[12].2
     );
     // Text: one line per check, a header and a summary.
     let run = sb.run(&["doctor"], "");
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert_eq!(run.stdout.lines().count(), 12 + 2, "{}", run.stdout);
+    assert_eq!(run.stdout.lines().count(), 13 + 2, "{}", run.stdout);
     assert!(
         run.stdout.contains("\nok    hook SessionStart  "),
         "{}",
         run.stdout
     );
     assert!(
-        run.stdout.ends_with("all 12 checks passed\n"),
+        run.stdout.ends_with("all 13 checks passed\n"),
         "{}",
         run.stdout
     );
@@ -225,6 +227,40 @@ fn a_missing_event_fails_and_says_which() {
     s["hooks"].as_object_mut().unwrap().remove("SessionEnd");
     sb.write(".claude/settings.json", s.to_string());
     only_problem(&sb, "hook SessionEnd", "fail", "not registered");
+}
+
+/// An installation from before post-tool-use: doctor asks for `ctxmon install`, unless the
+/// configuration turned the hook off.
+#[test]
+fn an_install_without_post_tool_use_fails_unless_it_is_switched_off() {
+    let sb = healthy();
+    let mut s = settings(BIN, None);
+    s["hooks"].as_object_mut().unwrap().remove("PostToolUse");
+    sb.write(".claude/settings.json", s.to_string());
+    only_problem(&sb, "hook PostToolUse", "fail", "run `ctxmon install`");
+    sb.write(
+        ".ctxmon/config.toml",
+        "[context_monitor]\npost_tool_use = false\n",
+    );
+    let (code, checks) = doctor(&sb);
+    let found = problems(&checks);
+    assert_eq!(code, 0, "{found:#?}");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(
+        (found[0].0.as_str(), found[0].1.as_str()),
+        ("hook PostToolUse", "skip")
+    );
+    assert!(
+        found[0].2.contains("post_tool_use is off"),
+        "{}",
+        found[0].2
+    );
+    // A matcher that leaves tools out loses the warnings of loops over the others.
+    let mut s = settings(BIN, None);
+    s["hooks"]["PostToolUse"][0]["matcher"] = "Bash".into();
+    sb.write(".claude/settings.json", s.to_string());
+    sb.write(".ctxmon/config.toml", "");
+    only_problem(&sb, "hook PostToolUse", "warn", "matcher `Bash`");
 }
 
 #[test]
@@ -321,7 +357,7 @@ fn a_ctxmon_path_that_is_not_a_folder_fails() {
     assert_eq!(names, [("storage", "fail")], "{found:#?}");
     assert!(found[0].2.contains("is not a folder"), "{}", found[0].2);
     let text = sb.run(&["doctor"], "");
-    assert_eq!(text.stdout.lines().count(), 12 + 2, "{}", text.stdout);
+    assert_eq!(text.stdout.lines().count(), 13 + 2, "{}", text.stdout);
 }
 
 #[test]
