@@ -285,3 +285,61 @@ fn an_unknown_flag_or_a_project_that_does_not_exist_still_exits_0() {
     );
     assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
 }
+
+/// Its two keys are validated like every other: the switch is a boolean, the deadline ends
+/// before the 5 s timeout install registers less the wrapper's margin; both are in the schema.
+#[test]
+fn its_configuration_keys_are_validated_and_in_the_schema() {
+    let sb = Sandbox::new();
+    let set = |key: &str, value: &str| sb.run(&["config", "set", key, value], "");
+    let bad = set("context_monitor.post_tool_use", "maybe");
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("context_monitor.post_tool_use"),
+        "{}",
+        bad.stderr
+    );
+    assert_eq!(set("context_monitor.post_tool_use", "false").code, 0);
+    let late = set("hooks.post_tool_use_deadline_ms", "2500");
+    assert_eq!(late.code, 2, "{}", late.stderr);
+    assert!(late.stderr.contains("from 50 to 2499"), "{}", late.stderr);
+    assert_eq!(set("hooks.post_tool_use_deadline_ms", "2499").code, 0);
+    let shown = sb.run(&["config", "get", "context_monitor.post_tool_use"], "");
+    assert_eq!(shown.stdout.trim(), "false", "{}", shown.stderr);
+
+    let schema: serde_json::Value =
+        serde_json::from_str(&sb.run(&["config", "schema"], "").stdout).unwrap();
+    let props = &schema["properties"];
+    let switch = &props["context_monitor"]["properties"]["post_tool_use"];
+    assert_eq!(
+        (switch["type"].as_str(), switch["default"].as_bool()),
+        (Some("boolean"), Some(true))
+    );
+    let deadline = &props["hooks"]["properties"]["post_tool_use_deadline_ms"];
+    assert_eq!(
+        (deadline["default"].as_u64(), deadline["maximum"].as_u64()),
+        (Some(1_500), Some(2_499))
+    );
+
+    // A broken file: the hook says nothing rather than a tier computed on the defaults.
+    sb.write(
+        ".ctxmon/config.toml",
+        "[context_monitor]\npost_tool_use = \"yes\"\n",
+    );
+    let t = sb.write("t.jsonl", common::transcript_with(&[170_000]));
+    let run = sb.run(
+        &["hooks", "post-tool-use"],
+        sb.hook_input(
+            "PostToolUse",
+            "s",
+            &t,
+            serde_json::json!({"tool_name": "Bash"}),
+        ),
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("context_monitor.post_tool_use"),
+        "{}",
+        run.stderr
+    );
+}
