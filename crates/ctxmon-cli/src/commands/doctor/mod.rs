@@ -5,11 +5,13 @@
 //! as the hooks would. Exit 0 when every check is ok or skipped, 1 when any warned or failed.
 //!
 //! Layout: `check` is the result type and its rendering, `hooks` reads Claude Code's settings
-//! files, `paths` resolves programs like a shell, `system` holds the remaining checks.
+//! files, `paths` resolves programs like a shell, `payload` compares Claude Code's own figure
+//! with ctxmon's (as the status line last saw them), `system` holds the remaining checks.
 
 mod check;
 mod hooks;
 mod paths;
+mod payload;
 mod system;
 
 use std::io::IsTerminal;
@@ -44,6 +46,7 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     checks.push(system::storage(&layout));
     checks.push(system::hook_log(&layout, &config));
     checks.push(system::transcript(&project_dir, &env, &config));
+    checks.push(payload::payload(&layout));
 
     if global.json {
         let json = serde_json::to_string(&checks).map_err(|e| Failure::Other(e.into()))?;
