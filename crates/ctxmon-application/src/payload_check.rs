@@ -57,17 +57,17 @@ pub fn record(
 ) -> Result<bool, PortError> {
     // An unreadable record is replaced: it is derived data, rebuilt by the next run.
     let previous = store.load(session).ok().flatten();
-    if let Some(previous) = &previous {
-        if previous.disagrees == check.disagrees {
-            let age = check
-                .checked_at
-                .millis()
-                .saturating_sub(previous.checked_at.millis());
-            if (0..REFRESH_MS).contains(&age) {
-                return Ok(false);
-            }
-            check.since = previous.since;
+    if let Some(previous) = previous
+        && previous.disagrees == check.disagrees
+    {
+        let age = check
+            .checked_at
+            .millis()
+            .saturating_sub(previous.checked_at.millis());
+        if (0..REFRESH_MS).contains(&age) {
+            return Ok(false);
         }
+        check.since = previous.since;
     }
     store.save(session, &check)?;
     Ok(true)

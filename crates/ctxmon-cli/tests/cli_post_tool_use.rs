@@ -4,6 +4,9 @@
 //! project's window set to 130,000 its first N lines sit in known tiers (the newest main-chain
 //! usage of each cut, input + cache creation + cache read, is in the table below).
 
+// Test support: a panic is how a broken precondition fails the test.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use std::path::{Path, PathBuf};

@@ -57,7 +57,7 @@ impl FsPayloadCheckStore {
                 Some((modified, e.path()))
             })
             .collect();
-        files.sort_by(|a, b| b.0.cmp(&a.0));
+        files.sort_by_key(|f| std::cmp::Reverse(f.0));
         Ok(files
             .iter()
             .take(MAX_SCANNED)
