@@ -239,7 +239,10 @@ const METHOD: &str = r#"
   usage line, so the backward reader scans 2 MiB before it finds its answer.
 - **Verification.** Every run's answer is checked, warm-ups included: the hook's stdout must be
   one `hookSpecificOutput` JSON object whose `<context-monitor>` says `tokens="157321"`;
-  `status` must report 157,321 `input_tokens` from source `transcript`. A wrong answer stops the
+  `status` must report 157,321 `input_tokens` from source `transcript`. `hooks post-tool-use`
+  must answer its case's first run (a warm-up: no record yet, the tier rises) with a
+  `PostToolUse` tag saying `tokens="157321"`, and every later run with nothing: its rows time
+  the unchanged path a tool loop pays after almost every call. A wrong answer stops the
   benchmark with a non-zero exit: a time measured for a wrong answer is worthless.
 - **Timing.** Wall time from spawning the release binary to reaping it, with stdin written and
   stdout read in between (what Claude Code waits for). The cases run in interleaved rounds
