@@ -446,7 +446,10 @@ pub struct AssembleArgs {
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    /// Which Claude Code settings file to edit.
+    /// Which agent's hook file to edit.
+    #[arg(long, value_enum, default_value_t = Agent::Claude)]
+    pub agent: Agent,
+    /// Which settings file to edit (`local` is Claude Code's only).
     #[arg(long, value_enum, default_value_t = SettingsScope::Project)]
     pub scope: SettingsScope,
     /// Print the change as a diff and write nothing.
@@ -464,7 +467,10 @@ pub struct InstallArgs {
 
 #[derive(Debug, Args)]
 pub struct UninstallArgs {
-    /// Which Claude Code settings file to edit.
+    /// Which agent's hook file to edit.
+    #[arg(long, value_enum, default_value_t = Agent::Claude)]
+    pub agent: Agent,
+    /// Which settings file to edit (`local` is Claude Code's only).
     #[arg(long, value_enum, default_value_t = SettingsScope::Project)]
     pub scope: SettingsScope,
     /// Print the change as a diff and write nothing.
@@ -472,15 +478,45 @@ pub struct UninstallArgs {
     pub dry_run: bool,
 }
 
-/// The Claude Code settings file `install` and `uninstall` edit.
+/// The agent whose hooks `install` and `uninstall` edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Agent {
+    /// Claude Code: .claude/settings.json, .claude/settings.local.json, ~/.claude/settings.json
+    #[default]
+    Claude,
+    /// Codex CLI: .codex/hooks.json, or $CODEX_HOME/hooks.json (default ~/.codex)
+    Codex,
+}
+
+impl Agent {
+    /// The agent's name in messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Agent::Claude => "Claude Code",
+            Agent::Codex => "Codex",
+        }
+    }
+
+    /// The `--agent` value.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+        }
+    }
+}
+
+/// The settings file `install` and `uninstall` edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum SettingsScope {
-    /// .claude/settings.json in the project (committed, shared with the team)
+    /// the project's file: .claude/settings.json (committed, shared with the team), or
+    /// .codex/hooks.json with --agent codex
     #[default]
     Project,
-    /// .claude/settings.local.json in the project (personal, not committed)
+    /// .claude/settings.local.json in the project (personal, not committed; Claude Code only)
     Local,
-    /// ~/.claude/settings.json, or $CLAUDE_CONFIG_DIR/settings.json (every project)
+    /// ~/.claude/settings.json or $CLAUDE_CONFIG_DIR/settings.json; with --agent codex
+    /// $CODEX_HOME/hooks.json, default ~/.codex/hooks.json (every project)
     User,
 }
 
