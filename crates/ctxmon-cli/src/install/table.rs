@@ -166,7 +166,7 @@ mod tests {
             // Every entry runs for every occurrence: ctxmon decides by the input itself.
             assert_eq!(r.matcher, None, "{r:?}");
             assert!((1..=10).contains(&r.timeout_secs), "{r:?}");
-            assert_eq!(r.event.is_empty() || r.name.is_empty(), false);
+            assert!(!r.event.is_empty() && !r.name.is_empty(), "{r:?}");
         }
         // Derived, not copied: Claude Code's entries keep their name and timeout.
         for spec in CTXMON_HOOKS.iter().map(HookSpec::registration) {
