@@ -5,9 +5,11 @@
 //! as the hooks would. Exit 0 when every check is ok or skipped, 1 when any warned or failed.
 //!
 //! Layout: `check` is the result type and its rendering, `hooks` reads Claude Code's settings
-//! files, `paths` resolves programs like a shell, `system` holds the remaining checks.
+//! files, `codex` Codex's hook files, `paths` resolves programs like a shell, `system` holds
+//! the remaining checks.
 
 mod check;
+mod codex;
 mod hooks;
 mod paths;
 mod system;
@@ -30,6 +32,7 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     let settings = hooks::scan(&hooks::settings_files(&project_dir, &env));
     checks.extend(settings.problems.iter().cloned());
     checks.extend(hooks::checks(&settings, &project_dir, &env));
+    checks.extend(codex::checks(&project_dir, &env));
     let (config_check, config) =
         system::config(bootstrap::load_layers_checked(global, &project_dir, &[]));
     checks.push(config_check);
