@@ -108,7 +108,7 @@ pub enum Command {
     /// source's best candidates by the chosen strategy, with the measured token breakdown.
     #[command(after_long_help = crate::help::ASSEMBLE)]
     Assemble(AssembleArgs),
-    /// Register ctxmon's hooks (and optionally its status line) in Claude Code's settings.
+    /// Register ctxmon's hooks (and optionally its status line) in Claude Code's or Codex's settings.
     ///
     /// Merges seven hooks (UserPromptSubmit, SessionStart, PreCompact, PreToolUse for
     /// Write|Edit|MultiEdit, PostToolUse for every tool, PostCompact, SessionEnd) that run this binary by its absolute path
@@ -118,6 +118,13 @@ pub enum Command {
     /// `<file>.ctxmon-backup`. Added lines follow the file's line ending, and a leading UTF-8
     /// byte-order mark is kept. A file that is not strict JSON (comments, trailing commas) or
     /// has a hook event that is not a list is refused and left untouched (exit 1).
+    ///
+    /// With --agent codex the file is Codex's hooks.json (.codex/hooks.json, or
+    /// $CODEX_HOME/hooks.json with --scope user) and the hooks are UserPromptSubmit,
+    /// SessionStart, PreCompact, PostCompact and PostToolUse for every tool (Codex has no
+    /// SessionEnd, and edits files through apply_patch, which ctxmon's PreToolUse does not
+    /// read). Codex runs them only once you trust them in its /hooks. No --statusline, no
+    /// --scope local; a file starting with a byte-order mark is refused (Codex cannot read it).
     #[command(after_long_help = crate::help::INSTALL)]
     Install(InstallArgs),
     /// Remove exactly what `ctxmon install` added.
@@ -125,7 +132,7 @@ pub enum Command {
     /// Removes ctxmon's hook entries from the settings file of --scope (and lists and objects
     /// they leave empty), and its status line; a status line that `install
     /// --replace-statusline` replaced comes back from `<file>.ctxmon-statusline`, which is then
-    /// deleted.
+    /// deleted. With --agent codex, a hooks.json left with nothing in it is removed.
     #[command(after_long_help = crate::help::UNINSTALL)]
     Uninstall(UninstallArgs),
     /// Check the installation and explain what is wrong.
@@ -135,7 +142,9 @@ pub enum Command {
     /// whether it is this binary; ctxmon's seven hooks registered in .claude/settings.json,
     /// .claude/settings.local.json or the user's settings ($CLAUDE_CONFIG_DIR/settings.json,
     /// else ~/.claude/settings.json), each pointing at an existing executable, and SessionStart
-    /// without the `compact` matcher Claude Code fires unreliably; the configuration valid
+    /// without the `compact` matcher Claude Code fires unreliably; where Codex is present, its
+    /// registration (.codex/ and $CODEX_HOME hooks.json and config.toml [hooks]: registered,
+    /// missing, stale binary path, registered twice); the configuration valid
     /// (a bad key is named with its file or variable); .ctxmon writable; hook problems logged in
     /// .ctxmon/logs/hooks.log in the last 24 hours; the project's newest transcript readable and
     /// measurable. It changes nothing. With --json, prints the checks as a JSON array.
@@ -458,7 +467,10 @@ pub struct AssembleArgs {
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    /// Which Claude Code settings file to edit.
+    /// Which agent's hook file to edit.
+    #[arg(long, value_enum, default_value_t = Agent::Claude)]
+    pub agent: Agent,
+    /// Which settings file to edit (`local` is Claude Code's only).
     #[arg(long, value_enum, default_value_t = SettingsScope::Project)]
     pub scope: SettingsScope,
     /// Print the change as a diff and write nothing.
@@ -476,7 +488,10 @@ pub struct InstallArgs {
 
 #[derive(Debug, Args)]
 pub struct UninstallArgs {
-    /// Which Claude Code settings file to edit.
+    /// Which agent's hook file to edit.
+    #[arg(long, value_enum, default_value_t = Agent::Claude)]
+    pub agent: Agent,
+    /// Which settings file to edit (`local` is Claude Code's only).
     #[arg(long, value_enum, default_value_t = SettingsScope::Project)]
     pub scope: SettingsScope,
     /// Print the change as a diff and write nothing.
@@ -484,15 +499,45 @@ pub struct UninstallArgs {
     pub dry_run: bool,
 }
 
-/// The Claude Code settings file `install` and `uninstall` edit.
+/// The agent whose hooks `install` and `uninstall` edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Agent {
+    /// Claude Code: .claude/settings.json, .claude/settings.local.json, ~/.claude/settings.json
+    #[default]
+    Claude,
+    /// Codex CLI: .codex/hooks.json, or $CODEX_HOME/hooks.json (default ~/.codex)
+    Codex,
+}
+
+impl Agent {
+    /// The agent's name in messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Agent::Claude => "Claude Code",
+            Agent::Codex => "Codex",
+        }
+    }
+
+    /// The `--agent` value.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+        }
+    }
+}
+
+/// The settings file `install` and `uninstall` edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum SettingsScope {
-    /// .claude/settings.json in the project (committed, shared with the team)
+    /// the project's file: .claude/settings.json (committed, shared with the team), or
+    /// .codex/hooks.json with --agent codex
     #[default]
     Project,
-    /// .claude/settings.local.json in the project (personal, not committed)
+    /// .claude/settings.local.json in the project (personal, not committed; Claude Code only)
     Local,
-    /// ~/.claude/settings.json, or $CLAUDE_CONFIG_DIR/settings.json (every project)
+    /// ~/.claude/settings.json or $CLAUDE_CONFIG_DIR/settings.json; with --agent codex
+    /// $CODEX_HOME/hooks.json, default ~/.codex/hooks.json (every project)
     User,
 }
 

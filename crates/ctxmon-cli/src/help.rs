@@ -117,16 +117,20 @@ Examples:
   ctxmon install --dry-run                       show the diff, write nothing
   ctxmon install                                 .claude/settings.json of this project
   ctxmon install --scope user --statusline       every project, with the status line
+  ctxmon install --agent codex                   .codex/hooks.json of this project
+  ctxmon install --agent codex --scope user      $CODEX_HOME/hooks.json (default ~/.codex)
   ctxmon doctor                                  check the result
 
 Exit codes: 0 installed (or nothing to change); 1 the settings file is not strict JSON or has an
 unexpected shape, another status line is in the way, or the file cannot be written (nothing is
-changed); 2 bad flag, or neither CLAUDE_CONFIG_DIR nor HOME is set for --scope user.";
+changed); 2 bad flag (an unknown --agent; --statusline or --scope local with --agent codex), or
+neither CLAUDE_CONFIG_DIR (CODEX_HOME for Codex) nor HOME is set for --scope user.";
 
 pub const UNINSTALL: &str = "\
 Examples:
   ctxmon uninstall --dry-run
   ctxmon uninstall --scope user
+  ctxmon uninstall --agent codex
 
 Exit codes: 0 removed (or nothing to remove); 1 the settings file cannot be read or written,
 or ctxmon's status line replaced yours and <file>.ctxmon-statusline, which keeps yours, cannot

@@ -543,3 +543,145 @@ fn the_binary_check_warns_about_another_ctxmon_on_path() {
     sb.set_env("PATH", &std::env::var("PATH").unwrap_or_default());
     only_problem(&sb, "binary", "warn", "not on PATH");
 }
+
+/// The Codex lines of `checks`, as (name, status, text).
+fn codex_lines(checks: &[(String, String, String)]) -> Vec<(String, String, String)> {
+    checks
+        .iter()
+        .filter(|(name, _, _)| name.starts_with("codex"))
+        .cloned()
+        .collect()
+}
+
+/// A healthy project that also registered ctxmon for Codex (`install --agent codex`).
+fn healthy_with_codex() -> Sandbox {
+    let sb = healthy();
+    let run = sb.run(&["install", "--agent", "codex"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    sb
+}
+
+#[test]
+fn without_codex_doctor_says_nothing_about_it_and_with_it_one_skip_line() {
+    let sb = healthy();
+    let (code, checks) = doctor(&sb);
+    assert_eq!((code, codex_lines(&checks)), (0, vec![]));
+    // Codex installed for this user (its folder exists) but ctxmon not registered for it:
+    // informative, not a problem.
+    std::fs::create_dir_all(sb.home.path().join(".codex")).unwrap();
+    let (code, checks) = doctor(&sb);
+    let lines = codex_lines(&checks);
+    assert_eq!(code, 0, "{checks:#?}");
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    assert_eq!(
+        (lines[0].0.as_str(), lines[0].1.as_str()),
+        ("codex hooks", "skip")
+    );
+    assert!(
+        lines[0].2.contains("install --agent codex"),
+        "{}",
+        lines[0].2
+    );
+    assert!(lines[0].2.contains("/hooks"), "{}", lines[0].2);
+}
+
+#[test]
+fn a_codex_registration_gets_one_ok_line_per_hook() {
+    let sb = healthy_with_codex();
+    let (code, checks) = doctor(&sb);
+    assert_eq!(problems(&checks), [], "{checks:#?}");
+    assert_eq!(code, 0);
+    let lines = codex_lines(&checks);
+    let names: Vec<&str> = lines.iter().map(|c| c.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "codex hook UserPromptSubmit",
+            "codex hook SessionStart",
+            "codex hook PreCompact",
+            "codex hook PostToolUse",
+            "codex hook PostCompact",
+        ]
+    );
+    assert!(
+        lines[3].2.contains(".codex/hooks.json runs "),
+        "{}",
+        lines[3].2
+    );
+    assert!(lines[3].2.contains("hooks post-tool-use"), "{}", lines[3].2);
+}
+
+#[test]
+fn a_codex_hook_at_an_old_binary_path_or_missing_fails() {
+    let sb = healthy_with_codex();
+    let file = sb.path(".codex/hooks.json");
+    let installed = std::fs::read_to_string(&file).unwrap();
+    let exe = std::fs::canonicalize(BIN).unwrap();
+    let stale = installed.replace(
+        &format!("{} hooks prompt-submit", exe.display()),
+        "/opt/old/ctxmon hooks prompt-submit",
+    );
+    assert_ne!(stale, installed);
+    std::fs::write(&file, &stale).unwrap();
+    only_problem(
+        &sb,
+        "codex hook UserPromptSubmit",
+        "fail",
+        "/opt/old/ctxmon",
+    );
+    only_problem(
+        &sb,
+        "codex hook UserPromptSubmit",
+        "fail",
+        "install --agent codex",
+    );
+
+    let mut v: serde_json::Value = serde_json::from_str(&installed).unwrap();
+    v["hooks"].as_object_mut().unwrap().remove("PostCompact");
+    std::fs::write(&file, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    only_problem(&sb, "codex hook PostCompact", "fail", "not registered");
+
+    // `ctxmon install --agent codex` is the fix doctor names, and it is enough.
+    assert_eq!(sb.run(&["install", "--agent", "codex"], "").code, 0);
+    assert_eq!(doctor(&sb).0, 0);
+}
+
+#[test]
+fn a_codex_hook_in_two_files_is_named_because_codex_runs_both() {
+    let sb = healthy_with_codex();
+    let exe = std::fs::canonicalize(BIN).unwrap();
+    // The same hook also in the user's config.toml `[hooks]`: Codex loads both.
+    let config = format!(
+        "model = \"gpt-5.3-codex\"\n\n[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\n\
+         type = \"command\"\ncommand = \"{} hooks session-start\"\ntimeout = 10\n",
+        exe.display()
+    );
+    std::fs::create_dir_all(sb.home.path().join(".codex")).unwrap();
+    std::fs::write(sb.home.path().join(".codex/config.toml"), config).unwrap();
+    only_problem(
+        &sb,
+        "codex hook SessionStart",
+        "warn",
+        "~/.codex/config.toml",
+    );
+    only_problem(
+        &sb,
+        "codex hook SessionStart",
+        "warn",
+        "Codex runs every copy",
+    );
+}
+
+#[test]
+fn a_codex_hooks_json_codex_cannot_read_fails() {
+    let sb = healthy_with_codex();
+    let file = sb.path(".codex/hooks.json");
+    let installed = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("\u{feff}{installed}")).unwrap();
+    let (code, checks) = doctor(&sb);
+    assert_eq!(code, 1);
+    let lines = codex_lines(&checks);
+    assert_eq!(lines[0].0, "codex .codex/hooks.json", "{lines:#?}");
+    assert_eq!(lines[0].1, "fail");
+    assert!(lines[0].2.contains("byte-order mark"), "{}", lines[0].2);
+}

@@ -28,7 +28,7 @@ use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use serde_json::{Value, json};
 
 use super::deadline::Progress;
-use crate::cli::{GlobalArgs, HookCommand};
+use crate::cli::{Agent, GlobalArgs, HookCommand};
 use crate::exit::Failure;
 use crate::install::merge::{self, Options};
 use crate::wire::status_input::StatusInput;
@@ -843,6 +843,7 @@ fn fuzz_resume_log_draft() {
 fn fuzz_install_settings() {
     let program = "/home/you/.cargo/bin/ctxmon";
     let plain = Options {
+        agent: Agent::Claude,
         program,
         statusline: false,
         replace_statusline: false,
@@ -852,20 +853,29 @@ fn fuzz_install_settings() {
         replace_statusline: true,
         ..plain
     };
+    // Codex's hooks.json goes through the same editor with its own table.
+    let codex = Options {
+        agent: Agent::Codex,
+        ..plain
+    };
     let report = Fuzz::new("install_settings", Format::Json)
         .seeds(file_seeds("crates/ctxmon-cli/tests/fixtures/settings", &[".json"]))
         .seed(br#"{"hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"echo hi"}]}]},"statusLine":{"type":"command","command":"mine"}}"#.to_vec())
         .dict(&[
             "hooks", "statusLine", "matcher", "type", "command", "timeout", "padding",
-            "UserPromptSubmit", "SessionStart", "PreCompact", "PreToolUse", "PostToolUse", "PostCompact",
-            "SessionEnd", "ctxmon hooks prompt-submit", "ctxmon statusline", "compact",
+            "UserPromptSubmit", "SessionStart", "PreCompact", "PreToolUse", "PostCompact",
+            "SessionEnd", "PostToolUse", "ctxmon hooks prompt-submit", "ctxmon statusline", "compact",
             "Write|Edit|MultiEdit", "//", "/*", ",}", ",]",
         ])
         .run(|bytes| {
             let Ok(text) = std::str::from_utf8(bytes) else {
                 return Err("not UTF-8".into());
             };
-            let opts = if bytes.len() % 3 == 0 { &with_line } else { &plain };
+            let opts = match bytes.len() % 3 {
+                0 => &with_line,
+                1 => &codex,
+                _ => &plain,
+            };
             let installed = match merge::install(Some(text), opts) {
                 Ok(outcome) => outcome,
                 Err(merge::PlanError::Internal(e)) => panic!("install: internal error {e}"),
@@ -888,7 +898,7 @@ fn fuzz_install_settings() {
                 raw,
                 source: "the record",
             });
-            let removed = match merge::uninstall(&installed.text, restore) {
+            let removed = match merge::uninstall(&installed.text, restore, opts.agent) {
                 Ok(outcome) => outcome,
                 Err(merge::PlanError::Internal(e)) => panic!("uninstall: internal error {e}"),
                 Err(e) => panic!("uninstall refused what install wrote: {e:?}"),
@@ -909,7 +919,7 @@ fn fuzz_install_settings() {
                     "install then uninstall gives back the original bytes"
                 );
             }
-            Ok(format!("installed {}", opts.statusline))
+            Ok(format!("installed {} {}", opts.agent.flag(), opts.statusline))
         });
     assert!(report.executions > 0);
 }
@@ -924,12 +934,20 @@ fn empty_hook_lists(text: &str) -> bool {
         return false;
     };
     hooks.is_empty()
-        || crate::install::table::CTXMON_HOOKS.iter().any(|spec| {
-            hooks
-                .get(spec.event())
-                .and_then(Value::as_array)
-                .is_some_and(Vec::is_empty)
-        })
+        || crate::install::table::codex_hooks()
+            .iter()
+            .map(|r| r.event)
+            .chain(
+                crate::install::table::CTXMON_HOOKS
+                    .iter()
+                    .map(|s| s.event()),
+            )
+            .any(|event| {
+                hooks
+                    .get(event)
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty)
+            })
 }
 
 /// `text` with the whitespace inside every empty `{ }` and `[ ]` outside strings removed.

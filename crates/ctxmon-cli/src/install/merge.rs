@@ -1,9 +1,10 @@
-//! Installing and uninstalling ctxmon in one settings document: text in, text and a list of
-//! changes out, no I/O.
+//! Installing and uninstalling ctxmon in one settings document — Claude Code's
+//! `settings.json` or Codex's `hooks.json`, which share the `hooks` shape: text in, text and a
+//! list of changes out, no I/O.
 //!
 //! ctxmon owns exactly the hook entries whose command runs `ctxmon hooks <name>` under the event
-//! that hook serves, and a `statusLine` that runs `ctxmon statusline`; everything else in the
-//! file belongs to the user and is never rewritten.
+//! that hook serves, and (Claude Code only) a `statusLine` that runs `ctxmon statusline`;
+//! everything else in the file belongs to the user and is never rewritten.
 //!
 //! A UTF-8 byte-order mark is set aside before parsing and put back in front of the result:
 //! Claude Code's CLI reads such a file, and the mark is not ctxmon's to remove.
@@ -13,11 +14,14 @@ use serde_json::Value;
 use super::command_line::{is_ctxmon_hook, is_ctxmon_statusline};
 use super::edit::{EditError, Editor, Out};
 use super::jsontext::{Doc, Step, SyntaxError};
-use super::table::{CTXMON_HOOKS, HookSpec};
+use super::table::{Registration, hooks_for};
+use crate::cli::Agent;
 
 /// What install needs to know.
 #[derive(Debug, Clone, Copy)]
 pub struct Options<'a> {
+    /// Whose file this is: which hooks to register, and how to name the agent in messages.
+    pub agent: Agent,
     /// The binary as one shell word (quoted if needed).
     pub program: &'a str,
     pub statusline: bool,
@@ -145,13 +149,14 @@ pub fn install(original: Option<&str>, opts: &Options<'_>) -> Result<Outcome, Pl
         body.to_string()
     };
     let mut ed = Editor::new(Doc::parse(text).map_err(PlanError::Syntax)?);
-    check_shape(&ed.doc.value)?;
+    check_shape(&ed.doc.value, opts.agent)?;
     let mut changes = Vec::new();
-    for spec in &CTXMON_HOOKS {
-        changes.push(install_hook(&mut ed, spec, opts.program)?);
+    for reg in &hooks_for(opts.agent) {
+        changes.push(install_hook(&mut ed, reg, opts.program)?);
     }
     let mut replaced_statusline = None;
-    if opts.statusline {
+    // Codex has no command status line; the command refuses --statusline for it.
+    if opts.statusline && opts.agent == Agent::Claude {
         let (change, replaced) = install_statusline(&mut ed, opts)?;
         changes.push(change);
         replaced_statusline = replaced;
@@ -165,16 +170,16 @@ pub fn install(original: Option<&str>, opts: &Options<'_>) -> Result<Outcome, Pl
 
 /// Removes ctxmon's hooks and status line from `original`; `restore` says which status line,
 /// if any, takes the place of ctxmon's.
-pub fn uninstall(original: &str, restore: Restore<'_>) -> Result<Outcome, PlanError> {
+pub fn uninstall(original: &str, restore: Restore<'_>, agent: Agent) -> Result<Outcome, PlanError> {
     let (bom, body) = split_bom(original);
     if body.trim().is_empty() {
         return Ok(Outcome::new(original.to_string(), Vec::new()));
     }
     let mut ed = Editor::new(Doc::parse(body.to_string()).map_err(PlanError::Syntax)?);
-    check_shape(&ed.doc.value)?;
+    check_shape(&ed.doc.value, agent)?;
     let mut changes = Vec::new();
-    for spec in &CTXMON_HOOKS {
-        changes.push(uninstall_hook(&mut ed, spec)?);
+    for reg in &hooks_for(agent) {
+        changes.push(uninstall_hook(&mut ed, reg)?);
     }
     let removed_any = changes.iter().any(|c| c.action.is_change());
     let hooks_now_empty = ed
@@ -186,10 +191,20 @@ pub fn uninstall(original: &str, restore: Restore<'_>) -> Result<Outcome, PlanEr
     if removed_any && hooks_now_empty {
         ed.remove_member(&[], "hooks")?;
     }
-    if let Some(change) = uninstall_statusline(&mut ed, restore)? {
+    if agent == Agent::Claude
+        && let Some(change) = uninstall_statusline(&mut ed, restore)?
+    {
         changes.push(change);
     }
     Ok(Outcome::new(format!("{bom}{}", ed.into_text()), changes))
+}
+
+/// True when `text` is an object with nothing in it (a byte-order mark and whitespace aside):
+/// what uninstall leaves of a Codex `hooks.json` that held only ctxmon's hooks. Codex reads
+/// such a file as no hooks at all, so uninstall removes it rather than leave `{}` behind.
+pub fn is_empty_object(text: &str) -> bool {
+    let body = split_bom(text).1;
+    serde_json::from_str::<Value>(body).is_ok_and(|v| v.as_object().is_some_and(|o| o.is_empty()))
 }
 
 /// The JSON text of the `statusLine` in a settings document or a status-line record, when it is
@@ -216,10 +231,10 @@ pub fn statusline_record(raw: &str, settings: &str) -> String {
 }
 
 /// Refuses documents ctxmon cannot edit without guessing what the user meant. Every event
-/// under `hooks` is checked, not only ctxmon's six: Claude Code expects each to be a list of
-/// `{matcher, hooks}` groups, and a file it cannot use is better named now than written
-/// around.
-fn check_shape(value: &Value) -> Result<(), PlanError> {
+/// under `hooks` is checked, not only ctxmon's: Claude Code and Codex expect each to be a list
+/// of `{matcher, hooks}` groups, and a file the agent cannot use is better named now than
+/// written around.
+fn check_shape(value: &Value, agent: Agent) -> Result<(), PlanError> {
     let Some(root) = value.as_object() else {
         return Err(PlanError::Shape(
             "the top level is not a JSON object".into(),
@@ -233,26 +248,27 @@ fn check_shape(value: &Value) -> Result<(), PlanError> {
     };
     if let Some((event, _)) = hooks.iter().find(|(_, groups)| !groups.is_array()) {
         return Err(PlanError::Shape(format!(
-            "`hooks.{event}` is not a list (Claude Code expects a list of \
-             {{\"matcher\", \"hooks\"}} groups under each event)"
+            "`hooks.{event}` is not a list ({} expects a list of \
+             {{\"matcher\", \"hooks\"}} groups under each event)",
+            agent.label()
         )));
     }
     Ok(())
 }
 
-pub fn hook_command(program: &str, spec: &HookSpec) -> String {
-    format!("{program} hooks {}", spec.hook.name())
+pub fn hook_command(program: &str, reg: &Registration) -> String {
+    format!("{program} hooks {}", reg.name)
 }
 
-fn hook_entry(spec: &HookSpec, program: &str) -> Out {
+fn hook_entry(reg: &Registration, program: &str) -> Out {
     Out::Obj(vec![
         ("type", Out::Str("command".into())),
-        ("command", Out::Str(hook_command(program, spec))),
-        ("timeout", Out::Int(spec.timeout_secs)),
+        ("command", Out::Str(hook_command(program, reg))),
+        ("timeout", Out::Int(reg.timeout_secs)),
     ])
 }
 
-fn hook_group(spec: &HookSpec, program: &str) -> Out {
+fn hook_group(spec: &Registration, program: &str) -> Out {
     let mut members = Vec::new();
     if let Some(matcher) = spec.matcher {
         members.push(("matcher", Out::Str(matcher.into())));
@@ -279,7 +295,7 @@ fn matcher_matches(matcher: Option<&Value>, want: Option<&str>) -> bool {
     }
 }
 
-fn find_ours(groups: &Value, spec: &HookSpec) -> Vec<Found> {
+fn find_ours(groups: &Value, spec: &Registration) -> Vec<Found> {
     let mut found = Vec::new();
     for (g, group) in groups.as_array().into_iter().flatten().enumerate() {
         let matcher_ok = matcher_matches(group.get("matcher"), spec.matcher);
@@ -287,7 +303,7 @@ fn find_ours(groups: &Value, spec: &HookSpec) -> Vec<Found> {
         for (h, hook) in hooks.into_iter().flatten().enumerate() {
             let command = hook.get("command").and_then(Value::as_str);
             if hook.get("type").and_then(Value::as_str) == Some("command")
-                && command.is_some_and(|c| is_ctxmon_hook(c, spec.hook.name()))
+                && command.is_some_and(|c| is_ctxmon_hook(c, spec.name))
             {
                 found.push(Found {
                     group: g,
@@ -318,8 +334,8 @@ fn remove_hook(ed: &mut Editor, event: &str, group: usize, hook: usize) -> Resul
     Ok(())
 }
 
-fn install_hook(ed: &mut Editor, spec: &HookSpec, program: &str) -> Result<Change, PlanError> {
-    let event = spec.event();
+fn install_hook(ed: &mut Editor, spec: &Registration, program: &str) -> Result<Change, PlanError> {
+    let event = spec.event;
     let command = hook_command(program, spec);
     let added = |detail: String| Change {
         target: event,
@@ -422,8 +438,8 @@ fn install_hook(ed: &mut Editor, spec: &HookSpec, program: &str) -> Result<Chang
     })
 }
 
-fn uninstall_hook(ed: &mut Editor, spec: &HookSpec) -> Result<Change, PlanError> {
-    let event = spec.event();
+fn uninstall_hook(ed: &mut Editor, spec: &Registration) -> Result<Change, PlanError> {
+    let event = spec.event;
     let groups = ed
         .doc
         .value

@@ -8,11 +8,13 @@ use super::merge::{
     uninstall,
 };
 use super::table::CTXMON_HOOKS;
+use crate::cli::Agent;
 
 const NEW: &str = "/new/ctxmon";
 
 fn opts(statusline: bool, replace: bool) -> Options<'static> {
     Options {
+        agent: Agent::Claude,
         program: NEW,
         statusline,
         replace_statusline: replace,
@@ -42,7 +44,7 @@ fn cycle(before: &str, o: &Options<'_>) -> (String, String) {
         "{:?}",
         second.changes
     );
-    let after = uninstall(&first.text, restore_from(&first)).unwrap();
+    let after = uninstall(&first.text, restore_from(&first), o.agent).unwrap();
     (first.text, after.text)
 }
 
@@ -62,7 +64,7 @@ fn value(text: &str) -> Value {
 }
 
 #[test]
-fn a_missing_file_gets_all_six_hooks_and_uninstall_leaves_an_empty_object() {
+fn a_missing_file_gets_every_hook_and_uninstall_leaves_an_empty_object() {
     let out = installed(None);
     assert!(actions(&out).iter().all(|(_, a)| *a == Action::Added));
     let v = value(&out.text);
@@ -80,7 +82,12 @@ fn a_missing_file_gets_all_six_hooks_and_uninstall_leaves_an_empty_object() {
     assert!(out.text.starts_with(
         "{\n  \"hooks\": {\n    \"UserPromptSubmit\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n"
     ), "{}", out.text);
-    assert_eq!(uninstall(&out.text, Restore::Nothing).unwrap().text, "{}\n");
+    assert_eq!(
+        uninstall(&out.text, Restore::Nothing, Agent::Claude)
+            .unwrap()
+            .text,
+        "{}\n"
+    );
 }
 
 #[test]
@@ -154,7 +161,12 @@ fn an_old_binary_path_is_updated_in_place_without_a_duplicate() {
     assert!(out.text.contains("{ \"type\": \"command\", \"command\": \"/new/ctxmon hooks prompt-submit\", \"timeout\": 5 }"), "{}", out.text);
     let again = installed(Some(&out.text));
     assert_eq!(again.text, out.text);
-    assert_eq!(uninstall(&out.text, Restore::Nothing).unwrap().text, "{}\n");
+    assert_eq!(
+        uninstall(&out.text, Restore::Nothing, Agent::Claude)
+            .unwrap()
+            .text,
+        "{}\n"
+    );
 }
 
 #[test]
@@ -185,7 +197,7 @@ fn a_ctxmon_entry_sharing_a_group_with_the_users_hook_leaves_the_users_hook() {
     assert_eq!(groups[0]["hooks"].as_array().unwrap().len(), 1);
     assert_eq!(groups[0]["hooks"][0]["command"], "lint");
     assert_eq!(groups[1]["matcher"], "Write|Edit|MultiEdit");
-    let removed = uninstall(&out.text, Restore::Nothing).unwrap();
+    let removed = uninstall(&out.text, Restore::Nothing, Agent::Claude).unwrap();
     assert_eq!(
         removed.text,
         r#"{"hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "lint"}]}]}}"#
@@ -238,17 +250,17 @@ fn someone_elses_statusline_is_replaced_only_when_asked_and_uninstall_brings_it_
     // The record keeps the replaced text verbatim, so it comes back byte for byte.
     let record = statusline_record(raw, "/p/.claude/settings.json");
     assert_eq!(statusline_in(&record).as_deref(), Some(raw));
-    let restored = uninstall(&out.text, restore_from(&out)).unwrap();
+    let restored = uninstall(&out.text, restore_from(&out), Agent::Claude).unwrap();
     assert_eq!(restored.text, before);
     let sl = restored.changes.last().unwrap();
     assert_eq!(sl.action, Action::Restored);
     assert!(sl.detail.ends_with("(from the record)"), "{sl:?}");
     // Nothing to restore: the status line is simply removed.
-    let removed = uninstall(&out.text, Restore::Nothing).unwrap();
+    let removed = uninstall(&out.text, Restore::Nothing, Agent::Claude).unwrap();
     assert!(value(&removed.text).get("statusLine").is_none());
     // A record that cannot be read stops uninstall instead of losing the status line.
     assert!(matches!(
-        uninstall(&out.text, Restore::Unusable("not JSON")),
+        uninstall(&out.text, Restore::Unusable("not JSON"), Agent::Claude),
         Err(PlanError::SavedStatusLineUnusable(_))
     ));
     // ctxmon's own status line in a backup or record is never "restored".
@@ -259,10 +271,15 @@ fn someone_elses_statusline_is_replaced_only_when_asked_and_uninstall_brings_it_
 #[test]
 fn uninstall_without_ctxmon_changes_nothing() {
     let before = "{\"hooks\": {}, \"statusLine\": {\"type\": \"command\", \"command\": \"mine\"}}";
-    let out = uninstall(before, Restore::Nothing).unwrap();
+    let out = uninstall(before, Restore::Nothing, Agent::Claude).unwrap();
     assert_eq!(out.text, before);
     assert!(out.changes.iter().all(|c| c.action == Action::Absent));
-    assert_eq!(uninstall("  \n", Restore::Nothing).unwrap().text, "  \n");
+    assert_eq!(
+        uninstall("  \n", Restore::Nothing, Agent::Claude)
+            .unwrap()
+            .text,
+        "  \n"
+    );
 }
 
 #[test]
@@ -291,7 +308,10 @@ fn documents_ctxmon_cannot_edit_safely_are_refused() {
             "{text}"
         );
         assert!(
-            matches!(uninstall(text, Restore::Nothing), Err(PlanError::Syntax(_))),
+            matches!(
+                uninstall(text, Restore::Nothing, Agent::Claude),
+                Err(PlanError::Syntax(_))
+            ),
             "{text}"
         );
     }
@@ -322,4 +342,118 @@ fn the_plugin_registers_what_install_writes() {
         );
         assert_eq!(hook["command"], wanted.as_str());
     }
+}
+
+fn codex_opts() -> Options<'static> {
+    Options {
+        agent: Agent::Codex,
+        ..opts(false, false)
+    }
+}
+
+#[test]
+fn codex_gets_its_own_table_in_the_same_shape() {
+    let out = install(None, &codex_opts()).unwrap();
+    let v = value(&out.text);
+    let hooks = v["hooks"].as_object().unwrap();
+    let wanted: Vec<&str> = super::table::codex_hooks()
+        .iter()
+        .map(|r| r.event)
+        .collect();
+    assert_eq!(hooks.len(), wanted.len(), "one event per registration");
+    // Written in table order (serde_json's map sorts its keys, so the text is asked).
+    let at: Vec<usize> = wanted
+        .iter()
+        .map(|e| out.text.find(&format!("\"{e}\"")).unwrap())
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{}", out.text);
+    for reg in super::table::codex_hooks() {
+        let group = &v["hooks"][reg.event][0];
+        assert!(group.get("matcher").is_none(), "{group}");
+        assert_eq!(
+            group["hooks"][0],
+            serde_json::json!({
+                "type": "command",
+                "command": format!("{NEW} hooks {}", reg.name),
+                "timeout": reg.timeout_secs,
+            })
+        );
+    }
+    assert!(!out.text.contains("SessionEnd") && !out.text.contains("PreToolUse"));
+    // Nothing but `hooks` at the top: newer Codex builds refuse any other top-level key.
+    assert_eq!(v.as_object().unwrap().len(), 1);
+    // What install wrote from nothing, uninstall takes back to an object with nothing in it,
+    // which the command removes.
+    let removed = uninstall(&out.text, Restore::Nothing, Agent::Codex).unwrap();
+    assert_eq!(removed.text, "{}\n");
+    assert!(super::merge::is_empty_object(&removed.text));
+}
+
+#[test]
+fn codex_leaves_the_users_hooks_json_byte_for_byte() {
+    // A Codex hooks.json as people write it: their own matcher groups, a PreToolUse for
+    // apply_patch, a status message, odd spacing.
+    let before = r#"{
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "apply_patch|Edit|Write",
+        "hooks": [ { "type": "command", "command": "python3 ~/.codex/hooks/guard.py", "timeout": 10, "statusMessage": "Checking patch" } ] }
+    ],
+    "SessionStart": [
+      { "matcher": "startup|resume", "hooks": [ { "type": "command", "command": "cat NOTES.md" } ] }
+    ],
+    "Stop": [ { "hooks": [ { "type": "command", "command": "notify-send done" } ] } ]
+  }
+}
+"#;
+    let (text, after) = cycle(before, &codex_opts());
+    assert_eq!(after, before);
+    let v = value(&text);
+    // Ours is a group of its own after the user's, which keeps its matcher and position (Codex
+    // keys a hook's trust by its group and handler index).
+    let starts = v["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(starts.len(), 2);
+    assert_eq!(starts[0]["matcher"], "startup|resume");
+    assert!(starts[1].get("matcher").is_none());
+    assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 1);
+    assert_eq!(v["hooks"]["Stop"].as_array().unwrap().len(), 1);
+    assert!(!super::merge::is_empty_object(&after));
+}
+
+#[test]
+fn codex_uninstall_leaves_claude_codes_entries_alone_and_the_reverse() {
+    // One file should not hold both, but if it does, each agent's uninstall takes only its own
+    // hooks: Claude Code's table has SessionEnd and PreToolUse, Codex's does not.
+    let claude = installed(None).text;
+    let codex_removed = uninstall(&claude, Restore::Nothing, Agent::Codex).unwrap();
+    let v = value(&codex_removed.text);
+    assert!(v["hooks"].get("SessionEnd").is_some());
+    assert!(v["hooks"].get("PreToolUse").is_some());
+    assert!(v["hooks"].get("UserPromptSubmit").is_none());
+}
+
+#[test]
+fn codex_shape_errors_name_codex() {
+    let err = install(Some(r#"{"hooks": {"Stop": {}}}"#), &codex_opts()).unwrap_err();
+    match err {
+        PlanError::Shape(m) => assert!(m.contains("Codex expects a list"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn only_an_object_with_nothing_in_it_is_empty() {
+    for empty in ["{}", "{}\n", "\u{feff}{ }\r\n", "{\n}\n"] {
+        assert!(super::merge::is_empty_object(empty), "{empty:?}");
+    }
+    for not in ["", "[]", "{\"hooks\": {}}", "null", "{", "{} {}"] {
+        assert!(!super::merge::is_empty_object(not), "{not:?}");
+    }
+}
+
+/// Why install refuses a Codex hooks.json with a byte-order mark: Codex reads the file with
+/// `serde_json::from_str`, which does not skip the mark, so it would ignore every hook in it.
+#[test]
+fn serde_json_refuses_a_byte_order_mark() {
+    assert!(serde_json::from_str::<Value>("\u{feff}{}").is_err());
 }

@@ -1,7 +1,8 @@
-//! Doctor's hook checks: reads Claude Code's settings files and judges ctxmon's registrations.
+//! Doctor's hook checks: reads Claude Code's settings files and judges ctxmon's registrations
+//! (`event_check` judges Codex's too, for `codex.rs`).
 //!
 //! What ctxmon registers and how its command lines are recognised come from the `install`
-//! module (`CTXMON_HOOKS`, `ctxmon_command`), so doctor checks exactly what install writes.
+//! module (`hooks_for`, `ctxmon_command`), so doctor checks exactly what install writes.
 
 use std::path::{Path, PathBuf};
 
@@ -10,9 +11,9 @@ use serde_json::Value;
 
 use super::check::{Check, Status};
 use super::paths::{Resolved, resolve_program};
-use crate::cli::HookCommand;
+use crate::cli::{Agent, HookCommand};
 use crate::install::command_line::ctxmon_command;
-use crate::install::table::CTXMON_HOOKS;
+use crate::install::table::{Registration, hooks_for};
 
 /// Settings files are small; anything bigger is not a settings file and is not read whole.
 const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
@@ -58,7 +59,7 @@ pub fn settings_files(project_dir: &Path, env: &[(String, String)]) -> Vec<Setti
 
 /// One ctxmon command found in a settings file.
 #[derive(Debug, Clone)]
-struct Registration {
+struct Found {
     file: String,
     event: String,
     matcher: Option<String>,
@@ -76,7 +77,7 @@ fn ctxmon_args(command: &str) -> Option<(String, Vec<String>)> {
 /// What the settings files say, read once for all hook checks.
 #[derive(Debug, Default)]
 pub struct SettingsScan {
-    registrations: Vec<Registration>,
+    registrations: Vec<Found>,
     /// `(file, command)` of a ctxmon status line.
     statusline: Option<(String, String, Vec<String>)>,
     /// Another tool's status line, reported so the user knows why ctxmon's is absent.
@@ -91,7 +92,16 @@ pub struct SettingsScan {
 pub fn scan(files: &[SettingsFile]) -> SettingsScan {
     let mut out = SettingsScan::default();
     for file in files {
-        let value = match read_settings(&file.path) {
+        let value = match read_text(&file.path).and_then(|text| {
+            // Claude Code's CLI reads a file that starts with a byte-order mark, and so does
+            // install.
+            let text = text
+                .as_deref()
+                .map(|t| t.strip_prefix('\u{feff}').unwrap_or(t));
+            text.map(serde_json::from_str)
+                .transpose()
+                .map_err(|e| format!("is not valid JSON ({e})"))
+        }) {
             Ok(None) => {
                 out.absent.push(file.label.clone());
                 continue;
@@ -115,7 +125,8 @@ pub fn scan(files: &[SettingsFile]) -> SettingsScan {
     out
 }
 
-fn read_settings(path: &Path) -> Result<Option<Value>, String> {
+/// The text of a settings file, `None` when there is none; why not, as a phrase.
+pub fn read_text(path: &Path) -> Result<Option<String>, String> {
     use std::io::Read;
     // Only a regular file is opened: a FIFO would hang doctor until a writer appears.
     let file = match fsutil::open_regular(path) {
@@ -132,12 +143,12 @@ fn read_settings(path: &Path) -> Result<Option<Value>, String> {
     file.take(MAX_SETTINGS_BYTES)
         .read_to_string(&mut text)
         .map_err(|e| format!("cannot be read ({e})"))?;
-    // Claude Code's CLI reads a file that starts with a byte-order mark, and so does install.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    serde_json::from_str(text).map_err(|e| format!("is not valid JSON ({e})"))
+    Ok(Some(text))
 }
 
-fn collect(label: &str, settings: &Value, out: &mut SettingsScan) {
+/// Adds what `settings` (a settings file, or any document with a `hooks` object of that shape)
+/// registers to `out`, naming the file `label`.
+pub fn collect(label: &str, settings: &Value, out: &mut SettingsScan) {
     if let Some(hooks) = settings.get("hooks").and_then(Value::as_object) {
         for (event, groups) in hooks {
             for group in groups.as_array().into_iter().flatten() {
@@ -151,7 +162,7 @@ fn collect(label: &str, settings: &Value, out: &mut SettingsScan) {
                         continue;
                     };
                     if let Some((program, args)) = ctxmon_args(command) {
-                        out.registrations.push(Registration {
+                        out.registrations.push(Found {
                             file: label.to_string(),
                             event: event.clone(),
                             matcher: matcher.clone(),
@@ -211,11 +222,11 @@ pub fn checks(
             .with_fix("run `ctxmon install` (or `--scope user` for every project)")
         });
     } else {
-        for spec in &CTXMON_HOOKS {
-            let check = event_check(scan, spec.hook, project_dir, env);
-            let unwanted = spec.hook == HookCommand::PostToolUse
+        for reg in &hooks_for(Agent::Claude) {
+            let check = event_check(scan, reg, Agent::Claude, project_dir, env);
+            let unwanted = reg.name == HookCommand::PostToolUse.name()
                 && !post_tool_use_on
-                && !scan.registrations.iter().any(|r| r.event == "PostToolUse");
+                && !scan.registrations.iter().any(|r| r.event == reg.event);
             checks.push(if unwanted {
                 Check::new(
                     check.check,
@@ -231,20 +242,42 @@ pub fn checks(
     checks
 }
 
-fn event_check(
+/// Whether `scan` is empty of ctxmon's registrations.
+impl SettingsScan {
+    pub fn has_registrations(&self) -> bool {
+        !self.registrations.is_empty()
+    }
+}
+
+/// How the lines of `agent` are named and what fixes them.
+fn install_command(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Claude => "`ctxmon install`",
+        Agent::Codex => "`ctxmon install --agent codex`",
+    }
+}
+
+/// The check of one registration ctxmon wants in `agent`'s files: registered, missing, or
+/// running a binary that is gone (the stale command path a moved binary leaves).
+pub fn event_check(
     scan: &SettingsScan,
-    hook: HookCommand,
+    want: &Registration,
+    agent: Agent,
     project_dir: &Path,
     env: &[(String, String)],
 ) -> Check {
-    let event = hook.event_name();
-    let name = format!("hook {event}");
-    let regs: Vec<&Registration> = scan
+    let event = want.event;
+    let install = install_command(agent);
+    let name = match agent {
+        Agent::Claude => format!("hook {event}"),
+        Agent::Codex => format!("codex hook {event}"),
+    };
+    let regs: Vec<&Found> = scan
         .registrations
         .iter()
         .filter(|r| r.event == event)
         .collect();
-    let expected_args = ["hooks", hook.name()];
+    let expected_args = ["hooks", want.name];
     if regs.is_empty() {
         let elsewhere = scan
             .registrations
@@ -253,15 +286,16 @@ fn event_check(
             .map(|r| {
                 format!(
                     "; `hooks {}` is registered under {} instead",
-                    hook.name(),
-                    r.event
+                    want.name, r.event
                 )
             })
             .unwrap_or_default();
         return Check::new(name, Status::Fail, format!("not registered{elsewhere}"))
-            .with_fix("run `ctxmon install` to add the missing hooks");
+            .with_fix(format!("run {install} to add the missing hooks"));
     }
-    let mut findings: Vec<(Status, String, Option<&str>)> = Vec::new();
+    let rewrite = format!("run {install}, which rewrites ctxmon's entries");
+    let repoint = format!("run {install} to point the hooks at this binary");
+    let mut findings: Vec<(Status, String, Option<String>)> = Vec::new();
     for r in &regs {
         if r.args != expected_args {
             findings.push((
@@ -270,9 +304,9 @@ fn event_check(
                     "{} runs `ctxmon {}` for {event}, expected `ctxmon hooks {}`",
                     r.file,
                     r.args.join(" "),
-                    hook.name()
+                    want.name
                 ),
-                Some("run `ctxmon install`, which rewrites ctxmon's entries"),
+                Some(rewrite.clone()),
             ));
         }
         match resolve_program(&r.program, project_dir, env) {
@@ -280,33 +314,28 @@ fn event_check(
             Resolved::Missing(why) => findings.push((
                 Status::Fail,
                 format!("{} runs `{}`, but {why}", r.file, r.command),
-                Some("run `ctxmon install` to point the hooks at this binary"),
+                Some(repoint.clone()),
             )),
             Resolved::Unknown(why) => findings.push((
                 Status::Warn,
                 format!("cannot check `{}` ({why})", r.command),
-                Some("use the absolute path of the binary (`ctxmon install` does)"),
+                Some(format!(
+                    "use the absolute path of the binary ({install} does)"
+                )),
             )),
         }
-        if let Some(f) = matcher_finding(hook, r.matcher.as_deref(), &r.file) {
-            findings.push(f);
-        }
+        let matcher = r.matcher.as_deref();
+        let finding = match agent {
+            Agent::Claude => HookCommand::ALL
+                .into_iter()
+                .find(|h| h.name() == want.name)
+                .and_then(|hook| matcher_finding(hook, matcher, &r.file))
+                .map(|(status, message, fix)| (status, message, fix.map(str::to_string))),
+            Agent::Codex => codex_matcher_finding(want, matcher, &r.file),
+        };
+        findings.extend(finding);
     }
-    let mut commands: Vec<&str> = regs.iter().map(|r| r.command.as_str()).collect();
-    commands.sort_unstable();
-    commands.dedup();
-    if commands.len() > 1 {
-        let files: Vec<&str> = regs.iter().map(|r| r.file.as_str()).collect();
-        findings.push((
-            Status::Warn,
-            format!(
-                "registered {} times with different commands ({}): each runs, so the agent sees duplicates",
-                commands.len(),
-                files.join(", ")
-            ),
-            Some("keep one: `ctxmon uninstall --scope …` for the others"),
-        ));
-    }
+    findings.extend(duplicates(&regs, agent));
     if !scan.plugins.is_empty() {
         findings.push((
             Status::Warn,
@@ -314,7 +343,7 @@ fn event_check(
                 "also provided by the plugin {}: it runs twice",
                 scan.plugins.join(", ")
             ),
-            Some("disable the plugin or `ctxmon uninstall` the settings entries"),
+            Some("disable the plugin or `ctxmon uninstall` the settings entries".to_string()),
         ));
     }
     match findings.iter().map(|f| f.0).max() {
@@ -324,7 +353,11 @@ fn event_check(
         }
         Some(worst) => {
             let mut fixes: Vec<&str> = Vec::new();
-            for fix in findings.iter().filter(|f| f.0 == worst).filter_map(|f| f.2) {
+            for fix in findings
+                .iter()
+                .filter(|f| f.0 == worst)
+                .filter_map(|f| f.2.as_deref())
+            {
                 if !fixes.contains(&fix) {
                     fixes.push(fix);
                 }
@@ -338,6 +371,61 @@ fn event_check(
             }
         }
     }
+}
+
+/// The same hook registered more than once. Claude Code runs identical commands once, so only
+/// different commands make it run twice; Codex runs every copy (its dispatcher keeps duplicate
+/// handlers), so for Codex any second entry does.
+fn duplicates(regs: &[&Found], agent: Agent) -> Option<(Status, String, Option<String>)> {
+    let files: Vec<&str> = regs.iter().map(|r| r.file.as_str()).collect();
+    let mut commands: Vec<&str> = regs.iter().map(|r| r.command.as_str()).collect();
+    commands.sort_unstable();
+    commands.dedup();
+    match agent {
+        Agent::Claude if commands.len() > 1 => Some((
+            Status::Warn,
+            format!(
+                "registered {} times with different commands ({}): each runs, so the agent sees duplicates",
+                commands.len(),
+                files.join(", ")
+            ),
+            Some("keep one: `ctxmon uninstall --scope …` for the others".to_string()),
+        )),
+        Agent::Codex if regs.len() > 1 => Some((
+            Status::Warn,
+            format!(
+                "registered {} times ({}): Codex runs every copy, so the agent sees duplicates",
+                regs.len(),
+                files.join(", ")
+            ),
+            Some(
+                "keep one: `ctxmon uninstall --agent codex --scope …`, or remove the entry from \
+                 config.toml's [hooks]"
+                    .to_string(),
+            ),
+        )),
+        _ => None,
+    }
+}
+
+/// Codex honours every matcher ctxmon could meet (SessionStart's `compact` included), and
+/// ctxmon registers none: any other matcher runs the hook for some occurrences only.
+fn codex_matcher_finding(
+    want: &Registration,
+    matcher: Option<&str>,
+    file: &str,
+) -> Option<(Status, String, Option<String>)> {
+    let m = matcher
+        .map(str::trim)
+        .filter(|m| !m.is_empty() && *m != "*")?;
+    Some((
+        Status::Warn,
+        format!(
+            "{file} registers {} with matcher `{m}`: Codex runs it only for what `{m}` matches",
+            want.event
+        ),
+        Some("run `ctxmon install --agent codex`, which registers it without a matcher".into()),
+    ))
 }
 
 /// SessionStart must see every source (Claude Code fires the `compact` matcher unreliably,

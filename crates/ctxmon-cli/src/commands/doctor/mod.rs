@@ -5,10 +5,12 @@
 //! as the hooks would. Exit 0 when every check is ok or skipped, 1 when any warned or failed.
 //!
 //! Layout: `check` is the result type and its rendering, `hooks` reads Claude Code's settings
-//! files, `paths` resolves programs like a shell, `payload` compares Claude Code's own figure
-//! with ctxmon's (as the status line last saw them), `system` holds the remaining checks.
+//! files, `codex` Codex's hook files, `paths` resolves programs like a shell, `payload`
+//! compares Claude Code's own figure with ctxmon's (as the status line last saw them), `system`
+//! holds the remaining checks.
 
 mod check;
+mod codex;
 mod hooks;
 mod paths;
 mod payload;
@@ -42,6 +44,7 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
         &env,
         cm.enabled && cm.post_tool_use,
     ));
+    checks.extend(codex::checks(&project_dir, &env));
     checks.push(config_check);
     checks.push(system::storage(&layout));
     checks.push(system::hook_log(&layout, &config));

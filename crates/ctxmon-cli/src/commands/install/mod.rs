@@ -1,0 +1,375 @@
+//! `ctxmon install` and `ctxmon uninstall`: find the agent's settings file of the scope
+//! (`target`), read it without trusting it, plan the edit (`crate::install::merge`), then show
+//! it (`--dry-run`) or write it atomically after saving the previous version beside it.
+//!
+//! Decisions, so they are made once:
+//! - A settings file that is not strict JSON, is shaped wrongly where ctxmon must write, is
+//!   read-only or cannot be written is refused with exit 1 and left untouched: it is the user's
+//!   file, not ctxmon's configuration (exit 2 is for ctxmon's own usage and configuration).
+//! - A symlinked settings file is written through: the link stays, its target changes (dotfile
+//!   managers link these files); a dangling link is refused.
+//! - One backup, `<file>.ctxmon-backup` beside the path the user knows, holds the file as it
+//!   was before ctxmon's latest change. A run that changes nothing writes nothing, backup
+//!   included.
+//! - A status line `--replace-statusline` replaced is kept in `<file>.ctxmon-statusline`,
+//!   written before the settings and never touched by a later install (the backup is replaced
+//!   by every change, so it cannot be trusted to still hold it). Uninstall puts it back from
+//!   there (from the backup only when there is no record, as before records existed), then
+//!   deletes the record; a record it cannot read stops uninstall rather than lose the line.
+//! - An existing file keeps its permissions; a new one is private (0600, spec §15).
+//! - Codex (`--agent codex`) gets the same edit of `.codex/hooks.json` or
+//!   `$CODEX_HOME/hooks.json`, with these differences: no status line (Codex has no command
+//!   status line), no local scope, a file starting with a byte-order mark is refused by
+//!   install (Codex parses `hooks.json` with serde_json, which rejects the mark, so no hook in
+//!   it would run), and uninstall removes a file it leaves as `{}` (Codex reads that as no
+//!   hooks; when install created the file, the round trip ends with no file, as it began).
+//!   Codex runs a new or changed hook only once the user trusts it in `/hooks`, so every
+//!   install that writes says so.
+
+use std::fs;
+
+use anyhow::anyhow;
+use serde_json::json;
+
+use crate::cli::{Agent, GlobalArgs, InstallArgs, SettingsScope, UninstallArgs};
+use crate::diag::diag;
+use crate::exit::{CmdResult, Failure};
+use crate::install::command_line::shell_word;
+use crate::install::diff::unified;
+use crate::install::merge::{self, Action, Change, Options, Outcome, PlanError};
+
+mod target;
+
+use target::{SavedStatusLine, Target};
+
+/// What Codex asks of the user before it runs what install wrote.
+const CODEX_TRUST: &str = "Codex runs new or changed hooks only after you trust them: open \
+    /hooks in Codex and trust ctxmon's hooks. Trust is bound to each hook's definition, so \
+    Codex asks again whenever ctxmon changes one (a new binary path, a new timeout).";
+
+pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
+    with_json_error("install", args.agent, args.scope, global, || {
+        if args.agent == Agent::Codex && args.statusline {
+            return Err(Failure::usage(anyhow!(
+                "--statusline is Claude Code's: Codex has no command status line (`ctxmon \
+                 status` shows the fill in a shell)"
+            )));
+        }
+        let target = Target::resolve(args.agent, args.scope, global)?;
+        let program = program()?;
+        let current = target.read()?;
+        let has_bom = current.as_deref().is_some_and(merge::has_bom);
+        if has_bom && args.agent == Agent::Codex {
+            return Err(anyhow!(
+                "{} starts with a UTF-8 byte-order mark, which Codex cannot read (it ignores \
+                 every hook in such a file); save it as UTF-8 without BOM and run again; \
+                 nothing was changed",
+                target.path.display()
+            )
+            .into());
+        }
+        let options = Options {
+            agent: args.agent,
+            program: &program,
+            statusline: args.statusline,
+            replace_statusline: args.replace_statusline,
+        };
+        let outcome =
+            merge::install(current.as_deref(), &options).map_err(|e| plan_failure(&e, &target))?;
+        if !global.json {
+            if program.contains("/target/debug/") || program.contains("/target/release/") {
+                diag!(
+                    "ctxmon: note: registering a binary inside a cargo build folder ({program}); \
+                     `cargo install --locked --path crates/ctxmon-cli` gives it a stable path"
+                );
+            }
+            if has_bom {
+                diag!("ctxmon: note: {}", bom_note(&target));
+            }
+        }
+        finish(
+            &Plan {
+                verb: "install",
+                original: current.as_deref(),
+                outcome: &outcome,
+                record_used: false,
+                remove_file: false,
+            },
+            &target,
+            args.dry_run,
+            global,
+        )
+    })
+}
+
+pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
+    with_json_error("uninstall", args.agent, args.scope, global, || {
+        let target = Target::resolve(args.agent, args.scope, global)?;
+        let Some(current) = target.read()? else {
+            let empty = Outcome::new(String::new(), Vec::new());
+            let plan = Plan {
+                verb: "uninstall",
+                original: None,
+                outcome: &empty,
+                record_used: false,
+                remove_file: false,
+            };
+            return finish(&plan, &target, args.dry_run, global);
+        };
+        let saved = target.saved_statusline();
+        let outcome = merge::uninstall(&current, saved.restore(), args.agent)
+            .map_err(|e| plan_failure(&e, &target))?;
+        let changed = outcome.changes.iter().any(|c| c.action.is_change());
+        let plan = Plan {
+            verb: "uninstall",
+            original: Some(&current),
+            outcome: &outcome,
+            record_used: matches!(saved, SavedStatusLine::Found { record: true, .. }),
+            remove_file: args.agent == Agent::Codex
+                && changed
+                && merge::is_empty_object(&outcome.text),
+        };
+        finish(&plan, &target, args.dry_run, global)
+    })
+}
+
+/// Runs `body`; with `--json`, a refusal also prints a JSON object on stdout (the message
+/// still goes to stderr), so a program reading stdout never gets nothing.
+fn with_json_error(
+    verb: &str,
+    agent: Agent,
+    scope: SettingsScope,
+    global: &GlobalArgs,
+    body: impl FnOnce() -> CmdResult,
+) -> CmdResult {
+    let result = body();
+    if let (Err(failure), true) = (&result, global.json) {
+        let code = match failure {
+            Failure::Usage(_) => 2,
+            Failure::Other(_) => 1,
+        };
+        println!(
+            "{}",
+            json!({
+                "command": verb, "agent": agent.flag(), "scope": scope_name(scope),
+                "changed": false, "written": false, "exit_code": code,
+                "error": format!("{:#}", failure.error()),
+            })
+        );
+    }
+    result
+}
+
+fn bom_note(target: &Target) -> String {
+    format!(
+        "{} starts with a UTF-8 byte-order mark; it was kept. Claude Code's CLI reads such a \
+         file, but the Claude desktop app ignores it (anthropics/claude-code#81355): save it \
+         as UTF-8 without BOM if you use the app",
+        target.path.display()
+    )
+}
+
+/// The running binary as one shell word: Claude Code must find it from any directory and
+/// whatever the hook's PATH is.
+fn program() -> Result<String, Failure> {
+    let exe = std::env::current_exe()
+        .and_then(fs::canonicalize)
+        .map_err(|e| anyhow!("cannot find the path of this ctxmon binary: {e}"))?;
+    let path = exe.to_str().ok_or_else(|| {
+        anyhow!(
+            "the binary's path {} is not UTF-8; move ctxmon to a plain path and run again",
+            exe.display()
+        )
+    })?;
+    Ok(shell_word(path))
+}
+
+fn plan_failure(error: &PlanError, target: &Target) -> Failure {
+    let shown = target.path.display();
+    let nothing = "nothing was changed";
+    Failure::Other(match error {
+        PlanError::Syntax(e) => anyhow!(
+            "{shown} is not valid JSON (line {}, column {}: {}); ctxmon edits only strict JSON, \
+             so fix the file and run again; {nothing}",
+            e.line,
+            e.column,
+            e.message
+        ),
+        PlanError::Shape(m) => anyhow!("{shown}: {m}; fix it by hand and run again; {nothing}"),
+        PlanError::StatusLineTaken(current) => anyhow!(
+            "{shown} already has a status line that is not ctxmon's: {current}; run again with \
+             --replace-statusline to replace it (it is kept in {} and `ctxmon uninstall` puts \
+             it back), or without --statusline; {nothing}",
+            target.record.display()
+        ),
+        PlanError::SavedStatusLineUnusable(why) => anyhow!(
+            "{shown} has ctxmon's status line, which replaced yours, but {why}; fix that file \
+             (or delete it to have uninstall simply remove ctxmon's status line) and run \
+             again; {nothing}"
+        ),
+        PlanError::Internal(m) => {
+            anyhow!("internal error while editing {shown} ({m}); please report it; {nothing}")
+        }
+    })
+}
+
+fn scope_name(scope: SettingsScope) -> &'static str {
+    match scope {
+        SettingsScope::Project => "project",
+        SettingsScope::Local => "local",
+        SettingsScope::User => "user",
+    }
+}
+
+/// What one run decided, for [`finish`].
+struct Plan<'a> {
+    verb: &'static str,
+    /// The file's text before the run, `None` when there was no file.
+    original: Option<&'a str>,
+    outcome: &'a Outcome,
+    /// Uninstall restored the status line from the record, which is deleted once written.
+    record_used: bool,
+    /// Uninstall of a Codex `hooks.json` left nothing in it: the file goes.
+    remove_file: bool,
+}
+
+/// Shows the plan, writes it unless it is a dry run or a no-op, and reports.
+fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) -> CmdResult {
+    let Plan {
+        verb,
+        original,
+        outcome,
+        record_used,
+        remove_file,
+    } = *plan;
+    let changed = outcome.changes.iter().any(|c| c.action.is_change());
+    let shown = target.path.display().to_string();
+    let diff = if changed {
+        let old_name = if original.is_some() {
+            shown.clone()
+        } else {
+            "/dev/null".to_string()
+        };
+        let (new_text, new_name) = if remove_file {
+            ("", "/dev/null".to_string())
+        } else {
+            (
+                outcome.text.as_str(),
+                format!("{shown} (after ctxmon {verb})"),
+            )
+        };
+        unified(original.unwrap_or(""), new_text, &old_name, &new_name)
+    } else {
+        String::new()
+    };
+    let write = changed && !dry_run;
+    let record = outcome
+        .replaced_statusline
+        .as_deref()
+        .map(|raw| merge::statusline_record(raw, &shown));
+    let restored = outcome.changes.iter().any(|c| c.action == Action::Restored);
+    match (write, remove_file, original) {
+        (true, true, Some(original)) => target.remove(original, &outcome.text)?,
+        (true, _, _) => target.write(original, &outcome.text, record.as_deref())?,
+        (false, _, _) => {}
+    }
+    let mut warning = None;
+    if write && restored && record_used {
+        // Its job is done; a leftover would only mislead. The settings are already right, so
+        // a failure here is a warning, not an error.
+        if let Err(e) = fs::remove_file(&target.record) {
+            warning = Some(format!(
+                "restored the status line but could not delete {}: {e}; delete it by hand",
+                target.record.display()
+            ));
+        }
+    }
+    let backup = (write && original.is_some()).then(|| target.backup.display().to_string());
+    let kept = (write && record.is_some()).then(|| target.record.display().to_string());
+    // Only where something was registered or re-registered does Codex ask for trust.
+    let trust = (target.agent == Agent::Codex
+        && outcome
+            .changes
+            .iter()
+            .any(|c| matches!(c.action, Action::Added | Action::Updated)))
+    .then_some(CODEX_TRUST);
+    let file_removed = remove_file && write && target.write_path == target.path;
+    if global.json {
+        let changes: Vec<_> = outcome
+            .changes
+            .iter()
+            .map(|c| json!({"target": c.target, "action": c.action.label(), "detail": c.detail}))
+            .collect();
+        println!(
+            "{}",
+            json!({
+                "command": verb, "agent": target.agent.flag(), "scope": scope_name(target.scope),
+                "path": shown, "changed": changed, "written": write, "dry_run": dry_run,
+                "backup": backup, "statusline_record": kept, "file_removed": file_removed,
+                "next_step": trust, "changes": changes, "diff": dry_run.then_some(diff),
+            })
+        );
+        if let Some(warning) = warning {
+            diag!("ctxmon: warning: {warning}");
+        }
+        return Ok(());
+    }
+    if !changed {
+        let state = if verb == "install" {
+            "already installed"
+        } else {
+            "not installed"
+        };
+        println!("ctxmon is {state} in {shown}; nothing changed");
+        return Ok(());
+    }
+    if dry_run {
+        print!("{diff}");
+    }
+    println!(
+        "ctxmon {verb} ({} {} scope): {shown}",
+        target.agent.label(),
+        scope_name(target.scope)
+    );
+    for Change {
+        target,
+        action,
+        detail,
+    } in &outcome.changes
+    {
+        println!("  {:<9} {target:<17} {detail}", action.label());
+    }
+    if dry_run {
+        println!("dry run: nothing was written");
+        if remove_file {
+            println!("(nothing else is in the file, so uninstall would remove it)");
+        }
+    } else if let Some(backup) = backup {
+        println!("previous version saved as {backup}");
+    }
+    if file_removed {
+        println!("removed {shown}: nothing but ctxmon's hooks was in it");
+    }
+    if let Some(kept) = kept {
+        println!("the status line it replaced is kept in {kept}; `ctxmon uninstall` puts it back");
+    }
+    if let Some(warning) = warning {
+        diag!("ctxmon: warning: {warning}");
+    }
+    if target.write_path != target.path && !dry_run {
+        println!(
+            "(written through the symlink to {})",
+            target.write_path.display()
+        );
+    }
+    match trust {
+        Some(_) if dry_run => {
+            println!(
+                "(once written, Codex asks you to trust these hooks in /hooks before it runs them)"
+            );
+        }
+        Some(trust) => println!("{trust}"),
+        None => {}
+    }
+    Ok(())
+}
