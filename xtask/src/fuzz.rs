@@ -62,6 +62,7 @@ const SUITES: &[Suite] = &[
             "hook_session_start",
             "hook_pre_compact",
             "hook_pre_tool_use",
+            "hook_post_tool_use",
             "hook_post_compact",
             "hook_session_end",
             "hook_transcript",

@@ -18,6 +18,7 @@ pub mod fill;
 pub mod hooks;
 pub mod memory;
 pub mod monitor_tag;
+pub mod payload_check;
 pub mod ports;
 pub mod resume_log;
 pub mod resume_log_pointer;

@@ -64,10 +64,10 @@ pub enum Command {
     Report(ReportArgs),
     /// Entry points for Claude Code hooks (hook JSON on stdin; always exit 0).
     ///
-    /// One subcommand per Claude Code hook event. `ctxmon install` registers all six with the
+    /// One subcommand per Claude Code hook event. `ctxmon install` registers all seven with the
     /// absolute path of this binary: SessionStart without a matcher (Claude Code fires the
-    /// `compact` matcher unreliably, so ctxmon branches on the event's source itself) and
-    /// PreToolUse for Write|Edit|MultiEdit.
+    /// `compact` matcher unreliably, so ctxmon branches on the event's source itself),
+    /// PreToolUse for Write|Edit|MultiEdit and PostToolUse for every tool.
     #[command(subcommand)]
     #[command(after_long_help = crate::help::HOOKS)]
     Hooks(HookCommand),
@@ -110,8 +110,8 @@ pub enum Command {
     Assemble(AssembleArgs),
     /// Register ctxmon's hooks (and optionally its status line) in Claude Code's or Codex's settings.
     ///
-    /// Merges six hooks (UserPromptSubmit, SessionStart, PreCompact, PreToolUse for
-    /// Write|Edit|MultiEdit, PostCompact, SessionEnd) that run this binary by its absolute path
+    /// Merges seven hooks (UserPromptSubmit, SessionStart, PreCompact, PreToolUse for
+    /// Write|Edit|MultiEdit, PostToolUse for every tool, PostCompact, SessionEnd) that run this binary by its absolute path
     /// into the settings file of --scope. Every other key and hook, and the file's layout, stay
     /// as they are; an entry pointing at an older ctxmon binary is updated in place. Running it
     /// twice changes nothing. The previous file is kept beside it as
@@ -139,7 +139,7 @@ pub enum Command {
     ///
     /// Runs every check and prints one line each: `ok`, `warn`, `fail` (or `skip` when there
     /// is nothing to check yet), what was found and how to fix it. Checks: ctxmon on PATH and
-    /// whether it is this binary; ctxmon's six hooks registered in .claude/settings.json,
+    /// whether it is this binary; ctxmon's seven hooks registered in .claude/settings.json,
     /// .claude/settings.local.json or the user's settings ($CLAUDE_CONFIG_DIR/settings.json,
     /// else ~/.claude/settings.json), each pointing at an existing executable, and SessionStart
     /// without the `compact` matcher Claude Code fires unreliably; where Codex is present, its
@@ -222,6 +222,14 @@ pub enum HookCommand {
     /// `<resumption-staleness>` note. Never blocks, approves or changes the tool call: Claude
     /// Code asks for permission as it would without ctxmon.
     PreToolUse,
+    /// PostToolUse: warn inside long tool loops when the tier rose.
+    ///
+    /// Runs after every tool call (Claude Code and Codex CLI), measures the fill like
+    /// prompt-submit and injects the same `<context-monitor>` tag only when the tier rose above
+    /// the last one injected into this session (by either hook): a loop of 200 tool calls gets
+    /// at most one tag per tier. A fall (a compaction) lowers that record, so the next rise is
+    /// reported again. Off with context_monitor.post_tool_use = false.
+    PostToolUse,
     /// PostCompact: record the compaction.
     ///
     /// Appends the event to .ctxmon/events.jsonl so the next prompt knows the context shrank.
@@ -234,11 +242,12 @@ pub enum HookCommand {
 }
 
 impl HookCommand {
-    pub const ALL: [HookCommand; 6] = [
+    pub const ALL: [HookCommand; 7] = [
         HookCommand::PromptSubmit,
         HookCommand::SessionStart,
         HookCommand::PreCompact,
         HookCommand::PreToolUse,
+        HookCommand::PostToolUse,
         HookCommand::PostCompact,
         HookCommand::SessionEnd,
     ];
@@ -250,6 +259,7 @@ impl HookCommand {
             HookCommand::SessionStart => "SessionStart",
             HookCommand::PreCompact => "PreCompact",
             HookCommand::PreToolUse => "PreToolUse",
+            HookCommand::PostToolUse => "PostToolUse",
             HookCommand::PostCompact => "PostCompact",
             HookCommand::SessionEnd => "SessionEnd",
         }
@@ -262,6 +272,7 @@ impl HookCommand {
             HookCommand::SessionStart => HookDeadline::SessionStart,
             HookCommand::PreCompact => HookDeadline::PreCompact,
             HookCommand::PreToolUse => HookDeadline::PreToolUse,
+            HookCommand::PostToolUse => HookDeadline::PostToolUse,
             HookCommand::PostCompact => HookDeadline::PostCompact,
             HookCommand::SessionEnd => HookDeadline::SessionEnd,
         }
@@ -273,6 +284,7 @@ impl HookCommand {
             HookCommand::SessionStart => "session-start",
             HookCommand::PreCompact => "pre-compact",
             HookCommand::PreToolUse => "pre-tool-use",
+            HookCommand::PostToolUse => "post-tool-use",
             HookCommand::PostCompact => "post-compact",
             HookCommand::SessionEnd => "session-end",
         }

@@ -37,14 +37,16 @@ Claude Code runs these; you rarely need to. Each reads one hook JSON object on s
 its end, at most 1 MiB kept: a longer one has its long strings shortened; unknown fields
 ignored), answers with at most one JSON object on stdout and never writes diagnostics there
 (they go to stderr and .ctxmon/logs/hooks.log). Each answers with what it has within its own
-deadline, stdin read included: 1,500 ms for prompt-submit and pre-tool-use, 2,000 for
-post-compact and session-end, 7,000 for pre-compact and session-start
+deadline, stdin read included: 1,500 ms for prompt-submit, pre-tool-use and post-tool-use,
+2,000 for post-compact and session-end, 7,000 for pre-compact and session-start
 (hooks.<hook>_deadline_ms; hooks.deadline_ms, when set, for every hook without its own key).
 
 Examples:
   echo '{\"hook_event_name\":\"UserPromptSubmit\",\"session_id\":\"s1\",\"transcript_path\":\"/tmp/s1.jsonl\",\"prompt\":\"hi\"}' \\
     | ctxmon hooks prompt-submit
-  ctxmon install                        registers all six in .claude/settings.json
+  echo '{\"hook_event_name\":\"PostToolUse\",\"session_id\":\"s1\",\"transcript_path\":\"/tmp/s1.jsonl\",\"tool_name\":\"Bash\"}' \\
+    | ctxmon hooks post-tool-use        answers only when the tier rose since the last tag
+  ctxmon install                        registers all seven in .claude/settings.json
 
 Exit codes: always 0, even on bad input, a broken configuration, a missing transcript or a
 wrong command line (an unknown hook or flag, an empty --project-dir): a hook fails open (NOMINAL

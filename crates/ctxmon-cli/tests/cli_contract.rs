@@ -36,6 +36,7 @@ fn help_shows_the_whole_command_tree() {
         "session-start",
         "pre-compact",
         "pre-tool-use",
+        "post-tool-use",
         "post-compact",
         "session-end",
     ] {

@@ -66,6 +66,12 @@ fn hooks() -> Vec<Hook> {
             deadline: Duration::from_millis(1_500),
         },
         Hook {
+            name: "post-tool-use",
+            event: "PostToolUse",
+            extra: json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": {"stdout": "x"}}),
+            deadline: Duration::from_millis(1_500),
+        },
+        Hook {
             name: "post-compact",
             event: "PostCompact",
             extra: json!({"trigger": "auto", "compact_summary": "summary"}),
@@ -111,7 +117,7 @@ fn assert_valid_answer(run: &Run, hook: &Hook, what: &str) {
         serde_json::from_str(out).unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {out}"));
     match hook.name {
         "pre-compact" => assert!(v["systemMessage"].is_string(), "{what}: {out}"),
-        "prompt-submit" | "session-start" | "pre-tool-use" => {
+        "prompt-submit" | "session-start" | "pre-tool-use" | "post-tool-use" => {
             let specific = &v["hookSpecificOutput"];
             assert_eq!(specific["hookEventName"], hook.event, "{what}: {out}");
             assert!(specific["additionalContext"].is_string(), "{what}: {out}");

@@ -43,11 +43,12 @@ fn hook_input(event: &str, t: &std::path::Path, cwd: &std::path::Path) -> String
     .to_string()
 }
 
-const HOOKS: [(&str, &str); 6] = [
+const HOOKS: [(&str, &str); 7] = [
     ("prompt-submit", "UserPromptSubmit"),
     ("session-start", "SessionStart"),
     ("pre-compact", "PreCompact"),
     ("pre-tool-use", "PreToolUse"),
+    ("post-tool-use", "PostToolUse"),
     ("post-compact", "PostCompact"),
     ("session-end", "SessionEnd"),
 ];

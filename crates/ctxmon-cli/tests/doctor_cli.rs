@@ -12,16 +12,17 @@ use common::{Sandbox, transcript_with};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ctxmon");
 
-const HOOKS: [(&str, &str); 6] = [
+const HOOKS: [(&str, &str); 7] = [
     ("UserPromptSubmit", "prompt-submit"),
     ("SessionStart", "session-start"),
     ("PreCompact", "pre-compact"),
     ("PreToolUse", "pre-tool-use"),
+    ("PostToolUse", "post-tool-use"),
     ("PostCompact", "post-compact"),
     ("SessionEnd", "session-end"),
 ];
 
-/// Settings with ctxmon's six hooks run by `binary`, SessionStart with `session_matcher`.
+/// Settings with ctxmon's seven hooks run by `binary`, SessionStart with `session_matcher`.
 fn settings(binary: &str, session_matcher: Option<&str>) -> serde_json::Value {
     let mut hooks = serde_json::Map::new();
     for (event, name) in HOOKS {
@@ -67,7 +68,24 @@ fn healthy() -> Sandbox {
     let folder = transcripts_folder(&sb);
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::write(folder.join("s.jsonl"), transcript_with(&[40_000, 90_000])).unwrap();
+    // The status line has seen Claude Code's own figure, and it agrees (45%).
+    statusline_reports(&sb, 45);
     sb
+}
+
+/// Runs the status line once with a payload whose `used_percentage` is `used` (the figure
+/// comes from the transcript: `current_usage` is null, as right after `/compact`).
+fn statusline_reports(sb: &Sandbox, used: u64) {
+    let input = serde_json::json!({
+        "session_id": "s",
+        "transcript_path": sb.transcripts_folder().join("s.jsonl"),
+        "cwd": sb.dir(),
+        "model": {"id": "claude-sonnet-4-5-20250929", "display_name": "Sonnet 4.5"},
+        "context_window": {"context_window_size": 200000, "used_percentage": used, "current_usage": null},
+    });
+    let run = sb.run(&["statusline"], input.to_string());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("45%"), "{}", run.stdout);
 }
 
 fn private(dir: &Path) {
@@ -141,32 +159,34 @@ fn a_healthy_project_passes_every_check() {
             "hook SessionStart",
             "hook PreCompact",
             "hook PreToolUse",
+            "hook PostToolUse",
             "hook PostCompact",
             "hook SessionEnd",
             "statusline",
             "config",
             "storage",
             "hook log",
-            "transcript"
+            "transcript",
+            "statusline figure"
         ]
     );
     assert!(checks[0].2.contains("is this binary"), "{}", checks[0].2);
     assert!(
-        checks[11].2.contains("measures 45% (90,000 of 200,000"),
+        checks[12].2.contains("measures 45% (90,000 of 200,000"),
         "{}",
-        checks[11].2
+        checks[12].2
     );
     // Text: one line per check, a header and a summary.
     let run = sb.run(&["doctor"], "");
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert_eq!(run.stdout.lines().count(), 12 + 2, "{}", run.stdout);
+    assert_eq!(run.stdout.lines().count(), 14 + 2, "{}", run.stdout);
     assert!(
         run.stdout.contains("\nok    hook SessionStart  "),
         "{}",
         run.stdout
     );
     assert!(
-        run.stdout.ends_with("all 12 checks passed\n"),
+        run.stdout.ends_with("all 14 checks passed\n"),
         "{}",
         run.stdout
     );
@@ -225,6 +245,80 @@ fn a_missing_event_fails_and_says_which() {
     s["hooks"].as_object_mut().unwrap().remove("SessionEnd");
     sb.write(".claude/settings.json", s.to_string());
     only_problem(&sb, "hook SessionEnd", "fail", "not registered");
+}
+
+/// Issue 14 §3: doctor has no payload; it reports what the status line last found when
+/// Claude Code's own figure and ctxmon's are more than two points apart.
+#[test]
+fn a_status_line_figure_far_from_ctxmons_warns() {
+    let sb = healthy();
+    statusline_reports(&sb, 60);
+    only_problem(&sb, "statusline figure", "warn", "15.0 points apart since ");
+    only_problem(
+        &sb,
+        "statusline figure",
+        "warn",
+        "Claude Code 60%, ctxmon 45.0%",
+    );
+    only_problem(&sb, "statusline figure", "warn", "compare `ctxmon status`");
+    // Back in agreement: the record follows at once.
+    statusline_reports(&sb, 44);
+    let (code, checks) = doctor(&sb);
+    assert_eq!(code, 0, "{:#?}", problems(&checks));
+    // And with a window of its own, the fix names both windows.
+    sb.write(
+        ".ctxmon/config.toml",
+        "[context_monitor]\ncontext_window = 150000\n",
+    );
+    let input = serde_json::json!({
+        "session_id": "s", "transcript_path": sb.transcripts_folder().join("s.jsonl"), "cwd": sb.dir(),
+        "context_window": {"context_window_size": 200000, "used_percentage": 45, "current_usage": null},
+    });
+    assert!(
+        sb.run(&["statusline"], input.to_string())
+            .stdout
+            .contains("60%")
+    );
+    only_problem(
+        &sb,
+        "statusline figure",
+        "warn",
+        "a 150,000 window, Claude Code a 200,000 one",
+    );
+}
+
+/// An installation from before post-tool-use: doctor asks for `ctxmon install`, unless the
+/// configuration turned the hook off.
+#[test]
+fn an_install_without_post_tool_use_fails_unless_it_is_switched_off() {
+    let sb = healthy();
+    let mut s = settings(BIN, None);
+    s["hooks"].as_object_mut().unwrap().remove("PostToolUse");
+    sb.write(".claude/settings.json", s.to_string());
+    only_problem(&sb, "hook PostToolUse", "fail", "run `ctxmon install`");
+    sb.write(
+        ".ctxmon/config.toml",
+        "[context_monitor]\npost_tool_use = false\n",
+    );
+    let (code, checks) = doctor(&sb);
+    let found = problems(&checks);
+    assert_eq!(code, 0, "{found:#?}");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(
+        (found[0].0.as_str(), found[0].1.as_str()),
+        ("hook PostToolUse", "skip")
+    );
+    assert!(
+        found[0].2.contains("post_tool_use is off"),
+        "{}",
+        found[0].2
+    );
+    // A matcher that leaves tools out loses the warnings of loops over the others.
+    let mut s = settings(BIN, None);
+    s["hooks"]["PostToolUse"][0]["matcher"] = "Bash".into();
+    sb.write(".claude/settings.json", s.to_string());
+    sb.write(".ctxmon/config.toml", "");
+    only_problem(&sb, "hook PostToolUse", "warn", "matcher `Bash`");
 }
 
 #[test]
@@ -316,12 +410,17 @@ fn a_ctxmon_path_that_is_not_a_folder_fails() {
     let found = problems(&checks);
     assert_eq!(code, 1);
     // A file named .ctxmon holds no configuration files: the project layers are absent (the
-    // configuration is valid without them), and only the storage check fails.
+    // configuration is valid without them), and only the storage check fails; the status
+    // line's comparison went with the folder.
     let names: Vec<(&str, &str)> = found.iter().map(|c| (c.0.as_str(), c.1.as_str())).collect();
-    assert_eq!(names, [("storage", "fail")], "{found:#?}");
+    assert_eq!(
+        names,
+        [("storage", "fail"), ("statusline figure", "skip")],
+        "{found:#?}"
+    );
     assert!(found[0].2.contains("is not a folder"), "{}", found[0].2);
     let text = sb.run(&["doctor"], "");
-    assert_eq!(text.stdout.lines().count(), 12 + 2, "{}", text.stdout);
+    assert_eq!(text.stdout.lines().count(), 14 + 2, "{}", text.stdout);
 }
 
 #[test]
@@ -500,16 +599,16 @@ fn a_codex_registration_gets_one_ok_line_per_hook() {
             "codex hook UserPromptSubmit",
             "codex hook SessionStart",
             "codex hook PreCompact",
-            "codex hook PostCompact",
             "codex hook PostToolUse",
+            "codex hook PostCompact",
         ]
     );
     assert!(
-        lines[4].2.contains(".codex/hooks.json runs "),
+        lines[3].2.contains(".codex/hooks.json runs "),
         "{}",
-        lines[4].2
+        lines[3].2
     );
-    assert!(lines[4].2.contains("hooks post-tool-use"), "{}", lines[4].2);
+    assert!(lines[3].2.contains("hooks post-tool-use"), "{}", lines[3].2);
 }
 
 #[test]

@@ -419,7 +419,7 @@ fn json_output_lists_every_change() {
     assert_eq!(v["written"], true);
     assert_eq!(v["backup"], serde_json::Value::Null);
     let changes = v["changes"].as_array().unwrap();
-    assert_eq!(changes.len(), 7);
+    assert_eq!(changes.len(), 8, "seven hooks and the status line");
     assert!(changes.iter().all(|c| c["action"] == "added"));
     let again = sb.run(&["--json", "install", "--statusline"], "");
     let v: serde_json::Value = serde_json::from_str(&again.stdout).unwrap();

@@ -318,11 +318,16 @@ fn hooks_json_registers_exactly_what_install_writes() {
         name.to_string()
     });
     assert_eq!(plugin_table, installed);
-    assert_eq!(installed.len(), 6);
+    assert_eq!(installed.len(), 7);
     assert!(
         installed["SessionStart"].0.is_none(),
         "SessionStart must have no matcher"
     );
+    assert!(
+        installed["PostToolUse"].0.is_none(),
+        "PostToolUse runs after every tool: no matcher"
+    );
+    assert_eq!(installed["PostToolUse"].2, "post-tool-use");
     // The wrapper gives up one second before Claude Code would.
     for (name, limit) in wrapper_limits {
         let (_, timeout, _) = installed.values().find(|v| v.2 == name).unwrap();

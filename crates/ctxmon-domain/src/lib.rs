@@ -13,6 +13,7 @@ pub mod assembly;
 pub mod checkpoint;
 pub mod events;
 pub mod fill;
+pub mod payload_check;
 pub mod resume_log;
 pub mod resumption;
 pub mod session;
@@ -26,6 +27,7 @@ pub mod xml;
 pub use checkpoint::{CheckpointData, CheckpointId, CompactionTrigger, ContextState, SessionInfo};
 pub use events::{DomainEvent, EventRecord};
 pub use fill::{FillEstimate, FillSource};
+pub use payload_check::PayloadCheck;
 pub use resume_log::{
     ContextMetrics, ContextValue, Decision, ResumeLog, ResumeLogDraft, ResumeLogSection,
     SessionMetadata,

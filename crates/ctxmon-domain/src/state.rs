@@ -11,7 +11,13 @@ use crate::{ThresholdTier, Timestamp};
 pub struct SessionState {
     pub schema_version: u32,
     pub last_tier: Option<ThresholdTier>,
+    /// The tier of the last `<context-monitor>` tag injected into this session, by
+    /// prompt-submit or post-tool-use (the record both share).
     pub last_injected_tier: Option<ThresholdTier>,
+    /// The lowest tier measured since that tag when it is below the tag's tier: the fill fell
+    /// (a compaction, a larger window), so a later rise is news again. Cleared by every tag.
+    /// See `hooks::tier_record` in the application for the rule.
+    pub lowest_tier_since_injection: Option<ThresholdTier>,
     pub last_fill: Option<f64>,
     pub last_tokens: Option<u64>,
     pub compactions_seen: CompactionsSeen,

@@ -192,6 +192,15 @@ impl ProjectLayout {
     pub fn state_lock(&self, session: &SessionKey) -> PathBuf {
         self.state_dir().join(format!("{}.lock", session.as_str()))
     }
+    /// The status line's latest payload comparison per session.
+    pub fn status_line_dir(&self) -> PathBuf {
+        self.root.join("status-line")
+    }
+    /// Session keys are validated or hashed, so this never leaves `status-line/`.
+    pub fn status_line_file(&self, session: &SessionKey) -> PathBuf {
+        self.status_line_dir()
+            .join(format!("{}.json", session.as_str()))
+    }
     pub fn events_file(&self) -> PathBuf {
         self.root.join("events.jsonl")
     }

@@ -45,15 +45,30 @@ pub enum Check {
     StdoutStartsWith(&'static str),
     /// Exit 0 and stdout containing the text.
     StdoutContains(String),
+    /// `hooks post-tool-use`: on the case's first run (no record yet, the tier rises) a
+    /// `PostToolUse` answer whose `<context-monitor>` says `tokens="N"`, which proves the fill
+    /// was measured right; on every later run no answer at all, the unchanged path a tool loop
+    /// pays after almost every call.
+    FirstTagThenSilent(u64),
 }
 
 impl Check {
-    pub fn verify(&self, out: &RunOutput) -> Result<(), String> {
+    /// Checks the output of the case's run number `round` (0 is its first, a warm-up).
+    pub fn verify(&self, out: &RunOutput, round: usize) -> Result<(), String> {
         if out.exit_code != Some(0) {
             return Err(format!("exit code {:?}, expected 0", out.exit_code));
         }
         let stdout = out.stdout.as_str();
         match self {
+            Check::FirstTagThenSilent(expected) if round == 0 => {
+                let found = tokens_of(stdout, "PostToolUse")?;
+                expect_tokens(found, *expected)
+            }
+            Check::FirstTagThenSilent(_) if stdout.is_empty() => Ok(()),
+            Check::FirstTagThenSilent(_) => Err(format!(
+                "an answer on an unchanged tier (run {}): expected none",
+                round + 1
+            )),
             Check::ExitZero => Ok(()),
             Check::StdoutStartsWith(prefix) if stdout.starts_with(prefix) => Ok(()),
             Check::StdoutStartsWith(prefix) => {
@@ -88,12 +103,17 @@ fn expect_tokens(found: u64, expected: u64) -> Result<(), String> {
     }
 }
 
-/// The `tokens` attribute of the `<context-monitor>` tag in a hook's JSON answer.
+/// The `tokens` attribute of the `<context-monitor>` tag in a prompt-submit answer.
 pub fn hook_tokens(stdout: &str) -> Result<u64, String> {
+    tokens_of(stdout, "UserPromptSubmit")
+}
+
+/// The `tokens` attribute of the `<context-monitor>` tag in a hook's JSON answer for `event`.
+fn tokens_of(stdout: &str, event: &str) -> Result<u64, String> {
     let v: Value = serde_json::from_str(stdout.trim())
         .map_err(|e| format!("stdout is not one JSON object: {e}"))?;
     let output = &v["hookSpecificOutput"];
-    if output["hookEventName"] != "UserPromptSubmit" {
+    if output["hookEventName"] != event {
         return Err(format!("hookEventName {}", output["hookEventName"]));
     }
     let context = output["additionalContext"]
@@ -140,6 +160,29 @@ pub fn prompt_submit(name: &str, transcript: &Generated) -> BenchCase {
         args: vec!["hooks".into(), "prompt-submit".into()],
         stdin: input.to_string(),
         check: Check::HookTokens(transcript.expected_tokens),
+        target: HOOK_TARGET,
+        files: Vec::new(),
+        program: None,
+    }
+}
+
+/// `ctxmon hooks post-tool-use` after a Bash call with `response_bytes` of output: the first
+/// run tags the tier (checked), every later one is the unchanged path (no answer, no write).
+pub fn post_tool_use(name: &str, transcript: &Generated, response_bytes: usize) -> BenchCase {
+    let input = serde_json::json!({
+        "session_id": "bench-session",
+        "transcript_path": transcript.path,
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "cargo test --workspace", "description": "Run the tests"},
+        "tool_response": {"stdout": "test result: ok. ".repeat(response_bytes / 17 + 1), "stderr": "", "interrupted": false},
+        "tool_use_id": "toolu_01bench"
+    });
+    BenchCase {
+        name: name.to_owned(),
+        args: vec!["hooks".into(), "post-tool-use".into()],
+        stdin: input.to_string(),
+        check: Check::FirstTagThenSilent(transcript.expected_tokens),
         target: HOOK_TARGET,
         files: Vec::new(),
         program: None,
@@ -217,20 +260,35 @@ mod tests {
     #[test]
     fn the_hook_answer_is_checked_by_its_tokens_attribute() {
         assert_eq!(hook_tokens(ANSWER), Ok(157_321));
-        assert_eq!(Check::HookTokens(157_321).verify(&out(ANSWER)), Ok(()));
-        assert!(Check::HookTokens(1).verify(&out(ANSWER)).is_err());
-        assert!(Check::HookTokens(1).verify(&out("")).is_err());
+        assert_eq!(Check::HookTokens(157_321).verify(&out(ANSWER), 0), Ok(()));
+        assert!(Check::HookTokens(1).verify(&out(ANSWER), 0).is_err());
+        assert!(Check::HookTokens(1).verify(&out(""), 0).is_err());
         let mut failed = out(ANSWER);
         failed.exit_code = Some(1);
-        assert!(Check::HookTokens(157_321).verify(&failed).is_err());
+        assert!(Check::HookTokens(157_321).verify(&failed, 0).is_err());
+    }
+
+    #[test]
+    fn post_tool_use_must_tag_its_first_run_and_stay_silent_after() {
+        let tag = ANSWER.replace("UserPromptSubmit", "PostToolUse");
+        let check = Check::FirstTagThenSilent(157_321);
+        assert_eq!(check.verify(&out(&tag), 0), Ok(()));
+        assert!(check.verify(&out(ANSWER), 0).is_err(), "another event");
+        assert!(
+            check.verify(&out(""), 0).is_err(),
+            "the first run must measure"
+        );
+        assert!(Check::FirstTagThenSilent(1).verify(&out(&tag), 0).is_err());
+        assert_eq!(check.verify(&out(""), 3), Ok(()));
+        assert!(check.verify(&out(&tag), 3).is_err(), "a repeated tag");
     }
 
     #[test]
     fn the_status_answer_is_checked_by_input_tokens_and_source() {
         let ok = r#"{"input_tokens":157321,"source":"transcript"}"#;
-        assert_eq!(Check::StatusTokens(157_321).verify(&out(ok)), Ok(()));
+        assert_eq!(Check::StatusTokens(157_321).verify(&out(ok), 0), Ok(()));
         let wrong = r#"{"input_tokens":157321,"source":"unavailable"}"#;
-        assert!(Check::StatusTokens(157_321).verify(&out(wrong)).is_err());
+        assert!(Check::StatusTokens(157_321).verify(&out(wrong), 0).is_err());
     }
 
     #[test]

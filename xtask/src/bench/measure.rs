@@ -98,7 +98,7 @@ pub fn measure_all(cases: &[CaseRun<'_>], warmups: usize, runs: usize) -> Result
     for (index, case) in cases.iter().enumerate() {
         let own: Vec<&RunOutput> = outputs.iter().filter(|o| o.case == index).collect();
         for (round, out) in own.iter().enumerate() {
-            if let Err(problem) = case.check.verify(out) {
+            if let Err(problem) = case.check.verify(out, round) {
                 bail!(
                     "wrong answer in round {} of `{} {}`: {problem}\nstdout: {}\nstderr: {}",
                     round + 1,

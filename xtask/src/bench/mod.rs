@@ -35,7 +35,8 @@ use measure::{CaseRun, Invocation, Sandbox};
 use plan::{externals, plan, ratio_lines, transcript_specs};
 use report::{Report, Row};
 
-pub const USAGE: &str = "cargo xtask bench [--quick] [--runs N] [--warmups N] [--out FILE]";
+pub const USAGE: &str =
+    "cargo xtask bench [--quick] [--only TEXT]... [--runs N] [--warmups N] [--out FILE]";
 
 /// Command-line options.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +46,17 @@ pub struct Options {
     pub runs: usize,
     pub warmups: usize,
     pub out: Option<PathBuf>,
+    /// Only the rows whose name contains one of these (and no externals or fidelity table
+    /// unless their label does): a partial run, written to `target/bench-data/` unless `--out`,
+    /// never over `docs/benchmarks.md`, which would lose the other rows.
+    pub only: Vec<String>,
+}
+
+impl Options {
+    /// Whether the row (or external benchmark) named `name` runs.
+    pub fn selects(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| name.contains(o.as_str()))
+    }
 }
 
 impl Options {
@@ -55,6 +67,7 @@ impl Options {
             runs: if quick { 5 } else { 30 },
             warmups: if quick { 1 } else { 3 },
             out: None,
+            only: Vec::new(),
         };
         let mut it = args.iter();
         while let Some(&arg) = it.next() {
@@ -68,6 +81,7 @@ impl Options {
                 "--runs" => options.runs = number(value("--runs")?)?,
                 "--warmups" => options.warmups = number(value("--warmups")?)?,
                 "--out" => options.out = Some(PathBuf::from(value("--out")?)),
+                "--only" => options.only.push(value("--only")?.to_owned()),
                 other => bail!("unknown bench argument {other:?}\nusage: {USAGE}"),
             }
         }
@@ -115,7 +129,11 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
             .map(|(_, g)| g.clone())
             .with_context(|| format!("no transcript {name} was generated"))
     };
-    let plan = plan(options.quick, &get)?;
+    let mut plan = plan(options.quick, &get)?;
+    plan.cases.retain(|c| options.selects(&c.name));
+    if plan.cases.is_empty() {
+        bail!("no benchmark row matches --only {:?}", options.only);
+    }
 
     println!(
         "==> {} measured rounds after {} warm-up rounds; each round runs every case once",
@@ -165,7 +183,10 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         rows.push(row);
     }
     let mut skipped = Vec::new();
-    for bench in externals() {
+    for bench in externals()
+        .into_iter()
+        .filter(|b| options.selects(&b.label))
+    {
         match bench.run(root)? {
             ExternalOutcome::Skipped(why) => {
                 println!("    skipped: {why}");
@@ -194,7 +215,11 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     }
     let ratios = ratio_lines(&plan, &rows);
     println!("==> handoff fidelity (cargo test --test handoff_fidelity)");
-    let fidelity = fidelity::measure(root);
+    let fidelity = if options.selects("handoff fidelity") {
+        fidelity::measure(root)
+    } else {
+        Err("not part of this --only run".to_owned())
+    };
     match &fidelity {
         Ok(_) => println!("    table taken from the test"),
         Err(why) => println!("    not measured: {why}"),
@@ -217,9 +242,11 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         skipped,
         load_after: machine::load_average(),
         fidelity,
+        only: options.only.clone(),
     };
     let out = match &options.out {
         Some(out) => out.clone(),
+        None if !options.only.is_empty() => data_dir.join("benchmarks-only.md"),
         None if options.quick => data_dir.join("benchmarks-quick.md"),
         None => root.join("docs").join("benchmarks.md"),
     };
@@ -311,10 +338,15 @@ mod tests {
     #[test]
     fn options_default_by_mode_and_accept_overrides() {
         let full = Options::parse(&[]).unwrap();
+        assert!(full.selects("anything"));
         assert_eq!(
             (full.quick, full.runs, full.warmups, full.out),
             (false, 30, 3, None)
         );
+        let only = Options::parse(&["--only", "post-tool-use", "--only", "x"]).unwrap();
+        assert_eq!(only.only, ["post-tool-use", "x"]);
+        assert!(only.selects("`hooks post-tool-use`, 1 KiB") && !only.selects("statusline"));
+        assert!(Options::parse(&["--only"]).is_err());
         let quick = Options::parse(&["--quick", "--runs", "7", "--out", "x.md"]).unwrap();
         assert_eq!((quick.quick, quick.runs, quick.warmups), (true, 7, 1));
         assert_eq!(quick.out, Some(PathBuf::from("x.md")));

@@ -50,6 +50,16 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
         cases.push(cases::prompt_submit(&hook("1 GiB"), &get("1GiB")?));
     }
     cases.push(cases::prompt_submit(&hook(&worst_label), &get(&worst)?));
+    // Issue 14: after every tool call; the row is the unchanged path a loop pays.
+    let tool = |label: &str| format!("`hooks post-tool-use`, {label}, tier unchanged (no answer)");
+    let tool_big_output = tool(&format!("{big_label}, 256 KiB tool output"));
+    cases.push(cases::post_tool_use(&tool("1 KiB"), &get("1KiB")?, 1024));
+    cases.push(cases::post_tool_use(&tool(big_label), &get(big)?, 1024));
+    cases.push(cases::post_tool_use(
+        &tool_big_output,
+        &get(big)?,
+        256 * 1024,
+    ));
     cases.push(cases::status(&status("1 KiB"), &get("1KiB")?));
     cases.push(cases::status(&status(big_label), &get(big)?));
     let line = |label: &str| format!("`statusline`, {label}");
@@ -118,6 +128,20 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
             hook(&worst_label),
             hook("1 KiB"),
             None,
+        ),
+        (
+            format!("`hooks post-tool-use` median, {big_label} / 1 KiB"),
+            tool(big_label),
+            tool("1 KiB"),
+            Some(MAX_SIZE_RATIO),
+        ),
+        (
+            format!(
+                "`hooks post-tool-use` (tier unchanged) / `hooks prompt-submit` median, {big_label} (its cost per call is at most the prompt's)"
+            ),
+            tool(big_label),
+            hook(big_label),
+            Some(1.0),
         ),
         (
             format!("`status --transcript` median, {big_label} / 1 KiB"),

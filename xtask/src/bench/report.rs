@@ -92,6 +92,8 @@ pub struct Report {
     pub load_after: String,
     /// The handoff fidelity table, or why it is missing.
     pub fidelity: Result<String, String>,
+    /// `--only` filters of a partial run (empty for a whole one).
+    pub only: Vec<String>,
 }
 
 fn mib(kib: u64) -> String {
@@ -123,6 +125,13 @@ pub fn render(r: &Report) -> String {
             "> **Quick run** (`--quick`): fewer runs, no 1 GiB transcripts. Smoke test only.\n\n",
         );
     }
+    if !r.only.is_empty() {
+        let _ = writeln!(
+            s,
+            "> **Partial run** (`--only {}`): only the rows whose name contains that.\n",
+            r.only.join("`, `--only ")
+        );
+    }
     let _ = writeln!(s, "| | |\n|---|---|");
     let _ = writeln!(s, "| date | {} |", m.date);
     let _ = writeln!(s, "| commit | {} |", m.commit);
@@ -146,7 +155,8 @@ pub fn render(r: &Report) -> String {
     s.push_str("\n## Reproduce\n\n```sh\n");
     s.push_str("cargo xtask bench            # full run (~2.2 GB of transcripts in target/bench-data/), writes this file\n");
     s.push_str("cargo xtask bench --quick    # smoke test: 5 runs, no 1 GiB files, writes target/bench-data/benchmarks-quick.md\n");
-    s.push_str("cargo xtask bench --runs 50  # more runs per case\n```\n\n");
+    s.push_str("cargo xtask bench --runs 50  # more runs per case\n");
+    s.push_str("cargo xtask bench --only post-tool-use --only prompt-submit  # some rows, written to target/bench-data/benchmarks-only.md\n```\n\n");
     s.push_str(
         "The peer rows (`ccusage@20.0.24 statusline` on the same stdin and 100 MiB transcript) \
          appear when the peer is installed beside the build, never committed: \
@@ -229,7 +239,10 @@ const METHOD: &str = r#"
   usage line, so the backward reader scans 2 MiB before it finds its answer.
 - **Verification.** Every run's answer is checked, warm-ups included: the hook's stdout must be
   one `hookSpecificOutput` JSON object whose `<context-monitor>` says `tokens="157321"`;
-  `status` must report 157,321 `input_tokens` from source `transcript`. A wrong answer stops the
+  `status` must report 157,321 `input_tokens` from source `transcript`. `hooks post-tool-use`
+  must answer its case's first run (a warm-up: no record yet, the tier rises) with a
+  `PostToolUse` tag saying `tokens="157321"`, and every later run with nothing: its rows time
+  the unchanged path a tool loop pays after almost every call. A wrong answer stops the
   benchmark with a non-zero exit: a time measured for a wrong answer is worthless.
 - **Timing.** Wall time from spawning the release binary to reaping it, with stdin written and
   stdout read in between (what Claude Code waits for). The cases run in interleaved rounds

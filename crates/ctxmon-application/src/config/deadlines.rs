@@ -5,7 +5,8 @@
 //! than that timeout and sends TERM a second before its own limit. A deadline must end before
 //! that TERM, with room to start the process and write the answer, or the answer it waited for
 //! is thrown away. Within that bound the deadlines differ on purpose: the user waits for
-//! UserPromptSubmit and the agent for PreToolUse, so those stay short; Claude Code waits for
+//! UserPromptSubmit and the agent for PreToolUse and PostToolUse (which runs after every tool
+//! call), so those stay short; Claude Code waits for
 //! PreCompact and SessionStart anyway (the compaction itself takes far longer), and a lost
 //! checkpoint is the worst failure ctxmon has, so those get most of their time.
 //!
@@ -35,16 +36,18 @@ pub enum HookDeadline {
     SessionStart,
     PreCompact,
     PreToolUse,
+    PostToolUse,
     PostCompact,
     SessionEnd,
 }
 
 impl HookDeadline {
-    pub const ALL: [HookDeadline; 6] = [
+    pub const ALL: [HookDeadline; 7] = [
         HookDeadline::PromptSubmit,
         HookDeadline::SessionStart,
         HookDeadline::PreCompact,
         HookDeadline::PreToolUse,
+        HookDeadline::PostToolUse,
         HookDeadline::PostCompact,
         HookDeadline::SessionEnd,
     ];
@@ -56,6 +59,7 @@ impl HookDeadline {
             HookDeadline::SessionStart => "hooks.session_start_deadline_ms",
             HookDeadline::PreCompact => "hooks.pre_compact_deadline_ms",
             HookDeadline::PreToolUse => "hooks.pre_tool_use_deadline_ms",
+            HookDeadline::PostToolUse => "hooks.post_tool_use_deadline_ms",
             HookDeadline::PostCompact => "hooks.post_compact_deadline_ms",
             HookDeadline::SessionEnd => "hooks.session_end_deadline_ms",
         }
@@ -68,6 +72,7 @@ impl HookDeadline {
             HookDeadline::SessionStart | HookDeadline::PreCompact => 10,
             HookDeadline::PromptSubmit
             | HookDeadline::PreToolUse
+            | HookDeadline::PostToolUse
             | HookDeadline::PostCompact
             | HookDeadline::SessionEnd => 5,
         }
@@ -76,7 +81,9 @@ impl HookDeadline {
     /// The deadline without configuration.
     pub const fn built_in_ms(self) -> u64 {
         match self {
-            HookDeadline::PromptSubmit | HookDeadline::PreToolUse => 1_500,
+            HookDeadline::PromptSubmit | HookDeadline::PreToolUse | HookDeadline::PostToolUse => {
+                1_500
+            }
             HookDeadline::PostCompact | HookDeadline::SessionEnd => 2_000,
             HookDeadline::SessionStart | HookDeadline::PreCompact => 7_000,
         }
@@ -130,6 +137,7 @@ impl HooksConfig {
             HookDeadline::SessionStart => self.session_start_deadline_ms,
             HookDeadline::PreCompact => self.pre_compact_deadline_ms,
             HookDeadline::PreToolUse => self.pre_tool_use_deadline_ms,
+            HookDeadline::PostToolUse => self.post_tool_use_deadline_ms,
             HookDeadline::PostCompact => self.post_compact_deadline_ms,
             HookDeadline::SessionEnd => self.session_end_deadline_ms,
         }

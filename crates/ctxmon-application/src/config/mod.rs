@@ -54,6 +54,9 @@ pub struct ContextMonitorConfig {
     pub auto_compact_buffer: u64,
     pub max_scan_bytes: u64,
     pub inject: InjectPolicy,
+    /// Also warn inside tool loops: `hooks post-tool-use` injects the tag when the tier rose
+    /// since the last one (see `hooks::tier_record`).
+    pub post_tool_use: bool,
     pub post_compaction_percent: u64,
     /// Model id prefix → window size; the longest matching prefix wins.
     pub models: BTreeMap<String, u64>,
@@ -71,6 +74,7 @@ impl Default for ContextMonitorConfig {
             auto_compact_buffer: 33_000,
             max_scan_bytes: 32 * 1024 * 1024,
             inject: InjectPolicy::Always,
+            post_tool_use: true,
             post_compaction_percent: 30,
             models: BTreeMap::new(),
         }
@@ -87,6 +91,7 @@ pub struct HooksConfig {
     pub session_start_deadline_ms: Option<u64>,
     pub pre_compact_deadline_ms: Option<u64>,
     pub pre_tool_use_deadline_ms: Option<u64>,
+    pub post_tool_use_deadline_ms: Option<u64>,
     pub post_compact_deadline_ms: Option<u64>,
     pub session_end_deadline_ms: Option<u64>,
     pub log_max_bytes: u64,
@@ -100,6 +105,7 @@ impl Default for HooksConfig {
             session_start_deadline_ms: None,
             pre_compact_deadline_ms: None,
             pre_tool_use_deadline_ms: None,
+            post_tool_use_deadline_ms: None,
             post_compact_deadline_ms: None,
             session_end_deadline_ms: None,
             log_max_bytes: 1024 * 1024,

@@ -43,7 +43,7 @@ pub const FIELDS: &[FieldSpec] = &[
     FieldSpec {
         key: "context_monitor.enabled",
         kind: FieldKind::Bool,
-        description: "Inject the <context-monitor> tag on prompts at all.",
+        description: "Inject the <context-monitor> tag at all (on prompts and, with post_tool_use, after tool calls).",
     },
     FieldSpec {
         key: "context_monitor.low_threshold",
@@ -92,6 +92,11 @@ pub const FIELDS: &[FieldSpec] = &[
         description: "When the <context-monitor> tag is injected.",
     },
     FieldSpec {
+        key: "context_monitor.post_tool_use",
+        kind: FieldKind::Bool,
+        description: "Also inject the <context-monitor> tag after a tool call when the tier rose above the last one injected (warnings inside long tool loops, where no prompt is submitted).",
+    },
+    FieldSpec {
         key: "context_monitor.post_compaction_percent",
         kind: FieldKind::Integer { min: 10, max: 60 },
         description: "After a compaction without a recorded size, assume this percent of the window is used.",
@@ -125,6 +130,11 @@ pub const FIELDS: &[FieldSpec] = &[
         key: "hooks.pre_tool_use_deadline_ms",
         kind: FieldKind::Deadline(Some(HookDeadline::PreToolUse)),
         description: "PreToolUse answers with what it has after this many milliseconds (stdin read included); the agent waits for it.",
+    },
+    FieldSpec {
+        key: "hooks.post_tool_use_deadline_ms",
+        kind: FieldKind::Deadline(Some(HookDeadline::PostToolUse)),
+        description: "PostToolUse answers with what it has after this many milliseconds (stdin read included); it runs after every tool call and the agent waits for it.",
     },
     FieldSpec {
         key: "hooks.post_compact_deadline_ms",

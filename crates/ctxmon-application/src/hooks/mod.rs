@@ -1,18 +1,22 @@
-//! One use case per Claude Code hook event. Each takes plain inputs and ports and returns what
+//! One use case per Claude Code hook event (Codex CLI sends the same events). Each takes plain inputs and ports and returns what
 //! to answer; the wire format (JSON on stdout, exit 0) is the CLI's business. None of them
 //! fails: problems come back as warnings beside the answer.
 
 mod compaction;
 mod delivery;
 pub mod lifecycle;
+pub mod post_tool_use;
 pub mod pre_compact;
 pub mod pre_tool_use;
 pub mod prompt_submit;
 pub mod session_start;
+pub mod tier_record;
 
 pub(crate) use compaction::note_checkpoint;
 pub use compaction::reset_if_stale;
 
+#[cfg(test)]
+mod post_tool_use_tests;
 #[cfg(test)]
 mod pre_compact_tests;
 #[cfg(test)]
@@ -115,19 +119,24 @@ pub(crate) fn load_state(
     state
 }
 
+/// Saves the session's state; false (with a warning) when it could not be, or when the input
+/// names no session (there is no file to keep it in: see `session_key`).
 pub(crate) fn save_state(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
     state: &mut SessionState,
     warnings: &mut Vec<String>,
-) {
-    // Without a session there is no file to keep it in (see `session_key`).
+) -> bool {
     let Some(key) = ctx.session_key() else {
-        return;
+        return false;
     };
     state.updated_at = Some(ports.clock.now());
-    if let Err(e) = ports.states.save(&key, state) {
-        warnings.push(format!("session state not saved: {e}"));
+    match ports.states.save(&key, state) {
+        Ok(()) => true,
+        Err(e) => {
+            warnings.push(format!("session state not saved: {e}"));
+            false
+        }
     }
 }
 

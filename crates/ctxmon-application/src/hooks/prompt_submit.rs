@@ -11,6 +11,7 @@ use ctxmon_domain::{
 
 use super::compaction::{note_checkpoint, reset_if_stale, start_new_context};
 use super::delivery::deliver;
+use super::tier_record::{note_injected, note_measured, track_tier};
 use super::{HookContext, HookPorts, load_state, record, save_state};
 use crate::checkpoint_ack::acknowledge_with_older;
 use crate::compaction_alert::render_compaction_alert;
@@ -114,7 +115,10 @@ pub fn prompt_submit(
     let mut parts: Vec<String> = Vec::new();
     if inject_monitor {
         parts.push(render_context_monitor(&estimate, &ctx.settings.thresholds));
-        state.last_injected_tier = Some(tier);
+        note_injected(&mut state, tier);
+    } else if measured {
+        // A fall seen here is one post-tool-use must not wait for (`tier_record`).
+        note_measured(&mut state, tier);
     }
     if !measured
         && !first_response_pending
@@ -193,38 +197,6 @@ fn note_boundary(state: &mut SessionState, reading: Option<&crate::ports::Transc
         seen.last_boundary_timestamp = boundary.timestamp.clone();
         start_new_context(state);
     }
-}
-
-/// Records a tier change and keeps the per-session fill figures.
-fn track_tier(
-    state: &mut SessionState,
-    estimate: &FillEstimate,
-    events: &mut Vec<DomainEvent>,
-    ports: &HookPorts<'_>,
-) {
-    if estimate.source == FillSource::Unavailable {
-        return;
-    }
-    let tier = estimate.threshold_tier;
-    let previous = state.last_tier.unwrap_or(ThresholdTier::Nominal);
-    if previous != tier {
-        events.push(DomainEvent::ContextThresholdReached {
-            previous_tier: previous,
-            new_tier: tier,
-            fill_percentage: estimate.fill_percentage,
-            input_tokens: estimate.input_tokens.get(),
-        });
-    }
-    if tier >= ThresholdTier::Warning {
-        if state.threshold_crossed_at.is_none() {
-            state.threshold_crossed_at = Some(ports.clock.now());
-        }
-    } else {
-        state.threshold_crossed_at = None;
-    }
-    state.last_tier = Some(tier);
-    state.last_fill = Some(estimate.fill_percentage);
-    state.last_tokens = Some(estimate.input_tokens.get());
 }
 
 /// `<compaction-alert>` about `cp`, and its resumption context when SessionStart did not

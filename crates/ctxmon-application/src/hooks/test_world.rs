@@ -166,6 +166,10 @@ impl World {
         self.with(|c, p| super::prompt_submit::prompt_submit(c, p, &self.logs))
     }
 
+    pub fn tool_call(&self) -> super::post_tool_use::PostToolUseOutcome {
+        self.with(super::post_tool_use::post_tool_use)
+    }
+
     pub fn event_names(&self) -> Vec<&'static str> {
         self.events
             .records

@@ -1,6 +1,6 @@
-//! Ports for time, per-session state and the event log.
+//! Ports for time, per-session state, the status line's payload comparison and the event log.
 
-use ctxmon_domain::{EventRecord, SessionKey, SessionState, Timestamp};
+use ctxmon_domain::{EventRecord, PayloadCheck, SessionKey, SessionState, Timestamp};
 
 use super::PortError;
 
@@ -16,6 +16,15 @@ pub trait SessionStateStore {
     /// Replaces the session's state atomically: a reader sees the old or the new file, never a
     /// mix.
     fn save(&self, session: &SessionKey, state: &SessionState) -> Result<(), PortError>;
+}
+
+/// The status line's latest comparison of Claude Code's figure with ctxmon's, per session
+/// (`.ctxmon/status-line/<session>.json`).
+pub trait PayloadCheckStore {
+    /// `Ok(None)` when the session has none yet.
+    fn load(&self, session: &SessionKey) -> Result<Option<PayloadCheck>, PortError>;
+    /// Replaces it atomically.
+    fn save(&self, session: &SessionKey, check: &PayloadCheck) -> Result<(), PortError>;
 }
 
 /// The append-only domain event log (`.ctxmon/events.jsonl`).

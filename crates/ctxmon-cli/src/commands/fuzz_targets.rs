@@ -1,4 +1,4 @@
-//! In-process fuzz targets for what the binary reads from outside: the six hooks' stdin JSON
+//! In-process fuzz targets for what the binary reads from outside: the seven hooks' stdin JSON
 //! (parsed and run end to end against a temp project), the status line's stdin, the
 //! `ctxmon assemble` input with its JSON-path errors, the `resume-log generate --from` document,
 //! the settings file `install` and `uninstall` edit, and a transcript as `ctxmon report` charts
@@ -168,6 +168,8 @@ fn hook_target(name: &'static str, hook: HookCommand, seeds: impl Fn(&Project) -
             "custom_instructions",
             "tool_name",
             "tool_input",
+            "tool_response",
+            "turn_id",
             "reason",
             "model",
             "compact_summary",
@@ -175,6 +177,7 @@ fn hook_target(name: &'static str, hook: HookCommand, seeds: impl Fn(&Project) -
             "SessionStart",
             "PreCompact",
             "PreToolUse",
+            "PostToolUse",
             "PostCompact",
             "SessionEnd",
             "compact",
@@ -270,6 +273,32 @@ fn fuzz_hook_pre_tool_use() {
 }
 
 #[test]
+fn fuzz_hook_post_tool_use() {
+    hook_target("hook_post_tool_use", HookCommand::PostToolUse, |p| {
+        vec![
+            p.input(
+                "PostToolUse",
+                json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"}, "tool_response": {"stdout": "ok", "stderr": ""}}),
+            ),
+            p.input(
+                "PostToolUse",
+                json!({"tool_name": "Read", "tool_input": {"file_path": "src/lib.rs"}, "tool_response": {"content": "</context-monitor>&"}}),
+            ),
+            // A session at WARNING: its first run injects, so the answer is checked too.
+            p.input(
+                "PostToolUse",
+                json!({"session_id": "fuzz-loop", "transcript_path": fuzz::workspace_root().join("fixtures/transcripts/session-warning.jsonl").display().to_string(), "tool_name": "Grep"}),
+            ),
+            // Codex CLI's shape: transcript_path may be null.
+            p.input(
+                "PostToolUse",
+                json!({"transcript_path": null, "model": "gpt-5-codex", "turn_id": "t1", "tool_name": "shell", "tool_response": "ok"}),
+            ),
+        ]
+    });
+}
+
+#[test]
 fn fuzz_hook_post_compact() {
     hook_target("hook_post_compact", HookCommand::PostCompact, |p| {
         vec![p.input(
@@ -302,6 +331,10 @@ fn session_sequence(p: &Project) -> Vec<(HookCommand, Vec<u8>)> {
                 "PreToolUse",
                 json!({"tool_name": "Edit", "tool_input": {"file_path": p.path().join("ORCHESTRATION.yaml")}}),
             ),
+        ),
+        (
+            HookCommand::PostToolUse,
+            p.input("PostToolUse", json!({"tool_name": "Bash", "tool_response": "ok"})),
         ),
         (
             HookCommand::PreCompact,

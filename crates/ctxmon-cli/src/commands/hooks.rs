@@ -1,4 +1,4 @@
-//! `ctxmon hooks …`: the Claude Code entry points. Whatever happens, they exit 0, write nothing
+//! `ctxmon hooks …`: the Claude Code (and Codex CLI) entry points. Whatever happens, they exit 0, write nothing
 //! but a valid answer to stdout, and answer within their own deadline (spec §14; the
 //! `hooks.*_deadline_ms` keys, `config/deadlines.rs` in the application): short for the hooks
 //! the user or the agent waits for, most of the registered timeout for PreCompact and
@@ -20,10 +20,12 @@ use std::time::Duration;
 use ctxmon_application::config::{Config, HooksConfig};
 use ctxmon_application::fill::FillSettings;
 use ctxmon_application::hooks::lifecycle::{post_compact, session_end};
+use ctxmon_application::hooks::post_tool_use::{assess, post_tool_use};
 use ctxmon_application::hooks::pre_compact::{PreCompactInput, pre_compact};
 use ctxmon_application::hooks::pre_tool_use::pre_tool_use;
 use ctxmon_application::hooks::prompt_submit::prompt_submit;
 use ctxmon_application::hooks::session_start::session_start;
+use ctxmon_application::hooks::tier_record::ToolVerdict;
 use ctxmon_application::hooks::{HookContext, HookPorts};
 use ctxmon_application::ports::Clock;
 use ctxmon_infra_fs::fsutil;
@@ -256,6 +258,19 @@ fn answer_with(
             }
         }
     };
+    let adapters = Adapters::new(&env);
+    let ports = adapters.ports(&env.clock);
+    if hook == HookCommand::PostToolUse {
+        // It runs after every tool call. Without stored state it has no record, and a tag it
+        // cannot remember would follow every call; with state, the common case (the tier did
+        // not rise or fall) is answered from one state read and the transcript's tail,
+        // without the session lock, a write or Claude Code's settings files (the tier does
+        // not depend on them).
+        let first_look = context(&env, &settings, config_error.as_deref());
+        if missing_project.is_some() || assess(&first_look, &ports) == ToolVerdict::Unchanged {
+            return String::new();
+        }
+    }
     // PreToolUse measures no fill (it runs on every edit): Claude Code's settings files are
     // read only by the hooks that report room until auto-compact.
     if hook != HookCommand::PreToolUse {
@@ -263,17 +278,7 @@ fn answer_with(
             env.warn(w)
         });
     }
-    let adapters = Adapters::new(&env);
-    let ports = adapters.ports(&env.clock);
-    let ctx = HookContext {
-        config: &env.config,
-        settings: &settings,
-        project_dir: env.layout.project_dir(),
-        session_id: env.input.session_id.as_deref(),
-        transcript_path: env.input.transcript_path.as_deref().map(Path::new),
-        cwd: env.input.cwd.as_deref(),
-        config_error: config_error.as_deref(),
-    };
+    let ctx = context(&env, &settings, config_error.as_deref());
     // No state is stored without a project or a session (`session_key`), so there is nothing
     // to serialise (and no folder or name for the lock).
     let key = ctx.session_key().filter(|_| missing_project.is_none());
@@ -301,6 +306,23 @@ fn answer_with(
             env.warn(&format!("session lock not taken ({e}); running unlocked"));
             dispatch(&env, &ctx, &ports, &adapters.logs)
         }
+    }
+}
+
+/// What the use cases know about this invocation.
+fn context<'a>(
+    env: &'a HookEnv,
+    settings: &'a FillSettings,
+    config_error: Option<&'a str>,
+) -> HookContext<'a> {
+    HookContext {
+        config: &env.config,
+        settings,
+        project_dir: env.layout.project_dir(),
+        session_id: env.input.session_id.as_deref(),
+        transcript_path: env.input.transcript_path.as_deref().map(Path::new),
+        cwd: env.input.cwd.as_deref(),
+        config_error,
     }
 }
 
@@ -409,6 +431,14 @@ fn dispatch(
             // Context only: ctxmon never decides a permission (no `permissionDecision`, which
             // even as "allow" would skip the user's permission prompt), blocks or changes a
             // tool call.
+            outcome
+                .additional_context
+                .and_then(|text| hook_output::additional_context(event, &text))
+                .unwrap_or_default()
+        }
+        HookCommand::PostToolUse => {
+            let outcome = post_tool_use(ctx, ports);
+            env.warn_all(&outcome.warnings);
             outcome
                 .additional_context
                 .and_then(|text| hook_output::additional_context(event, &text))

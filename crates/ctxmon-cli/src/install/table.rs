@@ -57,8 +57,10 @@ pub fn hooks_for(agent: Agent) -> Vec<Registration> {
 ///
 /// SessionStart has no matcher on purpose: Claude Code fires the `compact` matcher unreliably
 /// (anthropics/claude-code#15174, #28305), so ctxmon branches on the event's `source` itself.
-/// PreToolUse only cares about edits to the resumption file, so it skips every other tool.
-pub const CTXMON_HOOKS: [HookSpec; 6] = [
+/// PreToolUse only cares about edits to the resumption file, so it skips every other tool;
+/// PostToolUse warns inside tool loops whatever the tool, so it has no matcher (Claude Code
+/// reads a missing matcher as "every tool").
+pub const CTXMON_HOOKS: [HookSpec; 7] = [
     HookSpec {
         hook: HookCommand::PromptSubmit,
         matcher: None,
@@ -78,6 +80,11 @@ pub const CTXMON_HOOKS: [HookSpec; 6] = [
         hook: HookCommand::PreToolUse,
         matcher: Some("Write|Edit|MultiEdit"),
         timeout_secs: HookCommand::PreToolUse.deadline().timeout_secs(),
+    },
+    HookSpec {
+        hook: HookCommand::PostToolUse,
+        matcher: None,
+        timeout_secs: HookCommand::PostToolUse.deadline().timeout_secs(),
     },
     HookSpec {
         hook: HookCommand::PostCompact,

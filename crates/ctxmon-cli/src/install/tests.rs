@@ -64,7 +64,7 @@ fn value(text: &str) -> Value {
 }
 
 #[test]
-fn a_missing_file_gets_all_six_hooks_and_uninstall_leaves_an_empty_object() {
+fn a_missing_file_gets_every_hook_and_uninstall_leaves_an_empty_object() {
     let out = installed(None);
     assert!(actions(&out).iter().all(|(_, a)| *a == Action::Added));
     let v = value(&out.text);

@@ -104,9 +104,21 @@ impl HookInput {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(InputError::Empty);
         }
-        let value: Value = json_repair::from_slice_lenient(bytes)
-            .map_err(|e| InputError::NotJson(e.to_string()))?;
-        let obj = value.as_object().ok_or(InputError::NotAnObject)?;
+        let obj = match json_repair::from_slice_lenient::<Skimmed>(bytes) {
+            Ok(skimmed) => skimmed.0,
+            // Not an object, or not JSON: parsed again, only to say which.
+            Err(_) => {
+                let value: Value = json_repair::from_slice_lenient(bytes)
+                    .map_err(|e| InputError::NotJson(e.to_string()))?;
+                return Err(match value {
+                    Value::Object(_) => {
+                        InputError::NotJson("an object that could not be read".into())
+                    }
+                    _ => InputError::NotAnObject,
+                });
+            }
+        };
+        let obj = &obj;
         let text = |key: &str| obj.get(key).and_then(Value::as_str).map(str::to_string);
         // SessionStart sends `model` as a string; the status line sends `{id, display_name}`.
         let model = text("model").or_else(|| {
@@ -133,9 +145,80 @@ impl HookInput {
     }
 }
 
+/// Keys no hook reads that can be large: PostToolUse's `tool_response` (a file read, a command's
+/// output; hundreds of kilobytes, after every tool call). They are checked as JSON but never
+/// built into values.
+const SKIPPED_KEYS: [&str; 1] = ["tool_response"];
+
+/// The input's top-level object without the [`SKIPPED_KEYS`]; every other key is kept as it is
+/// (a key a hook starts reading later needs no change here). Only an object deserializes.
+struct Skimmed(serde_json::Map<String, Value>);
+
+impl<'de> serde::Deserialize<'de> for Skimmed {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Skimmed, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Skimmed;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Skimmed, A::Error> {
+                let mut kept = serde_json::Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if SKIPPED_KEYS.contains(&key.as_str()) {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                        kept.remove(&key);
+                    } else {
+                        // A repeated key: the last one counts, as in a `Value`.
+                        kept.insert(key, map.next_value()?);
+                    }
+                }
+                Ok(Skimmed(kept))
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the hooks read is the same whether the bulky keys are skipped or not.
+    #[test]
+    fn skipping_the_tool_response_changes_nothing_a_hook_reads() {
+        let inputs: [&[u8]; 5] = [
+            br#"{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/p/a.rs"},"tool_response":{"file":{"content":"fn main() {}\n","numLines":1}},"tool_use_id":"toolu_1"}"#,
+            br#"{"session_id":"019a","transcript_path":null,"cwd":"/p","hook_event_name":"PostToolUse","model":"gpt-5-codex","turn_id":"t","tool_name":"shell","tool_input":{"command":["ls"]},"tool_response":"ok"}"#,
+            br#"{"tool_response":[1,{"deep":[[[["x"]]]]}],"session_id":"s","session_id":"t"}"#,
+            br#"{"session_id":"s","tool_response":"\ud83d cut","hook_event_name":"PostToolUse"}"#,
+            br#"{"hook_event_name":"UserPromptSubmit","prompt":"hi","model":{"id":"m"}}"#,
+        ];
+        for bytes in inputs {
+            let full: Value = json_repair::from_slice_lenient(bytes).unwrap();
+            let mut without = full.as_object().unwrap().clone();
+            without.remove("tool_response");
+            let expected = HookInput::parse(&serde_json::to_vec(&without).unwrap()).unwrap();
+            let skimmed = HookInput::parse(bytes).unwrap();
+            assert_eq!(skimmed, expected, "{}", String::from_utf8_lossy(bytes));
+        }
+        let last = HookInput::parse(inputs[2]).unwrap();
+        assert_eq!(
+            last.session_id.as_deref(),
+            Some("t"),
+            "the last repeated key counts"
+        );
+        // Broken inside the skipped value is still broken JSON.
+        assert!(matches!(
+            HookInput::parse(br#"{"tool_response":{"a":}, "session_id":"s"}"#),
+            Err(InputError::NotJson(_))
+        ));
+    }
 
     #[test]
     fn reads_claude_codes_prompt_submit_input() {

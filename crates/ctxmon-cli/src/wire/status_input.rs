@@ -13,6 +13,9 @@ pub struct StatusInput {
     pub model_id: Option<String>,
     pub current_usage: Option<u64>,
     pub window: Option<u64>,
+    /// `context_window.used_percentage`: Claude Code's own figure (recent versions; null early
+    /// in a session), compared with ctxmon's, never used instead of it.
+    pub used_percentage: Option<f64>,
 }
 
 impl StatusInput {
@@ -40,6 +43,10 @@ impl StatusInput {
                 .and_then(|c| c.get("context_window_size"))
                 .and_then(Value::as_u64)
                 .filter(|w| *w > 0),
+            used_percentage: cw
+                .and_then(|c| c.get("used_percentage"))
+                .and_then(Value::as_f64)
+                .filter(|p| p.is_finite() && *p >= 0.0),
         })
     }
 }
@@ -87,6 +94,23 @@ mod tests {
         assert_eq!(p.window, Some(1_000_000));
         assert_eq!(p.model_id.as_deref(), Some("claude-opus-4-6[1m]"));
         assert_eq!(p.cwd.as_deref(), Some("/p"));
+        assert_eq!(p.used_percentage, None, "not in this payload");
+    }
+
+    #[test]
+    fn used_percentage_is_read_when_it_is_a_percentage() {
+        let p = |v: &str| {
+            StatusInput::parse(
+                format!(r#"{{"context_window":{{"used_percentage":{v}}}}}"#).as_bytes(),
+            )
+            .unwrap()
+            .used_percentage
+        };
+        assert_eq!(p("8"), Some(8.0));
+        assert_eq!(p("41.5"), Some(41.5));
+        assert_eq!(p("null"), None);
+        assert_eq!(p("\"8\""), None);
+        assert_eq!(p("-3"), None);
     }
 
     #[test]

@@ -194,7 +194,15 @@ pub fn collect(label: &str, settings: &Value, out: &mut SettingsScan) {
 }
 
 /// One line per hook event (or one line when none is registered at all), then the status line.
-pub fn checks(scan: &SettingsScan, project_dir: &Path, env: &[(String, String)]) -> Vec<Check> {
+/// `post_tool_use_on` is whether the configuration wants the PostToolUse hook
+/// (`context_monitor.post_tool_use` and `.enabled`): when it does not, a missing registration
+/// is no problem.
+pub fn checks(
+    scan: &SettingsScan,
+    project_dir: &Path,
+    env: &[(String, String)],
+    post_tool_use_on: bool,
+) -> Vec<Check> {
     let mut checks = Vec::new();
     let looked = [scan.present.clone(), scan.absent.clone()]
         .concat()
@@ -209,13 +217,25 @@ pub fn checks(scan: &SettingsScan, project_dir: &Path, env: &[(String, String)])
             Check::new(
                 "hooks",
                 Status::Fail,
-                format!("none of ctxmon's six hooks is registered (looked in {looked})"),
+                format!("none of ctxmon's seven hooks is registered (looked in {looked})"),
             )
             .with_fix("run `ctxmon install` (or `--scope user` for every project)")
         });
     } else {
         for reg in &hooks_for(Agent::Claude) {
-            checks.push(event_check(scan, reg, Agent::Claude, project_dir, env));
+            let check = event_check(scan, reg, Agent::Claude, project_dir, env);
+            let unwanted = reg.name == HookCommand::PostToolUse.name()
+                && !post_tool_use_on
+                && !scan.registrations.iter().any(|r| r.event == reg.event);
+            checks.push(if unwanted {
+                Check::new(
+                    check.check,
+                    Status::Skip,
+                    "not registered, and not needed: context_monitor.post_tool_use is off",
+                )
+            } else {
+                check
+            });
         }
     }
     checks.push(statusline_check(scan, project_dir, env));
@@ -409,7 +429,8 @@ fn codex_matcher_finding(
 }
 
 /// SessionStart must see every source (Claude Code fires the `compact` matcher unreliably,
-/// anthropics/claude-code#15174), PreCompact every trigger, PreToolUse the edit tools.
+/// anthropics/claude-code#15174), PreCompact every trigger, PreToolUse the edit tools,
+/// PostToolUse every tool.
 fn matcher_finding(
     hook: HookCommand,
     matcher: Option<&str>,
@@ -446,6 +467,13 @@ fn matcher_finding(
                 "{file} registers PreToolUse with matcher `{m}`: edits with Write or Edit get no staleness note"
             ),
             Some("use the matcher `Write|Edit|MultiEdit`"),
+        )),
+        HookCommand::PostToolUse if m != ".*" => Some((
+            Status::Warn,
+            format!(
+                "{file} registers PostToolUse with matcher `{m}`: tool loops using other tools get no warning when the context fills"
+            ),
+            Some("remove the matcher (every tool)"),
         )),
         _ => None,
     }
@@ -528,5 +556,9 @@ mod tests {
         assert!(matcher_finding(HookCommand::PreCompact, Some("auto"), "f").is_some());
         assert!(matcher_finding(HookCommand::PreCompact, Some("manual|auto"), "f").is_none());
         assert!(matcher_finding(HookCommand::SessionEnd, Some("clear"), "f").is_none());
+        assert!(matcher_finding(HookCommand::PostToolUse, None, "f").is_none());
+        assert!(matcher_finding(HookCommand::PostToolUse, Some(".*"), "f").is_none());
+        let bash = matcher_finding(HookCommand::PostToolUse, Some("Bash"), "f");
+        assert_eq!(bash.map(|f| f.0), Some(Status::Warn));
     }
 }

@@ -5,13 +5,15 @@
 //! as the hooks would. Exit 0 when every check is ok or skipped, 1 when any warned or failed.
 //!
 //! Layout: `check` is the result type and its rendering, `hooks` reads Claude Code's settings
-//! files, `codex` Codex's hook files, `paths` resolves programs like a shell, `system` holds
-//! the remaining checks.
+//! files, `codex` Codex's hook files, `paths` resolves programs like a shell, `payload`
+//! compares Claude Code's own figure with ctxmon's (as the status line last saw them), `system`
+//! holds the remaining checks.
 
 mod check;
 mod codex;
 mod hooks;
 mod paths;
+mod payload;
 mod system;
 
 use std::io::IsTerminal;
@@ -28,17 +30,26 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     let env = bootstrap::env_pairs();
     let layout = ProjectLayout::new(&project_dir);
 
+    // The configuration is read first (its line still comes after the hooks'): whether the
+    // PostToolUse hook is needed depends on it.
+    let (config_check, config) =
+        system::config(bootstrap::load_layers_checked(global, &project_dir, &[]));
+    let cm = &config.context_monitor;
     let mut checks = vec![system::binary(&env)];
     let settings = hooks::scan(&hooks::settings_files(&project_dir, &env));
     checks.extend(settings.problems.iter().cloned());
-    checks.extend(hooks::checks(&settings, &project_dir, &env));
+    checks.extend(hooks::checks(
+        &settings,
+        &project_dir,
+        &env,
+        cm.enabled && cm.post_tool_use,
+    ));
     checks.extend(codex::checks(&project_dir, &env));
-    let (config_check, config) =
-        system::config(bootstrap::load_layers_checked(global, &project_dir, &[]));
     checks.push(config_check);
     checks.push(system::storage(&layout));
     checks.push(system::hook_log(&layout, &config));
     checks.push(system::transcript(&project_dir, &env, &config));
+    checks.push(payload::payload(&layout));
 
     if global.json {
         let json = serde_json::to_string(&checks).map_err(|e| Failure::Other(e.into()))?;
