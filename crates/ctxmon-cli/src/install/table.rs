@@ -98,8 +98,7 @@ pub const CTXMON_HOOKS: [HookSpec; 7] = [
     },
 ];
 
-/// Codex's registrations: Claude Code's table, less what Codex lacks or cannot use, plus
-/// post-tool-use until Claude Code's table lists it.
+/// Codex's registrations: Claude Code's table, less what Codex lacks or cannot use.
 ///
 /// Checked against openai/codex (codex-rs) at commit 0082977cebb9 (`hooks/src/engine/
 /// discovery.rs`, `dispatcher.rs`, `events/session_start.rs`, `events/pre_tool_use.rs`,
@@ -121,27 +120,12 @@ pub const CTXMON_HOOKS: [HookSpec; 7] = [
 /// - Codex does not merge duplicate handlers (`select_handlers_keeps_duplicate_stop_handlers`):
 ///   the same command in two files runs twice.
 pub fn codex_hooks() -> Vec<Registration> {
-    let mut hooks: Vec<Registration> = CTXMON_HOOKS
+    CTXMON_HOOKS
         .iter()
         .filter(|spec| !matches!(spec.hook, HookCommand::SessionEnd | HookCommand::PreToolUse))
         .map(HookSpec::registration)
-        .collect();
-    if !hooks.iter().any(|r| r.name == POST_TOOL_USE.name) {
-        hooks.push(POST_TOOL_USE);
-    }
-    hooks
+        .collect()
 }
-
-/// `ctxmon hooks post-tool-use` (issue 14 §2) after every tool, with the short timeout of the
-/// per-prompt hook. Claude Code's table gains it with the hook itself; until then Codex's
-/// table carries it here, and [`codex_hooks`] drops this one as soon as the derived list has
-/// it, so the two can never both be written.
-const POST_TOOL_USE: Registration = Registration {
-    event: "PostToolUse",
-    name: "post-tool-use",
-    matcher: None,
-    timeout_secs: HookCommand::PromptSubmit.deadline().timeout_secs(),
-};
 
 #[cfg(test)]
 mod tests {
