@@ -19,7 +19,7 @@ pub use resume_logs::{
 };
 pub use stores::{Clock, EventLog, SessionStateStore};
 pub use transcript::{
-    ChainScope, CompactionBoundary, PathOrigin, ScanLimits, TranscriptError, TranscriptErrorKind,
+    AgentKind, ChainScope, CompactionBoundary, PathOrigin, ScanLimits, TranscriptError, TranscriptErrorKind,
     TranscriptEvent, TranscriptReader, TranscriptReading, UsageRecord,
 };
 pub use transcript_records::{

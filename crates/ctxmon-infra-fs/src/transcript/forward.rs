@@ -10,10 +10,11 @@
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use ctxmon_application::ports::{TranscriptError, TranscriptEvent};
+use ctxmon_application::ports::{AgentKind, TranscriptError, TranscriptEvent};
 
 use super::JsonlTranscriptReader;
-use super::line::{LineEvent, classify};
+use super::format::agent_of;
+use super::line::classify;
 use super::open::{io_error, open_regular};
 
 /// What a forward read met besides the events it reported.
@@ -29,15 +30,35 @@ pub struct ForwardStats {
     /// caller reports differently from a transcript without usage.
     pub any_json: bool,
     pub bytes_read: u64,
+    /// Which agent wrote the file (its auto-compaction rule is the chart's).
+    pub agent: AgentKind,
 }
 
 impl JsonlTranscriptReader {
     /// Reads `path` from start to end and hands every usage record and compaction boundary to
-    /// `visit`, in file order. Errors are the reader's (`NotFound`, `Empty`, `NotAFile`,
+    /// `visit`, in file order. A Codex rollout (told by its content, `format`) is read by its
+    /// own rules (`codex::forward`). Errors are the reader's (`NotFound`, `Empty`, `NotAFile`,
     /// `PermissionDenied`, `Io`); a line that does not parse is skipped, as in the backward scan.
     pub fn read_events(
         &self,
         path: &Path,
+        visit: impl FnMut(TranscriptEvent),
+    ) -> Result<ForwardStats, TranscriptError> {
+        if agent_of(path)? == AgentKind::Codex {
+            let mut rollout = crate::codex::ForwardEvents::default();
+            let mut stats = self.read_lines_forward(path, |line| rollout.event(line), visit)?;
+            stats.agent = AgentKind::Codex;
+            return Ok(stats);
+        }
+        self.read_lines_forward(path, |line| classify(line).into_transcript_event(), visit)
+    }
+
+    /// The line loop of [`read_events`](Self::read_events): every non-blank line that fits the
+    /// cap goes to `classify`, and what it makes of the line to `visit`.
+    pub(crate) fn read_lines_forward(
+        &self,
+        path: &Path,
+        mut classify: impl FnMut(&[u8]) -> Option<TranscriptEvent>,
         mut visit: impl FnMut(TranscriptEvent),
     ) -> Result<ForwardStats, TranscriptError> {
         let (file, file_len) = open_regular(path)?;
@@ -46,11 +67,14 @@ impl JsonlTranscriptReader {
         let mut stats = ForwardStats::default();
         let mut line: Vec<u8> = Vec::new();
         let mut oversized = false;
+        let mut finish = |line: &[u8], oversized: bool, stats: &mut ForwardStats| {
+            finish_line(line, oversized, stats, &mut classify, &mut visit);
+        };
         loop {
             let buf = reader.fill_buf().map_err(|e| io_error(path, &e))?;
             if buf.is_empty() {
                 // The last line has no newline: still a line (it parses if it is complete).
-                finish_line(&line, oversized, &mut stats, &mut visit);
+                finish(&line, oversized, &mut stats);
                 break;
             }
             let (chunk, ends_line) = match memchr::memchr(b'\n', buf) {
@@ -70,7 +94,7 @@ impl JsonlTranscriptReader {
             stats.bytes_read += used as u64;
             reader.consume(used);
             if ends_line {
-                finish_line(&line, oversized, &mut stats, &mut visit);
+                finish(&line, oversized, &mut stats);
                 line.clear();
                 oversized = false;
             }
@@ -83,6 +107,7 @@ fn finish_line(
     line: &[u8],
     oversized: bool,
     stats: &mut ForwardStats,
+    classify: &mut impl FnMut(&[u8]) -> Option<TranscriptEvent>,
     visit: &mut impl FnMut(TranscriptEvent),
 ) {
     if oversized {
@@ -98,10 +123,10 @@ fn finish_line(
     // Whether the file is JSON at all is settled by its first JSON line, so only lines up to
     // that one pay for a second parse.
     if !stats.any_json {
-        stats.any_json = !matches!(event, LineEvent::Skip)
-            || serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok();
+        stats.any_json =
+            event.is_some() || serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok();
     }
-    if let Some(event) = event.into_transcript_event() {
+    if let Some(event) = event {
         stats.events += 1;
         visit(event);
     }
