@@ -13,7 +13,6 @@
 //! contained the same way: no answer, exit 0.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -25,7 +24,7 @@ use ctxmon_application::hooks::pre_tool_use::pre_tool_use;
 use ctxmon_application::hooks::prompt_submit::prompt_submit;
 use ctxmon_application::hooks::session_start::session_start;
 use ctxmon_application::hooks::{HookContext, HookPorts};
-use ctxmon_application::ports::Clock;
+use ctxmon_application::ports::{AgentKind, Clock};
 use ctxmon_infra_fs::fsutil;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{
@@ -123,6 +122,8 @@ struct HookEnv {
     clock: SystemClock,
     /// The deadline this hook runs under; the waits inside it are shares of it.
     deadline: Duration,
+    /// The agent served and the transcript measured (`agent::for_hook`).
+    served: crate::agent::Served,
 }
 
 impl HookEnv {
@@ -202,6 +203,7 @@ fn answer_with(
     progress.deadline(deadline);
     let log = HookLog::new(&layout, config.hooks.log_max_bytes);
     progress.log(log.clone());
+    let served = crate::agent::for_hook(&input);
     let env = HookEnv {
         hook,
         input,
@@ -210,6 +212,7 @@ fn answer_with(
         log,
         clock: SystemClock,
         deadline,
+        served,
     };
     if let Some(warning) = resolved.ignored_cwd_warning() {
         env.warn(&warning);
@@ -256,12 +259,18 @@ fn answer_with(
             }
         }
     };
-    // PreToolUse measures no fill (it runs on every edit): Claude Code's settings files are
+    if let Some(problem) = &env.served.lookup_problem {
+        env.warn(problem);
+    }
+    // PreToolUse measures no fill (it runs on every edit): the agent's settings files are
     // read only by the hooks that report room until auto-compact.
     if hook != HookCommand::PreToolUse {
-        bootstrap::apply_claude_auto_compact(&mut settings, env.layout.project_dir(), |w| {
-            env.warn(w)
-        });
+        crate::agent::apply_auto_compact(
+            &mut settings,
+            env.served.agent,
+            env.layout.project_dir(),
+            |w| env.warn(w),
+        );
     }
     let adapters = Adapters::new(&env);
     let ports = adapters.ports(&env.clock);
@@ -270,7 +279,7 @@ fn answer_with(
         settings: &settings,
         project_dir: env.layout.project_dir(),
         session_id: env.input.session_id.as_deref(),
-        transcript_path: env.input.transcript_path.as_deref().map(Path::new),
+        transcript_path: env.served.transcript.as_deref(),
         cwd: env.input.cwd.as_deref(),
         config_error: config_error.as_deref(),
     };
@@ -392,6 +401,11 @@ fn dispatch(
                     env.config.checkpoints.keep,
                     ids.join(", ")
                 ));
+            }
+            // Codex shows a PreCompact `systemMessage` as a warning; a checkpoint saved is not
+            // one, so Codex gets no answer (Claude Code discards it anyway).
+            if env.served.agent == AgentKind::Codex {
+                return String::new();
             }
             outcome
                 .system_message
