@@ -98,8 +98,8 @@ pub fn project_transcript(project_dir: &Path) -> Option<PathBuf> {
             .unwrap_or(SystemTime::UNIX_EPOCH);
         (modified, p)
     });
-    let codex = codex::codex_home(&env)
-        .and_then(|home| codex::latest_project_rollout(&home, project_dir));
+    let codex =
+        codex::codex_home(&env).and_then(|home| codex::latest_project_rollout(&home, project_dir));
     match (claude, codex) {
         (Some(c), Some(x)) => Some(if x.0 > c.0 { x.1 } else { c.1 }),
         (c, x) => c.or(x).map(|(_, p)| p),

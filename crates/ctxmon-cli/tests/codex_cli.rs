@@ -19,7 +19,12 @@ const SESSION: &str = "019c8bfe-ec25-79e0-97d7-bda6a9c575ff";
 
 fn status(sb: &Sandbox, transcript: &Path) -> Value {
     let run = sb.run(
-        &["--json", "status", "--transcript", transcript.to_str().unwrap()],
+        &[
+            "--json",
+            "status",
+            "--transcript",
+            transcript.to_str().unwrap(),
+        ],
         "",
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -138,12 +143,18 @@ fn report_charts_a_rollout_with_its_compaction_and_codexs_auto_compact_point() {
     };
     let sb = Sandbox::new();
     let path = dir.join(COMPACTED);
-    let run = sb.run(&["--json", "report", "--transcript", path.to_str().unwrap()], "");
+    let run = sb.run(
+        &["--json", "report", "--transcript", path.to_str().unwrap()],
+        "",
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let v: Value = serde_json::from_str(&run.stdout).unwrap();
     let text = v.to_string();
     assert!(text.contains("162366"), "{text:.400}");
-    assert!(!text.contains("940499"), "Codex's estimate is not a response");
+    assert!(
+        !text.contains("940499"),
+        "Codex's estimate is not a response"
+    );
     assert!(text.contains("212134"), "the size before the compaction");
 }
 
@@ -217,15 +228,29 @@ fn codexs_config_toml_and_ctxmon_config_move_the_auto_compact_point() {
     let v = status(&sb, &file);
     assert_eq!(v["tokens_until_auto_compact"], 100_000);
     // A limit above Codex's own default cannot postpone compaction.
-    std::fs::write(home.join("config.toml"), "model_auto_compact_token_limit = 250000\n").unwrap();
+    std::fs::write(
+        home.join("config.toml"),
+        "model_auto_compact_token_limit = 250000\n",
+    )
+    .unwrap();
     assert_eq!(status(&sb, &file)["tokens_until_auto_compact"], 144_800);
     // ctxmon's own key wins over Codex's file.
-    sb.write(".ctxmon/config.toml", "[codex]\nauto_compact_token_limit = 150000\n");
+    sb.write(
+        ".ctxmon/config.toml",
+        "[codex]\nauto_compact_token_limit = 150000\n",
+    );
     assert_eq!(status(&sb, &file)["tokens_until_auto_compact"], 50_000);
     // A broken Codex file is a warning, and the default rule holds.
     std::fs::remove_file(sb.path(".ctxmon/config.toml")).unwrap();
-    std::fs::write(home.join("config.toml"), "model_auto_compact_token_limit = [\n").unwrap();
-    let run = sb.run(&["--json", "status", "--transcript", file.to_str().unwrap()], "");
+    std::fs::write(
+        home.join("config.toml"),
+        "model_auto_compact_token_limit = [\n",
+    )
+    .unwrap();
+    let run = sb.run(
+        &["--json", "status", "--transcript", file.to_str().unwrap()],
+        "",
+    );
     assert_eq!(run.code, 0);
     assert!(run.stderr.contains("not valid TOML"), "{}", run.stderr);
     let v: Value = serde_json::from_str(&run.stdout).unwrap();
@@ -249,18 +274,28 @@ fn codex_hooks_answer_by_codexs_contract() {
     };
     // PreCompact saves the checkpoint and says nothing (Codex shows a systemMessage as a
     // warning); PostCompact never answers.
-    let pre = sb.run(&["hooks", "pre-compact"], input("PreCompact", json!({"trigger": "auto"})));
+    let pre = sb.run(
+        &["hooks", "pre-compact"],
+        input("PreCompact", json!({"trigger": "auto"})),
+    );
     assert_eq!((pre.code, pre.stdout.as_str()), (0, ""), "{}", pre.stderr);
-    let saved = std::fs::read_to_string(sb.path(".ctxmon/checkpoints/cx-001-checkpoint.json")).unwrap();
+    let saved =
+        std::fs::read_to_string(sb.path(".ctxmon/checkpoints/cx-001-checkpoint.json")).unwrap();
     let cp: Value = serde_json::from_str(&saved).unwrap();
     assert_eq!(cp["context_state"]["input_tokens"], 200_000);
     assert_eq!(cp["context_state"]["context_window_size"], 258_400);
-    let post = sb.run(&["hooks", "post-compact"], input("PostCompact", json!({"trigger": "auto"})));
+    let post = sb.run(
+        &["hooks", "post-compact"],
+        input("PostCompact", json!({"trigger": "auto"})),
+    );
     assert_eq!((post.code, post.stdout.as_str()), (0, ""));
     // SessionStart with source compact hands the checkpoint back as additionalContext.
     let start = sb.run(
         &["hooks", "session-start"],
-        input("SessionStart", json!({"source": "compact", "permission_mode": "default"})),
+        input(
+            "SessionStart",
+            json!({"source": "compact", "permission_mode": "default"}),
+        ),
     );
     assert_eq!(start.code, 0);
     let ctx = common::additional_context(&start.stdout, "SessionStart");
@@ -293,9 +328,16 @@ fn bad_rollouts_and_a_missing_codex_home_fail_open() {
     );
     for (name, text) in [("meta-only", meta.clone()), ("null-info", null_info)] {
         let file = sb.write(&format!("r/{name}.jsonl"), &text);
-        let run = sb.run(&["--json", "status", "--transcript", file.to_str().unwrap()], "");
+        let run = sb.run(
+            &["--json", "status", "--transcript", file.to_str().unwrap()],
+            "",
+        );
         assert_eq!(run.code, 1, "{name}: {}", run.stdout);
-        assert!(run.stderr.contains("no usage record yet"), "{name}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("no usage record yet"),
+            "{name}: {}",
+            run.stderr
+        );
         let hook = sb.run(
             &["hooks", "prompt-submit"],
             json!({
@@ -305,7 +347,11 @@ fn bad_rollouts_and_a_missing_codex_home_fail_open() {
             .to_string(),
         );
         assert_eq!(hook.code, 0, "{name}");
-        assert!(!hook.stdout.contains("tokens=\"9"), "{name}: {}", hook.stdout);
+        assert!(
+            !hook.stdout.contains("tokens=\"9"),
+            "{name}: {}",
+            hook.stdout
+        );
     }
     // A Codex input whose session has no rollout, under a CODEX_HOME that does not exist.
     sb.set_env("CODEX_HOME", "/nonexistent/codex-home");
@@ -316,7 +362,13 @@ fn bad_rollouts_and_a_missing_codex_home_fail_open() {
     assert!(log.contains("no rollout of Codex session"), "{log}");
     // Every hook on the same input, and a rollout cut mid-line: exit 0, no panic.
     let cut = sb.write("r/cut.jsonl", &good[..good.len() - 40]);
-    for hook in ["session-start", "pre-compact", "post-compact", "pre-tool-use", "session-end"] {
+    for hook in [
+        "session-start",
+        "pre-compact",
+        "post-compact",
+        "pre-tool-use",
+        "session-end",
+    ] {
         let run = sb.run(&["hooks", hook], codex_prompt(&sb, SESSION));
         assert_eq!(run.code, 0, "{hook}: {}", run.stderr);
         let with_cut = json!({
@@ -332,7 +384,11 @@ fn bad_rollouts_and_a_missing_codex_home_fail_open() {
 #[test]
 fn status_without_a_transcript_takes_the_projects_newest_session_of_either_agent() {
     let mut sb = Sandbox::new();
-    let rollout = codex_rollout(SESSION, &std::fs::canonicalize(sb.dir()).unwrap(), &[120_000]);
+    let rollout = codex_rollout(
+        SESSION,
+        &std::fs::canonicalize(sb.dir()).unwrap(),
+        &[120_000],
+    );
     codex_home_with(&mut sb, SESSION, &rollout);
     // Another project's rollout is never taken.
     let other = codex_rollout("019c-other", Path::new("/elsewhere"), &[5_000]);
@@ -340,12 +396,18 @@ fn status_without_a_transcript_takes_the_projects_newest_session_of_either_agent
     let run = sb.run(&["--json", "status"], "");
     assert_eq!(run.code, 0, "{}", run.stderr);
     let v: Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!((v["input_tokens"].as_u64(), v["agent"].as_str()), (Some(120_000), Some("codex")));
+    assert_eq!(
+        (v["input_tokens"].as_u64(), v["agent"].as_str()),
+        (Some(120_000), Some("codex"))
+    );
     // A Claude Code transcript written later is newer: it is the one measured.
     std::thread::sleep(std::time::Duration::from_millis(30));
     let folder = sb.transcripts_folder();
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::write(folder.join("s.jsonl"), common::transcript_with(&[70_000])).unwrap();
     let v: Value = serde_json::from_str(&sb.run(&["--json", "status"], "").stdout).unwrap();
-    assert_eq!((v["input_tokens"].as_u64(), v["agent"].as_str()), (Some(70_000), Some("claude-code")));
+    assert_eq!(
+        (v["input_tokens"].as_u64(), v["agent"].as_str()),
+        (Some(70_000), Some("claude-code"))
+    );
 }

@@ -73,7 +73,12 @@ fn lines(path: &Path) -> (Vec<String>, Vec<(String, String)>) {
         .iter()
         .map(|l| {
             let v: Value = serde_json::from_str(l).unwrap_or(Value::Null);
-            let s = |p: &str| v.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
+            let s = |p: &str| {
+                v.pointer(p)
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
             (s("/type"), s("/payload/type"))
         })
         .collect();
@@ -110,7 +115,10 @@ fn cuts_before_and_after_the_compaction() {
             kinds[i].1 == "token_count"
                 && serde_json::from_str::<Value>(&raw[i])
                     .ok()
-                    .and_then(|v| v.pointer("/payload/info/last_token_usage/input_tokens")?.as_u64())
+                    .and_then(|v| {
+                        v.pointer("/payload/info/last_token_usage/input_tokens")?
+                            .as_u64()
+                    })
                     .is_some_and(|n| n > 0)
         })
         .expect("a count after the compaction");

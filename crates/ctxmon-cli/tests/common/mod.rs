@@ -440,8 +440,7 @@ pub fn without_times(text: &str) -> String {
 /// The shared Codex CLI rollouts (`../shared/fixtures/codex-rollouts/`), or `None` (with a
 /// notice) in a user's clone.
 pub fn codex_fixtures() -> Option<PathBuf> {
-    let dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/codex-rollouts");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/codex-rollouts");
     if dir.is_dir() {
         Some(dir)
     } else {
@@ -465,7 +464,10 @@ pub fn codex_rollout(id: &str, cwd: &Path, counts: &[u64]) -> String {
         out.push_str(&format!(
             "{{\"timestamp\":\"2026-02-23T19:35:{i:02}.000Z\",\"type\":\"turn_context\",\"payload\":{{\"turn_id\":\"t{i}\",\"cwd\":{cwd},\"model\":\"gpt-5.3-codex\"}}}}\n"
         ));
-        out.push_str(&codex_count(*tokens, &format!("2026-02-23T19:35:{i:02}.500Z")));
+        out.push_str(&codex_count(
+            *tokens,
+            &format!("2026-02-23T19:35:{i:02}.500Z"),
+        ));
     }
     out
 }

@@ -38,7 +38,9 @@ pub struct CodexSettings {
 pub fn load_codex_settings(codex_home: Option<&Path>, project_dir: &Path) -> CodexSettings {
     let mut out = CodexSettings::default();
     let user_path = codex_home.map(|h| h.join("config.toml"));
-    let user = user_path.as_deref().and_then(|p| read_table(p, &mut out.warnings));
+    let user = user_path
+        .as_deref()
+        .and_then(|p| read_table(p, &mut out.warnings));
     let project_path = project_dir.join(".codex").join("config.toml");
     let project = user
         .as_ref()
@@ -194,11 +196,17 @@ mod tests {
     fn bad_files_and_values_warn_and_are_ignored() {
         let home = tempfile::tempdir().expect("tmp");
         let project = tempfile::tempdir().expect("tmp");
-        write(&home.path().join("config.toml"), "model_auto_compact_token_limit = \"lots\"\n");
+        write(
+            &home.path().join("config.toml"),
+            "model_auto_compact_token_limit = \"lots\"\n",
+        );
         let s = load_codex_settings(Some(home.path()), project.path());
         assert_eq!(s.auto_compact_token_limit, None);
         assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
-        write(&home.path().join("config.toml"), "model_auto_compact_token_limit = [\n");
+        write(
+            &home.path().join("config.toml"),
+            "model_auto_compact_token_limit = [\n",
+        );
         let s = load_codex_settings(Some(home.path()), project.path());
         assert_eq!(s.auto_compact_token_limit, None);
         assert!(s.warnings[0].contains("not valid TOML"), "{:?}", s.warnings);

@@ -93,7 +93,8 @@ mod tests {
     fn repeats_and_double_markers_collapse() {
         let turn = r#"{"type":"turn_context","payload":{"model":"gpt-5.3-codex"}}"#;
         let compacted = r#"{"timestamp":"tc","type":"compacted","payload":{}}"#;
-        let event = r#"{"timestamp":"te","type":"event_msg","payload":{"type":"context_compacted"}}"#;
+        let event =
+            r#"{"timestamp":"te","type":"event_msg","payload":{"type":"context_compacted"}}"#;
         let estimate = r#"{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":0,"output_tokens":0,"total_tokens":940499}}}}"#;
         let (a, b) = (count(100), count(200));
         let lines = [

@@ -25,7 +25,9 @@ pub(crate) enum RolloutLine {
     /// 48,687. Not a fill, as Claude Code's zero-usage placeholders are not.
     Estimate,
     /// A `compacted` line or an `event_msg` `context_compacted`: the history was replaced.
-    Compaction { timestamp: Option<String> },
+    Compaction {
+        timestamp: Option<String>,
+    },
     /// A `turn_context` line naming the model of the turns that follow.
     Model(String),
     /// An `event_msg` `task_started` announcing the turn's window.
@@ -222,15 +224,15 @@ mod tests {
 
     #[test]
     fn compaction_markers_models_and_windows() {
-        let compacted =
-            r#"{"timestamp":"t1","type":"compacted","payload":{"message":"","replacement_history":[]}}"#;
+        let compacted = r#"{"timestamp":"t1","type":"compacted","payload":{"message":"","replacement_history":[]}}"#;
         assert_eq!(
             classify(compacted.as_bytes()),
             RolloutLine::Compaction {
                 timestamp: Some("t1".into())
             }
         );
-        let event = r#"{"timestamp":"t2","type":"event_msg","payload":{"type":"context_compacted"}}"#;
+        let event =
+            r#"{"timestamp":"t2","type":"event_msg","payload":{"type":"context_compacted"}}"#;
         assert!(matches!(
             classify(event.as_bytes()),
             RolloutLine::Compaction { .. }

@@ -36,7 +36,9 @@ pub(crate) use tail::{read_head, read_tail};
 
 /// Parses rollout lines already read as JSON into records, oldest first (tests and tools that
 /// hold `Value`s; the tail reader filters raw lines first).
-pub fn rollout_records_from_values(lines: &[serde_json::Value]) -> Vec<ctxmon_application::ports::TranscriptRecord> {
+pub fn rollout_records_from_values(
+    lines: &[serde_json::Value],
+) -> Vec<ctxmon_application::ports::TranscriptRecord> {
     let mut parser = RolloutRecords::default();
     let mut out = Vec::new();
     for line in lines {

@@ -58,9 +58,9 @@ impl RolloutRecords {
     /// [`RolloutRecords::push_unparsed`] for what is reported without parsing).
     pub fn wants(&self, line: &[u8]) -> bool {
         match payload_type(line) {
-            Some(b"user_message" | b"function_call" | b"custom_tool_call" | b"local_shell_call") => {
-                true
-            }
+            Some(
+                b"user_message" | b"function_call" | b"custom_tool_call" | b"local_shell_call",
+            ) => true,
             Some(b"message") => find(line, br#""role":"assistant""#),
             Some(b"function_call_output" | b"custom_tool_call_output") => {
                 let read = call_id(line)
@@ -125,13 +125,18 @@ impl RolloutRecords {
                     }));
                 }
             }
-            (Some("response_item"), Some("message")) if str_at(payload, "role") == Some("assistant") => {
+            (Some("response_item"), Some("message"))
+                if str_at(payload, "role") == Some("assistant") =>
+            {
                 let text = content_text(payload.get("content"));
                 if !text.trim().is_empty() {
                     bodies.push(RecordBody::AssistantText(text));
                 }
             }
-            (Some("response_item"), Some("function_call" | "custom_tool_call" | "local_shell_call")) => {
+            (
+                Some("response_item"),
+                Some("function_call" | "custom_tool_call" | "local_shell_call"),
+            ) => {
                 bodies.extend(self.calls_of(payload).into_iter().map(RecordBody::ToolCall));
             }
             (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
@@ -222,9 +227,11 @@ impl RolloutRecords {
             vec![base]
         };
         if let Some(id) = id {
-            let read = calls
-                .iter()
-                .any(|c| c.command.as_deref().is_some_and(|c| c.contains("git commit")));
+            let read = calls.iter().any(|c| {
+                c.command
+                    .as_deref()
+                    .is_some_and(|c| c.contains("git commit"))
+            });
             self.calls.insert(id, read);
         }
         calls
@@ -313,10 +320,8 @@ fn result(payload: &Value) -> ToolResult {
         .iter()
         .any(|r| lower.starts_with(r))
         .then_some(None);
-    let failed_early = exit_code.is_none()
-        && FAILED_BEFORE_RUNNING
-            .iter()
-            .any(|p| lower.starts_with(p));
+    let failed_early =
+        exit_code.is_none() && FAILED_BEFORE_RUNNING.iter().any(|p| lower.starts_with(p));
     ToolResult {
         tool_use_id,
         is_error: rejected.is_none() && (exit_code.is_some_and(|c| c != 0) || failed_early),
@@ -381,7 +386,14 @@ pub(crate) fn exit_code_and_body(raw: &str) -> (Option<i64>, String) {
         if l == "Output:" {
             return (code, t.get(offset..).unwrap_or_default().to_string());
         }
-        let header = ["Chunk ID:", "Wall time:", "Process ", "Exit code:", "Original token count:", "Total output lines:"];
+        let header = [
+            "Chunk ID:",
+            "Wall time:",
+            "Process ",
+            "Exit code:",
+            "Original token count:",
+            "Total output lines:",
+        ];
         if !header.iter().any(|h| l.starts_with(h)) {
             break;
         }
@@ -435,7 +447,8 @@ fn succeeded_raw(line: &[u8]) -> bool {
     }
     // The JSON form, as a string in the line: its quotes are escaped once. Output text quoted
     // inside it would be escaped twice, so this key is the real one.
-    find(line, br#"\"metadata\":{\"exit_code\":0,"#) || find(line, br#"\"metadata\":{\"exit_code\":0}"#)
+    find(line, br#"\"metadata\":{\"exit_code\":0,"#)
+        || find(line, br#"\"metadata\":{\"exit_code\":0}"#)
 }
 
 fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {

@@ -26,7 +26,10 @@ fn requests_answers_and_the_branch() {
             "response_item",
             json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<environment_context>…"}]}),
         ),
-        line("event_msg", json!({"type": "user_message", "message": "  Fix the parser  ", "images": []})),
+        line(
+            "event_msg",
+            json!({"type": "user_message", "message": "  Fix the parser  ", "images": []}),
+        ),
         line(
             "response_item",
             json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]}),
@@ -69,7 +72,10 @@ fn shell_calls_their_exit_codes_and_output_bodies() {
     let RecordBody::ToolCall(call) = &bodies_at(&got, 0) else {
         panic!("{got:?}")
     };
-    assert_eq!((call.kind, call.command.as_deref()), (ToolKind::Shell, Some("cargo test")));
+    assert_eq!(
+        (call.kind, call.command.as_deref()),
+        (ToolKind::Shell, Some("cargo test"))
+    );
     let RecordBody::ToolResult(failed) = &got[1] else {
         panic!("{got:?}")
     };
@@ -131,8 +137,11 @@ fn plans_are_todo_lists_and_patches_write_every_file_they_name() {
         .collect();
     assert_eq!(
         files,
-        ["src/lib.rs", "docs/new.md", "old.txt"]
-            .map(|p| (ToolKind::FileWrite, Some(p.to_string()), Some("a1".to_string())))
+        ["src/lib.rs", "docs/new.md", "old.txt"].map(|p| (
+            ToolKind::FileWrite,
+            Some(p.to_string()),
+            Some("a1".to_string())
+        ))
     );
 }
 
@@ -143,7 +152,10 @@ fn a_refused_call_is_a_rejection_not_a_failure_and_one_compaction_is_one_boundar
             "response_item",
             json!({"type": "function_call_output", "call_id": "c9", "output": "exec command rejected by user"}),
         ),
-        line("compacted", json!({"message": "", "replacement_history": []})),
+        line(
+            "compacted",
+            json!({"message": "", "replacement_history": []}),
+        ),
         line("event_msg", json!({"type": "context_compacted"})),
     ]);
     let RecordBody::ToolResult(r) = &got[0] else {
@@ -187,22 +199,39 @@ fn the_raw_filter_skips_successes_and_bulk_but_keeps_what_records_need() {
     assert!(!p.wants(&ok));
     assert!(p.wants(&failed));
     assert!(!p.wants(&json_ok));
-    let meta = br#"{"timestamp":"t","type":"session_meta","payload":{"id":"s","cwd":"/p"}}"#.to_vec();
+    let meta =
+        br#"{"timestamp":"t","type":"session_meta","payload":{"id":"s","cwd":"/p"}}"#.to_vec();
     let turn = br#"{"timestamp":"t","type":"turn_context","payload":{"model":"m"}}"#.to_vec();
     for skipped in [
         turn,
         raw("event_msg", "token_count", json!({"info": null})),
         raw("event_msg", "agent_message", json!({"message": "x"})),
-        raw("response_item", "reasoning", json!({"encrypted_content": "x"})),
-        raw("response_item", "message", json!({"role": "developer", "content": []})),
+        raw(
+            "response_item",
+            "reasoning",
+            json!({"encrypted_content": "x"}),
+        ),
+        raw(
+            "response_item",
+            "message",
+            json!({"role": "developer", "content": []}),
+        ),
     ] {
         assert!(!p.wants(&skipped), "{}", String::from_utf8_lossy(&skipped));
     }
     for kept in [
         meta,
         raw("event_msg", "user_message", json!({"message": "hi"})),
-        raw("response_item", "message", json!({"role": "assistant", "content": []})),
-        raw("response_item", "function_call", json!({"name": "x", "arguments": "{}", "call_id": "c"})),
+        raw(
+            "response_item",
+            "message",
+            json!({"role": "assistant", "content": []}),
+        ),
+        raw(
+            "response_item",
+            "function_call",
+            json!({"name": "x", "arguments": "{}", "call_id": "c"}),
+        ),
     ] {
         assert!(p.wants(&kept), "{}", String::from_utf8_lossy(&kept));
     }
@@ -224,7 +253,10 @@ fn the_raw_filter_skips_successes_and_bulk_but_keeps_what_records_need() {
     // A compaction is reported from its raw bytes, once for its two markers.
     let mut out = Vec::new();
     let compacted = br#"{"timestamp":"tc","type":"compacted","payload":{"message":"","replacement_history":[]}}"#;
-    for l in [&compacted[..], &raw("event_msg", "context_compacted", json!({}))] {
+    for l in [
+        &compacted[..],
+        &raw("event_msg", "context_compacted", json!({})),
+    ] {
         assert!(!p.wants(l));
         p.push_unparsed(l, &mut out);
     }
@@ -244,5 +276,8 @@ fn headers_are_taken_off_only_when_they_are_headers() {
         (None, "plain text\nOutput:\nx".to_string())
     );
     assert_eq!(exit_code_and_body(""), (None, String::new()));
-    assert_eq!(patch_paths("*** Update File:   \n*** Move to: b.rs"), ["b.rs"]);
+    assert_eq!(
+        patch_paths("*** Update File:   \n*** Move to: b.rs"),
+        ["b.rs"]
+    );
 }

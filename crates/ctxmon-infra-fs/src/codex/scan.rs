@@ -149,8 +149,10 @@ mod tests {
             tokens + 10
         )
     }
-    const META: &str = r#"{"timestamp":"t0","type":"session_meta","payload":{"id":"s","cwd":"/p"}}"#;
-    const TURN: &str = r#"{"timestamp":"t","type":"turn_context","payload":{"model":"gpt-5.3-codex"}}"#;
+    const META: &str =
+        r#"{"timestamp":"t0","type":"session_meta","payload":{"id":"s","cwd":"/p"}}"#;
+    const TURN: &str =
+        r#"{"timestamp":"t","type":"turn_context","payload":{"model":"gpt-5.3-codex"}}"#;
     const COMPACTED: &str = r#"{"timestamp":"tc","type":"compacted","payload":{"message":""}}"#;
 
     fn read(lines: &[&str], block: usize) -> TranscriptReading {
@@ -196,8 +198,13 @@ mod tests {
 
     #[test]
     fn nothing_to_measure_is_no_usage_and_no_boundary() {
-        let null_info = r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null}}"#;
-        for lines in [&[META][..], &[META, TURN, null_info], &[META, "garbage", "{"]] {
+        let null_info =
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null}}"#;
+        for lines in [
+            &[META][..],
+            &[META, TURN, null_info],
+            &[META, "garbage", "{"],
+        ] {
             let r = read(lines, 64);
             assert_eq!((r.usage, r.boundary), (None, None), "{lines:?}");
             assert!(!r.hit_scan_limit);

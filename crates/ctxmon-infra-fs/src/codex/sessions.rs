@@ -182,7 +182,10 @@ mod tests {
         fs::create_dir_all(&old).expect("mkdir");
         fs::write(old.join(format!("rollout-x-{old_id}.jsonl")), "{}\n").expect("write");
         assert_eq!(find_session_rollout(home.path(), old_id, now), None);
-        assert_eq!(find_session_rollout(Path::new("/nonexistent"), id, now), None);
+        assert_eq!(
+            find_session_rollout(Path::new("/nonexistent"), id, now),
+            None
+        );
     }
 
     #[test]
@@ -204,6 +207,9 @@ mod tests {
         fs::write(day.join("notes.txt"), "x").expect("write");
         let found = latest_project_rollout(home.path(), project.path()).map(|(_, p)| p);
         assert_eq!(found, Some(mine));
-        assert_eq!(latest_project_rollout(home.path(), Path::new("/nowhere")), None);
+        assert_eq!(
+            latest_project_rollout(home.path(), Path::new("/nowhere")),
+            None
+        );
     }
 }

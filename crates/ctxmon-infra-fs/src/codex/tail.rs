@@ -19,7 +19,10 @@ const META_BYTES: u64 = 1024 * 1024;
 
 /// The records of the last `max_bytes` of the rollout at `path`, oldest first, behind the
 /// session's `session_meta` record when the window does not hold it.
-pub(crate) fn read_tail(path: &Path, max_bytes: u64) -> Result<Vec<TranscriptRecord>, TranscriptError> {
+pub(crate) fn read_tail(
+    path: &Path,
+    max_bytes: u64,
+) -> Result<Vec<TranscriptRecord>, TranscriptError> {
     let mut parser = RolloutRecords::default();
     let mut records = Vec::new();
     let (from_file_start, _) = for_each_tail_line(path, max_bytes, &mut |line| {
@@ -31,7 +34,8 @@ pub(crate) fn read_tail(path: &Path, max_bytes: u64) -> Result<Vec<TranscriptRec
     })?;
     if !from_file_start {
         let mut meta = Vec::new();
-        let is_meta = |line: &[u8]| memchr::memmem::find(line, br#""type":"session_meta""#).is_some();
+        let is_meta =
+            |line: &[u8]| memchr::memmem::find(line, br#""type":"session_meta""#).is_some();
         // A missing or unreadable first line costs the branch, never the tail.
         let _ = read_head_filtered(path, META_BYTES, is_meta, &mut |value| {
             RolloutRecords::default().push(value, &mut meta);
