@@ -212,3 +212,50 @@ fn the_tail_holds_requests_tool_calls_the_branch_and_one_compaction() {
     assert_eq!(short[0].git_branch.as_deref(), Some("main"));
     assert!(short.len() < records.len());
 }
+
+/// At every cut of the compacted session (every 23rd line, and each line around the
+/// compaction), the backward scan reports what a forward read of the same bytes ends with.
+#[test]
+fn the_backward_scan_agrees_with_the_forward_read_at_every_cut() {
+    let Some(dir) = corpus::codex_corpus("rollout agreement tests") else {
+        return;
+    };
+    let (raw, kinds) = lines(&dir.join(COMPACTED));
+    let compacted = kinds.iter().position(|(t, _)| t == "compacted").unwrap();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cuts = (1..raw.len())
+        .step_by(23)
+        .chain(compacted - 3..compacted + 16)
+        .chain([raw.len()]);
+    let mut compared = 0;
+    for keep in cuts {
+        let path = cut(&tmp, &raw, keep);
+        let reading = JsonlTranscriptReader::new()
+            .with_block_size(4096)
+            .read_latest(&path, ScanLimits::default())
+            .expect("readable");
+        let mut last = None;
+        JsonlTranscriptReader::new()
+            .read_events(&path, |e| last = Some(e))
+            .expect("readable");
+        match last {
+            Some(TranscriptEvent::Usage { record, .. }) => {
+                assert_eq!(reading.usage.as_ref(), Some(&record), "cut at {keep}");
+                assert_eq!(reading.boundary, None, "cut at {keep}");
+                compared += 1;
+            }
+            Some(TranscriptEvent::Boundary { boundary, .. }) => {
+                assert_eq!(reading.boundary.as_ref(), Some(&boundary), "cut at {keep}");
+                assert_eq!(reading.usage, None, "cut at {keep}");
+                compared += 1;
+            }
+            None => assert_eq!(
+                (reading.usage, reading.boundary),
+                (None, None),
+                "cut at {keep}"
+            ),
+        }
+        std::fs::remove_file(&path).expect("rm");
+    }
+    assert!(compared > 100, "{compared}");
+}

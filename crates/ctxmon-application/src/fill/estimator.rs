@@ -233,8 +233,14 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
         if let Some(usage) = &reading.usage {
             // A status-line or --model id outranks the transcript's for window rules: only it can
             // carry `[1m]`. The transcript's model is what the estimate reports when it has one.
-            let model = usage.model.as_deref().or(request.model_hint);
+            // Codex names the model of the newest turn apart from the count (`agent_model`).
+            let model = reading
+                .agent_model
+                .as_deref()
+                .or(usage.model.as_deref())
+                .or(request.model_hint);
             let mut models: Vec<&str> = request.model_hint.into_iter().collect();
+            models.extend(reading.agent_model.as_deref());
             models.extend(usage.model.as_deref());
             let choice = s
                 .windows

@@ -1,13 +1,15 @@
 //! A rollout read forward for the session report: one usage event per response and one
-//! boundary per compaction, by the same line rules as the backward scan (`line`).
+//! boundary per compaction, by the same line rules as the backward scan (`line`), and agreeing
+//! with it: the last event of a forward read is what the backward scan reports.
 //!
 //! What a forward read must add to the line rules:
 //! - Codex repeats its last count (at the start of the next turn, with rate-limit updates):
-//!   a count whose usage equals the previous count's is the same response, not a new point.
+//!   counts with equal usage in a row are one response. The run is reported once it ends, as
+//!   its last count (the one a backward scan meets first).
 //! - A compaction writes a `compacted` line and then an `event_msg` `context_compacted`: the
-//!   second marker before any new count is the same compaction. Its size before compaction is
-//!   the last count's.
-//! - The model is the newest `turn_context` so far; the window the count's own.
+//!   second marker before any new count is the same compaction, placed at the first. Its size
+//!   before compaction is the last count's.
+//! - A count's model is the newest `turn_context` before it; its window its own.
 
 use ctxmon_application::ports::{CompactionBoundary, TranscriptEvent, UsageRecord};
 use ctxmon_domain::TokenCount;
@@ -18,62 +20,71 @@ use super::line::{RolloutLine, classify};
 #[derive(Debug, Default)]
 pub struct ForwardEvents {
     model: Option<String>,
-    announced_window: Option<u64>,
-    last_usage: Option<[u64; 5]>,
+    /// The newest count, not yet reported: a repeat may follow.
+    pending: Option<([u64; 5], UsageRecord)>,
     last_tokens: Option<TokenCount>,
     /// A compaction marker was met since the last count.
     compacting: bool,
 }
 
 impl ForwardEvents {
-    /// The event of one line (its bytes without the newline), if it is one.
-    pub fn event(&mut self, line: &[u8]) -> Option<TranscriptEvent> {
+    /// Takes one line (its bytes without the newline) and hands `visit` the events it ends;
+    /// `true` when the line meant something (it parsed as a rollout line that matters).
+    pub fn line(&mut self, line: &[u8], visit: &mut dyn FnMut(TranscriptEvent)) -> bool {
         match classify(line) {
             RolloutLine::Count(c) => {
                 self.compacting = false;
-                if self.last_usage == Some(c.usage) {
-                    return None;
-                }
-                self.last_usage = Some(c.usage);
                 self.last_tokens = Some(c.tokens);
-                Some(TranscriptEvent::Usage {
-                    sidechain: false,
-                    record: UsageRecord {
-                        tokens: c.tokens,
-                        model: self.model.clone(),
-                        message_id: None,
-                        timestamp: c.timestamp,
-                        context_window: c.window.or(self.announced_window),
-                    },
-                })
+                let record = UsageRecord {
+                    tokens: c.tokens,
+                    model: self.model.clone(),
+                    message_id: None,
+                    timestamp: c.timestamp,
+                    context_window: c.window,
+                };
+                match &mut self.pending {
+                    // A repeat: the same response, reported as its latest copy.
+                    Some((usage, pending)) if *usage == c.usage => *pending = record,
+                    _ => {
+                        self.flush(visit);
+                        self.pending = Some((c.usage, record));
+                    }
+                }
+                true
             }
             RolloutLine::Compaction { timestamp } => {
-                if self.compacting {
-                    return None;
+                self.flush(visit);
+                if !self.compacting {
+                    self.compacting = true;
+                    visit(TranscriptEvent::Boundary {
+                        sidechain: false,
+                        boundary: CompactionBoundary {
+                            uuid: None,
+                            timestamp,
+                            trigger: None,
+                            pre_tokens: self.last_tokens,
+                            post_tokens: None,
+                        },
+                    });
                 }
-                self.compacting = true;
-                // The next count is a new context even if it repeats the old figures.
-                self.last_usage = None;
-                Some(TranscriptEvent::Boundary {
-                    sidechain: false,
-                    boundary: CompactionBoundary {
-                        uuid: None,
-                        timestamp,
-                        trigger: None,
-                        pre_tokens: self.last_tokens,
-                        post_tokens: None,
-                    },
-                })
+                true
             }
             RolloutLine::Model(m) => {
                 self.model = Some(m);
-                None
+                true
             }
-            RolloutLine::Window(w) => {
-                self.announced_window = Some(w);
-                None
-            }
-            RolloutLine::Estimate | RolloutLine::Skip => None,
+            RolloutLine::Window(_) | RolloutLine::Estimate => true,
+            RolloutLine::Skip => false,
+        }
+    }
+
+    /// Reports the count still held back (at the end of the file).
+    pub fn flush(&mut self, visit: &mut dyn FnMut(TranscriptEvent)) {
+        if let Some((_, record)) = self.pending.take() {
+            visit(TranscriptEvent::Usage {
+                sidechain: false,
+                record,
+            });
         }
     }
 }
@@ -82,9 +93,9 @@ impl ForwardEvents {
 mod tests {
     use super::*;
 
-    fn count(input: u64) -> String {
+    fn count(input: u64, ts: &str) -> String {
         format!(
-            r#"{{"timestamp":"t","type":"event_msg","payload":{{"type":"token_count","info":{{"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":5,"reasoning_output_tokens":0,"total_tokens":{}}},"model_context_window":258400}}}}}}"#,
+            r#"{{"timestamp":"{ts}","type":"event_msg","payload":{{"type":"token_count","info":{{"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":5,"reasoning_output_tokens":0,"total_tokens":{}}},"model_context_window":258400}}}}}}"#,
             input + 5
         )
     }
@@ -96,29 +107,49 @@ mod tests {
         let event =
             r#"{"timestamp":"te","type":"event_msg","payload":{"type":"context_compacted"}}"#;
         let estimate = r#"{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":0,"output_tokens":0,"total_tokens":940499}}}}"#;
-        let (a, b) = (count(100), count(200));
+        let (a1, a2, b1, b2, a3) = (
+            count(100, "a1"),
+            count(100, "a2"),
+            count(200, "b1"),
+            count(200, "b2"),
+            count(100, "a3"),
+        );
         let lines = [
-            turn, &a, &a, turn, &b, estimate, compacted, event, estimate, &b, &a,
+            turn, &a1, &a2, turn, &b1, estimate, compacted, event, estimate, &b2, &a3,
         ];
         let mut f = ForwardEvents::default();
-        let out: Vec<String> = lines
-            .iter()
-            .filter_map(|l| f.event(l.as_bytes()))
-            .map(|e| match e {
+        let mut out = Vec::new();
+        let mut visit = |e: TranscriptEvent| {
+            out.push(match e {
                 TranscriptEvent::Usage { record, .. } => {
                     assert_eq!(record.model.as_deref(), Some("gpt-5.3-codex"));
                     assert_eq!(record.context_window, Some(258_400));
-                    record.tokens.to_string()
+                    format!(
+                        "{} at {}",
+                        record.tokens,
+                        record.timestamp.unwrap_or_default()
+                    )
                 }
                 TranscriptEvent::Boundary { boundary, .. } => format!(
-                    "compacted after {}",
+                    "compacted at {} after {}",
+                    boundary.timestamp.unwrap_or_default(),
                     boundary.pre_tokens.map_or(0, TokenCount::get)
                 ),
             })
-            .collect();
+        };
+        for l in lines {
+            f.line(l.as_bytes(), &mut visit);
+        }
+        f.flush(&mut visit);
         assert_eq!(
             out,
-            ["105", "205", "compacted after 205", "205", "105"],
+            [
+                "105 at a2",
+                "205 at b1",
+                "compacted at tc after 205",
+                "205 at b2",
+                "105 at a3"
+            ],
             "{out:?}"
         );
     }

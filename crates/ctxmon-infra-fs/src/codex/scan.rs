@@ -5,10 +5,13 @@
 //! The rules:
 //! - The fill is the newest measured count (`line::Count`); Codex's estimates are skipped.
 //! - A compaction marker newer than that count makes it stale: the reading is the compaction
-//!   (usage `None`), and the older count still gives the window and the size before compaction.
-//! - The model is the newest `turn_context`'s; the scan goes on past the count until it meets
-//!   one (a turn writes its context before its counts, so it is close), within the bound.
-//! - The window is the count's `model_context_window`, else a `task_started`'s.
+//!   (usage `None`; its time the first marker after the count, as the forward read places it),
+//!   and the older count still gives the window and the size before compaction.
+//! - The reading's model is the newest `turn_context`'s; the count's own model is that of the
+//!   newest `turn_context` before it (the turn it belongs to, as the forward read sees it). The
+//!   scan goes on past the count until it meets one (a turn writes its context before its
+//!   counts, so it is close), within the bound.
+//! - The window is the count's `model_context_window`, else the newest `task_started`'s.
 
 use std::path::Path;
 
@@ -69,9 +72,13 @@ pub(crate) fn scan(
 struct Found {
     /// The newest measured count.
     count: Option<Count>,
-    /// The newest compaction marker, when it is newer than every count met.
+    /// The oldest compaction marker newer than every count met (the first marker of the
+    /// newest compaction: Codex writes `compacted`, then `context_compacted`).
     compaction: Option<Option<String>>,
+    /// The newest `turn_context`'s model.
     model: Option<String>,
+    /// The model of the newest `turn_context` older than the count.
+    count_model: Option<String>,
     /// The newest window a `task_started` announced.
     announced_window: Option<u64>,
 }
@@ -81,18 +88,23 @@ impl Found {
     fn take(&mut self, line: RolloutLine) -> bool {
         match line {
             RolloutLine::Count(c) if self.count.is_none() => self.count = Some(c),
-            RolloutLine::Compaction { timestamp }
-                if self.count.is_none() && self.compaction.is_none() =>
-            {
+            RolloutLine::Compaction { timestamp } if self.count.is_none() => {
                 self.compaction = Some(timestamp);
             }
-            RolloutLine::Model(m) if self.model.is_none() => self.model = Some(m),
+            RolloutLine::Model(m) => {
+                if self.count.is_some() && self.count_model.is_none() {
+                    self.count_model = Some(m.clone());
+                }
+                if self.model.is_none() {
+                    self.model = Some(m);
+                }
+            }
             RolloutLine::Window(w) if self.announced_window.is_none() => {
                 self.announced_window = Some(w);
             }
             _ => {}
         }
-        self.count.is_some() && self.model.is_some()
+        self.count.is_some() && self.count_model.is_some()
     }
 
     fn into_reading(self, hit_limit: bool, bytes_scanned: u64) -> TranscriptReading {
@@ -115,10 +127,10 @@ impl Found {
             (None, Some(c)) => (
                 Some(UsageRecord {
                     tokens: c.tokens,
-                    model: self.model.clone(),
+                    model: self.count_model,
                     message_id: None,
                     timestamp: c.timestamp,
-                    context_window: c.window.or(self.announced_window),
+                    context_window: c.window,
                 }),
                 None,
             ),
@@ -168,6 +180,7 @@ mod tests {
     fn newest_count_with_the_newest_model_and_its_window() {
         let c1 = count(1000, "t1");
         let c2 = count(2000, "t2");
+        let next = r#"{"timestamp":"t","type":"turn_context","payload":{"model":"gpt-5.4"}}"#;
         for block in [7, 64, 65_536] {
             let r = read(&[META, TURN, &c1, TURN, &c2], block);
             let usage = r.usage.expect("usage");
@@ -176,15 +189,25 @@ mod tests {
             assert_eq!(usage.context_window, Some(258_400));
             assert_eq!(r.agent, AgentKind::Codex);
             assert_eq!(r.agent_window, Some(258_400));
+            // A turn started after the count: the reading names its model, the count its own.
+            let r = read(&[META, TURN, &c1, TURN, &c2, next], block);
+            assert_eq!(r.agent_model.as_deref(), Some("gpt-5.4"));
+            assert_eq!(
+                r.usage.expect("usage").model.as_deref(),
+                Some("gpt-5.3-codex")
+            );
         }
     }
 
     #[test]
     fn a_compaction_after_the_count_makes_it_stale_but_keeps_its_window() {
         let c1 = count(200_000, "t1");
-        let r = read(&[META, TURN, &c1, COMPACTED], 64);
+        let event =
+            r#"{"timestamp":"te","type":"event_msg","payload":{"type":"context_compacted"}}"#;
+        let r = read(&[META, TURN, &c1, COMPACTED, event], 64);
         assert_eq!(r.usage, None);
         let b = r.boundary.expect("boundary");
+        // The compaction's time is its first marker's.
         assert_eq!(b.timestamp.as_deref(), Some("tc"));
         assert_eq!(b.pre_tokens, Some(TokenCount(200_010)));
         assert_eq!(r.agent_window, Some(258_400));

@@ -34,32 +34,62 @@ pub struct ForwardStats {
     pub agent: AgentKind,
 }
 
+/// What the line loop hands each line to: it passes the events the line ends to `visit` and
+/// says whether the line meant anything (`true` spares the loop a second parse to tell
+/// whether the file is JSON at all).
+pub(crate) type LineEvents<'a> = dyn FnMut(&[u8], &mut dyn FnMut(TranscriptEvent)) -> bool + 'a;
+
 impl JsonlTranscriptReader {
     /// Reads `path` from start to end and hands every usage record and compaction boundary to
     /// `visit`, in file order. A Codex rollout (told by its content, `format`) is read by its
-    /// own rules (`codex::forward`). Errors are the reader's (`NotFound`, `Empty`, `NotAFile`,
-    /// `PermissionDenied`, `Io`); a line that does not parse is skipped, as in the backward scan.
+    /// own rules (`codex::ForwardEvents`). Errors are the reader's (`NotFound`, `Empty`,
+    /// `NotAFile`, `PermissionDenied`, `Io`); a line that does not parse is skipped, as in the
+    /// backward scan.
     pub fn read_events(
         &self,
         path: &Path,
-        visit: impl FnMut(TranscriptEvent),
+        mut visit: impl FnMut(TranscriptEvent),
     ) -> Result<ForwardStats, TranscriptError> {
-        if agent_of(path)? == AgentKind::Codex {
-            let mut rollout = crate::codex::ForwardEvents::default();
-            let mut stats = self.read_lines_forward(path, |line| rollout.event(line), visit)?;
-            stats.agent = AgentKind::Codex;
-            return Ok(stats);
-        }
-        self.read_lines_forward(path, |line| classify(line).into_transcript_event(), visit)
+        let agent = agent_of(path)?;
+        let mut events = 0u64;
+        let mut counted = |e: TranscriptEvent| {
+            events += 1;
+            visit(e);
+        };
+        let mut stats = match agent {
+            AgentKind::Codex => {
+                let mut rollout = crate::codex::ForwardEvents::default();
+                let stats =
+                    self.read_lines_forward(path, &mut |l, v| rollout.line(l, v), &mut counted)?;
+                rollout.flush(&mut counted);
+                stats
+            }
+            AgentKind::ClaudeCode => {
+                let mut claude =
+                    |line: &[u8], v: &mut dyn FnMut(TranscriptEvent)| match classify(line)
+                        .into_transcript_event()
+                    {
+                        Some(event) => {
+                            v(event);
+                            true
+                        }
+                        None => false,
+                    };
+                self.read_lines_forward(path, &mut claude, &mut counted)?
+            }
+        };
+        stats.events = events;
+        stats.agent = agent;
+        Ok(stats)
     }
 
     /// The line loop of [`read_events`](Self::read_events): every non-blank line that fits the
-    /// cap goes to `classify`, and what it makes of the line to `visit`.
+    /// cap goes to `line_events`.
     pub(crate) fn read_lines_forward(
         &self,
         path: &Path,
-        mut classify: impl FnMut(&[u8]) -> Option<TranscriptEvent>,
-        mut visit: impl FnMut(TranscriptEvent),
+        line_events: &mut LineEvents<'_>,
+        visit: &mut dyn FnMut(TranscriptEvent),
     ) -> Result<ForwardStats, TranscriptError> {
         let (file, file_len) = open_regular(path)?;
         let mut reader = BufReader::with_capacity(self.block_size, file.take(file_len));
@@ -67,14 +97,11 @@ impl JsonlTranscriptReader {
         let mut stats = ForwardStats::default();
         let mut line: Vec<u8> = Vec::new();
         let mut oversized = false;
-        let mut finish = |line: &[u8], oversized: bool, stats: &mut ForwardStats| {
-            finish_line(line, oversized, stats, &mut classify, &mut visit);
-        };
         loop {
             let buf = reader.fill_buf().map_err(|e| io_error(path, &e))?;
             if buf.is_empty() {
                 // The last line has no newline: still a line (it parses if it is complete).
-                finish(&line, oversized, &mut stats);
+                finish_line(&line, oversized, &mut stats, line_events, visit);
                 break;
             }
             let (chunk, ends_line) = match memchr::memchr(b'\n', buf) {
@@ -94,7 +121,7 @@ impl JsonlTranscriptReader {
             stats.bytes_read += used as u64;
             reader.consume(used);
             if ends_line {
-                finish(&line, oversized, &mut stats);
+                finish_line(&line, oversized, &mut stats, line_events, visit);
                 line.clear();
                 oversized = false;
             }
@@ -107,8 +134,8 @@ fn finish_line(
     line: &[u8],
     oversized: bool,
     stats: &mut ForwardStats,
-    classify: &mut impl FnMut(&[u8]) -> Option<TranscriptEvent>,
-    visit: &mut impl FnMut(TranscriptEvent),
+    line_events: &mut LineEvents<'_>,
+    visit: &mut dyn FnMut(TranscriptEvent),
 ) {
     if oversized {
         stats.lines += 1;
@@ -119,16 +146,11 @@ fn finish_line(
         return;
     }
     stats.lines += 1;
-    let event = classify(line);
+    let meant = line_events(line, visit);
     // Whether the file is JSON at all is settled by its first JSON line, so only lines up to
     // that one pay for a second parse.
     if !stats.any_json {
-        stats.any_json =
-            event.is_some() || serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok();
-    }
-    if let Some(event) = event {
-        stats.events += 1;
-        visit(event);
+        stats.any_json = meant || serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok();
     }
 }
 
