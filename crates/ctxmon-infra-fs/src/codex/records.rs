@@ -61,7 +61,7 @@ impl RolloutRecords {
             Some(
                 b"user_message" | b"function_call" | b"custom_tool_call" | b"local_shell_call",
             ) => true,
-            Some(b"message") => find(line, br#""role":"assistant""#),
+            Some(b"message") => find(head(line), br#""role":"assistant""#),
             Some(b"function_call_output" | b"custom_tool_call_output") => {
                 let read = call_id(line)
                     .and_then(|id| std::str::from_utf8(id).ok())
@@ -70,7 +70,7 @@ impl RolloutRecords {
                     .unwrap_or(false);
                 read || !succeeded_raw(line)
             }
-            _ => find(line, br#""type":"session_meta""#),
+            _ => find(head(line), br#""type":"session_meta""#),
         }
     }
 
@@ -402,25 +402,40 @@ pub(crate) fn exit_code_and_body(raw: &str) -> (Option<i64>, String) {
     (code, t.to_string())
 }
 
+/// How much of a line's start holds what the raw filter reads: Codex writes
+/// `{"timestamp":"…","type":"…","payload":{"type":"…","call_id":"…"` (or `"role":"…"`)
+/// first, so the filter never scans a line's bulk (every line of an 8 MiB tail passes it).
+const HEAD_BYTES: usize = 256;
+/// How much of a line's end holds a JSON output's `metadata`, which Codex writes last.
+const TAIL_BYTES: usize = 256;
+/// How much of an output's text holds its header (`Chunk ID`, `Wall time`, the exit code,
+/// `Original token count`, `Output:`).
+const HEADER_BYTES: usize = 640;
+
+fn head(line: &[u8]) -> &[u8] {
+    line.get(..HEAD_BYTES).unwrap_or(line)
+}
+
 /// The payload's `type` from the raw line: Codex writes `"payload":{"type":"…"` with the tag
 /// first.
 fn payload_type(line: &[u8]) -> Option<&[u8]> {
-    value_after(line, br#""payload":{"type":""#)
+    value_after(head(line), br#""payload":{"type":""#)
 }
 
 /// The line's own `type` (after `timestamp`, before `payload`).
 fn top_type(line: &[u8]) -> Option<&[u8]> {
+    let line = head(line);
     let end = memchr::memmem::find(line, br#""payload""#).unwrap_or(line.len());
     value_after(line.get(..end)?, br#""type":""#)
 }
 
 fn raw_timestamp(line: &[u8]) -> Option<String> {
-    let v = value_after(line, br#""timestamp":""#)?;
+    let v = value_after(head(line), br#""timestamp":""#)?;
     std::str::from_utf8(v).ok().map(str::to_string)
 }
 
 fn call_id(line: &[u8]) -> Option<&[u8]> {
-    value_after(line, br#""call_id":""#)
+    value_after(head(line), br#""call_id":""#)
 }
 
 /// The string right after the first `key` (which ends with its opening quote), up to its
@@ -440,15 +455,20 @@ fn find(line: &[u8], needle: &[u8]) -> bool {
 /// it need not be parsed. The header comes before `Output:`; a command's own output that
 /// happens to print the same words comes after it and does not count.
 fn succeeded_raw(line: &[u8]) -> bool {
-    let output_at = memchr::memmem::find(line, b"Output:").unwrap_or(line.len());
-    let header = line.get(..output_at).unwrap_or_default();
-    if find(header, br"Process exited with code 0\n") || find(header, br"Exit code: 0\n") {
-        return true;
+    let start = line.get(..HEADER_BYTES).unwrap_or(line);
+    if let Some(output_at) = memchr::memmem::find(start, b"Output:") {
+        let header = start.get(..output_at).unwrap_or_default();
+        if find(header, br"Process exited with code 0\n") || find(header, br"Exit code: 0\n") {
+            return true;
+        }
     }
     // The JSON form, as a string in the line: its quotes are escaped once. Output text quoted
-    // inside it would be escaped twice, so this key is the real one.
-    find(line, br#"\"metadata\":{\"exit_code\":0,"#)
-        || find(line, br#"\"metadata\":{\"exit_code\":0}"#)
+    // inside it would be escaped twice, so this key is the real one. Codex writes it last.
+    let end = line
+        .get(line.len().saturating_sub(TAIL_BYTES)..)
+        .unwrap_or(line);
+    find(end, br#"\"metadata\":{\"exit_code\":0,"#)
+        || find(end, br#"\"metadata\":{\"exit_code\":0}"#)
 }
 
 fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
