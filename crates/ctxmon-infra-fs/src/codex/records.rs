@@ -142,10 +142,10 @@ impl RolloutRecords {
             (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
                 bodies.push(RecordBody::ToolResult(result(payload)));
             }
-            (Some("compacted"), _) | (Some("event_msg"), Some("context_compacted")) => {
-                if !self.after_compaction {
-                    bodies.push(RecordBody::CompactionBoundary);
-                }
+            (Some("compacted"), _) | (Some("event_msg"), Some("context_compacted"))
+                if !self.after_compaction =>
+            {
+                bodies.push(RecordBody::CompactionBoundary);
             }
             _ => {}
         }
