@@ -150,12 +150,24 @@ fn report_charts_a_rollout_with_its_compaction_and_codexs_auto_compact_point() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let v: Value = serde_json::from_str(&run.stdout).unwrap();
     let text = v.to_string();
-    assert!(text.contains("162366"), "{text:.400}");
     assert!(
         !text.contains("940499"),
         "Codex's estimate is not a response"
     );
-    assert!(text.contains("212134"), "the size before the compaction");
+    assert_eq!(v["window"], 258_400);
+    assert_eq!(v["model"], "gpt-5.3-codex");
+    // One point per response: of 573 token_count lines, repeats and info-less ones are not
+    // responses.
+    assert_eq!(v["responses"], 286);
+    assert_eq!(v["last"]["tokens"], 162_366);
+    assert_eq!(v["max"]["tokens"], 212_134);
+    let compactions = v["compactions"].as_array().unwrap();
+    assert_eq!(compactions.len(), 1);
+    assert_eq!(compactions[0]["pre_tokens"], 212_134);
+    assert_eq!(compactions[0]["index"], 184);
+    // The auto-compact line is Codex's: 244,800 of 258,400.
+    let fill = v["auto_compact_fill"].as_f64().unwrap();
+    assert!((fill - 244_800.0 / 258_400.0).abs() < 1e-9, "{fill}");
 }
 
 /// A sandbox whose `$CODEX_HOME` holds `rollout` as session `id`, in today's folder.
