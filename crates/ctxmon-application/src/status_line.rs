@@ -90,11 +90,15 @@ mod tests {
                     model: Some("claude-opus-4-6".into()),
                     message_id: None,
                     timestamp: Some(self.1.into()),
+                    context_window: None,
                 }),
                 boundary: None,
                 scope: ChainScope::Main,
                 bytes_scanned: 1,
                 hit_scan_limit: false,
+                agent: Default::default(),
+                agent_window: None,
+                agent_model: None,
             })
         }
     }

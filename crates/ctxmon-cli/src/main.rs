@@ -7,6 +7,7 @@
 // `diag`, which ignores a failed write (a hook must answer and exit 0 even with `2>/dev/full`).
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+mod agent;
 mod auto_compact;
 mod bootstrap;
 mod cli;

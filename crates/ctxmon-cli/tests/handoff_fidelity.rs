@@ -7,6 +7,12 @@
 //! transcript (`handoff_fidelity/expect.rs`; no ctxmon code). Matching is by content
 //! (`handoff_fidelity/matching.rs`), so the test holds whatever the context's layout.
 //!
+//! Codex CLI sessions go through the same replays (issue 14 §1): the shared rollouts in
+//! `../shared/fixtures/codex-rollouts/` (their free text is redacted, so they test requests,
+//! goal and branch) and a synthetic one with plans, patches and failures
+//! (`tests/fixtures/handoff/codex-plan-patch.jsonl`). Their hooks get Codex's input, with
+//! `transcript_path: null`, and find the rollout under `$CODEX_HOME/sessions`.
+//!
 //! Prints a markdown table (category, found / expected, recall, target) for
 //! docs/benchmarks.md — `cargo test -p ctxmon-cli --test handoff_fidelity -- --nocapture` —
 //! then the misses, and fails when a target of the issue is not met. Without `../shared` only
@@ -19,6 +25,8 @@
 mod common;
 #[path = "handoff_fidelity/expect.rs"]
 mod expect;
+#[path = "handoff_fidelity/expect_codex.rs"]
+mod expect_codex;
 #[path = "handoff_fidelity/matching.rs"]
 mod matching;
 #[path = "handoff_fidelity/self_check.rs"]
@@ -73,12 +81,30 @@ struct Answer {
 }
 
 fn sessions() -> Vec<Session> {
-    let mut found = vec![Session {
-        name: "synthetic: session-task-tools.jsonl".into(),
+    let synthetic = |name: &str| Session {
+        name: format!("synthetic: {name}"),
         main: Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/handoff/session-task-tools.jsonl"),
+            .join("tests/fixtures/handoff")
+            .join(name),
         subagents: Vec::new(),
-    }];
+    };
+    let mut found = vec![
+        synthetic("session-task-tools.jsonl"),
+        synthetic("codex-plan-patch.jsonl"),
+    ];
+    if let Some(dir) = common::codex_fixtures() {
+        let mut rollouts: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        rollouts.sort();
+        found.extend(rollouts.into_iter().map(|main| Session {
+            name: format!("codex: {}", main.file_name().unwrap().to_string_lossy()),
+            main,
+            subagents: Vec::new(),
+        }));
+    }
     let Some(dir) = common::shared_fixtures() else {
         return found;
     };
@@ -117,12 +143,17 @@ fn sessions() -> Vec<Session> {
 
 /// Runs PreCompact then SessionStart(compact) on the replay's transcript in a fresh project.
 fn replay(r: &Replay<'_>) -> Answer {
-    let sb = Sandbox::new();
+    let mut sb = Sandbox::new();
     let stem = r.session.main.file_stem().unwrap().to_string_lossy();
-    let transcript = sb.write(
-        &format!("transcripts/{stem}.jsonl"),
-        r.raw[..r.keep].concat(),
-    );
+    let codex = expect_codex::is_rollout(r.parsed);
+    let transcript = if codex {
+        codex_home_with(&mut sb, r)
+    } else {
+        sb.write(
+            &format!("transcripts/{stem}.jsonl"),
+            r.raw[..r.keep].concat(),
+        )
+    };
     for agent in &r.session.subagents {
         let name = agent.file_name().unwrap().to_string_lossy();
         sb.write(
@@ -143,26 +174,37 @@ fn replay(r: &Replay<'_>) -> Answer {
     let session_id = r
         .parsed
         .iter()
-        .find_map(|l| l.get("sessionId").and_then(Value::as_str))
+        .find_map(|l| {
+            l.get("sessionId")
+                .or_else(|| l.pointer("/payload/id").filter(|_| codex))
+                .and_then(Value::as_str)
+        })
         .unwrap_or("fidelity-session")
         .to_string();
+    // Codex sends its own fields and, here, no path: the hooks find the rollout by the id.
+    let input = |event: &str, extra: Value| {
+        let mut v: Value =
+            serde_json::from_str(&sb.hook_input(event, &session_id, &transcript, extra)).unwrap();
+        if codex {
+            let obj = v.as_object_mut().unwrap();
+            obj.insert("transcript_path".into(), Value::Null);
+            obj.insert("model".into(), json!("gpt-5.3-codex"));
+            if event != "SessionStart" {
+                obj.insert("turn_id".into(), json!("fidelity-turn"));
+            }
+        }
+        v.to_string()
+    };
     let pre = sb.run(
         &["hooks", "pre-compact"],
-        sb.hook_input(
+        input(
             "PreCompact",
-            &session_id,
-            &transcript,
             json!({"trigger": "auto", "custom_instructions": null}),
         ),
     );
     let start = sb.run(
         &["hooks", "session-start"],
-        sb.hook_input(
-            "SessionStart",
-            &session_id,
-            &transcript,
-            json!({"source": "compact"}),
-        ),
+        input("SessionStart", json!({"source": "compact"})),
     );
     let additional = serde_json::from_str::<Value>(start.stdout.trim())
         .ok()
@@ -185,6 +227,40 @@ fn replay(r: &Replay<'_>) -> Answer {
         checkpoint,
         codes: (pre.code, start.code),
     }
+}
+
+/// Writes the replay's rollout where Codex keeps it, `$CODEX_HOME/sessions/YYYY/MM/DD/`,
+/// today's folder, named after its session, and points `CODEX_HOME` there.
+fn codex_home_with(sb: &mut Sandbox, r: &Replay<'_>) -> PathBuf {
+    let home = sb.home.path().join("codex-home");
+    let day = common::now_rfc3339();
+    let folder = home
+        .join("sessions")
+        .join(&day[0..4])
+        .join(&day[5..7])
+        .join(&day[8..10]);
+    let name = r
+        .session
+        .main
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    // The synthetic file is not named like a rollout; Codex's names end with the session id.
+    let id = r.parsed[0]
+        .pointer("/payload/id")
+        .and_then(Value::as_str)
+        .unwrap();
+    let name = if name.starts_with("rollout-") {
+        name
+    } else {
+        format!("rollout-2026-03-02T10-00-00-{id}.jsonl")
+    };
+    std::fs::create_dir_all(&folder).unwrap();
+    let path = folder.join(name);
+    std::fs::write(&path, r.raw[..r.keep].concat()).unwrap();
+    sb.set_env("CODEX_HOME", home.to_str().unwrap());
+    path
 }
 
 /// Recall of one category over every replay.
@@ -254,7 +330,7 @@ impl Tallies {
         Tallies {
             latest: Tally::new("latest real request", 100),
             goal: Tally::new("session goal (first real request)", 100),
-            todos: Tally::new("pending work: TodoWrite items", 100),
+            todos: Tally::new("pending work: TodoWrite / update_plan items", 100),
             tasks: Tally::new("pending work: 2.1 task tools", 100),
             branch: Tally::new("git branch (from the transcript)", 100),
             git_branch: Tally::new("git branch (project's .git)", 100),

@@ -12,6 +12,7 @@
 pub mod checkpoint_repo;
 pub mod claude_paths;
 pub mod clock;
+pub mod codex;
 pub mod config;
 pub mod event_log;
 pub mod fsutil;

@@ -203,7 +203,8 @@ pub fn render(r: &Report) -> String {
     s.push_str(
         "What the `<resumption-context>` hands back after a compaction, measured by \
          `crates/ctxmon-cli/tests/handoff_fidelity.rs` (PreCompact then SessionStart(compact) \
-         on every shared Claude Code transcript, whole and cut mid-task; the expected items \
+         on every shared Claude Code transcript and Codex rollout, whole and cut mid-task; the \
+         expected items \
          come from the test's own parser of the transcript).\n\n",
     );
     match &r.fidelity {

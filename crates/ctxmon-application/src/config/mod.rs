@@ -26,6 +26,7 @@ pub struct Config {
     pub resumption: ResumptionConfig,
     pub resume_logs: ResumeLogsConfig,
     pub checkpoints: CheckpointsConfig,
+    pub codex: CodexConfig,
 }
 
 /// When the `<context-monitor>` tag is injected.
@@ -206,6 +207,16 @@ impl Default for CheckpointsConfig {
     }
 }
 
+/// Codex CLI sessions (issue 14 §1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct CodexConfig {
+    /// Codex's auto-compaction point in tokens. Unset: Codex's own `config.toml`
+    /// (`model_auto_compact_token_limit`), else Codex's default rule (90% of the model's raw
+    /// window). Like Codex's own setting it can only lower that default.
+    pub auto_compact_token_limit: Option<u64>,
+}
+
 /// A rule a configuration breaks; `key` is the dotted key so the loader can say which file or
 /// variable the bad value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -240,6 +251,12 @@ impl Config {
                 .collect::<Vec<_>>()
                 .join(", ");
             bad(&keys, e.message);
+        }
+        if self.codex.auto_compact_token_limit == Some(0) {
+            bad(
+                "codex.auto_compact_token_limit",
+                "must be greater than 0".into(),
+            );
         }
         if cm.context_window == Some(0) {
             bad(

@@ -222,6 +222,11 @@ pub const FIELDS: &[FieldSpec] = &[
         },
         description: "After each compaction, acknowledged checkpoints older than the newest this many are deleted (never the session's newest, one a resume log names, or an unacknowledged one).",
     },
+    FieldSpec {
+        key: "codex.auto_compact_token_limit",
+        kind: FieldKind::OptionalInteger { min: 1 },
+        description: "Codex CLI's auto-compaction point in tokens; overrides model_auto_compact_token_limit from Codex's config.toml. Unset: that setting, else Codex's default (90% of the model's raw window, 244,800 when Codex reports 258,400). Can only lower Codex's default.",
+    },
 ];
 
 /// Looks up a key's description.

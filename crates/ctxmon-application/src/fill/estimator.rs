@@ -8,10 +8,11 @@ use ctxmon_domain::{
 };
 
 use super::auto_compact::AutoCompactSettings;
+use super::codex::CodexAutoCompact;
 use super::window::{WindowReason, WindowRules};
 use crate::config::Config;
 use crate::ports::{
-    ChainScope, ScanLimits, TranscriptError, TranscriptErrorKind, TranscriptReader,
+    AgentKind, ChainScope, ScanLimits, TranscriptError, TranscriptErrorKind, TranscriptReader,
     TranscriptReading,
 };
 
@@ -24,6 +25,12 @@ pub struct FillSettings {
     /// The user's Claude Code auto-compaction settings; the composition root fills them in
     /// (the configuration file does not hold them: Claude Code's settings and env do).
     pub auto_compact: AutoCompactSettings,
+    /// Codex's auto-compaction point (`codex.auto_compact_token_limit`, else Codex's own
+    /// `config.toml`, which the composition root reads).
+    pub codex: CodexAutoCompact,
+    /// The agent being served: whose auto-compaction rule estimates without a transcript
+    /// reading use. A reading names its own agent and wins (see `for_agent`).
+    pub agent: AgentKind,
     pub limits: ScanLimits,
     /// Percent of the window assumed used after a compaction whose size is unknown (BUG-329).
     pub post_compaction_percent: u64,
@@ -36,6 +43,10 @@ impl FillSettings {
             windows: WindowRules::from_config(config),
             auto_compact_buffer: config.auto_compact_buffer(),
             auto_compact: AutoCompactSettings::default(),
+            codex: CodexAutoCompact {
+                limit: config.codex.auto_compact_token_limit,
+            },
+            agent: AgentKind::ClaudeCode,
             limits: ScanLimits {
                 max_scan_bytes: config.context_monitor.max_scan_bytes,
             },
@@ -48,15 +59,28 @@ impl FillSettings {
         TokenCount(window.get().saturating_mul(self.post_compaction_percent) / 100)
     }
 
-    /// The reserve to pass to `FillEstimate` for `window`: the configured buffer, moved by the
-    /// user's auto-compaction settings.
-    pub fn reserve_for(&self, window: ContextWindow) -> TokenCount {
-        self.auto_compact.reserve(window, self.auto_compact_buffer)
+    /// The same settings for `agent` (whose auto-compaction rule then applies).
+    pub fn for_agent(&self, agent: AgentKind) -> FillSettings {
+        FillSettings {
+            agent,
+            ..self.clone()
+        }
     }
 
-    /// Clears "tokens until auto-compact" when the user turned auto-compaction off.
+    /// The reserve to pass to `FillEstimate` for `window`: for Claude Code the configured
+    /// buffer, moved by the user's auto-compaction settings; for Codex the room above Codex's
+    /// own trigger (`codex.rs`).
+    pub fn reserve_for(&self, window: ContextWindow) -> TokenCount {
+        match self.agent {
+            AgentKind::ClaudeCode => self.auto_compact.reserve(window, self.auto_compact_buffer),
+            AgentKind::Codex => self.codex.reserve(window),
+        }
+    }
+
+    /// Clears "tokens until auto-compact" when the user turned Claude Code's auto-compaction
+    /// off (Claude Code's switches say nothing about Codex).
     pub fn apply_auto_compact(&self, mut estimate: FillEstimate) -> FillEstimate {
-        if self.auto_compact.disabled {
+        if self.agent == AgentKind::ClaudeCode && self.auto_compact.disabled {
             estimate.tokens_until_auto_compact = None;
         }
         estimate
@@ -192,12 +216,31 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
         request: EstimateRequest<'_>,
         reading: &TranscriptReading,
     ) -> FillEstimate {
-        let s = self.settings;
+        // The file says which agent wrote it, and so whose auto-compaction rule applies.
+        let for_reading;
+        let s = if reading.agent == self.settings.agent {
+            self.settings
+        } else {
+            for_reading = self.settings.for_agent(reading.agent);
+            &for_reading
+        };
+        // The window the agent reported (Codex's `model_context_window`) ranks with a
+        // status-line payload's: below explicit configuration, above the model rules.
+        let request = EstimateRequest {
+            payload_window: request.payload_window.or(reading.agent_window),
+            ..request
+        };
         if let Some(usage) = &reading.usage {
             // A status-line or --model id outranks the transcript's for window rules: only it can
             // carry `[1m]`. The transcript's model is what the estimate reports when it has one.
-            let model = usage.model.as_deref().or(request.model_hint);
+            // Codex names the model of the newest turn apart from the count (`agent_model`).
+            let model = reading
+                .agent_model
+                .as_deref()
+                .or(usage.model.as_deref())
+                .or(request.model_hint);
             let mut models: Vec<&str> = request.model_hint.into_iter().collect();
+            models.extend(reading.agent_model.as_deref());
             models.extend(usage.model.as_deref());
             let choice = s
                 .windows
@@ -222,6 +265,10 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
             return estimate;
         }
         if let Some(boundary) = &reading.boundary {
+            let request = EstimateRequest {
+                model_hint: request.model_hint.or(reading.agent_model.as_deref()),
+                ..request
+            };
             let models: Vec<&str> = request.model_hint.into_iter().collect();
             let window = s
                 .windows

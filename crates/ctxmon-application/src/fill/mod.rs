@@ -1,7 +1,10 @@
 //! Context fill estimation (spec §2): from a transcript reading or a status-line payload to a
 //! `FillEstimate`, failing open to NOMINAL; and a whole session's fill over time (`series`).
+//! Auto-compaction follows the agent that wrote the transcript: Claude Code's rule and the
+//! user's Claude Code settings (`auto_compact`), or Codex's (`codex`).
 
 mod auto_compact;
+mod codex;
 mod estimator;
 mod series;
 mod window;
@@ -12,6 +15,7 @@ mod series_tests;
 mod tests;
 
 pub use auto_compact::{AUTO_COMPACT_WINDOW_MAX, AUTO_COMPACT_WINDOW_MIN, AutoCompactSettings};
+pub use codex::{CODEX_AUTO_COMPACT_PERCENT, CODEX_EFFECTIVE_WINDOW_PERCENT, CodexAutoCompact};
 pub use estimator::{ContextFillEstimator, EstimateRequest, FillSettings, Measurement};
 pub use series::{
     CompactionMark, FillPoint, FillSeries, FillSeriesBuilder, SeriesScope, TierCrossing,

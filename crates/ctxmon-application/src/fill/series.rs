@@ -10,6 +10,8 @@
 //! - Sidechain lines are subagent traffic and are left out, unless the file holds no qualifying
 //!   main-chain line at all: then it is a subagent's own transcript and its sidechain is charted,
 //!   as the reader's fallback does.
+//! - A window the agent reported with a count (Codex's `model_context_window`) ranks like a
+//!   status-line payload's, above the model rules.
 //! - The window is a property of the session, not of one response: when any response exceeds
 //!   the window the rules chose, the whole session is measured against the next known size, so
 //!   the chart does not jump from 95% to 20% at the response that proved the window wrong.
@@ -81,7 +83,8 @@ pub struct FillSeries {
     /// Why the window differs from what the rules chose, when it does.
     pub window_note: Option<String>,
     pub thresholds: Thresholds,
-    /// The fill at which Claude Code auto-compacts: (window − buffer) / window of `window`.
+    /// The fill at which the agent auto-compacts on `window` (`FillSettings::reserve_for`: the
+    /// settings name the agent, which the caller takes from the transcript's format).
     pub auto_compact_fill: f64,
     pub points: Vec<FillPoint>,
     pub compactions: Vec<CompactionMark>,
@@ -112,6 +115,8 @@ impl FillSeries {
 #[derive(Debug, Clone)]
 struct RawPoint {
     tokens: TokenCount,
+    /// The window the agent reported with the count (Codex), ranked like a payload's.
+    reported_window: Option<u64>,
     model: Option<String>,
     message_id: Option<String>,
     timestamp: Option<String>,
@@ -139,6 +144,7 @@ impl Chain {
         }
         self.points.push(RawPoint {
             tokens: record.tokens,
+            reported_window: record.context_window,
             model: record.model,
             message_id: record.message_id,
             timestamp: record.timestamp,
@@ -270,7 +276,10 @@ fn session_windows(
         .map(|p| {
             let mut models: Vec<&str> = model_hint.into_iter().collect();
             models.extend(p.model.as_deref());
-            settings.windows.choose(None, &models, None).window
+            settings
+                .windows
+                .choose(p.reported_window, &models, None)
+                .window
         })
         .collect();
     // The largest response of each chosen window decides whether that window was wrong; the

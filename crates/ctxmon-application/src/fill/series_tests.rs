@@ -15,6 +15,7 @@ fn usage(id: Option<&str>, tokens: u64, sidechain: bool) -> TranscriptEvent {
             model: Some("claude-sonnet-4-5".into()),
             message_id: id.map(str::to_string),
             timestamp: Some(format!("t{tokens}")),
+            context_window: None,
         },
     }
 }

@@ -32,11 +32,15 @@ fn reading(tokens: Option<u64>, boundary: Option<CompactionBoundary>) -> Transcr
             model: Some("claude-sonnet-4".into()),
             message_id: None,
             timestamp: None,
+            context_window: None,
         }),
         boundary,
         scope: ChainScope::Main,
         bytes_scanned: 100,
         hit_scan_limit: false,
+        agent: Default::default(),
+        agent_window: None,
+        agent_model: None,
     }
 }
 

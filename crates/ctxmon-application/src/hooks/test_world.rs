@@ -29,11 +29,15 @@ impl Script {
                 model: None,
                 message_id: None,
                 timestamp: timestamp.map(str::to_string),
+                context_window: None,
             }),
             boundary: None,
             scope: ChainScope::Main,
             bytes_scanned: 10,
             hit_scan_limit: false,
+            agent: Default::default(),
+            agent_window: None,
+            agent_model: None,
         }));
     }
     pub fn usage(&self, tokens: u64) {
@@ -52,6 +56,9 @@ impl Script {
             scope: ChainScope::Main,
             bytes_scanned: 10,
             hit_scan_limit: false,
+            agent: Default::default(),
+            agent_window: None,
+            agent_model: None,
         }));
     }
     /// A transcript read to its start without a response in it (only the user's first line).
@@ -69,6 +76,9 @@ impl Script {
             scope: ChainScope::Main,
             bytes_scanned: 10,
             hit_scan_limit,
+            agent: Default::default(),
+            agent_window: None,
+            agent_model: None,
         }));
     }
     pub fn missing(&self) {

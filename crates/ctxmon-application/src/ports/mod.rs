@@ -19,8 +19,8 @@ pub use resume_logs::{
 };
 pub use stores::{Clock, EventLog, PayloadCheckStore, SessionStateStore};
 pub use transcript::{
-    ChainScope, CompactionBoundary, PathOrigin, ScanLimits, TranscriptError, TranscriptErrorKind,
-    TranscriptEvent, TranscriptReader, TranscriptReading, UsageRecord,
+    AgentKind, ChainScope, CompactionBoundary, PathOrigin, ScanLimits, TranscriptError,
+    TranscriptErrorKind, TranscriptEvent, TranscriptReader, TranscriptReading, UsageRecord,
 };
 pub use transcript_records::{
     RecordBody, Request, RequestKind, TaskItem, ToolCall, ToolKind, ToolResult, TranscriptRecord,

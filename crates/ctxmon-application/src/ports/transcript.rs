@@ -1,7 +1,9 @@
-//! The transcript port: what the reader finds at the end of a Claude Code transcript.
+//! The transcript port: what the reader finds at the end of an agent's transcript (a Claude
+//! Code JSONL transcript or a Codex CLI rollout; the adapter tells them apart by content).
 //!
-//! The reader reports facts (the newest qualifying usage record, a newer compaction boundary);
-//! the estimator decides what they mean. That split keeps policy testable without files.
+//! The reader reports facts (the newest qualifying usage record, a newer compaction boundary,
+//! the window the agent itself reported); the estimator decides what they mean. That split
+//! keeps policy testable without files.
 
 use std::path::Path;
 
@@ -17,6 +19,34 @@ impl Default for ScanLimits {
     fn default() -> Self {
         ScanLimits {
             max_scan_bytes: 32 * 1024 * 1024,
+        }
+    }
+}
+
+/// Which coding agent wrote a transcript. The adapter decides from the file's content (a Codex
+/// rollout opens with a `session_meta` line), never from its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AgentKind {
+    #[default]
+    ClaudeCode,
+    /// OpenAI's Codex CLI (a rollout file under `$CODEX_HOME/sessions`).
+    Codex,
+}
+
+impl AgentKind {
+    /// The agent's name as users know it.
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentKind::ClaudeCode => "Claude Code",
+            AgentKind::Codex => "Codex",
+        }
+    }
+
+    /// A short machine key (`--json` output).
+    pub fn key(self) -> &'static str {
+        match self {
+            AgentKind::ClaudeCode => "claude-code",
+            AgentKind::Codex => "codex",
         }
     }
 }
@@ -38,6 +68,9 @@ pub struct UsageRecord {
     pub model: Option<String>,
     pub message_id: Option<String>,
     pub timestamp: Option<String>,
+    /// The window the agent itself reported with this count (Codex's `model_context_window`);
+    /// `None` when the format does not say (Claude Code's transcripts never do).
+    pub context_window: Option<u64>,
 }
 
 /// A `compact_boundary` line (for a hook: the one newer than every qualifying usage record).
@@ -78,6 +111,14 @@ pub struct TranscriptReading {
     pub bytes_scanned: u64,
     /// True when the scan stopped at `max_scan_bytes` rather than at a result or the file start.
     pub hit_scan_limit: bool,
+    /// Which agent wrote the file.
+    pub agent: AgentKind,
+    /// The window the agent reported with its newest count, also when a newer compaction made
+    /// that count stale (`usage` is then `None`): the window outlives the compaction.
+    pub agent_window: Option<u64>,
+    /// The model the file names last when the usage record does not carry it (Codex writes
+    /// the model in `turn_context` lines, not with the counts); kept when `usage` is `None`.
+    pub agent_model: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -33,11 +33,15 @@ impl TranscriptReader for Usage {
                 model: Some("claude-opus-4-6".into()),
                 message_id: None,
                 timestamp: None,
+                context_window: None,
             }),
             boundary: None,
             scope: ChainScope::Main,
             bytes_scanned: 1,
             hit_scan_limit: false,
+            agent: Default::default(),
+            agent_window: None,
+            agent_model: None,
         })
     }
 }

@@ -173,6 +173,7 @@ fn hook_target(name: &'static str, hook: HookCommand, seeds: impl Fn(&Project) -
             "reason",
             "model",
             "compact_summary",
+            "turn_id",
             "UserPromptSubmit",
             "SessionStart",
             "PreCompact",
@@ -212,6 +213,11 @@ fn fuzz_hook_prompt_submit() {
                 json!({"session_id": "../../etc", "prompt": ""}),
             ),
             b"{\"hook_event_name\":\"UserPromptSubmit\"}".to_vec(),
+            // Codex's shape: a turn id, the model as a string, no transcript path.
+            p.input(
+                "UserPromptSubmit",
+                json!({"transcript_path": null, "turn_id": "019c8bfe-ed40", "model": "gpt-5.3-codex", "prompt": "go on"}),
+            ),
         ]
     });
 }

@@ -13,7 +13,6 @@
 //! contained the same way: no answer, exit 0.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -27,7 +26,7 @@ use ctxmon_application::hooks::prompt_submit::prompt_submit;
 use ctxmon_application::hooks::session_start::session_start;
 use ctxmon_application::hooks::tier_record::ToolVerdict;
 use ctxmon_application::hooks::{HookContext, HookPorts};
-use ctxmon_application::ports::Clock;
+use ctxmon_application::ports::{AgentKind, Clock};
 use ctxmon_infra_fs::fsutil;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{
@@ -125,6 +124,8 @@ struct HookEnv {
     clock: SystemClock,
     /// The deadline this hook runs under; the waits inside it are shares of it.
     deadline: Duration,
+    /// The agent served and the transcript measured (`agent::for_hook`).
+    served: crate::agent::Served,
 }
 
 impl HookEnv {
@@ -204,6 +205,7 @@ fn answer_with(
     progress.deadline(deadline);
     let log = HookLog::new(&layout, config.hooks.log_max_bytes);
     progress.log(log.clone());
+    let served = crate::agent::for_hook(&input);
     let env = HookEnv {
         hook,
         input,
@@ -212,6 +214,7 @@ fn answer_with(
         log,
         clock: SystemClock,
         deadline,
+        served,
     };
     if let Some(warning) = resolved.ignored_cwd_warning() {
         env.warn(&warning);
@@ -258,25 +261,34 @@ fn answer_with(
             }
         }
     };
+    if let Some(problem) = &env.served.lookup_problem {
+        // After every tool call this would repeat; the next prompt reports it once.
+        if hook != HookCommand::PostToolUse {
+            env.warn(problem);
+        }
+    }
     let adapters = Adapters::new(&env);
     let ports = adapters.ports(&env.clock);
     if hook == HookCommand::PostToolUse {
         // It runs after every tool call. Without stored state it has no record, and a tag it
         // cannot remember would follow every call; with state, the common case (the tier did
         // not rise or fall) is answered from one state read and the transcript's tail,
-        // without the session lock, a write or Claude Code's settings files (the tier does
+        // without the session lock, a write or the agent's settings files (the tier does
         // not depend on them).
         let first_look = context(&env, &settings, config_error.as_deref());
         if missing_project.is_some() || assess(&first_look, &ports) == ToolVerdict::Unchanged {
             return String::new();
         }
     }
-    // PreToolUse measures no fill (it runs on every edit): Claude Code's settings files are
+    // PreToolUse measures no fill (it runs on every edit): the agent's settings files are
     // read only by the hooks that report room until auto-compact.
     if hook != HookCommand::PreToolUse {
-        bootstrap::apply_claude_auto_compact(&mut settings, env.layout.project_dir(), |w| {
-            env.warn(w)
-        });
+        crate::agent::apply_auto_compact(
+            &mut settings,
+            env.served.agent,
+            env.layout.project_dir(),
+            |w| env.warn(w),
+        );
     }
     let ctx = context(&env, &settings, config_error.as_deref());
     // No state is stored without a project or a session (`session_key`), so there is nothing
@@ -320,7 +332,7 @@ fn context<'a>(
         settings,
         project_dir: env.layout.project_dir(),
         session_id: env.input.session_id.as_deref(),
-        transcript_path: env.input.transcript_path.as_deref().map(Path::new),
+        transcript_path: env.served.transcript.as_deref(),
         cwd: env.input.cwd.as_deref(),
         config_error,
     }
@@ -414,6 +426,11 @@ fn dispatch(
                     env.config.checkpoints.keep,
                     ids.join(", ")
                 ));
+            }
+            // Codex shows a PreCompact `systemMessage` as a warning; a checkpoint saved is not
+            // one, so Codex gets no answer (Claude Code discards it anyway).
+            if env.served.agent == AgentKind::Codex {
+                return String::new();
             }
             outcome
                 .system_message

@@ -12,6 +12,7 @@ use ctxmon_application::fill::{FillSeriesBuilder, FillSettings};
 use ctxmon_application::ports::PathOrigin;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
+use crate::agent;
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, ReportArgs};
 use crate::diag::diag;
@@ -29,13 +30,17 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
     let project = bootstrap::project(global, &flags)?;
     let mut settings = FillSettings::from_config(&project.config)
         .map_err(|e| Failure::usage(anyhow!("invalid configuration: {e}")))?;
-    bootstrap::apply_claude_auto_compact(&mut settings, project.layout.project_dir(), |w| {
-        diag!("ctxmon report: {w}")
-    });
     let transcript = match &args.transcript {
         Some(path) => path.clone(),
         None => newest_transcript(project.layout.project_dir())?,
     };
+    // The file says which agent wrote it, and so whose auto-compact point the chart marks.
+    agent::apply_auto_compact(
+        &mut settings,
+        agent::of_transcript(&transcript),
+        project.layout.project_dir(),
+        |w| diag!("ctxmon report: {w}"),
+    );
     let shown = transcript.display().to_string();
 
     let mut builder = FillSeriesBuilder::new();
@@ -47,7 +52,7 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
         })?;
     if !stats.any_json {
         return Err(Failure::Other(anyhow!(
-            "{shown} is not a Claude Code transcript: none of its {} lines is JSON",
+            "{shown} is not a Claude Code transcript or Codex rollout: none of its {} lines is JSON",
             stats.lines
         )));
     }
@@ -89,13 +94,12 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
 }
 
 fn newest_transcript(project_dir: &Path) -> Result<PathBuf, Failure> {
-    ctxmon_infra_fs::claude_paths::latest_transcript(project_dir, &bootstrap::env_pairs())
-        .ok_or_else(|| {
-            Failure::Other(anyhow!(
-                "no transcript found for {} under Claude Code's projects folder; pass --transcript PATH",
-                project_dir.display()
-            ))
-        })
+    agent::project_transcript(project_dir).ok_or_else(|| {
+        Failure::Other(anyhow!(
+            "no transcript found for {} under Claude Code's projects folder or Codex's sessions folder; pass --transcript PATH",
+            project_dir.display()
+        ))
+    })
 }
 
 /// A chart is the user's own output file, not ctxmon state: it is written in place with the

@@ -8,6 +8,7 @@ use ctxmon_application::ports::PathOrigin;
 use ctxmon_domain::FillSource;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
+use crate::agent;
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, StatusArgs};
 use crate::diag::diag;
@@ -25,18 +26,20 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
     let project = bootstrap::project(global, &flags)?;
     let mut settings = FillSettings::from_config(&project.config)
         .map_err(|e| Failure::usage(anyhow!("invalid configuration: {e}")))?;
-    bootstrap::apply_claude_auto_compact(&mut settings, project.layout.project_dir(), |w| {
-        diag!("ctxmon status: {w}")
-    });
     let transcript = match &args.transcript {
         Some(path) => path.clone(),
-        None => ctxmon_infra_fs::claude_paths::latest_transcript(project.layout.project_dir(), &bootstrap::env_pairs()).ok_or_else(|| {
+        None => agent::project_transcript(project.layout.project_dir()).ok_or_else(|| {
             Failure::Other(anyhow!(
-                "no transcript found for {} under Claude Code's projects folder; pass --transcript PATH",
+                "no transcript found for {} under Claude Code's projects folder or Codex's sessions folder; pass --transcript PATH",
                 project.layout.project_dir().display()
             ))
         })?,
     };
+    // The file says which agent wrote it, and so whose auto-compact point counts.
+    let served = agent::of_transcript(&transcript);
+    agent::apply_auto_compact(&mut settings, served, project.layout.project_dir(), |w| {
+        diag!("ctxmon status: {w}")
+    });
     let reader = JsonlTranscriptReader::new();
     let estimator = ContextFillEstimator::new(&reader, &settings);
     let measurement = estimator.measure(EstimateRequest {
@@ -57,6 +60,7 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
         let mut value = serde_json::to_value(&estimate).map_err(|e| Failure::Other(e.into()))?;
         if let Some(obj) = value.as_object_mut() {
             obj.insert("percent".into(), estimate.percent().into());
+            obj.insert("agent".into(), served.key().into());
             obj.insert(
                 "transcript_path".into(),
                 transcript.display().to_string().into(),

@@ -19,6 +19,7 @@ fn usage(id: &str, tokens: u64, model: &str) -> TranscriptEvent {
             model: Some(model.into()),
             message_id: Some(id.into()),
             timestamp: Some(format!("2026-11-20T10:{:02}:00.000Z", tokens / 10_000)),
+            context_window: None,
         },
     }
 }

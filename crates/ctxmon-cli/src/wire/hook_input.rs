@@ -41,6 +41,19 @@ pub struct HookInput {
     pub model: Option<String>,
     /// PostCompact's summary of the compacted conversation.
     pub compact_summary: Option<String>,
+    /// Codex CLI's turn id (Claude Code sends none).
+    pub turn_id: Option<String>,
+    /// `transcript_path` was sent as JSON `null`: Codex does that when the session has no
+    /// rollout path to give; Claude Code always sends a path.
+    pub transcript_path_null: bool,
+}
+
+impl HookInput {
+    /// Whether the input has Codex CLI's shape: a `turn_id`, or a `transcript_path` sent as
+    /// null. (The transcript's own format decides when there is a transcript to read.)
+    pub fn codex_shaped(&self) -> bool {
+        self.turn_id.is_some() || self.transcript_path_null
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,6 +154,8 @@ impl HookInput {
             reason: text("reason"),
             model,
             compact_summary: text("compact_summary"),
+            turn_id: text("turn_id").filter(|t| !t.is_empty()),
+            transcript_path_null: obj.get("transcript_path").is_some_and(Value::is_null),
         })
     }
 }
@@ -323,6 +338,20 @@ mod tests {
         // Within the cap nothing is changed, whatever it holds.
         let small = br#"{"prompt":"\ud83d"}"#;
         assert_eq!(read_bounded(&small[..]).unwrap(), small);
+    }
+
+    #[test]
+    fn codex_inputs_are_told_by_turn_id_or_a_null_transcript_path() {
+        let codex = HookInput::parse(br#"{"session_id":"019c","transcript_path":null,"cwd":"/p","hook_event_name":"UserPromptSubmit","model":"gpt-5.3-codex","turn_id":"t1","permission_mode":"default","prompt":"hi"}"#).unwrap();
+        assert!(codex.codex_shaped());
+        assert_eq!(codex.transcript_path, None);
+        assert_eq!(codex.model.as_deref(), Some("gpt-5.3-codex"));
+        let start = HookInput::parse(br#"{"session_id":"s","transcript_path":null,"hook_event_name":"SessionStart","source":"startup"}"#).unwrap();
+        assert!(start.codex_shaped());
+        let claude = HookInput::parse(br#"{"session_id":"s","transcript_path":"/t.jsonl","hook_event_name":"SessionStart","model":"claude-sonnet-5"}"#).unwrap();
+        assert!(!claude.codex_shaped());
+        let none = HookInput::parse(br#"{"hook_event_name":"SessionStart"}"#).unwrap();
+        assert!(!none.codex_shaped());
     }
 
     #[test]

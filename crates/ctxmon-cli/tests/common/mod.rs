@@ -436,3 +436,46 @@ pub fn without_times(text: &str) -> String {
     }
     out
 }
+
+/// The shared Codex CLI rollouts (`../shared/fixtures/codex-rollouts/`), or `None` (with a
+/// notice) in a user's clone.
+pub fn codex_fixtures() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/codex-rollouts");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("notice: ../shared is absent; skipping tests on real Codex rollouts");
+        None
+    }
+}
+
+/// A small Codex rollout in Codex's own key order: the `session_meta` line (session `id`,
+/// `cwd`, branch `main`), the request "Fix the parser", then one turn per count, each a
+/// `turn_context` naming `gpt-5.3-codex` and a `token_count` measuring `tokens` of a 258,400
+/// window.
+pub fn codex_rollout(id: &str, cwd: &Path, counts: &[u64]) -> String {
+    let cwd = serde_json::to_string(&cwd.display().to_string()).unwrap();
+    let mut out = format!(
+        "{{\"timestamp\":\"2026-02-23T19:34:26.098Z\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"{id}\",\"timestamp\":\"2026-02-23T19:34:25.573Z\",\"cwd\":{cwd},\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.104.0\",\"git\":{{\"commit_hash\":\"19f8748\",\"branch\":\"main\"}}}}}}\n"
+    );
+    out.push_str("{\"timestamp\":\"2026-02-23T19:34:26.099Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"user_message\",\"message\":\"Fix the parser\",\"images\":[]}}\n");
+    out.push_str("{\"timestamp\":\"2026-02-23T19:34:26.099Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"token_count\",\"info\":null,\"rate_limits\":{}}}\n");
+    for (i, tokens) in counts.iter().enumerate() {
+        out.push_str(&format!(
+            "{{\"timestamp\":\"2026-02-23T19:35:{i:02}.000Z\",\"type\":\"turn_context\",\"payload\":{{\"turn_id\":\"t{i}\",\"cwd\":{cwd},\"model\":\"gpt-5.3-codex\"}}}}\n"
+        ));
+        out.push_str(&codex_count(
+            *tokens,
+            &format!("2026-02-23T19:35:{i:02}.500Z"),
+        ));
+    }
+    out
+}
+
+/// One measured `token_count` line of `tokens` (`last_token_usage.total_tokens`).
+pub fn codex_count(tokens: u64, timestamp: &str) -> String {
+    let input = tokens.saturating_sub(100);
+    format!(
+        "{{\"timestamp\":\"{timestamp}\",\"type\":\"event_msg\",\"payload\":{{\"type\":\"token_count\",\"info\":{{\"total_token_usage\":{{\"input_tokens\":9999999,\"cached_input_tokens\":0,\"output_tokens\":9999,\"reasoning_output_tokens\":0,\"total_tokens\":99999999}},\"last_token_usage\":{{\"input_tokens\":{input},\"cached_input_tokens\":0,\"output_tokens\":100,\"reasoning_output_tokens\":0,\"total_tokens\":{tokens}}},\"model_context_window\":258400}},\"rate_limits\":{{}}}}}}\n"
+    )
+}

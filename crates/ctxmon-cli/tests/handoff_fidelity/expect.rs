@@ -2,7 +2,7 @@
 //! (serde_json over the lines, no ctxmon crate), from the definitions of issue 13: the latest
 //! real request, the session's goal, pending work (TodoWrite and the 2.1 task tools), the git
 //! branch, the newest unresolved failure and the files edited. Only the main chain counts
-//! (`isSidechain: true` lines are a subagent's).
+//! (`isSidechain: true` lines are a subagent's). Codex rollouts: `expect_codex.rs`.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -161,8 +161,12 @@ struct Outcome {
     failure: Option<Failure>,
 }
 
-/// The expected lists for a transcript made of `lines` (oldest first).
+/// The expected lists for a transcript made of `lines` (oldest first); a Codex rollout is
+/// read by `expect_codex`.
 pub fn expected(lines: &[Value]) -> Expected {
+    if crate::expect_codex::is_rollout(lines) {
+        return crate::expect_codex::expected(lines);
+    }
     let mut out = Expected::default();
     let mut calls: HashMap<&str, (&str, &Value)> = HashMap::new();
     let mut tasks: BTreeMap<String, (String, String)> = BTreeMap::new();
@@ -404,7 +408,7 @@ fn shown_command(name: &str, input: &Value) -> String {
 
 /// The lines of a failed result that say what failed, banners and bare exit codes aside; the
 /// first and last lines when none does (a short message is its own explanation).
-fn failure_lines(text: &str) -> Vec<String> {
+pub fn failure_lines(text: &str) -> Vec<String> {
     let text = text
         .replace("<tool_use_error>", "")
         .replace("</tool_use_error>", "");
@@ -439,6 +443,9 @@ fn is_bare_exit(line: &str) -> bool {
 /// Line indices after which to cut: tool-result lines of the main chain (the agent is
 /// mid-turn), preferring those while work is pending; up to three, spread over the session.
 pub fn cut_points(lines: &[Value]) -> Vec<usize> {
+    if crate::expect_codex::is_rollout(lines) {
+        return crate::expect_codex::cut_points(lines);
+    }
     let results: Vec<usize> = lines
         .iter()
         .enumerate()

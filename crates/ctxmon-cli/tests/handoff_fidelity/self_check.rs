@@ -153,3 +153,63 @@ fn matching_reads_content_not_layout() {
     assert!(ctx.has_branch("domain") && !ctx.has_branch("main"));
     assert!(!read("<resumption-context><a></resumption-context>").well_formed);
 }
+
+/// The rollout reader of the ruler, on the synthetic Codex session: what it expects is what
+/// the session says, read by hand.
+#[test]
+fn the_codex_ruler_reads_the_synthetic_rollout() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/handoff/codex-plan-patch.jsonl");
+    let lines: Vec<Value> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let want = expected(&lines);
+    assert_eq!(
+        want.latest_request.as_deref(),
+        Some("Now make the lexer reject unterminated strings with a clear error")
+    );
+    assert!(
+        want.goal
+            .as_deref()
+            .unwrap()
+            .starts_with("Fix the failing parser tests")
+    );
+    assert_eq!(
+        want.todos,
+        [
+            "Make the lexer reject unterminated strings",
+            "Add a test for the unterminated-string error"
+        ]
+    );
+    assert_eq!(want.branch.as_deref(), Some("feature/parser-fix"));
+    let files: Vec<&str> = want.files.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        files,
+        [
+            "src/parser.rs",
+            "tests/escaped_quotes.rs",
+            "CHANGELOG.md",
+            "src/lexer.rs"
+        ]
+    );
+    let failure = want.failure.unwrap();
+    assert_eq!(failure.command, "cargo test -p lexer");
+    assert!(
+        failure.lines.iter().any(|l| l.contains("E0599")),
+        "{:?}",
+        failure.lines
+    );
+    // Cut after the first test run, the parser failure is the open one.
+    let first_run = lines
+        .iter()
+        .position(|l| {
+            l.pointer("/payload/output")
+                .and_then(Value::as_str)
+                .is_some_and(|o| o.contains("code 101"))
+        })
+        .unwrap();
+    let early = expected(&lines[..=first_run]);
+    assert_eq!(early.failure.unwrap().command, "cargo test -p parser");
+}

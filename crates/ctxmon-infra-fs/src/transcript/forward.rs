@@ -10,10 +10,11 @@
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use ctxmon_application::ports::{TranscriptError, TranscriptEvent};
+use ctxmon_application::ports::{AgentKind, TranscriptError, TranscriptEvent};
 
 use super::JsonlTranscriptReader;
-use super::line::{LineEvent, classify};
+use super::format::agent_of;
+use super::line::classify;
 use super::open::{io_error, open_regular};
 
 /// What a forward read met besides the events it reported.
@@ -29,16 +30,66 @@ pub struct ForwardStats {
     /// caller reports differently from a transcript without usage.
     pub any_json: bool,
     pub bytes_read: u64,
+    /// Which agent wrote the file (its auto-compaction rule is the chart's).
+    pub agent: AgentKind,
 }
+
+/// What the line loop hands each line to: it passes the events the line ends to `visit` and
+/// says whether the line meant anything (`true` spares the loop a second parse to tell
+/// whether the file is JSON at all).
+pub(crate) type LineEvents<'a> = dyn FnMut(&[u8], &mut dyn FnMut(TranscriptEvent)) -> bool + 'a;
 
 impl JsonlTranscriptReader {
     /// Reads `path` from start to end and hands every usage record and compaction boundary to
-    /// `visit`, in file order. Errors are the reader's (`NotFound`, `Empty`, `NotAFile`,
-    /// `PermissionDenied`, `Io`); a line that does not parse is skipped, as in the backward scan.
+    /// `visit`, in file order. A Codex rollout (told by its content, `format`) is read by its
+    /// own rules (`codex::ForwardEvents`). Errors are the reader's (`NotFound`, `Empty`,
+    /// `NotAFile`, `PermissionDenied`, `Io`); a line that does not parse is skipped, as in the
+    /// backward scan.
     pub fn read_events(
         &self,
         path: &Path,
         mut visit: impl FnMut(TranscriptEvent),
+    ) -> Result<ForwardStats, TranscriptError> {
+        let agent = agent_of(path)?;
+        let mut events = 0u64;
+        let mut counted = |e: TranscriptEvent| {
+            events += 1;
+            visit(e);
+        };
+        let mut stats = match agent {
+            AgentKind::Codex => {
+                let mut rollout = crate::codex::ForwardEvents::default();
+                let stats =
+                    self.read_lines_forward(path, &mut |l, v| rollout.line(l, v), &mut counted)?;
+                rollout.flush(&mut counted);
+                stats
+            }
+            AgentKind::ClaudeCode => {
+                let mut claude =
+                    |line: &[u8], v: &mut dyn FnMut(TranscriptEvent)| match classify(line)
+                        .into_transcript_event()
+                    {
+                        Some(event) => {
+                            v(event);
+                            true
+                        }
+                        None => false,
+                    };
+                self.read_lines_forward(path, &mut claude, &mut counted)?
+            }
+        };
+        stats.events = events;
+        stats.agent = agent;
+        Ok(stats)
+    }
+
+    /// The line loop of [`read_events`](Self::read_events): every non-blank line that fits the
+    /// cap goes to `line_events`.
+    pub(crate) fn read_lines_forward(
+        &self,
+        path: &Path,
+        line_events: &mut LineEvents<'_>,
+        visit: &mut dyn FnMut(TranscriptEvent),
     ) -> Result<ForwardStats, TranscriptError> {
         let (file, file_len) = open_regular(path)?;
         let mut reader = BufReader::with_capacity(self.block_size, file.take(file_len));
@@ -50,7 +101,7 @@ impl JsonlTranscriptReader {
             let buf = reader.fill_buf().map_err(|e| io_error(path, &e))?;
             if buf.is_empty() {
                 // The last line has no newline: still a line (it parses if it is complete).
-                finish_line(&line, oversized, &mut stats, &mut visit);
+                finish_line(&line, oversized, &mut stats, line_events, visit);
                 break;
             }
             let (chunk, ends_line) = match memchr::memchr(b'\n', buf) {
@@ -70,7 +121,7 @@ impl JsonlTranscriptReader {
             stats.bytes_read += used as u64;
             reader.consume(used);
             if ends_line {
-                finish_line(&line, oversized, &mut stats, &mut visit);
+                finish_line(&line, oversized, &mut stats, line_events, visit);
                 line.clear();
                 oversized = false;
             }
@@ -83,7 +134,8 @@ fn finish_line(
     line: &[u8],
     oversized: bool,
     stats: &mut ForwardStats,
-    visit: &mut impl FnMut(TranscriptEvent),
+    line_events: &mut LineEvents<'_>,
+    visit: &mut dyn FnMut(TranscriptEvent),
 ) {
     if oversized {
         stats.lines += 1;
@@ -94,16 +146,11 @@ fn finish_line(
         return;
     }
     stats.lines += 1;
-    let event = classify(line);
+    let meant = line_events(line, visit);
     // Whether the file is JSON at all is settled by its first JSON line, so only lines up to
     // that one pay for a second parse.
     if !stats.any_json {
-        stats.any_json = !matches!(event, LineEvent::Skip)
-            || serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok();
-    }
-    if let Some(event) = event.into_transcript_event() {
-        stats.events += 1;
-        visit(event);
+        stats.any_json = meant || serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok();
     }
 }
 

@@ -177,6 +177,7 @@ impl RawLine {
                         model: self.model.into_string(),
                         message_id: None,
                         timestamp: self.timestamp.into_string(),
+                        context_window: None,
                     },
                 },
                 _ => LineEvent::Skip,
@@ -208,6 +209,7 @@ impl RawLine {
                     model: message.model.into_string(),
                     message_id: message.id.into_string(),
                     timestamp: self.timestamp.into_string(),
+                    context_window: None,
                 },
             },
         }

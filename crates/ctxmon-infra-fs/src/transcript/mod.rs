@@ -1,5 +1,8 @@
 //! The JSONL transcript adapter: finds the newest qualifying usage record or compaction boundary
-//! at the end of a Claude Code transcript (spec §2) without reading the whole file.
+//! at the end of a Claude Code transcript (spec §2) without reading the whole file. A Codex CLI
+//! rollout is JSONL too: `format` tells the two apart by the first line, and every entry point
+//! (`scan`, `read_events`, the tail port) hands a rollout to `crate::codex`, so callers need
+//! one reader whichever agent wrote the file.
 //!
 //! Layout: `backward` walks lines newest first in fixed blocks with bounded memory, `line`
 //! decides what one line means for the fill, `tail` reads the last bytes forward for later
@@ -22,19 +25,20 @@
 //!   or boundary wins, a sidechain boundary newer than every sidechain usage is reported as a
 //!   boundary.
 
-mod backward;
+pub(crate) mod backward;
+mod format;
 mod forward;
-mod lenient;
+pub(crate) mod lenient;
 mod line;
-mod open;
+pub(crate) mod open;
 mod prompt;
-mod records;
-mod tail;
+pub(crate) mod records;
+pub(crate) mod tail;
 
 use std::path::Path;
 
 use ctxmon_application::ports::{
-    ChainScope, CompactionBoundary, ScanLimits, TranscriptError, TranscriptReader,
+    AgentKind, ChainScope, CompactionBoundary, ScanLimits, TranscriptError, TranscriptReader,
     TranscriptReading, UsageRecord,
 };
 
@@ -42,6 +46,7 @@ use backward::{BackLine, BackwardLines};
 use line::{LineEvent, classify};
 use open::{io_error, open_regular};
 
+pub use format::{SNIFF_BYTES, agent_of, agent_of_prefix};
 pub use forward::ForwardStats;
 pub use records::{RESULT_HEAD_CHARS, RESULT_TAIL_CHARS, RecordParser, records_from_values};
 pub use tail::{TailLines, read_tail_lines};
@@ -106,8 +111,12 @@ impl JsonlTranscriptReader {
         }
     }
 
-    /// Scans `path` in one backward pass and reports the reading with scan counts.
+    /// Scans `path` in one backward pass and reports the reading with scan counts. A Codex
+    /// rollout (told by its first line, `format`) is scanned by its own rules (`codex::scan`).
     pub fn scan(&self, path: &Path, limits: ScanLimits) -> Result<ScanReport, TranscriptError> {
+        if agent_of(path)? == AgentKind::Codex {
+            return crate::codex::scan(path, limits, self.block_size, self.max_line_bytes);
+        }
         let (file, file_len) = open_regular(path)?;
         let mut lines = BackwardLines::new(
             file,
@@ -161,6 +170,9 @@ impl JsonlTranscriptReader {
         };
         let reading = TranscriptReading {
             hit_scan_limit: hit_limit && usage.is_none() && boundary.is_none(),
+            agent: Default::default(),
+            agent_window: None,
+            agent_model: None,
             usage,
             boundary,
             scope,

@@ -370,7 +370,7 @@ fn result_text(content: &Value) -> String {
 
 /// `t` whole when it has at most `head + tail` characters, else its first `head` and last
 /// `tail` characters around a "…" line.
-fn head_and_tail(t: &str, head: usize, tail: usize) -> String {
+pub(crate) fn head_and_tail(t: &str, head: usize, tail: usize) -> String {
     let count = t.chars().count();
     if count <= head + tail {
         return t.to_string();

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use ctxmon_application::ports::{TranscriptError, TranscriptRecord};
+use ctxmon_application::ports::{AgentKind, TranscriptError, TranscriptRecord};
 
 use super::open::{io_error, open_regular};
 use super::records::{RecordParser, records_from_values};
@@ -67,7 +67,7 @@ pub fn read_tail_filtered(
 
 /// Hands every complete, non-blank line of the last `max_bytes` of `path` to `visit`, oldest
 /// first; returns whether the window began at the file start and the bytes read.
-fn for_each_tail_line(
+pub(crate) fn for_each_tail_line(
     path: &Path,
     max_bytes: u64,
     visit: &mut dyn FnMut(&[u8]),
@@ -161,12 +161,16 @@ pub fn read_head_filtered(
 
 /// The transcript-tail port on the same reader: one pass over the tail's lines, each wanted
 /// line parsed once and turned into records at once (the `Value` is dropped right away).
+/// A Codex rollout (told by its first line) is read by `codex::tail`.
 impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader {
     fn read_tail(
         &self,
         path: &Path,
         max_bytes: u64,
     ) -> Result<Vec<TranscriptRecord>, TranscriptError> {
+        if super::agent_of(path)? == AgentKind::Codex {
+            return crate::codex::read_tail(path, max_bytes);
+        }
         let mut parser = RecordParser::default();
         let mut records = Vec::new();
         for_each_tail_line(path, max_bytes, &mut |line| {
@@ -186,6 +190,9 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         max_bytes: u64,
         visit: &mut dyn FnMut(&TranscriptRecord) -> ControlFlow<()>,
     ) -> Result<(), TranscriptError> {
+        if super::agent_of(path)? == AgentKind::Codex {
+            return crate::codex::read_head(path, max_bytes, visit);
+        }
         let mut parser = RecordParser::default();
         let mut records = Vec::new();
         let wanted = |line: &[u8]| RecordParser::default().wants(line);

@@ -69,3 +69,19 @@ pub fn haystack(lines: &[Value]) -> String {
     lines.iter().for_each(|l| walk(l, &mut out));
     out
 }
+
+/// The shared Codex CLI rollouts (`../shared/fixtures/codex-rollouts/`), or `None` after a
+/// notice naming the tests that `what` skips.
+pub fn codex_corpus(what: &str) -> Option<PathBuf> {
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/codex-rollouts");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "notice: {} is absent; skipping the real-rollout {what}",
+            dir.display()
+        );
+        None
+    }
+}

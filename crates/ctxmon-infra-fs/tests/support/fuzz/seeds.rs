@@ -1,6 +1,7 @@
 //! Seed inputs shared by the fuzz targets: a small synthetic transcript that has every kind of
 //! line the readers distinguish, and slices of the real transcripts (the repository's fixtures
-//! and, when present, `../shared`).
+//! and, when present, `../shared`), Codex rollouts among them (their slices keep the
+//! `session_meta` line that makes them rollouts).
 
 use std::path::Path;
 
@@ -94,7 +95,10 @@ pub fn qualifying_lines(text: &[u8], max_bytes: usize) -> Vec<u8> {
     let mut kept: Vec<&[u8]> = Vec::new();
     let mut size = 0;
     for line in text.split(|b| *b == b'\n').rev() {
-        let mentions = contains(line, b"input_tokens\"") || contains(line, b"compact_boundary");
+        let mentions = contains(line, b"input_tokens\"")
+            || contains(line, b"compact_boundary")
+            || contains(line, b"\"compacted\"")
+            || contains(line, b"\"turn_context\"");
         if !mentions || line.len() > max_bytes / 4 {
             continue;
         }
@@ -121,16 +125,36 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// Every transcript the repository and `../shared` hold (subagent folders included).
+/// Every transcript the repository and `../shared` hold (subagent folders included), Codex
+/// rollouts too (the handoff test's synthetic one, and `../shared`'s).
 pub fn transcript_files() -> Vec<std::path::PathBuf> {
     let mut files = files_in(&workspace_root().join("fixtures/transcripts"), &[".jsonl"]);
+    files.push(
+        workspace_root().join("crates/ctxmon-cli/tests/fixtures/handoff/codex-plan-patch.jsonl"),
+    );
     if let Some(shared) = shared_transcripts() {
         files.extend(files_in(&shared, &[".jsonl"]));
         let layout = shared.join("cc-2.1.17-subagent-layout");
         files.extend(files_in(&layout, &[".jsonl"]));
         files.extend(files_in(&layout.join("subagents"), &[".jsonl"]));
+        if let Some(fixtures) = shared.parent() {
+            files.extend(files_in(&fixtures.join("codex-rollouts"), &[".jsonl"]));
+        }
     }
     files
+}
+
+/// A rollout's `session_meta` line (with its newline), which a slice must keep to stay a
+/// rollout; empty for a Claude Code transcript.
+fn rollout_meta(text: &[u8]) -> Vec<u8> {
+    let first = text.split(|b| *b == b'\n').next().unwrap_or_default();
+    if contains(first, br#""type":"session_meta""#) {
+        let mut meta = first.to_vec();
+        meta.push(b'\n');
+        meta
+    } else {
+        Vec::new()
+    }
 }
 
 /// Transcript-shaped seeds of at most `max_bytes` each: the synthetic transcript, and the
@@ -141,13 +165,20 @@ pub fn transcript_seeds(max_bytes: usize) -> Vec<Vec<u8>> {
         let Ok(text) = std::fs::read(&path) else {
             continue;
         };
+        let meta = rollout_meta(&text);
+        let room = max_bytes.saturating_sub(meta.len());
         for seed in [
-            tail_lines(&text, max_bytes),
+            tail_lines(&text, room),
             head_lines(&text, max_bytes),
-            qualifying_lines(&text, max_bytes),
+            qualifying_lines(&text, room),
         ] {
             if !seed.is_empty() {
-                seeds.push(seed);
+                let keep_meta = !meta.is_empty() && !seed.starts_with(&meta);
+                seeds.push(if keep_meta {
+                    [meta.as_slice(), &seed].concat()
+                } else {
+                    seed
+                });
             }
         }
     }
@@ -224,4 +255,30 @@ pub const TRANSCRIPT_KEYS: &[&str] = &[
     "MultiEdit",
     "NotebookEdit",
     "Bash",
+    // Codex rollouts.
+    "payload",
+    "session_meta",
+    "turn_context",
+    "event_msg",
+    "response_item",
+    "token_count",
+    "info",
+    "last_token_usage",
+    "total_token_usage",
+    "total_tokens",
+    "cached_input_tokens",
+    "model_context_window",
+    "compacted",
+    "context_compacted",
+    "user_message",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "call_id",
+    "arguments",
+    "output",
+    "update_plan",
+    "apply_patch",
+    "*** Update File: ",
+    "Process exited with code ",
 ];

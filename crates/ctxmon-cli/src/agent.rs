@@ -1,0 +1,134 @@
+//! Which coding agent ctxmon serves, and the transcript and auto-compaction settings that go
+//! with it (issue 14 §1).
+//!
+//! How ctxmon knows it serves Codex CLI:
+//! 1. The transcript decides when there is one to read: a Codex rollout opens with a
+//!    `session_meta` line (`transcript::agent_of`), whatever its path or the input's shape.
+//! 2. Without a readable transcript, the hook input's shape does: Codex sends a `turn_id` and
+//!    sends `transcript_path` as `null` when it has no path; Claude Code does neither.
+//!
+//! When a Codex-shaped input has no `transcript_path`, the session's rollout is looked up by
+//! its id under `$CODEX_HOME/sessions` (recent day folders only, `codex::find_session_rollout`).
+//!
+//! `status` and `report` without `--transcript` take the newer (by modification time) of the
+//! project's newest Claude Code transcript and its newest Codex rollout (the one whose
+//! `session_meta.cwd` is the project folder): whichever agent was used last.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use ctxmon_application::fill::FillSettings;
+use ctxmon_application::ports::{AgentKind, Clock};
+use ctxmon_infra_fs::SystemClock;
+use ctxmon_infra_fs::codex::{self, load_codex_settings};
+use ctxmon_infra_fs::transcript::agent_of;
+
+use crate::bootstrap;
+use crate::wire::hook_input::HookInput;
+
+/// The agent a hook serves and the transcript it measures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Served {
+    pub agent: AgentKind,
+    pub transcript: Option<PathBuf>,
+    /// Why a Codex session's transcript could not be found, for the hook log.
+    pub lookup_problem: Option<String>,
+}
+
+/// The agent and transcript of a hook input (see the module docs).
+pub fn for_hook(input: &HookInput) -> Served {
+    let mut lookup_problem = None;
+    let transcript = match &input.transcript_path {
+        Some(path) => Some(PathBuf::from(path)),
+        None if input.codex_shaped() => {
+            let found = find_codex_session(input.session_id.as_deref());
+            if let Err(problem) = &found {
+                lookup_problem = Some(problem.clone());
+            }
+            found.ok()
+        }
+        None => None,
+    };
+    let by_shape = if input.codex_shaped() {
+        AgentKind::Codex
+    } else {
+        AgentKind::ClaudeCode
+    };
+    // An unreadable transcript says nothing; the reader reports it when it measures.
+    let agent = transcript
+        .as_deref()
+        .and_then(|p| agent_of(p).ok())
+        .unwrap_or(by_shape);
+    Served {
+        agent,
+        transcript,
+        lookup_problem,
+    }
+}
+
+/// The rollout of Codex session `id` under `$CODEX_HOME/sessions`.
+fn find_codex_session(id: Option<&str>) -> Result<PathBuf, String> {
+    let id = id
+        .filter(|i| !i.trim().is_empty())
+        .ok_or("the Codex input names no session_id and no transcript_path; nothing to measure")?;
+    let env = bootstrap::env_pairs();
+    let home = codex::codex_home(&env)
+        .ok_or("neither CODEX_HOME nor HOME is set; cannot find the Codex rollout")?;
+    codex::find_session_rollout(&home, id, SystemClock.now()).ok_or_else(|| {
+        format!(
+            "no rollout of Codex session {id} under {} in the last {} days; nothing to measure",
+            home.join("sessions").display(),
+            codex::SESSION_LOOKBACK_DAYS + 1
+        )
+    })
+}
+
+/// The agent that wrote `path` (Claude Code when it cannot be read: the reader then reports
+/// why).
+pub fn of_transcript(path: &Path) -> AgentKind {
+    agent_of(path).unwrap_or_default()
+}
+
+/// The transcript `status` and `report` measure without `--transcript` (see the module docs).
+pub fn project_transcript(project_dir: &Path) -> Option<PathBuf> {
+    let env = bootstrap::env_pairs();
+    let claude = ctxmon_infra_fs::claude_paths::latest_transcript(project_dir, &env).map(|p| {
+        let modified = std::fs::metadata(&p)
+            .and_then(|m| m.modified())
+            .unwrap_or(SystemTime::UNIX_EPOCH);
+        (modified, p)
+    });
+    let codex =
+        codex::codex_home(&env).and_then(|home| codex::latest_project_rollout(&home, project_dir));
+    match (claude, codex) {
+        (Some(c), Some(x)) => Some(if x.0 > c.0 { x.1 } else { c.1 }),
+        (c, x) => c.or(x).map(|(_, p)| p),
+    }
+}
+
+/// Sets `settings` for `agent`: Claude Code's auto-compaction settings (env and settings
+/// files) or Codex's `model_auto_compact_token_limit` (its `config.toml`, unless ctxmon's own
+/// `codex.auto_compact_token_limit` is set). Every ignored value is passed to `warn`.
+pub fn apply_auto_compact(
+    settings: &mut FillSettings,
+    agent: AgentKind,
+    project_dir: &Path,
+    mut warn: impl FnMut(&str),
+) {
+    settings.agent = agent;
+    match agent {
+        AgentKind::ClaudeCode => bootstrap::apply_claude_auto_compact(settings, project_dir, warn),
+        AgentKind::Codex => {
+            if settings.codex.limit.is_some() {
+                return;
+            }
+            let env = bootstrap::env_pairs();
+            let home = codex::codex_home(&env);
+            let loaded = load_codex_settings(home.as_deref(), project_dir);
+            settings.codex.limit = loaded.auto_compact_token_limit;
+            for w in &loaded.warnings {
+                warn(w);
+            }
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Tells a Claude Code transcript from a Codex CLI rollout by its content: a rollout's first
+//! line is `{"timestamp":…,"type":"session_meta","payload":…}`. The path says nothing reliable
+//! (a copied file, `--transcript` on any name), so it is never consulted.
+//!
+//! Only the first line's top-level `type` is read, from at most [`SNIFF_BYTES`]: a session_meta
+//! line carries Codex's base instructions (tens of kilobytes), but `type` comes right after
+//! `timestamp`, so the key is found long before the line ends and the rest is never parsed.
+
+use std::io::Read;
+use std::path::Path;
+
+use ctxmon_application::ports::{AgentKind, TranscriptError};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use super::open::{io_error, open_regular};
+
+/// Bytes of a file's start read to tell its format.
+pub const SNIFF_BYTES: u64 = 16 * 1024;
+
+/// The agent that wrote `path`. Errors are the reader's (`NotFound`, `Empty`, `NotAFile`,
+/// `PermissionDenied`, `Io`), so a caller that sniffs first reports the same errors as before.
+pub fn agent_of(path: &Path) -> Result<AgentKind, TranscriptError> {
+    let (file, _) = open_regular(path)?;
+    let mut head = Vec::with_capacity(4096);
+    file.take(SNIFF_BYTES)
+        .read_to_end(&mut head)
+        .map_err(|e| io_error(path, &e))?;
+    Ok(agent_of_prefix(&head))
+}
+
+/// The agent that wrote a file starting with `bytes` (its first line may be cut).
+pub fn agent_of_prefix(bytes: &[u8]) -> AgentKind {
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    let rest = bytes.get(start..).unwrap_or_default();
+    let line = match memchr::memchr(b'\n', rest) {
+        Some(end) => rest.get(..end).unwrap_or_default(),
+        None => rest,
+    };
+    if top_level_type(line).as_deref() == Some("session_meta") {
+        AgentKind::Codex
+    } else {
+        AgentKind::ClaudeCode
+    }
+}
+
+/// The string value of the object's top-level `type` key, read up to that key only: the line
+/// may be cut by the sniff window, so the parser's complaint about what follows is ignored.
+fn top_level_type(line: &[u8]) -> Option<String> {
+    let mut found = None;
+    let mut de = serde_json::Deserializer::from_slice(line);
+    // The error (truncated line, trailing content after the early return) carries nothing:
+    // what was found before it is the answer.
+    let _ = TypeSeed(&mut found).deserialize(&mut de);
+    found
+}
+
+/// Visits a JSON object's keys in order and stops at `type`.
+struct TypeSeed<'a>(&'a mut Option<String>);
+
+impl<'de> DeserializeSeed<'de> for TypeSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TypeSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "type" {
+                *self.0 = map.next_value::<String>().ok();
+                // Stop here: the payload after it may be cut or large.
+                return Err(de::Error::custom("done"));
+            }
+            map.next_value::<IgnoredAny>()?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_meta_first_line_is_a_codex_rollout_even_when_cut() {
+        let line = br#"{"timestamp":"2026-02-23T19:34:26.098Z","type":"session_meta","payload":{"id":"x","base_instructions":{"text":"very long"#;
+        assert_eq!(agent_of_prefix(line), AgentKind::Codex);
+        let whole = b"\n  {\"type\":\"session_meta\",\"payload\":{}}\n{\"type\":\"event_msg\"}\n";
+        assert_eq!(agent_of_prefix(whole), AgentKind::Codex);
+    }
+
+    #[test]
+    fn anything_else_is_claude_code() {
+        for prefix in [
+            &br#"{"type":"user","message":{"content":"type session_meta"}}"#[..],
+            br#"{"parentUuid":null,"payload":{"type":"session_meta"}}"#,
+            br#"{"type":["session_meta"]}"#,
+            br#"{"type":"summary"}"#,
+            b"not json at all",
+            b"",
+            b"\xff\xfe",
+            br#"{"x":"#,
+        ] {
+            assert_eq!(agent_of_prefix(prefix), AgentKind::ClaudeCode, "{prefix:?}");
+        }
+        // Only the first line decides: a later session_meta does not make a rollout.
+        let later = b"{\"type\":\"user\"}\n{\"type\":\"session_meta\"}\n";
+        assert_eq!(agent_of_prefix(later), AgentKind::ClaudeCode);
+    }
+}
