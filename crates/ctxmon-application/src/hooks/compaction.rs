@@ -3,7 +3,7 @@
 
 use ctxmon_domain::{CheckpointData, FillEstimate, FillSource, SessionState, Timestamp};
 
-use crate::fill::FillSettings;
+use crate::monitor::fill::FillSettings;
 use crate::ports::TranscriptReading;
 
 /// Records a compaction in the session state: counted once per checkpoint, and the state made
@@ -32,7 +32,7 @@ pub fn start_new_context(state: &mut SessionState) {
     state.handoff_complete = false;
     state
         .resume_log_triggers
-        .retain(|key| crate::resume_log::fires_once_per_session(key));
+        .retain(|key| crate::handoff::resume_log::fires_once_per_session(key));
 }
 
 /// After a checkpoint, the newest usage record still shows the pre-compaction size until the

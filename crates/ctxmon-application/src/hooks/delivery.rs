@@ -4,8 +4,10 @@
 use ctxmon_domain::{CheckpointData, DomainEvent, SessionKey, SessionState, estimate_tokens};
 
 use super::{HookContext, HookPorts};
+use crate::handoff::resumption::context::{
+    HistoryEntry, ResumptionInput, render_resumption_context,
+};
 use crate::ports::ResumeLogStore;
-use crate::resumption_context::{HistoryEntry, ResumptionInput, render_resumption_context};
 
 /// Renders the resumption context for `cp` (empty when it has no resumption state) and, when
 /// non-empty, marks it delivered in `state` and returns the event to record. The context names

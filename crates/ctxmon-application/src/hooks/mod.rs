@@ -10,7 +10,6 @@ pub mod pre_compact;
 pub mod pre_tool_use;
 pub mod prompt_submit;
 pub mod session_start;
-pub mod tier_record;
 
 pub(crate) use compaction::note_checkpoint;
 pub use compaction::reset_if_stale;
@@ -35,7 +34,7 @@ use std::path::Path;
 use ctxmon_domain::{EventRecord, SessionKey, SessionState};
 
 use crate::config::Config;
-use crate::fill::FillSettings;
+use crate::monitor::fill::FillSettings;
 use crate::ports::{
     CheckpointRepository, Clock, EventLog, GitInfo, ResumptionSource, SessionStateStore,
     TranscriptReader, TranscriptTail,

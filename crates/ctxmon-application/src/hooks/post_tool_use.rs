@@ -17,10 +17,10 @@
 
 use ctxmon_domain::{FillEstimate, FillSource};
 
-use super::tier_record::{ToolVerdict, note_injected, note_measured, track_tier, verdict};
 use super::{HookContext, HookPorts, load_state, record, reset_if_stale, save_state};
-use crate::fill::{ContextFillEstimator, EstimateRequest};
-use crate::monitor_tag::render_context_monitor;
+use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
+use crate::monitor::tag::render_context_monitor;
+use crate::monitor::tier_record::{ToolVerdict, note_injected, note_measured, track_tier, verdict};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PostToolUseOutcome {
@@ -112,12 +112,12 @@ pub fn post_tool_use(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> PostToolUs
         ToolVerdict::Unchanged => {}
         ToolVerdict::Lower => {
             note_measured(&mut state, tier);
-            track_tier(&mut state, &estimate, &mut events, ports);
+            track_tier(&mut state, &estimate, &mut events, ports.clock);
             save_state(ctx, ports, &mut state, &mut warnings);
         }
         ToolVerdict::Inject => {
             note_injected(&mut state, tier);
-            track_tier(&mut state, &estimate, &mut events, ports);
+            track_tier(&mut state, &estimate, &mut events, ports.clock);
             if save_state(ctx, ports, &mut state, &mut warnings) {
                 additional_context =
                     Some(render_context_monitor(&estimate, &ctx.settings.thresholds));

@@ -10,12 +10,12 @@ use ctxmon_domain::{
 
 use super::compaction::note_checkpoint;
 use super::{HookContext, HookPorts, load_state, record, save_state};
-use crate::fill::{ContextFillEstimator, EstimateRequest};
-use crate::ports::{Allocation, AutoPrune, ResumeLogStore, TranscriptRecord};
-use crate::resume_log::{
+use crate::handoff::resume_log::{
     AlreadyRead, GitSnapshot, TriggerKind, generate_for_trigger, git_snapshot, read_head,
 };
-use crate::resumption::{TranscriptHead, derive_from_tail, from_section};
+use crate::handoff::resumption::{TranscriptHead, derive_from_tail, from_section};
+use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
+use crate::ports::{Allocation, AutoPrune, ResumeLogStore, TranscriptRecord};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PreCompactInput<'a> {

@@ -11,7 +11,7 @@ use ctxmon_domain::{
 use super::pre_compact::{PreCompactInput, PreCompactOutcome, pre_compact};
 use super::test_world::World;
 use crate::config::InjectPolicy;
-use crate::memory::{MemoryCheckpoints, records};
+use crate::fakes::{MemoryCheckpoints, records};
 use crate::ports::{
     Allocation, AutoPrune, CheckpointListing, CheckpointRepository, PortError, PruneOutcome,
     ResumeLogStore, StoredCheckpoint,

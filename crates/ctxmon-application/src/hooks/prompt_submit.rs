@@ -11,15 +11,15 @@ use ctxmon_domain::{
 
 use super::compaction::{note_checkpoint, reset_if_stale, start_new_context};
 use super::delivery::deliver;
-use super::tier_record::{note_injected, note_measured, track_tier};
 use super::{HookContext, HookPorts, load_state, record, save_state};
-use crate::checkpoint_ack::acknowledge_with_older;
-use crate::compaction_alert::render_compaction_alert;
 use crate::config::InjectPolicy;
-use crate::fill::{ContextFillEstimator, EstimateRequest};
-use crate::monitor_tag::render_context_monitor;
+use crate::handoff::alert::render_compaction_alert;
+use crate::handoff::checkpoint_ack::acknowledge_with_older;
+use crate::handoff::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
+use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
+use crate::monitor::tag::render_context_monitor;
+use crate::monitor::tier_record::{note_injected, note_measured, track_tier};
 use crate::ports::ResumeLogStore;
-use crate::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptSubmitOutcome {
@@ -83,7 +83,7 @@ pub fn prompt_submit(
         &state,
         ctx.settings,
     );
-    track_tier(&mut state, &estimate, &mut events, ports);
+    track_tier(&mut state, &estimate, &mut events, ports.clock);
     if estimate.source != FillSource::Unavailable {
         let fired = generate_for_trigger(
             ctx,

@@ -2,7 +2,7 @@
 //! prompt-submit, the fallback when SessionStart never ran, the post-compaction reset and the
 //! staleness check.
 
-use crate::memory::records;
+use crate::fakes::records;
 use crate::ports::TranscriptRecord;
 use ctxmon_domain::{FillSource, ThresholdTier, TokenCount, estimate_tokens};
 use serde_json::json;
@@ -13,7 +13,7 @@ use super::pre_tool_use::pre_tool_use;
 use super::session_start::session_start;
 use super::test_world::World;
 use crate::config::InjectPolicy;
-use crate::memory::MemoryGit;
+use crate::fakes::MemoryGit;
 use crate::ports::{GitHead, SourceDocument};
 
 /// Before the checkpoint the clock reads 2026-11-20T10:00Z; usage lines are a minute older.

@@ -10,10 +10,10 @@ use ctxmon_domain::{CheckpointData, DomainEvent, SessionKey};
 
 use super::delivery::deliver;
 use super::{HookContext, HookPorts, load_state, record, save_state};
-use crate::ports::{ResumeLogStore, StoredResumeLog};
-use crate::resume_log_pointer::{
+use crate::handoff::resume_log::pointer::{
     PointerInput, PointerScope, render_resume_log_pointer, worth_pointing_at,
 };
+use crate::ports::{ResumeLogStore, StoredResumeLog};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionStartOutcome {

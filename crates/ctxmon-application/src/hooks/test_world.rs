@@ -7,15 +7,15 @@ use ctxmon_domain::{DomainEvent, SessionKey, SessionState, ThresholdTier, Timest
 
 use super::{HookContext, HookPorts};
 use crate::config::{Config, InjectPolicy};
-use crate::fill::FillSettings;
-use crate::memory::{
+use crate::fakes::MemoryResumeLogStore;
+use crate::fakes::{
     FixedClock, MemoryCheckpoints, MemoryEvents, MemoryGit, MemorySource, MemoryStates, MemoryTail,
 };
+use crate::monitor::fill::FillSettings;
 use crate::ports::{
     ChainScope, CheckpointRepository, CompactionBoundary, GitHead, ScanLimits, TranscriptError,
     TranscriptErrorKind, TranscriptReader, TranscriptReading, UsageRecord,
 };
-use crate::resume_log::MemoryResumeLogStore;
 
 /// A transcript whose next reading the test sets.
 #[derive(Default)]

@@ -17,15 +17,15 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use ctxmon_application::config::{Config, HooksConfig};
-use ctxmon_application::fill::FillSettings;
 use ctxmon_application::hooks::lifecycle::{post_compact, session_end};
 use ctxmon_application::hooks::post_tool_use::{assess, post_tool_use};
 use ctxmon_application::hooks::pre_compact::{PreCompactInput, pre_compact};
 use ctxmon_application::hooks::pre_tool_use::pre_tool_use;
 use ctxmon_application::hooks::prompt_submit::prompt_submit;
 use ctxmon_application::hooks::session_start::session_start;
-use ctxmon_application::hooks::tier_record::ToolVerdict;
 use ctxmon_application::hooks::{HookContext, HookPorts};
+use ctxmon_application::monitor::fill::FillSettings;
+use ctxmon_application::monitor::tier_record::ToolVerdict;
 use ctxmon_application::ports::{AgentKind, Clock};
 use ctxmon_infra_fs::fsutil;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;

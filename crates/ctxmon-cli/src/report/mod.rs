@@ -10,7 +10,7 @@ mod svg_tests;
 
 use std::fmt::Write as _;
 
-use ctxmon_application::fill::{FillSeries, SeriesScope};
+use ctxmon_application::monitor::fill::{FillSeries, SeriesScope};
 use ctxmon_domain::fill::floor_scaled;
 
 use crate::render::{RESET, thousands, tier_color};

@@ -131,7 +131,7 @@ mod tests {
     };
 
     use super::*;
-    use crate::memory::{FixedClock, MemoryCheckpoints, MemoryEvents};
+    use crate::fakes::{FixedClock, MemoryCheckpoints, MemoryEvents};
 
     fn save(repo: &MemoryCheckpoints, session: &str) -> CheckpointData {
         repo.save_new(Some(session), &mut |given| CheckpointData {

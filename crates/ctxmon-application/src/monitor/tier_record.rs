@@ -20,8 +20,8 @@
 
 use ctxmon_domain::{DomainEvent, FillEstimate, FillSource, SessionState, ThresholdTier};
 
-use super::HookPorts;
 use crate::config::InjectPolicy;
+use crate::ports::Clock;
 
 /// What post-tool-use does with a tier it measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,7 +78,7 @@ pub(crate) fn track_tier(
     state: &mut SessionState,
     estimate: &FillEstimate,
     events: &mut Vec<DomainEvent>,
-    ports: &HookPorts<'_>,
+    clock: &dyn Clock,
 ) {
     if estimate.source == FillSource::Unavailable {
         return;
@@ -95,7 +95,7 @@ pub(crate) fn track_tier(
     }
     if tier >= ThresholdTier::Warning {
         if state.threshold_crossed_at.is_none() {
-            state.threshold_crossed_at = Some(ports.clock.now());
+            state.threshold_crossed_at = Some(clock.now());
         }
     } else {
         state.threshold_crossed_at = None;

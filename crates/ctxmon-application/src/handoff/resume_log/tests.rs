@@ -12,10 +12,12 @@ use serde_json::json;
 
 use super::*;
 use crate::config::Config;
-use crate::fill::FillSettings;
+use crate::fakes::records;
+use crate::fakes::{
+    FixedClock, MemoryCheckpoints, MemoryEvents, MemoryResumeLogStore, MemorySource, MemoryStates,
+};
 use crate::hooks::{HookContext, HookPorts};
-use crate::memory::records;
-use crate::memory::{FixedClock, MemoryCheckpoints, MemoryEvents, MemorySource, MemoryStates};
+use crate::monitor::fill::FillSettings;
 use crate::ports::{
     ChainScope, CheckpointRepository, GitHead, GitInfo, RecordBody, ResumeLogStore, ScanLimits,
     TranscriptError, TranscriptReader, TranscriptReading, TranscriptRecord, TranscriptTail,
@@ -413,7 +415,7 @@ fn a_checkpoint_decision_keeps_its_rationale() {
         "Keep f64 out of money",
         {"id": "D-3", "summary": "One log per session", "why": "Retention by session"}
     ]});
-    w.checkpoint("s1", crate::resumption::from_section(&section));
+    w.checkpoint("s1", crate::handoff::resumption::from_section(&section));
     let generated = w.now(None).generated;
     let decision = |d: &str, r: &str| ctxmon_domain::Decision {
         decision: d.into(),

@@ -8,8 +8,10 @@ use ctxmon_domain::{EventRecord, SessionKey, SessionState, Timestamp};
 
 use crate::ports::{Clock, EventLog, PortError, PortErrorKind, SessionStateStore};
 
-#[path = "memory_records.rs"]
 pub mod records;
+mod resume_logs;
+
+pub use resume_logs::MemoryResumeLogStore;
 
 /// A clock that returns a settable time, advancing by `step` on every read.
 #[derive(Debug, Default)]

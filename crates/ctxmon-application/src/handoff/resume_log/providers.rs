@@ -16,11 +16,11 @@ use ctxmon_domain::{
 };
 
 use super::trigger::TriggerKind;
-use crate::ports::GitHead;
-use crate::resumption::{
+use crate::handoff::resumption::{
     TranscriptHead, commands_run, completed_work, conclusions, derive_from_tail, errors_seen,
     files_written_by_subagents, first_request_text, last_timestamp,
 };
+use crate::ports::GitHead;
 
 /// Everything generation may draw on, gathered beforehand (the generator itself does no I/O).
 #[derive(Debug, Clone, Copy)]

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use ctxmon_domain::{FillEstimate, SessionState, TokenCount};
 
-use crate::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
 use crate::hooks::reset_if_stale;
+use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
 use crate::ports::{TranscriptError, TranscriptReader};
 
 /// What the status-line JSON carries that matters for the fill.

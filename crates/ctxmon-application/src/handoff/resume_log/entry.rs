@@ -13,10 +13,10 @@ use ctxmon_domain::{
 use super::generator::{GeneratedLog, ResumeLogGenerator};
 use super::providers::{GenerationInputs, GitSnapshot};
 use super::trigger::TriggerKind;
-use crate::fill::{ContextFillEstimator, EstimateRequest};
+use crate::handoff::resumption::{HEAD_BYTES, TranscriptHead};
 use crate::hooks::{HookContext, HookPorts};
+use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
 use crate::ports::{PortError, ResumeLogStore, SavedResumeLog, TranscriptRecord};
-use crate::resumption::{HEAD_BYTES, TranscriptHead};
 
 /// What a hook's trigger did. Never an error: problems are warnings for the hook log.
 #[derive(Debug, Clone, PartialEq, Default)]
