@@ -131,9 +131,9 @@ mod tests {
     };
 
     use super::*;
-    use crate::fakes::{FixedClock, MemoryCheckpoints, MemoryEvents};
+    use crate::fakes::{FakeCheckpoints, FakeEvents, FixedClock};
 
-    fn save(repo: &MemoryCheckpoints, session: &str) -> CheckpointData {
+    fn save(repo: &FakeCheckpoints, session: &str) -> CheckpointData {
         repo.save_new(Some(session), &mut |given| CheckpointData {
             schema_version: CheckpointData::SCHEMA_VERSION,
             checkpoint_id: given.id,
@@ -161,8 +161,8 @@ mod tests {
 
     #[test]
     fn a_manual_ack_records_one_event_with_the_checkpoints_session() {
-        let repo = MemoryCheckpoints::default();
-        let events = MemoryEvents::default();
+        let repo = FakeCheckpoints::default();
+        let events = FakeEvents::default();
         let clock = FixedClock::new(Timestamp(1_795_000_000_000), 1);
         let id = save(&repo, "alpha").checkpoint_id;
         let first = acknowledge_checkpoint(&repo, &events, &clock, id).unwrap();

@@ -11,7 +11,7 @@ use ctxmon_domain::{
 use super::pre_compact::{PreCompactInput, PreCompactOutcome, pre_compact};
 use super::test_world::World;
 use crate::config::InjectPolicy;
-use crate::fakes::{MemoryCheckpoints, records};
+use crate::fakes::{FakeCheckpoints, records};
 use crate::ports::{
     Allocation, AutoPrune, CheckpointListing, CheckpointRepository, PortError, PruneOutcome,
     ResumeLogStore, StoredCheckpoint,
@@ -19,12 +19,12 @@ use crate::ports::{
 
 /// The world's checkpoints, watched: counts `list` calls.
 struct Watched<'a> {
-    inner: &'a MemoryCheckpoints,
+    inner: &'a FakeCheckpoints,
     lists: Cell<usize>,
 }
 
 impl<'a> Watched<'a> {
-    fn new(inner: &'a MemoryCheckpoints) -> Watched<'a> {
+    fn new(inner: &'a FakeCheckpoints) -> Watched<'a> {
         Watched {
             inner,
             lists: Cell::new(0),

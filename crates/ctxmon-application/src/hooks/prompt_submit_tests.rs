@@ -142,7 +142,7 @@ fn disabled_monitor_injects_nothing_but_still_tracks() {
 
 /// The world's checkpoints, but `latest_unacknowledged` answers as a read made just before a
 /// concurrent prompt acknowledged the checkpoint would: the newest, acknowledged or not.
-struct StalePending<'a>(&'a crate::fakes::MemoryCheckpoints);
+struct StalePending<'a>(&'a crate::fakes::FakeCheckpoints);
 
 impl crate::ports::CheckpointRepository for StalePending<'_> {
     fn save_new(

@@ -13,7 +13,7 @@ use super::pre_tool_use::pre_tool_use;
 use super::session_start::session_start;
 use super::test_world::World;
 use crate::config::InjectPolicy;
-use crate::fakes::MemoryGit;
+use crate::fakes::FakeGit;
 use crate::ports::{GitHead, SourceDocument};
 
 /// Before the checkpoint the clock reads 2026-11-20T10:00Z; usage lines are a minute older.
@@ -325,7 +325,7 @@ fn a_failing_repository_fails_open() {
 fn an_unreadable_git_head_is_reported_and_the_checkpoint_still_saved() {
     let mut w = World::new(InjectPolicy::Always);
     // Inside a work tree whose HEAD could not be read (a FIFO, garbage): both fields unknown.
-    w.git = MemoryGit(Some(GitHead::default()));
+    w.git = FakeGit(Some(GitHead::default()));
     w.script.usage(150_000);
     let out = w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
     let cp = out.checkpoint.expect("checkpoint saved");
@@ -339,7 +339,7 @@ fn an_unreadable_git_head_is_reported_and_the_checkpoint_still_saved() {
     );
     // Outside any repository there is nothing to report.
     let mut w = World::new(InjectPolicy::Always);
-    w.git = MemoryGit(None);
+    w.git = FakeGit(None);
     w.script.usage(150_000);
     let out = w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
     assert!(

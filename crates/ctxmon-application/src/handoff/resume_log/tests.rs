@@ -14,7 +14,7 @@ use super::*;
 use crate::config::Config;
 use crate::fakes::records;
 use crate::fakes::{
-    FixedClock, MemoryCheckpoints, MemoryEvents, MemoryResumeLogStore, MemorySource, MemoryStates,
+    FakeCheckpoints, FakeEvents, FakeResumeLogs, FakeSource, FakeStates, FixedClock,
 };
 use crate::hooks::{HookContext, HookPorts};
 use crate::monitor::fill::FillSettings;
@@ -94,12 +94,12 @@ impl TranscriptTail for Transcript {
 struct World {
     config: Config,
     tail: Transcript,
-    states: MemoryStates,
-    events: MemoryEvents,
+    states: FakeStates,
+    events: FakeEvents,
     clock: FixedClock,
-    checkpoints: MemoryCheckpoints,
-    source: MemorySource,
-    store: MemoryResumeLogStore,
+    checkpoints: FakeCheckpoints,
+    source: FakeSource,
+    store: FakeResumeLogs,
     session: Option<String>,
 }
 
@@ -111,12 +111,12 @@ impl World {
                 tail: RefCell::new(transcript()),
                 head: RefCell::new(None),
             },
-            states: MemoryStates::default(),
-            events: MemoryEvents::default(),
+            states: FakeStates::default(),
+            events: FakeEvents::default(),
             clock: FixedClock::new(Timestamp(1_795_168_800_000), 1),
-            checkpoints: MemoryCheckpoints::default(),
-            source: MemorySource::default(),
-            store: MemoryResumeLogStore::default(),
+            checkpoints: FakeCheckpoints::default(),
+            source: FakeSource::default(),
+            store: FakeResumeLogs::default(),
             session: Some("s1".into()),
         }
     }
