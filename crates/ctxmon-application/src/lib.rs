@@ -16,3 +16,4 @@ pub mod handoff;
 pub mod hooks;
 pub mod monitor;
 pub mod ports;
+pub mod run;

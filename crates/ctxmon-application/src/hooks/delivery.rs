@@ -3,11 +3,11 @@
 
 use ctxmon_domain::{CheckpointData, DomainEvent, SessionKey, SessionState, estimate_tokens};
 
-use super::{HookContext, HookPorts};
 use crate::handoff::resumption::context::{
     HistoryEntry, ResumptionInput, render_resumption_context,
 };
 use crate::ports::ResumeLogStore;
+use crate::run::{HookContext, HookPorts};
 
 /// Renders the resumption context for `cp` (empty when it has no resumption state) and, when
 /// non-empty, marks it delivered in `state` and returns the event to record. The context names

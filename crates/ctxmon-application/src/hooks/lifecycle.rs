@@ -2,9 +2,9 @@
 
 use ctxmon_domain::DomainEvent;
 
-use super::{HookContext, HookPorts, load_state, record, save_state};
 use crate::handoff::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
 use crate::ports::ResumeLogStore;
+use crate::run::{HookContext, HookPorts, load_state, record, save_state};
 
 pub fn post_compact(
     ctx: &HookContext<'_>,

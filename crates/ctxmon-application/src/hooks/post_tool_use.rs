@@ -17,10 +17,11 @@
 
 use ctxmon_domain::{FillEstimate, FillSource};
 
-use super::{HookContext, HookPorts, load_state, record, reset_if_stale, save_state};
+use crate::monitor::fill::reset_if_stale;
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
 use crate::monitor::tag::render_context_monitor;
 use crate::monitor::tier_record::{ToolVerdict, note_injected, note_measured, track_tier, verdict};
+use crate::run::{HookContext, HookPorts, load_state, record, save_state};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PostToolUseOutcome {

@@ -8,14 +8,14 @@ use ctxmon_domain::{
     SessionInfo,
 };
 
-use super::compaction::note_checkpoint;
-use super::{HookContext, HookPorts, load_state, record, save_state};
+use crate::handoff::compaction::note_checkpoint;
 use crate::handoff::resume_log::{
     AlreadyRead, GitSnapshot, TriggerKind, generate_for_trigger, git_snapshot, read_head,
 };
 use crate::handoff::resumption::{TranscriptHead, derive_from_tail, from_section};
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
 use crate::ports::{Allocation, AutoPrune, ResumeLogStore, TranscriptRecord};
+use crate::run::{HookContext, HookPorts, load_state, record, save_state};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PreCompactInput<'a> {

@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 use ctxmon_domain::Timestamp;
 use ctxmon_domain::xml::{escape_attr, escape_text};
 
-use super::{HookContext, HookPorts};
+use crate::run::{HookContext, HookPorts};
 
 const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 

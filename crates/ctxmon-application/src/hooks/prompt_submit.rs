@@ -9,17 +9,18 @@ use ctxmon_domain::{
     CheckpointData, DomainEvent, FillEstimate, FillSource, SessionState, ThresholdTier,
 };
 
-use super::compaction::{note_checkpoint, reset_if_stale, start_new_context};
 use super::delivery::deliver;
-use super::{HookContext, HookPorts, load_state, record, save_state};
 use crate::config::InjectPolicy;
 use crate::handoff::alert::render_compaction_alert;
 use crate::handoff::checkpoint_ack::acknowledge_with_older;
+use crate::handoff::compaction::{note_boundary, note_checkpoint};
 use crate::handoff::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
+use crate::monitor::fill::reset_if_stale;
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
 use crate::monitor::tag::render_context_monitor;
 use crate::monitor::tier_record::{note_injected, note_measured, track_tier};
 use crate::ports::ResumeLogStore;
+use crate::run::{HookContext, HookPorts, load_state, record, save_state};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptSubmitOutcome {
@@ -180,22 +181,6 @@ pub fn should_inject(
         InjectPolicy::Always => true,
         InjectPolicy::OnChange => last_injected != Some(tier),
         InjectPolicy::WarningAndAbove => tier >= ThresholdTier::Warning,
-    }
-}
-
-/// A boundary newer than the last response is a compaction the session has not answered yet:
-/// count it once and make the state describe the new context (BUG-329).
-fn note_boundary(state: &mut SessionState, reading: Option<&crate::ports::TranscriptReading>) {
-    let Some(boundary) = reading.and_then(|r| r.boundary.as_ref()) else {
-        return;
-    };
-    let seen = &mut state.compactions_seen;
-    let id = boundary.uuid.clone().or_else(|| boundary.timestamp.clone());
-    if id.is_some() && id != seen.last_boundary_uuid {
-        seen.count = seen.count.saturating_add(1);
-        seen.last_boundary_uuid = id;
-        seen.last_boundary_timestamp = boundary.timestamp.clone();
-        start_new_context(state);
     }
 }
 

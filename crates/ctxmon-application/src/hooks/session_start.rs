@@ -9,11 +9,11 @@
 use ctxmon_domain::{CheckpointData, DomainEvent, SessionKey};
 
 use super::delivery::deliver;
-use super::{HookContext, HookPorts, load_state, record, save_state};
 use crate::handoff::resume_log::pointer::{
     PointerInput, PointerScope, render_resume_log_pointer, worth_pointing_at,
 };
 use crate::ports::{ResumeLogStore, StoredResumeLog};
+use crate::run::{HookContext, HookPorts, load_state, record, save_state};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionStartOutcome {

@@ -5,7 +5,6 @@ use std::path::Path;
 
 use ctxmon_domain::{DomainEvent, SessionKey, SessionState, ThresholdTier, Timestamp, TokenCount};
 
-use super::{HookContext, HookPorts};
 use crate::config::{Config, InjectPolicy};
 use crate::fakes::FakeResumeLogs;
 use crate::fakes::{
@@ -16,6 +15,7 @@ use crate::ports::{
     ChainScope, CheckpointRepository, CompactionBoundary, GitHead, ScanLimits, TranscriptError,
     TranscriptErrorKind, TranscriptReader, TranscriptReading, UsageRecord,
 };
+use crate::run::{HookContext, HookPorts};
 
 /// A transcript whose next reading the test sets.
 #[derive(Default)]

@@ -23,10 +23,10 @@ use ctxmon_application::hooks::pre_compact::{PreCompactInput, pre_compact};
 use ctxmon_application::hooks::pre_tool_use::pre_tool_use;
 use ctxmon_application::hooks::prompt_submit::prompt_submit;
 use ctxmon_application::hooks::session_start::session_start;
-use ctxmon_application::hooks::{HookContext, HookPorts};
 use ctxmon_application::monitor::fill::FillSettings;
 use ctxmon_application::monitor::tier_record::ToolVerdict;
 use ctxmon_application::ports::{AgentKind, Clock};
+use ctxmon_application::run::{HookContext, HookPorts};
 use ctxmon_infra_fs::fsutil;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{

@@ -16,11 +16,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use ctxmon_application::config::STATUS_LINE_DEADLINE_MS;
-use ctxmon_application::hooks::session_key;
 use ctxmon_application::monitor::fill::FillSettings;
 use ctxmon_application::monitor::payload_check;
 use ctxmon_application::monitor::status_line::{StatusPayload, status_measure};
 use ctxmon_application::ports::{Clock, SessionStateStore};
+use ctxmon_application::run::session_key;
 use ctxmon_domain::{FillEstimate, FillSource, PayloadCheck, SessionKey, TokenCount};
 use ctxmon_infra_fs::{
     FsPayloadCheckStore, FsSessionStateStore, JsonlTranscriptReader, ProjectLayout, SystemClock,

@@ -14,9 +14,9 @@ use super::generator::{GeneratedLog, ResumeLogGenerator};
 use super::providers::{GenerationInputs, GitSnapshot};
 use super::trigger::TriggerKind;
 use crate::handoff::resumption::{HEAD_BYTES, TranscriptHead};
-use crate::hooks::{HookContext, HookPorts};
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
 use crate::ports::{PortError, ResumeLogStore, SavedResumeLog, TranscriptRecord};
+use crate::run::{HookContext, HookPorts};
 
 /// What a hook's trigger did. Never an error: problems are warnings for the hook log.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -153,11 +153,11 @@ fn measure_after_compactions(
             transcript_path: ctx.transcript_path,
             ..Default::default()
         });
-    let mut state = crate::hooks::load_state(ctx, ports, warnings);
+    let mut state = crate::run::load_state(ctx, ports, warnings);
     if let Some(cp) = checkpoint {
-        crate::hooks::note_checkpoint(&mut state, cp);
+        crate::handoff::compaction::note_checkpoint(&mut state, cp);
     }
-    crate::hooks::reset_if_stale(
+    crate::monitor::fill::reset_if_stale(
         measurement.estimate,
         measurement.reading.as_ref(),
         &state,

@@ -16,13 +16,13 @@ use crate::fakes::records;
 use crate::fakes::{
     FakeCheckpoints, FakeEvents, FakeResumeLogs, FakeSource, FakeStates, FixedClock,
 };
-use crate::hooks::{HookContext, HookPorts};
 use crate::monitor::fill::FillSettings;
 use crate::ports::{
     ChainScope, CheckpointRepository, GitHead, GitInfo, RecordBody, ResumeLogStore, ScanLimits,
     TranscriptError, TranscriptReader, TranscriptReading, TranscriptRecord, TranscriptTail,
     UsageRecord,
 };
+use crate::run::{HookContext, HookPorts};
 
 /// A transcript whose newest usage is 170,000 tokens.
 struct Usage;
