@@ -152,6 +152,11 @@ impl crate::ports::CheckpointRepository for FakeCheckpoints {
         Ok(data)
     }
 
+    /// A name, not a path: nothing is stored anywhere.
+    fn location(&self, id: ctxmon_domain::CheckpointId) -> String {
+        format!("checkpoints/{}", id.file_name())
+    }
+
     fn get(
         &self,
         id: ctxmon_domain::CheckpointId,

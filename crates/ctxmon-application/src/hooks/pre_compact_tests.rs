@@ -43,6 +43,9 @@ impl CheckpointRepository for Watched<'_> {
     fn get(&self, id: CheckpointId) -> Result<Option<StoredCheckpoint>, PortError> {
         self.inner.get(id)
     }
+    fn location(&self, id: CheckpointId) -> String {
+        self.inner.location(id)
+    }
     fn latest_unacknowledged(
         &self,
         session: Option<&str>,

@@ -3,8 +3,6 @@
 //! checkpoint, add `<compaction-alert>` — with the resumption context when SessionStart's
 //! delivery never happened (spec §7).
 
-use std::path::Path;
-
 use ctxmon_domain::{
     CheckpointData, DomainEvent, FillEstimate, FillSource, SessionState, ThresholdTier,
 };
@@ -199,7 +197,7 @@ fn alert(
 ) {
     parts.push(render_compaction_alert(
         cp,
-        &checkpoint_path(ctx.project_dir, cp),
+        &ports.checkpoints.location(cp.checkpoint_id),
     ));
     if state.resumption_delivered.as_deref() != Some(cp.checkpoint_id.to_string().as_str()) {
         let (text, event) = deliver(ctx, ports, logs, cp, state, "prompt_submit", warnings);
@@ -208,15 +206,6 @@ fn alert(
             events.extend(event);
         }
     }
-}
-
-fn checkpoint_path(project_dir: &Path, cp: &CheckpointData) -> String {
-    project_dir
-        .join(".ctxmon")
-        .join("checkpoints")
-        .join(cp.checkpoint_id.file_name())
-        .display()
-        .to_string()
 }
 
 /// A new session that SessionStart handed another session's checkpoint to: its first prompt

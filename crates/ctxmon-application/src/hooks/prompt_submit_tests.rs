@@ -158,6 +158,9 @@ impl crate::ports::CheckpointRepository for StalePending<'_> {
     ) -> Result<Option<crate::ports::StoredCheckpoint>, crate::ports::PortError> {
         self.0.get(id)
     }
+    fn location(&self, id: ctxmon_domain::CheckpointId) -> String {
+        self.0.location(id)
+    }
     fn latest_unacknowledged(
         &self,
         _session: Option<&str>,
