@@ -1,7 +1,9 @@
-//! One use case per Claude Code hook event (Codex CLI sends the same events). Each takes plain inputs and ports and returns what
-//! to answer; the wire format (JSON on stdout, exit 0) is the CLI's business. None of them
-//! fails: problems come back as warnings beside the answer.
+//! One use case per Claude Code hook event (Codex CLI sends the same events), and [`answer`],
+//! the policy that runs one of them for an invocation. Each use case runs on a
+//! [`crate::run::HookRun`] and returns what to answer with the run's warnings; the wire format
+//! (JSON on stdout, exit 0) is the CLI's business. None of them fails.
 
+mod answer;
 mod delivery;
 pub mod lifecycle;
 pub mod post_tool_use;
@@ -10,6 +12,10 @@ pub mod pre_tool_use;
 pub mod prompt_submit;
 pub mod session_start;
 
+pub use answer::{Hook, HookAnswer, HookCall, HookFields, HookHost, answer};
+
+#[cfg(test)]
+mod answer_tests;
 #[cfg(test)]
 mod post_tool_use_tests;
 #[cfg(test)]
@@ -24,3 +30,27 @@ mod resilience_tests;
 mod session_start_tests;
 #[cfg(test)]
 mod test_world;
+
+use ctxmon_domain::FillEstimate;
+
+use crate::run::HookRun;
+
+/// Records a tier change and keeps the session's fill figures (prompt-submit and
+/// post-tool-use measure alike).
+fn track_tier(run: &mut HookRun<'_>, estimate: &FillEstimate) {
+    let clock = run.ports.clock;
+    if let Some(change) = crate::monitor::tier_record::track_tier(run.state(), estimate, clock) {
+        run.record(change);
+    }
+}
+
+/// Why parts of the resumption source file were not used (too big, a FIFO, invalid YAML), for
+/// the hook log.
+fn source_problems(run: &mut HookRun<'_>, doc: &crate::ports::SourceDocument) {
+    for problem in &doc.warnings {
+        run.warn(crate::run::Warning::SourceProblem {
+            path: doc.path.clone(),
+            problem: problem.clone(),
+        });
+    }
+}

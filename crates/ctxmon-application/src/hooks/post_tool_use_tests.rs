@@ -163,7 +163,9 @@ fn a_tag_whose_record_cannot_be_saved_is_not_sent() {
     let out = w.tool_call();
     assert_eq!(out.additional_context, None);
     assert!(
-        out.warnings.iter().any(|m| m.contains("repeated")),
+        out.warnings
+            .iter()
+            .any(|m| m.to_string().contains("repeated")),
         "{:?}",
         out.warnings
     );

@@ -185,7 +185,7 @@ fn old_acknowledged_checkpoints_are_pruned_after_a_compaction() {
     assert!(
         out.warnings
             .iter()
-            .any(|m| m.starts_with("old checkpoints not pruned")),
+            .any(|m| m.to_string().starts_with("old checkpoints not pruned")),
         "{:?}",
         out.warnings
     );

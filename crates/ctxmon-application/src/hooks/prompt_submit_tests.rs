@@ -61,7 +61,9 @@ fn unmeasured_fill_injects_nothing_and_says_why() {
     assert_eq!(out.additional_context, None);
     assert_eq!(out.estimate.threshold_tier, ThresholdTier::Nominal);
     assert!(
-        out.warnings.iter().any(|m| m.contains("no file")),
+        out.warnings
+            .iter()
+            .any(|m| m.to_string().contains("no file")),
         "{:?}",
         out.warnings
     );
@@ -88,7 +90,7 @@ fn a_transcript_without_a_response_yet_is_not_a_warning() {
         beyond
             .warnings
             .iter()
-            .any(|m| m.contains("no usage record in the last")),
+            .any(|m| m.to_string().contains("no usage record in the last")),
         "{:?}",
         beyond.warnings
     );

@@ -190,7 +190,7 @@ fn a_configuration_error_drops_the_tier_but_not_the_alert() {
     assert!(
         out.warnings
             .iter()
-            .any(|m| m.contains("configuration is invalid")),
+            .any(|m| m.to_string().contains("configuration is invalid")),
         "{:?}",
         out.warnings
     );
@@ -333,7 +333,7 @@ fn an_unreadable_git_head_is_reported_and_the_checkpoint_still_saved() {
     assert!(
         out.warnings
             .iter()
-            .any(|w| w.contains("git HEAD unreadable")),
+            .any(|w| w.to_string().contains("git HEAD unreadable")),
         "{:?}",
         out.warnings
     );
@@ -343,7 +343,7 @@ fn an_unreadable_git_head_is_reported_and_the_checkpoint_still_saved() {
     w.script.usage(150_000);
     let out = w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
     assert!(
-        !out.warnings.iter().any(|w| w.contains("git")),
+        !out.warnings.iter().any(|w| w.to_string().contains("git")),
         "{:?}",
         out.warnings
     );
@@ -439,8 +439,11 @@ fn pre_tool_use_passes_on_why_the_source_file_was_ignored() {
     });
     let out = w.with(|c, p| pre_tool_use(c, p, Some("Write"), Some("ORCHESTRATION.yaml")));
     assert_eq!(
-        out.warnings,
-        vec!["/proj/ORCHESTRATION.yaml: ignored: not a regular file (a FIFO)".to_string()]
+        out.warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        ["/proj/ORCHESTRATION.yaml: ignored: not a regular file (a FIFO)"]
     );
     assert!(
         out.additional_context

@@ -151,14 +151,8 @@ impl World {
     ) -> T {
         let settings = FillSettings::from_config(&self.config).unwrap();
         let ports = HookPorts {
-            transcripts: &self.script,
-            tail: &self.tail,
-            states: &self.states,
-            events: &self.events,
-            clock: &self.clock,
             checkpoints,
-            source: &self.source,
-            git: &self.git,
+            ..self.ports()
         };
         let ctx = HookContext {
             config: &self.config,
@@ -170,6 +164,20 @@ impl World {
             config_error: self.config_error.as_deref(),
         };
         f(&ctx, &ports)
+    }
+
+    /// The world's ports.
+    pub fn ports(&self) -> HookPorts<'_> {
+        HookPorts {
+            transcripts: &self.script,
+            tail: &self.tail,
+            states: &self.states,
+            events: &self.events,
+            clock: &self.clock,
+            checkpoints: &self.checkpoints,
+            source: &self.source,
+            git: &self.git,
+        }
     }
 
     pub fn prompt(&self) -> super::prompt_submit::PromptSubmitOutcome {

@@ -1,13 +1,21 @@
 //! One invocation of a use case: what it knows about itself ([`HookContext`]), the ports it may
-//! use ([`HookPorts`]), and where its session's state is kept ([`session_key`]).
+//! use ([`HookPorts`]), where its session's state is kept ([`session_key`]), the run that
+//! loads and saves that state and collects events and warnings ([`HookRun`]), and the
+//! warnings themselves ([`Warning`]).
 //!
 //! This module sits below both `hooks` and `handoff`: a hook writes resume logs, and a resume
 //! log written on request (`ctxmon resume-log generate`) runs on the same context and ports
 //! without any hook.
 
+mod hook_run;
+mod warning;
+
+pub use hook_run::HookRun;
+pub use warning::Warning;
+
 use std::path::Path;
 
-use ctxmon_domain::{EventRecord, SessionKey, SessionState};
+use ctxmon_domain::SessionKey;
 
 use crate::config::Config;
 use crate::monitor::fill::FillSettings;
@@ -70,69 +78,6 @@ pub fn session_key(session_id: Option<&str>, transcript_path: Option<&Path>) -> 
     }
     let stem = transcript_path?.file_stem()?.to_string_lossy();
     (!stem.trim().is_empty()).then(|| SessionKey::from_raw(&stem))
-}
-
-/// Loads the session's state, or a fresh one (with a warning) when it cannot be read; a fresh
-/// one, silently, for an input that names no session (there is nothing to load).
-pub(crate) fn load_state(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
-    warnings: &mut Vec<String>,
-) -> SessionState {
-    let loaded = match ctx.session_key() {
-        Some(key) => ports.states.load(&key),
-        None => Ok(None),
-    };
-    let mut state = match loaded {
-        Ok(state) => state.unwrap_or_default(),
-        Err(e) => {
-            warnings.push(format!("session state unreadable, starting afresh: {e}"));
-            SessionState::default()
-        }
-    };
-    state.schema_version = SessionState::SCHEMA_VERSION;
-    state
-}
-
-/// Saves the session's state; false (with a warning) when it could not be, or when the input
-/// names no session (there is no file to keep it in: see `session_key`).
-pub(crate) fn save_state(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
-    state: &mut SessionState,
-    warnings: &mut Vec<String>,
-) -> bool {
-    let Some(key) = ctx.session_key() else {
-        return false;
-    };
-    state.updated_at = Some(ports.clock.now());
-    match ports.states.save(&key, state) {
-        Ok(()) => true,
-        Err(e) => {
-            warnings.push(format!("session state not saved: {e}"));
-            false
-        }
-    }
-}
-
-pub(crate) fn record(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
-    events: Vec<ctxmon_domain::DomainEvent>,
-    warnings: &mut Vec<String>,
-) {
-    if events.is_empty() {
-        return;
-    }
-    let now = ports.clock.now();
-    let session = ctx.session_id.map(str::to_string);
-    let records: Vec<EventRecord> = events
-        .into_iter()
-        .map(|e| EventRecord::new(now, session.clone(), e))
-        .collect();
-    if let Err(e) = ports.events.append(&records) {
-        warnings.push(format!("events not recorded: {e}"));
-    }
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ use crate::ports::{
     TranscriptError, TranscriptReader, TranscriptReading, TranscriptRecord, TranscriptTail,
     UsageRecord,
 };
-use crate::run::{HookContext, HookPorts};
+use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
 /// A transcript whose newest usage is 170,000 tokens.
 struct Usage;
@@ -103,6 +103,14 @@ struct World {
     session: Option<String>,
 }
 
+/// What a trigger did, with the warnings of its run.
+#[derive(Debug, Default, PartialEq)]
+struct Fired {
+    saved: Option<crate::ports::SavedResumeLog>,
+    fired: Vec<String>,
+    warnings: Vec<Warning>,
+}
+
 impl World {
     fn new() -> World {
         World {
@@ -145,16 +153,20 @@ impl World {
         f(&ctx, &ports)
     }
 
-    fn fire(&self, state: &mut SessionState, trigger: TriggerKind) -> TriggerOutcome {
+    /// A trigger on a run whose session state is `state` (updated in place), with the run's
+    /// warnings.
+    fn fire(&self, state: &mut SessionState, trigger: TriggerKind) -> Fired {
         self.with(|ctx, ports| {
-            generate_for_trigger(
-                ctx,
-                ports,
-                &self.store,
-                state,
-                trigger,
-                AlreadyRead::default(),
-            )
+            let mut run = HookRun::with_state(*ctx, *ports, std::mem::take(state));
+            let outcome =
+                generate_for_trigger(&mut run, &self.store, trigger, AlreadyRead::default());
+            *state = run.state().clone();
+            Fired {
+                saved: outcome.saved,
+                fired: outcome.fired,
+                // The state is the test's to keep: the run is not finished (nothing saved).
+                warnings: run.warnings().to_vec(),
+            }
         })
     }
 
@@ -306,7 +318,7 @@ fn a_due_trigger_writes_once_and_records_the_event() {
         other => panic!("{other:?}"),
     }
     let again = w.fire(&mut state, TriggerKind::PreCompact);
-    assert_eq!(again, TriggerOutcome::default());
+    assert_eq!(again, Fired::default());
     // A different trigger of the same session still fires.
     assert!(w.fire(&mut state, TriggerKind::SessionEnd).saved.is_some());
     assert_eq!(w.events.records.borrow().len(), 2);
@@ -318,7 +330,7 @@ fn an_unconfigured_trigger_costs_nothing() {
     w.store.fail.set(true);
     let mut state = SessionState::default();
     let outcome = w.fire(&mut state, TriggerKind::Tier(ThresholdTier::Warning));
-    assert_eq!(outcome, TriggerOutcome::default());
+    assert_eq!(outcome, Fired::default());
     assert!(w.events.records.borrow().is_empty());
 }
 
@@ -332,10 +344,9 @@ fn a_failing_store_is_a_warning_and_is_not_retried() {
     assert_eq!(outcome.fired, ["tier:critical"]);
     // (Reading the log it replaces failed too: another warning, before it.)
     assert!(
-        outcome
-            .warnings
-            .iter()
-            .any(|w| w.starts_with("resume log not saved (tier:critical): ")),
+        outcome.warnings.iter().any(|w| w
+            .to_string()
+            .starts_with("resume log not saved (tier:critical): ")),
         "{:?}",
         outcome.warnings
     );
