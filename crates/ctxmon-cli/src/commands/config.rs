@@ -10,11 +10,12 @@ use serde_json::json;
 use crate::bootstrap;
 use crate::cli::{ConfigCommand, GlobalArgs, Scope};
 use crate::diag::diag;
+use crate::out::{out, outln};
 use crate::exit::{CmdResult, Failure};
 
 pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
     if let ConfigCommand::Schema = cmd {
-        println!("{}", schema_text());
+        outln!("{}", schema_text())?;
         return Ok(());
     }
     let project = bootstrap::existing_project(global)?;
@@ -24,9 +25,9 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
             let loaded =
                 bootstrap::load_layers(global, &project_dir, &[]).map_err(Failure::usage)?;
             if global.json {
-                println!("{}", pretty(&loaded.to_json()));
+                outln!("{}", pretty(&loaded.to_json()))?;
             } else {
-                print!("{}", loaded.to_toml(true));
+                out!("{}", loaded.to_toml(true))?;
             }
         }
         ConfigCommand::Get { key } => {
@@ -36,25 +37,25 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
             if global.json
                 && let Some(section) = loaded.section_json(&key)
             {
-                println!("{}", pretty(&section));
+                outln!("{}", pretty(&section))?;
                 return Ok(());
             }
             if !global.json
                 && let Some(section) = loaded.section_toml(&key, false)
             {
-                print!("{section}");
+                out!("{section}")?;
                 return Ok(());
             }
             let kv = loaded
                 .get(&key)
                 .map_err(|e| Failure::usage(anyhow!("{e}")))?;
             if global.json {
-                println!(
+                outln!(
                     "{}",
                     json!({"key": kv.key, "value": kv.value, "source": kv.source.to_string()})
-                );
+                )?;
             } else {
-                println!("{}", kv.plain_text());
+                outln!("{}", kv.plain_text())?;
             }
         }
         ConfigCommand::Set { key, value, scope } => {
@@ -79,17 +80,17 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
             })?;
             if global.json {
                 let shadowed = outcome.shadowed_by.as_ref().map(ToString::to_string);
-                println!(
+                outln!(
                     "{}",
                     json!({"key": outcome.key, "value": outcome.value, "path": outcome.path.display().to_string(), "created": outcome.created, "shadowed_by": shadowed})
-                );
+                )?;
             } else {
-                println!(
+                outln!(
                     "set {} = {} in {}",
                     outcome.key,
                     outcome.value,
                     outcome.path.display()
-                );
+                )?;
                 if let Some(higher) = &outcome.shadowed_by {
                     diag!(
                         "ctxmon: note: {} is still overridden by {higher}",
@@ -110,7 +111,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                     .iter()
                     .map(|e| json!({"layer": e.layer.name(), "path": e.path.as_ref().map(|p| p.display().to_string()), "exists": e.exists}))
                     .collect();
-                println!("{}", pretty(&serde_json::Value::Array(list)));
+                outln!("{}", pretty(&serde_json::Value::Array(list)))?;
             } else {
                 for e in entries {
                     let path = e.path.as_ref().map_or(
@@ -118,7 +119,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                         |p| p.display().to_string(),
                     );
                     let state = if e.exists { "" } else { "  (absent)" };
-                    println!("{:<8} {path}{state}", e.layer.name());
+                    outln!("{:<8} {path}{state}", e.layer.name())?;
                 }
             }
         }

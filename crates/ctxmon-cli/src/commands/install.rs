@@ -29,6 +29,7 @@ use serde_json::json;
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, InstallArgs, SettingsScope, UninstallArgs};
 use crate::diag::diag;
+use crate::out::{out, outln};
 use crate::exit::{CmdResult, Failure};
 use crate::install::command_line::shell_word;
 use crate::install::diff::unified;
@@ -112,16 +113,20 @@ fn with_json_error(
     body: impl FnOnce() -> CmdResult,
 ) -> CmdResult {
     let result = body();
-    if let (Err(failure), true) = (&result, global.json) {
+    if let (Err(failure), true) = (&result, global.json)
+        && let Some(error) = failure.error()
+    {
         let code = match failure {
             Failure::Usage(_) => 2,
-            Failure::Other(_) => 1,
+            _ => 1,
         };
-        println!(
+        // The refusal stands whether or not this object can be written; its message is on
+        // stderr too.
+        let _ = outln!(
             "{}",
             json!({
                 "command": verb, "scope": scope_name(scope), "changed": false,
-                "written": false, "exit_code": code, "error": format!("{:#}", failure.error()),
+                "written": false, "exit_code": code, "error": format!("{error:#}"),
             })
         );
     }
@@ -509,14 +514,14 @@ fn finish(
             .iter()
             .map(|c| json!({"target": c.target, "action": c.action.label(), "detail": c.detail}))
             .collect();
-        println!(
+        outln!(
             "{}",
             json!({
                 "command": verb, "scope": scope_name(target.scope), "path": shown,
                 "changed": changed, "written": write, "dry_run": dry_run, "backup": backup,
                 "statusline_record": kept, "changes": changes, "diff": dry_run.then_some(diff),
             })
-        );
+        )?;
         if let Some(warning) = warning {
             diag!("ctxmon: warning: {warning}");
         }
@@ -528,40 +533,40 @@ fn finish(
         } else {
             "not installed"
         };
-        println!("ctxmon is {state} in {shown}; nothing changed");
+        outln!("ctxmon is {state} in {shown}; nothing changed")?;
         return Ok(());
     }
     if dry_run {
-        print!("{diff}");
+        out!("{diff}")?;
     }
-    println!(
+    outln!(
         "ctxmon {verb} ({} scope): {shown}",
         scope_name(target.scope)
-    );
+    )?;
     for Change {
         target,
         action,
         detail,
     } in &outcome.changes
     {
-        println!("  {:<9} {target:<17} {detail}", action.label());
+        outln!("  {:<9} {target:<17} {detail}", action.label())?;
     }
     if dry_run {
-        println!("dry run: nothing was written");
+        outln!("dry run: nothing was written")?;
     } else if let Some(backup) = backup {
-        println!("previous version saved as {backup}");
+        outln!("previous version saved as {backup}")?;
     }
     if let Some(kept) = kept {
-        println!("the status line it replaced is kept in {kept}; `ctxmon uninstall` puts it back");
+        outln!("the status line it replaced is kept in {kept}; `ctxmon uninstall` puts it back")?;
     }
     if let Some(warning) = warning {
         diag!("ctxmon: warning: {warning}");
     }
     if target.write_path != target.path && !dry_run {
-        println!(
+        outln!(
             "(written through the symlink to {})",
             target.write_path.display()
-        );
+        )?;
     }
     Ok(())
 }

@@ -15,6 +15,7 @@ use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, ReportArgs};
 use crate::diag::diag;
+use crate::out::{out, outln};
 use crate::exit::{CmdResult, Failure};
 use crate::report;
 
@@ -74,15 +75,15 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
         let svg = args.svg.as_ref().map(|p| p.display().to_string());
         let value =
             report::json(&series, &shown, svg.as_deref()).map_err(|e| Failure::Other(e.into()))?;
-        println!("{value}");
+        outln!("{value}")?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
         let width = bootstrap::env_var("COLUMNS")
             .and_then(|c| c.trim().parse::<usize>().ok())
             .unwrap_or(80);
-        print!("{}", report::text(&series, &file_name, width, color));
+        out!("{}", report::text(&series, &file_name, width, color))?;
         if let Some(svg_path) = &args.svg {
-            println!("wrote {}", svg_path.display());
+            outln!("wrote {}", svg_path.display())?;
         }
     }
     Ok(())

@@ -11,6 +11,7 @@ use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, StatusArgs};
 use crate::diag::diag;
+use crate::out::{out, outln};
 use crate::exit::{CmdResult, Failure};
 use crate::render;
 
@@ -62,10 +63,10 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
                 transcript.display().to_string().into(),
             );
         }
-        println!("{value}");
+        outln!("{value}")?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
-        print!("{}", render::status_text(&estimate, color));
+        out!("{}", render::status_text(&estimate, color))?;
     }
     Ok(())
 }

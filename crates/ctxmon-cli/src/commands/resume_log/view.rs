@@ -219,14 +219,9 @@ pub fn clip(s: &str, max: usize) -> String {
     out
 }
 
-/// Prints `text` and a newline; a reader that stopped early (`| head`) is not a failure.
+/// Prints `text` and a newline (see `out` for a reader that stopped early).
 pub fn emit(text: &str) -> CmdResult {
-    let mut out = io::stdout().lock();
-    match writeln!(out, "{text}").and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::Other(anyhow!("cannot write to stdout: {e}"))),
-    }
+    crate::out::outln!("{text}")
 }
 
 /// A note on stderr; a closed stderr is no reason to fail.
