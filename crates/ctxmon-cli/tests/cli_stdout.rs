@@ -131,11 +131,20 @@ fn a_closed_stdout_ends_every_command_quietly_with_exit_0() {
         assert_eq!(ended.code, Some(0), "{args:?}: {}", ended.stderr);
         assert!(ended.stderr.is_empty(), "{args:?}: {}", ended.stderr);
     }
-    // Assemble reads its input from stdin and prints a bundle.
-    let input = serde_json::json!({"goal": "g", "constraints": {"maxTokens": 4000}});
-    let ended = run(&sb, &["assemble"], &input.to_string(), Stdout::Closed);
+    let ended = run(&sb, &["assemble"], &assemble_input(), Stdout::Closed);
     assert_eq!(ended.code, Some(0), "assemble: {}", ended.stderr);
     assert!(ended.stderr.is_empty(), "assemble: {}", ended.stderr);
+}
+
+/// A snapshot for `assemble`, which reads it from stdin and prints a bundle.
+fn assemble_input() -> String {
+    serde_json::json!({
+        "runId": "r", "goal": {"raw": "g"},
+        "agent": {"id": "a", "role": "coder", "capabilities": []},
+        "repo": {"root": "/w", "files": []},
+        "constraints": {"maxTokens": 4000},
+    })
+    .to_string()
 }
 
 #[test]
@@ -155,6 +164,9 @@ fn a_full_stdout_is_a_clear_error_and_exit_1_never_a_panic() {
             "{args:?}"
         );
     }
+    let ended = run(&sb, &["assemble"], &assemble_input(), Stdout::Full);
+    assert_eq!(ended.code, Some(1), "assemble: {}", ended.stderr);
+    assert!(ended.stderr.contains("cannot write to stdout"), "{}", ended.stderr);
 }
 
 /// The hooks keep their own contract (spec §14): exit 0 whatever stdout does.
