@@ -7,6 +7,7 @@
 //! high-priority list (a whole path for files to read), the count of any other list — so every
 //! list that is shortened, even to nothing, ends with "+N more … in cx-NNN".
 
+use ctxmon_domain::human::thousands;
 use ctxmon_domain::xml::escape_attr;
 use ctxmon_domain::{CheckpointData, ResumptionOrigin, ResumptionState};
 
@@ -75,8 +76,8 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     let mut recovery = format!(
         "Context was compacted at {}% ({} of {} tokens); this is what you were doing.",
         fill.percent(),
-        fill.input_tokens,
-        fill.context_window_size.get()
+        thousands(fill.input_tokens.get()),
+        thousands(fill.context_window_size.get())
     );
     if let Some(summary) = &state.summary {
         recovery.push(' ');
@@ -158,7 +159,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         sections.push(Section::element("goal", text, GOAL_CAP, FIRST_CAP));
     }
     sections.push(Section::list(
-        list("next-steps", "next steps", texts(&next_steps)),
+        list("next-steps", ("next step", "next steps"), texts(&next_steps)),
         ITEM_CAP,
         FIRST_CAP,
     ));
@@ -166,7 +167,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         sections.push(Section::element("work-tree", line, ITEM_CAP, FIRST_CAP));
     }
     sections.push(Section::list(
-        list("commits", "commits", texts(&state.commits)),
+        list("commits", ("commit", "commits"), texts(&state.commits)),
         ITEM_CAP,
         FIRST_CAP,
     ));
@@ -184,7 +185,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     sections.push(Section::list(
         list(
             "files-to-read",
-            "files",
+            ("file", "files"),
             files
                 .iter()
                 .map(|(path, reason)| match reason {
@@ -199,7 +200,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     sections.push(Section::list(
         list(
             "subagents-running",
-            "subagents",
+            ("subagent", "subagents"),
             texts(&state.subagents_running),
         ),
         ITEM_CAP,
@@ -208,14 +209,14 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     sections.push(Section::list(
         list(
             "user-constraints",
-            "constraints",
+            ("constraint", "constraints"),
             texts(&state.user_constraints),
         ),
         ITEM_CAP,
         FIRST_CAP,
     ));
     sections.push(Section::list(
-        list("decisions", "decisions", texts(&decisions)),
+        list("decisions", ("decision", "decisions"), texts(&decisions)),
         ITEM_CAP,
         FIRST_CAP,
     ));
@@ -225,19 +226,19 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     sections.push(Section::list(
         list(
             "agent-summaries",
-            "agent summaries",
+            ("agent summary", "agent summaries"),
             texts(&state.agent_summaries),
         ),
         ITEM_CAP,
         0,
     ));
     sections.push(Section::list(
-        list("earlier-requests", "requests", texts(&earlier)),
+        list("earlier-requests", ("request", "requests"), texts(&earlier)),
         ITEM_CAP,
         0,
     ));
     sections.push(Section::list(
-        list("completed", "completed items", texts(&done)),
+        list("completed", ("completed item", "completed items"), texts(&done)),
         ITEM_CAP,
         0,
     ));
@@ -430,7 +431,11 @@ fn newest_that_fit(items: &[String], max: usize) -> Option<String> {
     }
     for keep in (1..items.len()).rev() {
         let dropped = items.len() - keep;
-        let text = format!("+{dropped} earlier, {}", items[dropped..].join(", "));
+        let text = format!(
+            "+{} earlier, {}",
+            thousands(dropped as u64),
+            items[dropped..].join(", ")
+        );
         if chars(&text) <= max {
             return Some(text);
         }

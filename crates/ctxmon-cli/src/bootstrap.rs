@@ -30,6 +30,11 @@ pub fn local_zone() -> &'static ctxmon_infra_fs::local_time::LocalZone {
     static ZONE: std::sync::OnceLock<ctxmon_infra_fs::local_time::LocalZone> =
         std::sync::OnceLock::new();
     ZONE.get_or_init(|| {
+        // Unit tests run in this process: UTC, so they read the same on every machine (the
+        // CLI tests run the binary with `TZ` set).
+        if cfg!(test) {
+            return ctxmon_infra_fs::local_time::LocalZone::UTC;
+        }
         let tz = std::env::var("TZ").ok();
         ctxmon_infra_fs::local_time::LocalZone::from_tz(tz.as_deref())
     })

@@ -60,10 +60,10 @@ fn events(sb: &Sandbox) -> Vec<String> {
 fn redact(sb: &Sandbox, text: &str) -> String {
     let dir = sb.dir().display().to_string();
     let mut out = text.replace(&dir, "[PROJECT]");
-    // An age in minutes changes every minute.
+    // An age in minutes changes every minute (written with thousands separators).
     if let Some(end) = out.find(" minutes old") {
         let start = out[..end]
-            .rfind(|c: char| !c.is_ascii_digit())
+            .rfind(|c: char| !c.is_ascii_digit() && c != ',')
             .map_or(0, |i| i + 1);
         out.replace_range(start..end, "[N]");
     }

@@ -48,8 +48,8 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
         })?;
     if !stats.any_json {
         return Err(Failure::Other(anyhow!(
-            "{shown} is not a Claude Code transcript: none of its {} lines is JSON",
-            stats.lines
+            "{shown} is not a Claude Code transcript: none of its {} is JSON",
+            ctxmon_domain::human::count(stats.lines, "line", "lines")
         )));
     }
     let series = builder.finish(&settings, args.model.as_deref());
