@@ -206,7 +206,11 @@ pub fn render_list(
     let note = |n: usize| {
         let n = n as u64;
         let (one, many) = list.noun;
-        format!("- +{} more {} in {location}\n", thousands(n), plural(n, one, many))
+        format!(
+            "- +{} more {} in {location}\n",
+            thousands(n),
+            plural(n, one, many)
+        )
     };
     let worst_note = chars(&note(entries.len()));
     let Some(inner) = room.checked_sub(chars(&open) + chars(&close)) else {

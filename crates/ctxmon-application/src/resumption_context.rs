@@ -159,7 +159,11 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         sections.push(Section::element("goal", text, GOAL_CAP, FIRST_CAP));
     }
     sections.push(Section::list(
-        list("next-steps", ("next step", "next steps"), texts(&next_steps)),
+        list(
+            "next-steps",
+            ("next step", "next steps"),
+            texts(&next_steps),
+        ),
         ITEM_CAP,
         FIRST_CAP,
     ));
@@ -238,7 +242,11 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         0,
     ));
     sections.push(Section::list(
-        list("completed", ("completed item", "completed items"), texts(&done)),
+        list(
+            "completed",
+            ("completed item", "completed items"),
+            texts(&done),
+        ),
         ITEM_CAP,
         0,
     ));

@@ -417,6 +417,18 @@ pub enum ConfigCommand {
         #[arg(long, value_enum, default_value_t = Scope::Project)]
         scope: Scope,
     },
+    /// Remove one key from a configuration file, so the layer below applies again.
+    ///
+    /// Removes the key from the file of --scope, else from the highest of the local, project
+    /// and user files that sets it; says what the key's value is now and where it comes from.
+    #[command(after_long_help = crate::help::CONFIG_UNSET)]
+    Unset {
+        /// Dotted key, e.g. `context_monitor.inject` or `context_monitor.models.claude-opus-4`.
+        key: String,
+        /// Which configuration file to edit (default: the highest that sets the key).
+        #[arg(long, value_enum)]
+        scope: Option<Scope>,
+    },
     /// Print the configuration files, lowest precedence first.
     ///
     /// Where ctxmon looks for configuration in this project, whether each file exists, and

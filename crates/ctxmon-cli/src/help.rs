@@ -384,7 +384,8 @@ Exit codes: 0 reported; 1 the folder cannot be read; 2 bad flag.";
 
 pub const CONFIG_SHOW: &str = "\
 Prints every key as TOML, each with a comment naming where its value came from (the built-in
-default, a file, a CTXMON_* variable), and the keys that are not set as comments. With --json:
+default, a file, a CTXMON_* variable), and the keys that are not set as comments. The model
+rules ([context_monitor.models]) are always shown, with how the window is chosen. With --json:
 the values and the source of each.
 
 Examples:
@@ -434,6 +435,32 @@ Examples:
 
 Exit codes: 0 written; 1 the file cannot be written (read-only folder, full disk); 2 unknown
 key, invalid value or a configuration that would become invalid (nothing is written).";
+
+pub const CONFIG_UNSET: &str = "\
+Arguments:
+  KEY  a dotted key, e.g. context_monitor.inject, or one model rule,
+       context_monitor.models.<prefix> (`ctxmon config schema` lists the keys)
+
+Removes the key from the file of --scope, else from the highest of .ctxmon/config.local.toml,
+.ctxmon/config.toml and the user's file that sets it, so the next layer down (another file, else
+the built-in default) applies again; then prints the key's value now and where it comes from. A
+key no file sets is not an error: it says so and changes nothing (a CTXMON_* variable is unset
+in the shell, not here). The change is checked like `config set` checks one: when the files
+without the key are no longer valid together (a warning_threshold left below the default
+low_threshold), nothing is written. Like `config set`, the file is written back as plain TOML:
+its other keys stay, comments do not; a table left empty is removed. With --json: {key,
+removed, path, looked_in, value, source}.
+
+Output:
+  unset context_monitor.inject in /home/me/shop/.ctxmon/config.toml; it is now \"always\",
+  from the built-in default
+
+Examples:
+  ctxmon config unset context_monitor.inject
+  ctxmon config unset context_monitor.models.claude-opus-4 --scope user
+
+Exit codes: 0 removed, or no file sets it; 1 the file cannot be written; 2 unknown key, or a
+configuration that would become invalid (nothing is written).";
 
 pub const CONFIG_PATH: &str = "\
 Output (lowest precedence first; absent files are marked):

@@ -54,9 +54,18 @@ fn times_for_people_are_local_with_their_offset_and_json_stays_utc() {
     sb.set_env("TZ", "<+0530>-5:30");
     let list = sb.run(&["checkpoint", "list"], "");
     assert_eq!(list.code, 0, "{}", list.stderr);
-    assert!(list.stdout.contains("2026-11-18 16:36:40 +05:30"), "{}", list.stdout);
+    assert!(
+        list.stdout.contains("2026-11-18 16:36:40 +05:30"),
+        "{}",
+        list.stdout
+    );
     let page = sb.run(&["checkpoint", "show", "1"], "");
-    assert!(page.stdout.starts_with("cx-001 · 2026-11-18 16:36:40 +05:30 · "), "{}", page.stdout);
+    assert!(
+        page.stdout
+            .starts_with("cx-001 · 2026-11-18 16:36:40 +05:30 · "),
+        "{}",
+        page.stdout
+    );
     let json = sb.run(&["--json", "checkpoint", "list"], "");
     let items: Vec<Value> = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(items[0]["timestamp"], "2026-11-18T11:06:40.000Z");
@@ -91,16 +100,29 @@ fn sentences_use_separators_and_whole_percentages() {
     std::fs::create_dir_all(&folder).unwrap();
     let transcript = folder.join("s.jsonl");
     std::fs::write(&transcript, transcript_with(&[40_000, 165_000])).unwrap();
-    let run = sb.run(&["hooks", "prompt-submit"], sb.prompt_input("s", &transcript));
+    let run = sb.run(
+        &["hooks", "prompt-submit"],
+        sb.prompt_input("s", &transcript),
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let tag = additional_context(&run.stdout, "UserPromptSubmit");
-    assert!(tag.contains("About 2,000 tokens until auto-compaction."), "{tag}");
+    assert!(
+        tag.contains("About 2,000 tokens until auto-compaction."),
+        "{tag}"
+    );
     // Attribute values are data for programs and keep plain digits.
     assert!(tag.contains("tokens=\"165000\""), "{tag}");
 
-    let status = sb.run(&["status", "--transcript", transcript.to_str().unwrap()], "");
+    let status = sb.run(
+        &["status", "--transcript", transcript.to_str().unwrap()],
+        "",
+    );
     assert!(status.stdout.starts_with("ctx 82% "), "{}", status.stdout);
-    assert!(status.stdout.contains("165,000/200,000 tokens"), "{}", status.stdout);
+    assert!(
+        status.stdout.contains("165,000/200,000 tokens"),
+        "{}",
+        status.stdout
+    );
 
     // The resume log writes the fill as status does: 82%, not 82.5%.
     let log = sb.run(

@@ -33,7 +33,14 @@ fn compact(sb: &Sandbox, session: &str, tokens: u64) {
 
 fn log_for(sb: &Sandbox, session: &str) {
     let run = sb.run(
-        &["resume-log", "generate", "--session", session, "--from", "-"],
+        &[
+            "resume-log",
+            "generate",
+            "--session",
+            session,
+            "--from",
+            "-",
+        ],
         json!({"mission_summary": format!("work of {session}")}).to_string(),
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -58,15 +65,30 @@ fn a_checkpoint_is_the_same_whichever_way_its_id_is_typed() {
         text.starts_with("cx-001 · 2026-") && text.lines().next().unwrap().contains(" +00:00 · "),
         "{text}"
     );
-    assert!(text.contains("auto compaction · not acknowledged yet"), "{text}");
+    assert!(
+        text.contains("auto compaction · not acknowledged yet"),
+        "{text}"
+    );
     assert!(
         text.contains("170,000 of 200,000 tokens, 85%, CRITICAL (source transcript)"),
         "{text}"
     );
-    assert!(text.contains(&format!("{FIRST} (its compaction 1)")), "{text}");
-    assert!(text.contains("last request   Add the tax rules to billing"), "{text}");
-    assert!(text.contains("ctxmon --json checkpoint show cx-001"), "{text}");
-    assert!(serde_json::from_str::<Value>(text).is_err(), "text, not JSON");
+    assert!(
+        text.contains(&format!("{FIRST} (its compaction 1)")),
+        "{text}"
+    );
+    assert!(
+        text.contains("last request   Add the tax rules to billing"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ctxmon --json checkpoint show cx-001"),
+        "{text}"
+    );
+    assert!(
+        serde_json::from_str::<Value>(text).is_err(),
+        "text, not JSON"
+    );
 
     let json = sb.run(&["--json", "checkpoint", "show", "1"], "");
     assert_eq!(json.code, 0, "{}", json.stderr);
@@ -78,7 +100,11 @@ fn a_checkpoint_is_the_same_whichever_way_its_id_is_typed() {
     // A number with no checkpoint is "not found" (1), not a malformed id (2).
     let missing = sb.run(&["checkpoint", "show", "7"], "");
     assert_eq!(missing.code, 1, "{}", missing.stderr);
-    assert!(missing.stderr.contains("no checkpoint cx-007"), "{}", missing.stderr);
+    assert!(
+        missing.stderr.contains("no checkpoint cx-007"),
+        "{}",
+        missing.stderr
+    );
 }
 
 #[test]
@@ -110,10 +136,16 @@ fn both_lists_put_the_newest_first() {
 
     let ids = sb.run(&["checkpoint", "list"], "").stdout;
     let rows: Vec<&str> = ids.lines().skip(1).collect();
-    assert!(rows[0].starts_with("cx-002") && rows[1].starts_with("cx-001"), "{ids}");
+    assert!(
+        rows[0].starts_with("cx-002") && rows[1].starts_with("cx-001"),
+        "{ids}"
+    );
     let logs = sb.run(&["resume-log", "list"], "").stdout;
     let rows: Vec<&str> = logs.lines().skip(1).collect();
-    assert!(rows[0].starts_with(SECOND) && rows[1].starts_with(FIRST), "{logs}");
+    assert!(
+        rows[0].starts_with(SECOND) && rows[1].starts_with(FIRST),
+        "{logs}"
+    );
 }
 
 #[test]
@@ -125,7 +157,11 @@ fn a_resume_log_is_found_by_any_unique_beginning_of_its_session_id() {
     log_for(&sb, "other");
     let whole = sb.run(&["resume-log", "show", SECOND], "");
     assert_eq!(whole.code, 0, "{}", whole.stderr);
-    assert!(whole.stdout.contains(&format!("work of {SECOND}")), "{}", whole.stdout);
+    assert!(
+        whole.stdout.contains(&format!("work of {SECOND}")),
+        "{}",
+        whole.stdout
+    );
 
     for prefix in ["7f3a9c21-0b1c-4d2e-9f00-b", "7f3a9c21-0b1c-4d2e-9f00-bbbb"] {
         let run = sb.run(&["resume-log", "show", prefix], "");
@@ -141,20 +177,33 @@ fn a_resume_log_is_found_by_any_unique_beginning_of_its_session_id() {
     // What `checkpoint list` shows of a long id (16 characters and `…`) is enough when only
     // one log's id begins so; here two do, and both are named.
     let table = sb.run(&["checkpoint", "list"], "").stdout;
-    let shown = table.lines().nth(1).unwrap().split_whitespace().nth(4).unwrap();
+    let shown = table
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .nth(4)
+        .unwrap();
     assert_eq!(shown, "7f3a9c21-0b1c-4d…", "{table}");
     let ambiguous = sb.run(&["resume-log", "show", shown], "");
     assert_eq!(ambiguous.code, 2, "{}", ambiguous.stderr);
     assert!(ambiguous.stdout.is_empty());
     let message = ambiguous.stderr.trim();
     assert!(message.contains("is ambiguous"), "{message}");
-    assert!(message.contains(FIRST) && message.contains(SECOND), "{message}");
+    assert!(
+        message.contains(FIRST) && message.contains(SECOND),
+        "{message}"
+    );
     assert!(!message.contains("other"), "{message}");
     assert_eq!(message.lines().count(), 1, "{message}");
 
     let unknown = sb.run(&["resume-log", "show", "7f3a9c21-0b1c-4d2e-9f00-c"], "");
     assert_eq!(unknown.code, 1, "{}", unknown.stderr);
-    assert!(unknown.stderr.contains("no resume log for session"), "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("no resume log for session"),
+        "{}",
+        unknown.stderr
+    );
     let empty = sb.run(&["resume-log", "show", ""], "");
     assert_eq!(empty.code, 2, "{}", empty.stderr);
 }

@@ -78,11 +78,11 @@ fn project() -> (Sandbox, String) {
     });
     let saved = sb.run(&["hooks", "pre-compact"], input.to_string());
     assert_eq!(saved.code, 0, "{}", saved.stderr);
-    assert!(sb.path(".ctxmon/checkpoints/cx-001-checkpoint.json").is_file());
-    let log = sb.run(
-        &["resume-log", "generate", "--session", "session-1"],
-        "",
+    assert!(
+        sb.path(".ctxmon/checkpoints/cx-001-checkpoint.json")
+            .is_file()
     );
+    let log = sb.run(&["resume-log", "generate", "--session", "session-1"], "");
     assert_eq!(log.code, 0, "{}", log.stderr);
     (sb, transcript)
 }
@@ -166,7 +166,11 @@ fn a_full_stdout_is_a_clear_error_and_exit_1_never_a_panic() {
     }
     let ended = run(&sb, &["assemble"], &assemble_input(), Stdout::Full);
     assert_eq!(ended.code, Some(1), "assemble: {}", ended.stderr);
-    assert!(ended.stderr.contains("cannot write to stdout"), "{}", ended.stderr);
+    assert!(
+        ended.stderr.contains("cannot write to stdout"),
+        "{}",
+        ended.stderr
+    );
 }
 
 /// The hooks keep their own contract (spec §14): exit 0 whatever stdout does.
@@ -178,12 +182,7 @@ fn hooks_still_exit_0_whatever_stdout_does() {
         "hook_event_name": "UserPromptSubmit", "prompt": "go on",
     });
     for stdout in [Stdout::Closed, Stdout::Full] {
-        let ended = run(
-            &sb,
-            &["hooks", "prompt-submit"],
-            &input.to_string(),
-            stdout,
-        );
+        let ended = run(&sb, &["hooks", "prompt-submit"], &input.to_string(), stdout);
         assert_eq!(ended.code, Some(0), "{stdout:?}: {}", ended.stderr);
         assert!(!ended.stderr.contains("panicked"), "{}", ended.stderr);
     }

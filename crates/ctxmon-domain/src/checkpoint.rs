@@ -151,14 +151,40 @@ mod tests {
 
     #[test]
     fn people_may_type_ids_short() {
-        for typed in ["4", "004", "cx-4", "cx-04", "cx-004", "CX-004", " cx-4 ", "cx-000000004"] {
-            assert_eq!(CheckpointId::parse_short(typed), CheckpointId::new(4), "{typed:?}");
+        for typed in [
+            "4",
+            "004",
+            "cx-4",
+            "cx-04",
+            "cx-004",
+            "CX-004",
+            " cx-4 ",
+            "cx-000000004",
+        ] {
+            assert_eq!(
+                CheckpointId::parse_short(typed),
+                CheckpointId::new(4),
+                "{typed:?}"
+            );
         }
         assert_eq!(
             CheckpointId::parse_short("1234").map(|c| c.to_string()),
             Some("cx-1234".into())
         );
-        for bad in ["", "0", "cx-0", "cx-", "cx4", "-4", "+4", "4.0", "cx-1234567890", "../4", "cx-4x", "٤"] {
+        for bad in [
+            "",
+            "0",
+            "cx-0",
+            "cx-",
+            "cx4",
+            "-4",
+            "+4",
+            "4.0",
+            "cx-1234567890",
+            "../4",
+            "cx-4x",
+            "٤",
+        ] {
             assert_eq!(CheckpointId::parse_short(bad), None, "{bad:?}");
         }
     }

@@ -67,7 +67,10 @@ mod tests {
         assert_eq!(percent(f64::NAN), "0%");
         assert_eq!(percent_of_100(81.7), "81%");
         assert_eq!(percent_of_100(57.0), "57%");
-        assert_eq!(count(1, "tool definition", "tool definitions"), "1 tool definition");
+        assert_eq!(
+            count(1, "tool definition", "tool definitions"),
+            "1 tool definition"
+        );
         assert_eq!(count(0, "file", "files"), "0 files");
         assert_eq!(tokens(1), "1 token");
         assert_eq!(tokens(3_500), "3,500 tokens");

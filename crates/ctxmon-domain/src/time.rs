@@ -160,7 +160,10 @@ mod tests {
         let t = Timestamp(1_776_520_240_622);
         assert_eq!(t.to_local_text(0), "2026-04-18 13:50:40 +00:00");
         assert_eq!(t.to_local_text(7200), "2026-04-18 15:50:40 +02:00");
-        assert_eq!(t.to_local_text(-(3 * 3600 + 1800)), "2026-04-18 10:20:40 -03:30");
+        assert_eq!(
+            t.to_local_text(-(3 * 3600 + 1800)),
+            "2026-04-18 10:20:40 -03:30"
+        );
         assert_eq!(t.to_local_text(12 * 3600), "2026-04-19 01:50:40 +12:00");
         assert_eq!(Timestamp(-1).to_local_text(0), "1969-12-31 23:59:59 +00:00");
     }

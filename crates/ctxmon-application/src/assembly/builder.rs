@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use ctxmon_domain::human::{self, count, thousands};
 use ctxmon_domain::assembly::{
     AgentRole, AssemblyStrategyType, CharsPerFour, ContextBuildInput, ContextBundle,
     ContextDebugInfo, SourceStats, TokenBreakdown, TokenBudget, TokenCounter, ToolDescriptor,
 };
+use ctxmon_domain::human::{self, count, thousands};
 
 use super::assembler::ContextAssembler;
 use super::candidate::{MESSAGE_OVERHEAD, message_text_tokens};

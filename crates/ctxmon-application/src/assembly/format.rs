@@ -3,10 +3,10 @@
 //! copying a 50 MB file into a new string.
 
 use ctxmon_domain::Timestamp;
-use ctxmon_domain::human::{count, thousands};
 use ctxmon_domain::assembly::{
     FileDescriptor, GitDiff, JsonValue, MemoryChunk, RuntimeEvent, SymbolIndex,
 };
+use ctxmon_domain::human::{count, thousands};
 
 /// The longest payload an event message shows, in characters (the seed's limit).
 pub const EVENT_PAYLOAD_CHARS: usize = 500;

@@ -36,8 +36,10 @@ impl Notes {
 
     pub fn into_vec(mut self) -> Vec<String> {
         if self.omitted > 0 {
-            self.list
-                .push(format!("{} omitted", count(self.omitted, "more note", "more notes")));
+            self.list.push(format!(
+                "{} omitted",
+                count(self.omitted, "more note", "more notes")
+            ));
         }
         self.list
     }

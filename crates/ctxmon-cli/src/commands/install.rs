@@ -29,11 +29,11 @@ use serde_json::json;
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, InstallArgs, SettingsScope, UninstallArgs};
 use crate::diag::diag;
-use crate::out::{out, outln};
 use crate::exit::{CmdResult, Failure};
 use crate::install::command_line::shell_word;
 use crate::install::diff::unified;
 use crate::install::merge::{self, Action, Change, Options, Outcome, PlanError};
+use crate::out::{out, outln};
 
 /// Far above any real settings file; a bigger one is something else and is not read whole.
 const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;

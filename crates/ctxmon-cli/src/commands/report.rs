@@ -15,8 +15,8 @@ use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, ReportArgs};
 use crate::diag::diag;
-use crate::out::{out, outln};
 use crate::exit::{CmdResult, Failure};
+use crate::out::{out, outln};
 use crate::report;
 
 pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {

@@ -18,8 +18,8 @@ use anyhow::anyhow;
 use ctxmon_application::fill::FillSettings;
 use ctxmon_application::hooks::{HookContext, HookPorts};
 use ctxmon_application::resume_log::{GenerateOutcome, generate_now};
-use ctxmon_domain::{ResumeLogDraft, human};
 use ctxmon_domain::session::is_safe;
+use ctxmon_domain::{ResumeLogDraft, human};
 use ctxmon_infra_fs::claude_paths::{latest_transcript, project_slugs, projects_dirs};
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{

@@ -11,8 +11,8 @@ use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, StatusArgs};
 use crate::diag::diag;
-use crate::out::{out, outln};
 use crate::exit::{CmdResult, Failure};
+use crate::out::{out, outln};
 use crate::render;
 
 pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {

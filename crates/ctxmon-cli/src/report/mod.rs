@@ -131,7 +131,10 @@ fn column_share(n: usize, columns: usize) -> String {
     if many <= 1 {
         "one column per response".to_string()
     } else if few == many {
-        format!("each column the fullest of {} responses", thousands(many as u64))
+        format!(
+            "each column the fullest of {} responses",
+            thousands(many as u64)
+        )
     } else {
         format!(
             "each column the fullest of {} or {} responses",

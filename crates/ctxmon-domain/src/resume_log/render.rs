@@ -265,4 +265,3 @@ fn drawn(
         omitted_tokens: omitted + t.omitted_tokens,
     }
 }
-

@@ -147,7 +147,10 @@ mod tests {
             LocalZone::from_tz(Some("no such zone at all")).offset_at(summer),
             0
         );
-        assert_eq!(LocalZone::from_tz(Some("../../etc/passwd")).offset_at(summer), 0);
+        assert_eq!(
+            LocalZone::from_tz(Some("../../etc/passwd")).offset_at(summer),
+            0
+        );
     }
 
     /// The system's own zone files, where the system has them (a minimal container may not).

@@ -70,10 +70,7 @@ impl PosixRule {
             _ => std_offset + DEFAULT_DST_SHIFT,
         };
         let ((start, start_time), (end, end_time)) = if p.rest.is_empty() {
-            (
-                (DEFAULT_START, DEFAULT_TIME),
-                (DEFAULT_END, DEFAULT_TIME),
-            )
+            ((DEFAULT_START, DEFAULT_TIME), (DEFAULT_END, DEFAULT_TIME))
         } else {
             p.expect(b',')?;
             let start = p.day_and_time()?;

@@ -102,10 +102,7 @@ impl ZoneFile {
             .chunks_exact(time_size)
             .map(|chunk| match chunk {
                 [a, b, c, d] => i64::from(i32::from_be_bytes([*a, *b, *c, *d])),
-                _ => chunk
-                    .try_into()
-                    .map(i64::from_be_bytes)
-                    .unwrap_or(i64::MAX),
+                _ => chunk.try_into().map(i64::from_be_bytes).unwrap_or(i64::MAX),
             })
             .collect();
         if !transitions.is_sorted() {

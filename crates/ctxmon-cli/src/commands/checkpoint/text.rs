@@ -151,21 +151,41 @@ fn resumption(s: &ResumptionState) -> String {
             out.push_str(&format!("  {label:<15}{value}\n"));
         }
     };
-    one("last request", s.last_user_requests.last().map(|r| one_line(r)));
+    one(
+        "last request",
+        s.last_user_requests.last().map(|r| one_line(r)),
+    );
     one("goal", s.goal.as_deref().map(one_line));
     one("summary", s.summary.as_deref().map(one_line));
-    one("failure", s.failure.as_ref().map(|f| {
-        format!("{}: {}", one_line(&f.command), one_line(&f.excerpt))
-    }));
-    one("last check", s.last_check.as_ref().map(|c| {
-        let outcome = if c.passed { "passed" } else { "failed" };
-        format!("{} ({outcome})", one_line(&c.command))
-    }));
-    one("changes", s.uncommitted_changes.map(|n| {
-        format!("{} uncommitted {}", thousands(n), plural(n, "file", "files"))
-    }));
+    one(
+        "failure",
+        s.failure
+            .as_ref()
+            .map(|f| format!("{}: {}", one_line(&f.command), one_line(&f.excerpt))),
+    );
+    one(
+        "last check",
+        s.last_check.as_ref().map(|c| {
+            let outcome = if c.passed { "passed" } else { "failed" };
+            format!("{} ({outcome})", one_line(&c.command))
+        }),
+    );
+    one(
+        "changes",
+        s.uncommitted_changes.map(|n| {
+            format!(
+                "{} uncommitted {}",
+                thousands(n),
+                plural(n, "file", "files")
+            )
+        }),
+    );
     one("branch", s.git_branch.as_deref().map(one_line));
-    let todos = if s.tasks.is_empty() { &s.todos } else { &s.tasks };
+    let todos = if s.tasks.is_empty() {
+        &s.todos
+    } else {
+        &s.tasks
+    };
     let mut list = |label: &str, items: Vec<String>| {
         if items.is_empty() {
             return;
@@ -180,7 +200,10 @@ fn resumption(s: &ResumptionState) -> String {
             out.push_str(&format!("    - {item}\n"));
         }
     };
-    list("next steps", s.next_steps.iter().map(|x| one_line(x)).collect());
+    list(
+        "next steps",
+        s.next_steps.iter().map(|x| one_line(x)).collect(),
+    );
     list(
         "tasks",
         todos
@@ -188,11 +211,17 @@ fn resumption(s: &ResumptionState) -> String {
             .map(|t| format!("[{}] {}", clip(&t.status, 12), one_line(&t.content)))
             .collect(),
     );
-    list("files touched", s.files_touched.iter().map(|x| one_line(x)).collect());
+    list(
+        "files touched",
+        s.files_touched.iter().map(|x| one_line(x)).collect(),
+    );
     list("commits", s.commits.iter().map(|x| one_line(x)).collect());
     list(
         "decisions",
-        s.decisions.iter().map(|d| one_line(&d.to_string())).collect(),
+        s.decisions
+            .iter()
+            .map(|d| one_line(&d.to_string()))
+            .collect(),
     );
     list(
         "subagents running",
@@ -207,7 +236,12 @@ fn resumption(s: &ResumptionState) -> String {
 
 /// The text on one line (line breaks become ` ⏎ `), cut to [`VALUE_CHARS`].
 fn one_line(text: &str) -> String {
-    let joined = text.trim().lines().map(str::trim).collect::<Vec<_>>().join(" ⏎ ");
+    let joined = text
+        .trim()
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ⏎ ");
     clip(&joined, VALUE_CHARS)
 }
 
