@@ -8,7 +8,7 @@ use ctxmon_application::config::HookDeadline;
 /// Keeps a coding agent's work alive across context-window limits.
 ///
 /// ctxmon measures how full a Claude Code session's context really is, warns the agent in
-/// graduated tiers on every prompt, checkpoints the session before compaction and hands the
+/// graduated tiers whenever it matters, checkpoints the session before compaction and hands the
 /// essentials back after it.
 #[derive(Debug, Parser)]
 #[command(

@@ -452,7 +452,7 @@ its other keys stay, comments do not; a table left empty is removed. With --json
 removed, path, looked_in, value, source}.
 
 Output:
-  unset context_monitor.inject in /home/me/shop/.ctxmon/config.toml; it is now \"always\",
+  unset context_monitor.inject in /home/me/shop/.ctxmon/config.toml; it is now \"tiered\",
   from the built-in default
 
 Examples:

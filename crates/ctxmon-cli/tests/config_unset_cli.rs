@@ -42,7 +42,7 @@ fn unset_walks_down_the_layers_and_stops_quietly_at_the_default() {
     let out: Value = serde_json::from_str(&second.stdout).unwrap();
     assert_eq!(out["removed"], true);
     assert_eq!(out["path"], project.as_str());
-    assert_eq!(out["value"], "always");
+    assert_eq!(out["value"], "tiered");
     assert_eq!(out["source"]["layer"], "default");
     // The other keys of the file stay.
     assert_eq!(
@@ -66,7 +66,7 @@ fn unset_walks_down_the_layers_and_stops_quietly_at_the_default() {
     assert!(
         third
             .stdout
-            .contains("nothing changed (it is \"always\", from the built-in default)"),
+            .contains("nothing changed (it is \"tiered\", from the built-in default)"),
         "{}",
         third.stdout
     );

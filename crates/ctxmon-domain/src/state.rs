@@ -12,6 +12,9 @@ pub struct SessionState {
     pub schema_version: u32,
     pub last_tier: Option<ThresholdTier>,
     pub last_injected_tier: Option<ThresholdTier>,
+    /// The fill ratio the last `<context-monitor>` tag showed (the `tiered` policy says it
+    /// again at NOMINAL once the fill has moved far enough from it).
+    pub last_injected_fill: Option<f64>,
     pub last_fill: Option<f64>,
     pub last_tokens: Option<u64>,
     pub compactions_seen: CompactionsSeen,
