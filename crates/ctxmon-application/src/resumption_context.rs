@@ -139,7 +139,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     // One line per decision here; the resume log shows the rationale under its decision.
     let decisions: Vec<String> = state.decisions.iter().map(ToString::to_string).collect();
     let quality = state.quality_trajectory.as_ref().map(|q| {
-        let score = q.score.map_or("unknown".to_string(), |s| format!("{s}"));
+        let score = q.score.map_or("unknown".to_string(), score_text);
         let iteration = q.iteration.map_or("unknown".to_string(), |i| i.to_string());
         format!(
             "<quality-trajectory score=\"{}\" iteration=\"{}\"/>\n",
@@ -451,9 +451,27 @@ fn newest_that_fit(items: &[String], max: usize) -> Option<String> {
     None
 }
 
+/// A score as written: a small number as it is; a huge one (a hand-edited file) in scientific
+/// notation rather than its 309 digits, so it cannot take the room of the lists after it.
+fn score_text(score: f64) -> String {
+    if score.abs() < 1e9 {
+        format!("{score}")
+    } else {
+        format!("{score:e}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scores_stay_short() {
+        assert_eq!(score_text(0.87), "0.87");
+        assert_eq!(score_text(12.0), "12");
+        assert_eq!(score_text(f64::MAX), "1.7976931348623157e308");
+        assert_eq!(score_text(-1e12), "-1e12");
+    }
 
     #[test]
     fn a_long_history_keeps_the_newest_and_counts_the_rest() {
