@@ -14,6 +14,7 @@ pub mod checkpoint;
 pub mod events;
 pub mod fill;
 pub mod payload_check;
+pub mod human;
 pub mod resume_log;
 pub mod resumption;
 pub mod session;

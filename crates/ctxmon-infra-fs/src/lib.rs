@@ -21,6 +21,7 @@ pub mod hook_log;
 pub mod json_repair;
 pub mod layout;
 pub mod payload_check_store;
+pub mod local_time;
 pub mod resume_log_store;
 pub mod resumption_source;
 pub mod state_store;
