@@ -17,6 +17,9 @@ commands:
                [--quick] [--runs N] [--warmups N] [--out FILE]
   fuzz         every fuzz target for N seconds (default 10); prints executions and time per target
                [--seconds N] [--jobs N]
+  dist         release archives, SHA256SUMS, install.sh and npm tarballs in target/dist,
+               then installs and runs them [--target T]... [--binary FILE] [--out DIR]
+               [--assemble] [--no-check]
   ci           everything CI runs: fmt, clippy, tests, check-arch, budgets, cargo-deny,
                bench --quick (answers checked, timings not gated), fuzz";
 
@@ -42,6 +45,7 @@ fn run() -> anyhow::Result<()> {
         ["check-arch"] => xtask::arch::run(&root),
         ["budgets"] => xtask::budgets::run_all(),
         ["ci"] => xtask::ci::run(&root),
+        ["dist", rest @ ..] => xtask::dist::run(&root, &xtask::dist::Options::parse(rest)?),
         ["fuzz", rest @ ..] => xtask::fuzz::run(&root, &xtask::fuzz::Options::parse(rest)?),
         [xtask::bench::runner::VERB] => xtask::bench::runner::serve(),
         ["bench", rest @ ..] => xtask::bench::run(&root, &xtask::bench::Options::parse(rest)?),

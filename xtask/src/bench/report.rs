@@ -92,6 +92,8 @@ pub struct Report {
     pub load_after: String,
     /// The handoff fidelity table, or why it is missing.
     pub fidelity: Result<String, String>,
+    /// Binary size and cold start.
+    pub startup: super::startup::Startup,
 }
 
 fn mib(kib: u64) -> String {
@@ -189,6 +191,7 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(s, "- {skipped}");
         }
     }
+    super::startup::render(&mut s, &r.startup);
     s.push_str("\n## Handoff fidelity\n\n");
     s.push_str(
         "What the `<resumption-context>` hands back after a compaction, measured by \
