@@ -4,9 +4,10 @@
 //
 // Node's start-up is almost all of this file's cost, so on its first run it replaces itself
 // with a symbolic link to the native binary (not on Windows, and not when the folder is not
-// writable or CTXMON_NPM_KEEP_LAUNCHER is set): every later `ctxmon` or `npx ctxmon` then runs
+// writable or NPM_CTXMON_KEEP_LAUNCHER is set): every later `ctxmon` or `npx ctxmon` then runs
 // the binary directly, without node. No install script is involved, so --ignore-scripts,
-// pnpm and bun work the same way. CTXMON_BINARY names a binary to run instead.
+// pnpm and bun work the same way. NPM_CTXMON_BINARY names a binary to run instead. (These
+// names do not start with CTXMON_: ctxmon reads every CTXMON_* variable as configuration.)
 'use strict';
 
 const { spawnSync } = require('child_process');
@@ -24,7 +25,7 @@ const PACKAGES = {
 };
 
 function nativeBinary() {
-  if (process.env.CTXMON_BINARY) return process.env.CTXMON_BINARY;
+  if (process.env.NPM_CTXMON_BINARY) return process.env.NPM_CTXMON_BINARY;
   const key = `${process.platform}-${process.arch}`;
   for (const name of PACKAGES[key] || []) {
     let manifest;
@@ -42,8 +43,8 @@ function nativeBinary() {
 // Replaces this file by a relative link to the binary, in one rename; any failure leaves the
 // launcher as it is, which still works.
 function linkInPlace(binary) {
-  if (process.platform === 'win32' || process.env.CTXMON_NPM_KEEP_LAUNCHER) return;
-  if (process.env.CTXMON_BINARY) return;
+  if (process.platform === 'win32' || process.env.NPM_CTXMON_KEEP_LAUNCHER) return;
+  if (process.env.NPM_CTXMON_BINARY) return;
   const self = __filename;
   const temp = `${self}.link-${process.pid}`;
   try {

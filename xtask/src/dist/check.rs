@@ -102,7 +102,7 @@ pub fn npm_install_offline(out: &Path, meta: &Meta, platform: &Platform) -> Resu
     require(&install, "npm install --offline")?;
 
     // Through node first (the launcher kept), then once more letting it link itself.
-    let keep = [("CTXMON_NPM_KEEP_LAUNCHER", "1")];
+    let keep = [("NPM_CTXMON_KEEP_LAUNCHER", "1")];
     let version = npm(&["exec".as_ref(), "--offline".as_ref(), "--".as_ref(), "ctxmon".as_ref(), "--version".as_ref()], "", &keep)?;
     require(&version, "npx ctxmon --version")?;
     let want = format!("ctxmon {}", meta.version);
