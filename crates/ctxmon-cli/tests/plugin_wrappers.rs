@@ -504,4 +504,12 @@ fn the_wrapper_is_executable_posix_sh() {
         "{}",
         String::from_utf8_lossy(&check.stderr)
     );
+    match Command::new("shellcheck").args(["-s", "sh"]).arg(&path).output() {
+        Ok(lint) => assert!(
+            lint.status.success(),
+            "{}",
+            String::from_utf8_lossy(&lint.stdout)
+        ),
+        Err(_) => eprintln!("notice: shellcheck is not installed; hooks/ctxmon-hook not linted"),
+    }
 }

@@ -72,10 +72,12 @@ fn octal(field: &mut [u8], value: u64) {
     field[..width].copy_from_slice(&text.as_bytes()[text.len() - width..]);
 }
 
-/// `gzip -n -9` of `bytes` (`-n`: no name or time in the header, so the bytes are reproducible).
+/// `gzip -n -6` of `bytes` (`-n`: no name or time in the header, so the bytes are
+/// reproducible). Level 6, gzip's default: `-9` made the release archive 0.6% smaller in three
+/// times the time.
 pub fn gzip(bytes: &[u8]) -> Result<Vec<u8>> {
     let mut child = Command::new("gzip")
-        .args(["-n", "-9", "-c"])
+        .args(["-n", "-6", "-c"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
