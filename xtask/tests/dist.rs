@@ -83,7 +83,11 @@ fn text(bytes: &[u8]) -> String {
 #[test]
 fn the_archive_holds_binary_readme_and_licenses_and_sums_match() {
     let Some(d) = dist() else { return };
-    let listing = Command::new("tar").arg("-tzvf").arg(archive(d)).output().unwrap();
+    let listing = Command::new("tar")
+        .arg("-tzvf")
+        .arg(archive(d))
+        .output()
+        .unwrap();
     assert!(listing.status.success());
     let listing = text(&listing.stdout);
     let folder = format!("ctxmon-{}-{}", d.meta.version, d.platform.target);
@@ -103,10 +107,7 @@ fn the_archive_holds_binary_readme_and_licenses_and_sums_match() {
     let name = d.platform.archive(&d.meta.version);
     let digest = xtask::dist::archive::sha256(&archive(d)).unwrap();
     let installer = xtask::dist::archive::sha256(&d.out.join("install.sh")).unwrap();
-    assert_eq!(
-        sums,
-        format!("{digest}  {name}\n{installer}  install.sh\n")
-    );
+    assert_eq!(sums, format!("{digest}  {name}\n{installer}  install.sh\n"));
     // `sha256sum -c` accepts the file as written.
     if Command::new("sha256sum").arg("--version").output().is_ok() {
         let verify = Command::new("sha256sum")
@@ -208,7 +209,10 @@ fn a_corrupted_archive_installs_nothing_and_says_why() {
         ],
         temp.path(),
     );
-    assert!(stderr.contains("no archive for sparc-sun-solaris"), "{stderr}");
+    assert!(
+        stderr.contains("no archive for sparc-sun-solaris"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -240,7 +244,10 @@ fn npm_packages_carry_the_licenses_and_the_right_fields() {
     assert_eq!(native["name"], d.platform.package_name());
     assert_eq!(native["os"][0], d.platform.os);
     assert_eq!(native["cpu"][0], d.platform.cpu);
-    assert!(native.get("bin").is_none(), "only the launcher provides the command");
+    assert!(
+        native.get("bin").is_none(),
+        "only the launcher provides the command"
+    );
     for dir in [npm.join("ctxmon"), native_dir] {
         for file in ["LICENSE-MIT", "LICENSE-APACHE", "README.md", "bin/ctxmon"] {
             assert!(dir.join(file).is_file(), "{} lacks {file}", dir.display());
@@ -258,7 +265,11 @@ fn npm_packages_carry_the_licenses_and_the_right_fields() {
         eprintln!("notice: npm is not installed; no tarballs to list");
         return;
     }
-    for file in ["package/LICENSE-MIT", "package/LICENSE-APACHE", "package/bin/ctxmon"] {
+    for file in [
+        "package/LICENSE-MIT",
+        "package/LICENSE-APACHE",
+        "package/bin/ctxmon",
+    ] {
         assert!(list.lines().any(|l| l == file), "{file} not in:\n{list}");
     }
 }
@@ -273,7 +284,11 @@ fn install_sh_is_posix_sh() {
             Err(_) => eprintln!("notice: {shell} is not installed; not parsed with it"),
         }
     }
-    match Command::new("shellcheck").args(["-s", "sh"]).arg(&script).output() {
+    match Command::new("shellcheck")
+        .args(["-s", "sh"])
+        .arg(&script)
+        .output()
+    {
         Ok(out) => assert!(out.status.success(), "{}", text(&out.stdout)),
         Err(_) => eprintln!("notice: shellcheck is not installed; install.sh not linted"),
     }

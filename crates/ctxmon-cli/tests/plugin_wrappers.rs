@@ -174,7 +174,11 @@ fn a_missing_binary_says_how_to_install_once_per_session() {
     assert!(message.contains("cargo install"), "{message}");
     assert_eq!(answer.as_object().unwrap().len(), 1, "{answer}");
     assert_eq!(first.stderr.lines().count(), 1, "{}", first.stderr);
-    assert!(first.stderr.contains("binary not found"), "{}", first.stderr);
+    assert!(
+        first.stderr.contains("binary not found"),
+        "{}",
+        first.stderr
+    );
 
     // The same session hears nothing more, on any hook; another session is told once.
     let second = without_path_binary(&sb, "session-a");
@@ -202,9 +206,20 @@ fn a_missing_binary_with_an_odd_or_no_session_id_still_fails_open() {
         ("not json", true),
         ("", false),
     ] {
-        let run = wrapper(&sb, empty_root.path(), SYSTEM_PATH, &["session-start", "9"], input);
+        let run = wrapper(
+            &sb,
+            empty_root.path(),
+            SYSTEM_PATH,
+            &["session-start", "9"],
+            input,
+        );
         assert_eq!(run.code, Some(0));
-        assert_eq!(run.stdout.contains("systemMessage"), shown, "{input:?}: {}", run.stdout);
+        assert_eq!(
+            run.stdout.contains("systemMessage"),
+            shown,
+            "{input:?}: {}",
+            run.stdout
+        );
     }
     // The id is reduced to a plain file name inside the state folder.
     let state = sb.home.path().join(".local/state/ctxmon/missing-binary");
@@ -412,7 +427,10 @@ fn marketplace_json_lists_this_plugin_from_the_repository_root() {
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
         "marketplace names are kebab-case: {name}"
     );
-    assert!(!name.contains("claude") && !name.contains("anthropic"), "reserved-looking name");
+    assert!(
+        !name.contains("claude") && !name.contains("anthropic"),
+        "reserved-looking name"
+    );
     assert!(market["owner"]["name"].is_string());
     let plugins = market["plugins"].as_array().unwrap();
     assert_eq!(plugins.len(), 1);
@@ -420,7 +438,10 @@ fn marketplace_json_lists_this_plugin_from_the_repository_root() {
     let plugin = json_file(".claude-plugin/plugin.json");
     assert_eq!(entry["name"], plugin["name"]);
     let source = entry["source"].as_str().unwrap();
-    assert!(source.starts_with("./"), "relative sources start with ./: {source}");
+    assert!(
+        source.starts_with("./"),
+        "relative sources start with ./: {source}"
+    );
     let root = repo(source);
     assert!(root.join(".claude-plugin/plugin.json").is_file());
     assert!(root.join("hooks/hooks.json").is_file());
@@ -504,7 +525,11 @@ fn the_wrapper_is_executable_posix_sh() {
         "{}",
         String::from_utf8_lossy(&check.stderr)
     );
-    match Command::new("shellcheck").args(["-s", "sh"]).arg(&path).output() {
+    match Command::new("shellcheck")
+        .args(["-s", "sh"])
+        .arg(&path)
+        .output()
+    {
         Ok(lint) => assert!(
             lint.status.success(),
             "{}",

@@ -36,10 +36,10 @@ pub fn measure(binary: &Path, quick: bool) -> Startup {
 
 fn cold_runs(binary: &Path) -> Result<[(f64, f64); 2], String> {
     let mut out = [(0.0, 0.0); 2];
-    for (slot, (program, args)) in out
-        .iter_mut()
-        .zip([(Path::new("/bin/true"), &[][..]), (binary, &["--version"][..])])
-    {
+    for (slot, (program, args)) in out.iter_mut().zip([
+        (Path::new("/bin/true"), &[][..]),
+        (binary, &["--version"][..]),
+    ]) {
         let mut times: Vec<Duration> = Vec::with_capacity(COLD_RUNS);
         for _ in 0..COLD_RUNS {
             drop_caches()?;

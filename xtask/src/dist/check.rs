@@ -103,13 +103,36 @@ pub fn npm_install_offline(out: &Path, meta: &Meta, platform: &Platform) -> Resu
 
     // Through node first (the launcher kept), then once more letting it link itself.
     let keep = [("NPM_CTXMON_KEEP_LAUNCHER", "1")];
-    let version = npm(&["exec".as_ref(), "--offline".as_ref(), "--".as_ref(), "ctxmon".as_ref(), "--version".as_ref()], "", &keep)?;
+    let version = npm(
+        &[
+            "exec".as_ref(),
+            "--offline".as_ref(),
+            "--".as_ref(),
+            "ctxmon".as_ref(),
+            "--version".as_ref(),
+        ],
+        "",
+        &keep,
+    )?;
     require(&version, "npx ctxmon --version")?;
     let want = format!("ctxmon {}", meta.version);
     if String::from_utf8_lossy(&version.stdout).trim() != want {
-        bail!("npx ctxmon --version printed {:?}, not {want:?}", String::from_utf8_lossy(&version.stdout));
+        bail!(
+            "npx ctxmon --version printed {:?}, not {want:?}",
+            String::from_utf8_lossy(&version.stdout)
+        );
     }
-    let line = npm(&["exec".as_ref(), "--offline".as_ref(), "--".as_ref(), "ctxmon".as_ref(), "statusline".as_ref()], PAYLOAD, &keep)?;
+    let line = npm(
+        &[
+            "exec".as_ref(),
+            "--offline".as_ref(),
+            "--".as_ref(),
+            "ctxmon".as_ref(),
+            "statusline".as_ref(),
+        ],
+        PAYLOAD,
+        &keep,
+    )?;
     require(&line, "npx ctxmon statusline")?;
     expect_statusline(&line.stdout, "npx ctxmon statusline")?;
 
@@ -118,21 +141,54 @@ pub fn npm_install_offline(out: &Path, meta: &Meta, platform: &Platform) -> Resu
         .join("node_modules")
         .join(platform.package_name())
         .join("bin/ctxmon");
-    let linked = npm(&["exec".as_ref(), "--offline".as_ref(), "--".as_ref(), "ctxmon".as_ref(), "statusline".as_ref()], PAYLOAD, &[])?;
+    let linked = npm(
+        &[
+            "exec".as_ref(),
+            "--offline".as_ref(),
+            "--".as_ref(),
+            "ctxmon".as_ref(),
+            "statusline".as_ref(),
+        ],
+        PAYLOAD,
+        &[],
+    )?;
     require(&linked, "npx ctxmon statusline (linking)")?;
     expect_statusline(&linked.stdout, "npx ctxmon statusline (linking)")?;
-    let is_link = std::fs::symlink_metadata(&launcher_file)
-        .is_ok_and(|m| m.file_type().is_symlink());
+    let is_link =
+        std::fs::symlink_metadata(&launcher_file).is_ok_and(|m| m.file_type().is_symlink());
     let target = std::fs::canonicalize(&launcher_file)?;
     if !is_link || target != std::fs::canonicalize(&native_file)? {
-        bail!("the launcher did not replace itself with a link to {}", native_file.display());
+        bail!(
+            "the launcher did not replace itself with a link to {}",
+            native_file.display()
+        );
     }
-    let direct = npm(&["exec".as_ref(), "--offline".as_ref(), "--".as_ref(), "ctxmon".as_ref(), "statusline".as_ref()], PAYLOAD, &[])?;
+    let direct = npm(
+        &[
+            "exec".as_ref(),
+            "--offline".as_ref(),
+            "--".as_ref(),
+            "ctxmon".as_ref(),
+            "statusline".as_ref(),
+        ],
+        PAYLOAD,
+        &[],
+    )?;
     require(&direct, "npx ctxmon statusline (linked)")?;
     expect_statusline(&direct.stdout, "npx ctxmon statusline (linked)")?;
 
     // `npx ctxmon install` must register the native binary, not the JS launcher or npx.
-    let install_hooks = npm(&["exec".as_ref(), "--offline".as_ref(), "--".as_ref(), "ctxmon".as_ref(), "install".as_ref()], "", &[])?;
+    let install_hooks = npm(
+        &[
+            "exec".as_ref(),
+            "--offline".as_ref(),
+            "--".as_ref(),
+            "ctxmon".as_ref(),
+            "install".as_ref(),
+        ],
+        "",
+        &[],
+    )?;
     require(&install_hooks, "npx ctxmon install")?;
     let settings = std::fs::read_to_string(project.join(".claude/settings.json"))
         .context("npx ctxmon install wrote no .claude/settings.json")?;

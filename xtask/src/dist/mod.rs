@@ -22,7 +22,8 @@ use serde::Deserialize;
 
 use platforms::Platform;
 
-pub const USAGE: &str = "cargo xtask dist [--target TRIPLE]... [--binary FILE] [--out DIR] [--assemble] [--no-check]";
+pub const USAGE: &str =
+    "cargo xtask dist [--target TRIPLE]... [--binary FILE] [--out DIR] [--assemble] [--no-check]";
 
 /// Command-line options.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -173,9 +174,8 @@ pub fn package_target(
     out: &Path,
 ) -> Result<()> {
     let folder = format!("ctxmon-{}-{}", meta.version, platform.target);
-    let read = |path: &Path| {
-        std::fs::read(path).with_context(|| format!("reading {}", path.display()))
-    };
+    let read =
+        |path: &Path| std::fs::read(path).with_context(|| format!("reading {}", path.display()));
     let entries = vec![
         archive::Entry {
             name: "ctxmon".into(),
@@ -263,11 +263,7 @@ pub fn assemble(root: &Path, meta: &Meta, out: &Path) -> Result<Vec<String>> {
     present.sort_by_key(|p| p.npm);
     let launcher = npm::launcher_package(root, meta, &present, &npm_dir)?;
     match npm::pack(&launcher, &npm_dir)? {
-        Some(tarball) => summary.push(format!(
-            "npm/{} ({})",
-            file_name(&tarball),
-            size(&tarball)
-        )),
+        Some(tarball) => summary.push(format!("npm/{} ({})", file_name(&tarball), size(&tarball))),
         None => summary.push(format!(
             "{} (unpacked: npm is not installed)",
             launcher.display()

@@ -86,7 +86,13 @@ pub fn launcher_package(
         ("repository", json!(meta.repository)),
         (
             "keywords",
-            json!(["claude-code", "context", "compaction", "hooks", "statusline"]),
+            json!([
+                "claude-code",
+                "context",
+                "compaction",
+                "hooks",
+                "statusline"
+            ]),
         ),
         ("bin", json!({"ctxmon": "bin/ctxmon"})),
         (
@@ -97,8 +103,7 @@ pub fn launcher_package(
         ("optionalDependencies", Value::Object(optional)),
     ];
     std::fs::write(dir.join("package.json"), object(&fields))?;
-    std::fs::copy(root.join("README.md"), dir.join("README.md"))
-        .context("copying README.md")?;
+    std::fs::copy(root.join("README.md"), dir.join("README.md")).context("copying README.md")?;
     copy_licenses(root, &dir)?;
     std::fs::create_dir_all(dir.join("bin"))?;
     copy_executable(

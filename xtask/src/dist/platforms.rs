@@ -106,10 +106,9 @@ mod tests {
 
     #[test]
     fn the_launcher_knows_every_platform_package_in_the_same_order() {
-        let launcher = std::fs::read_to_string(
-            crate::workspace_root().join("packaging/npm/ctxmon.js"),
-        )
-        .unwrap();
+        let launcher =
+            std::fs::read_to_string(crate::workspace_root().join("packaging/npm/ctxmon.js"))
+                .unwrap();
         let mut keys: Vec<String> = Vec::new();
         for p in PLATFORMS {
             let key = format!("{}-{}", p.os, p.cpu);
@@ -126,7 +125,10 @@ mod tests {
             let line = format!("'{key}': [{}],", names.join(", "));
             assert!(launcher.contains(&line), "ctxmon.js lacks `{line}`");
         }
-        let entries = launcher.lines().filter(|l| l.contains("': ['@ctxmon/")).count();
+        let entries = launcher
+            .lines()
+            .filter(|l| l.contains("': ['@ctxmon/"))
+            .count();
         assert_eq!(entries, 4, "ctxmon.js lists a platform xtask does not know");
     }
 
@@ -135,8 +137,14 @@ mod tests {
         let p = for_target("x86_64-unknown-linux-gnu").unwrap();
         assert_eq!(p.package_name(), "@ctxmon/linux-x64-gnu");
         assert_eq!(p.tarball("1.2.3"), "ctxmon-linux-x64-gnu-1.2.3.tgz");
-        assert_eq!(p.archive("1.2.3"), "ctxmon-1.2.3-x86_64-unknown-linux-gnu.tar.gz");
-        assert_eq!(for_tarball("ctxmon-linux-x64-gnu-1.2.3.tgz", "1.2.3"), Some(p));
+        assert_eq!(
+            p.archive("1.2.3"),
+            "ctxmon-1.2.3-x86_64-unknown-linux-gnu.tar.gz"
+        );
+        assert_eq!(
+            for_tarball("ctxmon-linux-x64-gnu-1.2.3.tgz", "1.2.3"),
+            Some(p)
+        );
         assert_eq!(for_tarball("ctxmon-1.2.3.tgz", "1.2.3"), None);
         assert!(for_target("x86_64-pc-windows-msvc").is_none());
     }
