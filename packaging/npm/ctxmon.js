@@ -3,10 +3,12 @@
 // the platform package (an optionalDependency: @ctxmon/<os>-<cpu>[-<libc>]) and runs it.
 //
 // Node's start-up is almost all of this file's cost, so on its first run it replaces itself
-// with a symbolic link to the native binary (not on Windows, and not when the folder is not
-// writable or NPM_CTXMON_KEEP_LAUNCHER is set): every later `ctxmon` or `npx ctxmon` then runs
-// the binary directly, without node. No install script is involved, so --ignore-scripts,
-// pnpm and bun work the same way. NPM_CTXMON_BINARY names a binary to run instead. (These
+// with a symbolic link to the native binary: every later `ctxmon` or `npx ctxmon` then runs
+// the binary directly, without node. Only when it was started through a symbolic link (npm's
+// and yarn's node_modules/.bin and global bin links, which the kernel follows): pnpm's shims
+// and yarn 2+ run `node <this file>` by name and would hand node the binary. Never on Windows,
+// in a read-only folder, or with NPM_CTXMON_KEEP_LAUNCHER set. No install script is involved,
+// so --ignore-scripts, pnpm and bun install the same thing. NPM_CTXMON_BINARY names a binary to run instead. (These
 // names do not start with CTXMON_: ctxmon reads every CTXMON_* variable as configuration.)
 'use strict';
 
@@ -45,6 +47,11 @@ function nativeBinary() {
 function linkInPlace(binary) {
   if (process.platform === 'win32' || process.env.NPM_CTXMON_KEEP_LAUNCHER) return;
   if (process.env.NPM_CTXMON_BINARY) return;
+  try {
+    if (!fs.lstatSync(process.argv[1]).isSymbolicLink()) return;
+  } catch {
+    return;
+  }
   const self = __filename;
   const temp = `${self}.link-${process.pid}`;
   try {

@@ -137,6 +137,21 @@ pub fn npm_install_offline(out: &Path, meta: &Meta, platform: &Platform) -> Resu
     expect_statusline(&line.stdout, "npx ctxmon statusline")?;
 
     let launcher_file = project.join("node_modules/ctxmon/bin/ctxmon");
+    // Run by name with node, as pnpm's shims do: it must stay a script those shims can run.
+    let mut node = Command::new("node");
+    node.arg(&launcher_file)
+        .arg("--version")
+        .current_dir(&project);
+    let by_name = without_ctxmon_config(&mut node)
+        .output()
+        .context("running node")?;
+    require(&by_name, "node node_modules/ctxmon/bin/ctxmon --version")?;
+    if std::fs::symlink_metadata(&launcher_file)?
+        .file_type()
+        .is_symlink()
+    {
+        bail!("the launcher replaced itself when run by name with node (pnpm's shims do that)");
+    }
     let native_file = project
         .join("node_modules")
         .join(platform.package_name())
@@ -216,7 +231,8 @@ fn npm_command(
 ) -> Result<Output> {
     let home = temp.join("home");
     std::fs::create_dir_all(&home)?;
-    let mut child = Command::new("npm")
+    let mut npm = Command::new("npm");
+    let mut child = without_ctxmon_config(&mut npm)
         .args(args)
         .current_dir(project)
         .env("HOME", &home)
@@ -240,6 +256,19 @@ fn npm_command(
         input.write_all(stdin.as_bytes())?;
     }
     Ok(child.wait_with_output()?)
+}
+
+/// `command` without this process's `CTXMON_*` variables: ctxmon reads every one as
+/// configuration, and the test runner's own (`CTXMON_FUZZ_SECS`) would be a configuration
+/// error. npm needs the rest of the environment (PATH, node's location).
+fn without_ctxmon_config(command: &mut Command) -> &mut Command {
+    for (name, _) in std::env::vars_os() {
+        let upper = name.to_string_lossy().to_ascii_uppercase();
+        if upper.starts_with("CTXMON_") {
+            command.env_remove(&name);
+        }
+    }
+    command
 }
 
 fn require(output: &Output, what: &str) -> Result<()> {
