@@ -88,6 +88,15 @@ pub fn npm_install_offline(out: &Path, meta: &Meta, platform: &Platform) -> Resu
     let npm = |args: &[&std::ffi::OsStr], stdin: &str, extra: &[(&str, &str)]| {
         npm_command(temp.path(), &project, args, stdin, extra)
     };
+    // `npx --offline ctxmon <args>`, as `npm exec`, which is what npx runs.
+    let npx = |args: &[&str], stdin: &str, extra: &[(&str, &str)]| {
+        let mut all: Vec<&std::ffi::OsStr> = ["exec", "--offline", "--", "ctxmon"]
+            .iter()
+            .map(std::ffi::OsStr::new)
+            .collect();
+        all.extend(args.iter().map(std::ffi::OsStr::new));
+        npm_command(temp.path(), &project, &all, stdin, extra)
+    };
     let install = npm(
         &[
             "install".as_ref(),
@@ -103,17 +112,7 @@ pub fn npm_install_offline(out: &Path, meta: &Meta, platform: &Platform) -> Resu
 
     // Through node first (the launcher kept), then once more letting it link itself.
     let keep = [("NPM_CTXMON_KEEP_LAUNCHER", "1")];
-    let version = npm(
-        &[
-            "exec".as_ref(),
-            "--offline".as_ref(),
-            "--".as_ref(),
-            "ctxmon".as_ref(),
-            "--version".as_ref(),
-        ],
-        "",
-        &keep,
-    )?;
+    let version = npx(&["--version"], "", &keep)?;
     require(&version, "npx ctxmon --version")?;
     let want = format!("ctxmon {}", meta.version);
     if String::from_utf8_lossy(&version.stdout).trim() != want {
@@ -122,17 +121,7 @@ pub fn npm_install_offline(out: &Path, meta: &Meta, platform: &Platform) -> Resu
             String::from_utf8_lossy(&version.stdout)
         );
     }
-    let line = npm(
-        &[
-            "exec".as_ref(),
-            "--offline".as_ref(),
-            "--".as_ref(),
-            "ctxmon".as_ref(),
-            "statusline".as_ref(),
-        ],
-        PAYLOAD,
-        &keep,
-    )?;
+    let line = npx(&["statusline"], PAYLOAD, &keep)?;
     require(&line, "npx ctxmon statusline")?;
     expect_statusline(&line.stdout, "npx ctxmon statusline")?;
 
@@ -156,17 +145,7 @@ pub fn npm_install_offline(out: &Path, meta: &Meta, platform: &Platform) -> Resu
         .join("node_modules")
         .join(platform.package_name())
         .join("bin/ctxmon");
-    let linked = npm(
-        &[
-            "exec".as_ref(),
-            "--offline".as_ref(),
-            "--".as_ref(),
-            "ctxmon".as_ref(),
-            "statusline".as_ref(),
-        ],
-        PAYLOAD,
-        &[],
-    )?;
+    let linked = npx(&["statusline"], PAYLOAD, &[])?;
     require(&linked, "npx ctxmon statusline (linking)")?;
     expect_statusline(&linked.stdout, "npx ctxmon statusline (linking)")?;
     let is_link =
@@ -178,32 +157,12 @@ pub fn npm_install_offline(out: &Path, meta: &Meta, platform: &Platform) -> Resu
             native_file.display()
         );
     }
-    let direct = npm(
-        &[
-            "exec".as_ref(),
-            "--offline".as_ref(),
-            "--".as_ref(),
-            "ctxmon".as_ref(),
-            "statusline".as_ref(),
-        ],
-        PAYLOAD,
-        &[],
-    )?;
+    let direct = npx(&["statusline"], PAYLOAD, &[])?;
     require(&direct, "npx ctxmon statusline (linked)")?;
     expect_statusline(&direct.stdout, "npx ctxmon statusline (linked)")?;
 
     // `npx ctxmon install` must register the native binary, not the JS launcher or npx.
-    let install_hooks = npm(
-        &[
-            "exec".as_ref(),
-            "--offline".as_ref(),
-            "--".as_ref(),
-            "ctxmon".as_ref(),
-            "install".as_ref(),
-        ],
-        "",
-        &[],
-    )?;
+    let install_hooks = npx(&["install"], "", &[])?;
     require(&install_hooks, "npx ctxmon install")?;
     let settings = std::fs::read_to_string(project.join(".claude/settings.json"))
         .context("npx ctxmon install wrote no .claude/settings.json")?;

@@ -288,16 +288,12 @@ fn build(root: &Path, target: &str, host: &str) -> Result<PathBuf> {
     if !status.success() {
         bail!("cargo build --release for {target} failed ({status})");
     }
+    let target_dir =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     let dir = if target == host {
-        root.join("target/release")
+        target_dir.join("release")
     } else {
-        root.join("target").join(target).join("release")
-    };
-    let target_dir = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from);
-    let dir = match target_dir {
-        Some(custom) if target == host => custom.join("release"),
-        Some(custom) => custom.join(target).join("release"),
-        None => dir,
+        target_dir.join(target).join("release")
     };
     Ok(dir.join("ctxmon"))
 }
