@@ -14,7 +14,9 @@ pub mod budgets;
 pub mod budgets_resilience;
 pub mod budgets_resume_log;
 pub mod ci;
+pub mod dist;
 pub mod fuzz;
+pub mod inject_cost;
 pub mod modules;
 pub mod scan;
 

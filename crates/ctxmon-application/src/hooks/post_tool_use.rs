@@ -109,7 +109,7 @@ pub fn post_tool_use(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> PostToolUs
                 run.save_state();
             }
             ToolVerdict::Inject => {
-                note_injected(run.state(), tier);
+                note_injected(run.state(), tier, estimate.fill_percentage);
                 track_tier(&mut run, &estimate);
                 if run.save_state() {
                     outcome.additional_context =

@@ -3,11 +3,13 @@
 //! checkpoint, add `<compaction-alert>` — with the resumption context when SessionStart's
 //! delivery never happened (spec §7).
 
-use ctxmon_domain::{CheckpointData, CheckpointId, FillEstimate, FillSource, ThresholdTier};
+use ctxmon_domain::{
+    CheckpointData, CheckpointId, FillEstimate, FillSource, SessionState, ThresholdTier,
+};
 
 use super::delivery::deliver;
 use super::track_tier;
-use crate::config::InjectPolicy;
+use crate::config::{InjectPolicy, NOMINAL_STEP};
 use crate::handoff::alert::render_compaction_alert;
 use crate::handoff::checkpoint_ack::acknowledge_with_older;
 use crate::handoff::compaction::{note_boundary, note_checkpoint};
@@ -142,8 +144,8 @@ fn monitor_tag(run: &mut HookRun<'_>, estimate: &FillEstimate) -> Option<String>
     let tier = estimate.threshold_tier;
     let state = run.state();
     let monitor = &ctx.config.context_monitor;
-    if monitor.enabled && should_inject(monitor.inject, state.last_injected_tier, tier) {
-        note_injected(state, tier);
+    if monitor.enabled && should_inject(monitor.inject, state, estimate) {
+        note_injected(state, tier, estimate.fill_percentage);
         Some(render_context_monitor(estimate, &ctx.settings.thresholds))
     } else {
         // A fall seen here is one post-tool-use must not wait for (`tier_record`).
@@ -152,16 +154,23 @@ fn monitor_tag(run: &mut HookRun<'_>, estimate: &FillEstimate) -> Option<String>
     }
 }
 
-/// The injection policy of spec §3.
-pub fn should_inject(
-    policy: InjectPolicy,
-    last_injected: Option<ThresholdTier>,
-    tier: ThresholdTier,
-) -> bool {
+/// The injection policy of spec §3 (and `tiered`, the default): whether this prompt gets a
+/// `<context-monitor>` tag, given the session's last tag and this prompt's estimate.
+pub fn should_inject(policy: InjectPolicy, state: &SessionState, estimate: &FillEstimate) -> bool {
+    let tier = estimate.threshold_tier;
+    let changed = state.last_injected_tier != Some(tier);
     match policy {
         InjectPolicy::Always => true,
-        InjectPolicy::OnChange => last_injected != Some(tier),
+        InjectPolicy::OnChange => changed,
         InjectPolicy::WarningAndAbove => tier >= ThresholdTier::Warning,
+        InjectPolicy::Tiered => {
+            // A tag from before this field existed has no fill: say it again once. The
+            // tolerance keeps 30% − 20% (0.0999… in floating point) a step of ten points.
+            let moved = state
+                .last_injected_fill
+                .is_none_or(|f| (estimate.fill_percentage - f).abs() >= NOMINAL_STEP - 1e-9);
+            tier >= ThresholdTier::Low || changed || moved
+        }
     }
 }
 
