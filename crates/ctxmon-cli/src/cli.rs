@@ -557,6 +557,8 @@ pub struct RawInvocation {
     pub hook_command: Option<HookCommand>,
     /// The last non-empty `--project-dir` value.
     pub project_dir: Option<PathBuf>,
+    /// `--json` was given (before any `--`): a refused command line answers in JSON too.
+    pub json: bool,
 }
 
 impl RawInvocation {
@@ -578,6 +580,7 @@ impl RawInvocation {
                 raw.project_dir = Some(PathBuf::from(v));
             }
         };
+        let mut json = false;
         let mut iter = args.iter();
         while let Some(arg) = iter.next() {
             let text = arg.to_string_lossy();
@@ -600,10 +603,13 @@ impl RawInvocation {
                 }
                 continue;
             }
-            if !text.starts_with('-') {
+            if text == "--json" {
+                json = true;
+            } else if !text.starts_with('-') {
                 words.push(text.into_owned());
             }
         }
+        raw.json = json;
         raw.hook = words.first().is_some_and(|w| w == "hooks");
         raw.hook_command = words
             .get(1)
@@ -654,6 +660,9 @@ mod tests {
         assert!(!scan(&["status", "hooks"]).hook);
         assert!(!scan(&[]).hook);
         assert!(scan(&["--", "hooks"]).hook);
+        assert!(scan(&["status", "--json", "--bogus"]).json);
+        assert!(!scan(&["status", "--", "--json"]).json);
+        assert!(!scan(&["--config", "--json", "status"]).json);
     }
 
     /// `--help` reads like a man page on every command and on every leaf under `checkpoint`,

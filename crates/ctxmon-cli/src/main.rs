@@ -16,6 +16,7 @@ mod diag;
 mod exit;
 mod help;
 mod install;
+mod json_out;
 mod render;
 mod report;
 mod wire;

@@ -8,7 +8,7 @@
 pub(super) mod json_path;
 pub(super) mod json_syntax;
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use anyhow::anyhow;
 use ctxmon_application::assembly::{
@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::cli::{AssembleArgs, GlobalArgs};
 use crate::exit::{CmdResult, Failure};
+use crate::json_out;
 
 pub fn run(args: &AssembleArgs, _global: &GlobalArgs) -> CmdResult {
     // Flags first: a bad flag should not wait for a 50 MB read.
@@ -40,13 +41,8 @@ pub fn run(args: &AssembleArgs, _global: &GlobalArgs) -> CmdResult {
             }
             AssemblyErrorKind::Internal => Failure::Other(anyhow!("{origin}: {e}")),
         })?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, &bundle)
-        .map_err(|e| Failure::Other(anyhow!("writing the bundle: {e}")))?;
-    writeln!(out)
-        .and_then(|()| out.flush())
-        .map_err(|e| Failure::Other(anyhow!("writing the bundle: {e}")))?;
-    Ok(())
+    // The bundle is JSON with or without --json, laid out by the one rule for JSON.
+    json_out::print(&bundle)
 }
 
 /// The input's bytes and a name for it in messages (`stdin` or the path).

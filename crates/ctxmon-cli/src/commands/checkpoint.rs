@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use crate::bootstrap;
 use crate::cli::{CheckpointCommand, GlobalArgs};
 use crate::exit::{CmdResult, Failure};
+use crate::json_out;
 
 pub fn run(cmd: CheckpointCommand, global: &GlobalArgs) -> CmdResult {
     let layout = bootstrap::existing_project(global)?.layout();
@@ -51,7 +52,7 @@ fn list(repo: &FsCheckpointRepository, json: bool) -> CmdResult {
             .iter()
             .map(stored_json)
             .collect::<Result<Vec<_>, _>>()?;
-        emit(&pretty(&Value::Array(items)))
+        json_out::print(&Value::Array(items))
     } else if listing.checkpoints.is_empty() {
         emit(&format!("no checkpoints in {}", repo.dir().display()))
     } else {
@@ -67,7 +68,7 @@ fn show(repo: &FsCheckpointRepository, id: &CheckpointId, json: bool) -> CmdResu
     let value = stored_json(&stored)?;
     // JSON either way: a checkpoint is a nested document, and this keeps it copy-pastable.
     if json {
-        emit(&value.to_string())
+        json_out::print(&value)
     } else {
         emit(&pretty(&value))
     }
@@ -97,7 +98,7 @@ fn ack(
     }
     let created = outcome.created;
     if json {
-        emit(
+        json_out::print(
             &json!({"id": id.to_string(), "acknowledged": true, "already_acknowledged": !created})
                 .to_string(),
         )
@@ -120,8 +121,8 @@ fn prune(repo: &FsCheckpointRepository, keep: u64, json: bool) -> CmdResult {
     let pruned = outcome.pruned;
     if json {
         let ids: Vec<String> = pruned.iter().map(ToString::to_string).collect();
-        return emit(
-            &json!({"pruned": ids, "keep": keep, "unreadable": outcome.unreadable}).to_string(),
+        return json_out::print(
+            &json!({"pruned": ids, "keep": keep, "unreadable": outcome.unreadable}),
         );
     }
     let kept = if keep == 0 {

@@ -4,10 +4,16 @@
 use anyhow::anyhow;
 use clap::CommandFactory;
 
-use crate::cli::{Cli, CompletionsArgs};
+use crate::cli::{Cli, CompletionsArgs, GlobalArgs};
 use crate::exit::{CmdResult, Failure};
 
-pub fn run(args: &CompletionsArgs) -> CmdResult {
+pub fn run(args: &CompletionsArgs, global: &GlobalArgs) -> CmdResult {
+    // A completion script is shell code; there is no JSON form of it to give.
+    if global.json {
+        return Err(Failure::usage(anyhow!(
+            "completions prints a shell script and has no JSON output; run it without --json"
+        )));
+    }
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut Cli::command(), "ctxmon", &mut script);
     // Written in one go and checked: `clap_complete` would panic on a closed pipe.

@@ -11,11 +11,14 @@ use crate::bootstrap;
 use crate::cli::{ConfigCommand, GlobalArgs, Scope};
 use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
+use crate::json_out;
 
 pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
     if let ConfigCommand::Schema = cmd {
-        println!("{}", schema_text());
-        return Ok(());
+        // The schema is JSON with or without --json, laid out by the one rule for JSON.
+        let schema: serde_json::Value = serde_json::from_str(&schema_text())
+            .map_err(|e| Failure::Other(anyhow!("the built-in schema is not JSON: {e}")))?;
+        return json_out::print(&schema);
     }
     let project = bootstrap::existing_project(global)?;
     let project_dir = project.path.clone();
@@ -24,7 +27,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
             let loaded =
                 bootstrap::load_layers(global, &project_dir, &[]).map_err(Failure::usage)?;
             if global.json {
-                println!("{}", pretty(&loaded.to_json()));
+                json_out::print(&loaded.to_json())?;
             } else {
                 print!("{}", loaded.to_toml(true));
             }
@@ -36,8 +39,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
             if global.json
                 && let Some(section) = loaded.section_json(&key)
             {
-                println!("{}", pretty(&section));
-                return Ok(());
+                return json_out::print(&section);
             }
             if !global.json
                 && let Some(section) = loaded.section_toml(&key, false)
@@ -49,10 +51,9 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                 .get(&key)
                 .map_err(|e| Failure::usage(anyhow!("{e}")))?;
             if global.json {
-                println!(
-                    "{}",
-                    json!({"key": kv.key, "value": kv.value, "source": kv.source.to_string()})
-                );
+                json_out::print(
+                    &json!({"key": kv.key, "value": kv.value, "source": kv.source.to_string()}),
+                )?;
             } else {
                 println!("{}", kv.plain_text());
             }
@@ -79,10 +80,9 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
             })?;
             if global.json {
                 let shadowed = outcome.shadowed_by.as_ref().map(ToString::to_string);
-                println!(
-                    "{}",
-                    json!({"key": outcome.key, "value": outcome.value, "path": outcome.path.display().to_string(), "created": outcome.created, "shadowed_by": shadowed})
-                );
+                json_out::print(
+                    &json!({"key": outcome.key, "value": outcome.value, "path": outcome.path.display().to_string(), "created": outcome.created, "shadowed_by": shadowed}),
+                )?;
             } else {
                 println!(
                     "set {} = {} in {}",
@@ -110,7 +110,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                     .iter()
                     .map(|e| json!({"layer": e.layer.name(), "path": e.path.as_ref().map(|p| p.display().to_string()), "exists": e.exists}))
                     .collect();
-                println!("{}", pretty(&serde_json::Value::Array(list)));
+                json_out::print(&serde_json::Value::Array(list))?;
             } else {
                 for e in entries {
                     let path = e.path.as_ref().map_or(
@@ -126,8 +126,4 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
         ConfigCommand::Schema => {}
     }
     Ok(())
-}
-
-fn pretty(value: &serde_json::Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }

@@ -17,6 +17,7 @@ use crate::bootstrap;
 use crate::cli::{GlobalArgs, ReportArgs};
 use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
+use crate::json_out;
 use crate::report;
 
 pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
@@ -79,7 +80,7 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
         let svg = args.svg.as_ref().map(|p| p.display().to_string());
         let value =
             report::json(&series, &shown, svg.as_deref()).map_err(|e| Failure::Other(e.into()))?;
-        println!("{value}");
+        json_out::print(&value)?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
         let width = bootstrap::env_var("COLUMNS")

@@ -13,6 +13,7 @@ use crate::bootstrap;
 use crate::cli::{GlobalArgs, StatusArgs};
 use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
+use crate::json_out;
 use crate::render;
 
 pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
@@ -66,7 +67,7 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
                 transcript.display().to_string().into(),
             );
         }
-        println!("{value}");
+        json_out::print(&value)?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
         print!("{}", render::status_text(&estimate, color));
