@@ -27,11 +27,13 @@ pub struct Cli {
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct GlobalArgs {
-    /// Print machine-readable JSON instead of text.
+    /// Print machine-readable JSON instead of text (a failure: {"error", "exit_code"}; indented
+    /// on a terminal, one line otherwise).
     #[arg(long, global = true)]
     pub json: bool,
-    /// Project directory (default: $CLAUDE_PROJECT_DIR, then the hook input's cwd, then the
-    /// current directory).
+    /// Project directory, taken as named (default: $CLAUDE_PROJECT_DIR, then a hook input's
+    /// cwd, then the nearest folder at or above the current directory holding .ctxmon, .claude
+    /// or .git, below the home folder).
     #[arg(long, global = true, value_name = "DIR")]
     pub project_dir: Option<PathBuf>,
     /// An extra configuration file, layered above .ctxmon/config.local.toml.

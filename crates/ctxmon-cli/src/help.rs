@@ -19,6 +19,17 @@ Exit codes:
      that does not exist)
   `ctxmon hooks ...` always exits 0: a hook never blocks or breaks Claude Code.
 
+Project: --project-dir, else $CLAUDE_PROJECT_DIR, else the nearest folder at or above the
+current directory that holds .ctxmon, .claude or .git (as git finds its repository), so any
+command works from a subfolder. The search stops below your home folder and /; with no such
+folder the current directory is the project. Hooks and the status line use the folder Claude
+Code or Codex names.
+
+JSON (--json): every command either honours it or refuses it (completions: exit 2). Under
+--json a failure prints {\"error\": \"...\", \"exit_code\": N} on stdout as well as the message on
+stderr. JSON is indented when stdout is a terminal and one line otherwise (a pipe, a file), for
+--json output, assemble's bundle and config schema alike; hook answers are always one line.
+
 Files: .ctxmon/ in the project (state, checkpoints, events, logs); configuration in
 ~/.config/ctxmon/config.toml, .ctxmon/config.toml and .ctxmon/config.local.toml.";
 
@@ -29,8 +40,12 @@ Examples:
   ctxmon status --model 'claude-opus-4-6[1m]'       a 1M window the transcript cannot show
   ctxmon --json status | jq .fill_percentage
 
-Exit codes: 0 measured; 1 no transcript, unreadable, or nothing to measure yet; 2 bad flag or
-configuration.";
+A session that has had no answer yet (its transcript empty or holding only the first request)
+shows 0% with the note \"no response yet\" and exits 0; its JSON has
+\"awaiting_first_response\": true.
+
+Exit codes: 0 measured, or no response yet; 1 no transcript, not a transcript, unreadable, or
+no usage record within the scan limit; 2 bad flag or configuration.";
 
 pub const HOOKS: &str = "\
 Claude Code runs these; you rarely need to. Each reads one hook JSON object on stdin (read to
@@ -188,7 +203,10 @@ Examples:
   fish:  ctxmon completions fish > ~/.config/fish/completions/ctxmon.fish
   once:  source <(ctxmon completions bash)
 
-Exit codes: 0 printed; 2 unknown shell.";
+A completion script is shell code: with --json, completions refuses (exit 2) rather than
+print something else.
+
+Exit codes: 0 printed; 2 unknown shell, or --json.";
 
 // Leaf commands of `checkpoint`, `resume-log` and `config`: each has its own manual page.
 

@@ -17,6 +17,7 @@ mod exit;
 mod help;
 mod install;
 mod json_out;
+mod project_root;
 mod render;
 mod report;
 mod wire;
