@@ -59,7 +59,8 @@ pub enum Command {
     /// uses the same formula, thresholds and window rules as the hooks. Prints a sparkline
     /// (one block per response, height = share of the window; with more responses than
     /// columns, each block is the fullest of its share and the line below says how many
-    /// responses a column holds) with min, max and last, then
+    /// responses a column holds; a ^ under it marks each compaction's column) with min, max
+    /// and last (what a compaction after the last response left, as `status` says), then
     /// every compaction and every tier crossing with its time. --svg also writes a chart;
     /// --json prints the points, compactions and crossings for programs.
     #[command(after_long_help = crate::help::REPORT)]

@@ -155,11 +155,12 @@ pub const REPORT: &str = "\
 Output (fixtures/transcripts/session-compactions.jsonl):
   session-compactions.jsonl · claude-sonnet-4-5-20250929 · window 200,000
     ▁▁▂▂▂▂▂▃▃▃▃▃▄▄▄▄▄▅▅▅▅▆▆▆▇▇▇▂▂▃▃▃▃▄▄▄▅▅▅▆▂▂▂▂▂▃
+                               ^            ^ compactions
     46 responses · one column per response · height 0–100% of the window
     min 18,000 (9%) · max 165,010 (82%, response 27) · last 50,148 (25%, NOMINAL)
   compactions (2)
-    2026-11-20T13:28:18.000Z  before response 28  auto  165,972 → 31,870 tokens
-    2026-11-20T13:43:21.000Z  before response 41  manual  130,863 → 24,410 tokens
+    2026-11-20T13:28:18.000Z  after response 27  auto  165,972 → 31,870 tokens
+    2026-11-20T13:43:21.000Z  after response 40  manual  130,863 → 24,410 tokens
   tier crossings (6)
     2026-11-20T13:20:30.000Z  response 20  NOMINAL → LOW  115,398 tokens (57%)
     ...
@@ -167,12 +168,20 @@ Output (fixtures/transcripts/session-compactions.jsonl):
 Examples:
   ctxmon report                                   the project's newest session
   ctxmon report --transcript session.jsonl --svg session.svg
-  ctxmon --json report --transcript session.jsonl | jq '.points[] | [.index, .tokens]'
+  ctxmon --json report --transcript session.jsonl | jq '.points[] | [.response, .tokens]'
 
-JSON: {transcript, scope, model, window, thresholds, auto_compact_fill, responses, min, max,
-last, points: [{index (0-based), timestamp, message_id, tokens, fill, tier, window}],
-compactions: [{index (first response after it), timestamp, trigger, pre_tokens, post_tokens}],
-crossings: [{index, timestamp, from, to, tokens, fill}]}.
+A ^ under the sparkline marks the column holding the first response after each compaction.
+Its width is COLUMNS, else the terminal's (stdout's, then stderr's), else 80. `last` is where
+the session ends, as `status` measures it: after a compaction that followed the last response,
+what the compaction left (\"after the compaction\", with a note). Responses are numbered from 1
+in the text and the JSON alike.
+
+JSON: {transcript, scope, model, window, window_note, thresholds, auto_compact_fill, responses,
+min, max, last, points: [{response (from 1), timestamp, message_id, tokens, fill, tier,
+window}], compactions: [{after_response (responses before it), timestamp, trigger,
+pre_tokens, post_tokens}], crossings: [{response, timestamp, from, to, tokens, fill}]};
+last: {source (transcript | compaction), tokens, fill, percent, tier, window, timestamp, note,
+response | after_response}.
 
 Exit codes: 0 reported; 1 missing, empty or non-JSON transcript, no response with usage, or
 the SVG could not be written; 2 bad flag or configuration.";

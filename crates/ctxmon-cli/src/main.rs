@@ -20,6 +20,7 @@ mod json_out;
 mod project_root;
 mod render;
 mod report;
+mod terminal;
 mod wire;
 
 fn main() -> std::process::ExitCode {

@@ -164,7 +164,7 @@ fn report_charts_a_rollout_with_its_compaction_and_codexs_auto_compact_point() {
     let compactions = v["compactions"].as_array().unwrap();
     assert_eq!(compactions.len(), 1);
     assert_eq!(compactions[0]["pre_tokens"], 212_134);
-    assert_eq!(compactions[0]["index"], 184);
+    assert_eq!(compactions[0]["after_response"], 184);
     // The auto-compact line is Codex's: 244,800 of 258,400.
     let fill = v["auto_compact_fill"].as_f64().unwrap();
     assert!((fill - 244_800.0 / 258_400.0).abs() < 1e-9, "{fill}");

@@ -166,7 +166,7 @@ fn the_text_report_lists_compactions_and_crossings_with_times() {
     );
     assert!(out.contains("max 170,000 (85%, response 17)"), "{out}");
     assert!(
-        out.contains("2026-11-20T11:00:00.000Z  before response 18  auto  170,000 → 28,000 tokens"),
+        out.contains("2026-11-20T11:00:00.000Z  after response 17  auto  170,000 → 28,000 tokens"),
         "{out}"
     );
     assert!(
