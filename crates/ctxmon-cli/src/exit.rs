@@ -1,5 +1,6 @@
-//! Exit codes (spec §13): 0 ok, 2 usage or configuration error, 1 any other failure; and what a
-//! failure prints on stdout under `--json` (see `json_out`).
+//! Exit codes (spec §13): 0 ok, 2 usage or configuration error, 1 any other failure; a closed
+//! stdout ends a command with 0 (see `out`); and what a failure prints on stdout under `--json`
+//! (see `json_out`).
 
 use std::fmt;
 use std::process::ExitCode;
@@ -13,6 +14,9 @@ pub enum Failure {
     Usage(anyhow::Error),
     /// Anything else: exit 1.
     Other(anyhow::Error),
+    /// Stdout's reader has gone (`| head -1`): the command stops writing and exits 0 quietly,
+    /// as a SIGPIPE would end it (see `out`).
+    StdoutClosed,
 }
 
 impl Failure {
@@ -29,12 +33,15 @@ impl Failure {
         match self {
             Failure::Usage(_) => 2,
             Failure::Other(_) => 1,
+            Failure::StdoutClosed => 0,
         }
     }
 
-    pub fn error(&self) -> &anyhow::Error {
+    /// What to tell the user; `None` when there is nothing to say (a closed stdout).
+    pub fn error(&self) -> Option<&anyhow::Error> {
         match self {
-            Failure::Usage(e) | Failure::Other(e) => e,
+            Failure::Usage(e) | Failure::Other(e) => Some(e),
+            Failure::StdoutClosed => None,
         }
     }
 
@@ -51,15 +58,15 @@ impl Failure {
     }
 
     /// What `--json` prints on stdout for this failure: `{"error", "exit_code"}` plus the
-    /// command's fields, or nothing when the command printed its own answer.
+    /// command's fields; nothing when the command printed its own answer or stdout is gone.
     pub fn json_error(&self) -> Option<Value> {
-        let annotated = self.error().downcast_ref::<Annotated>();
-        let mut object = match annotated.map(|a| &a.json) {
+        let error = self.error()?;
+        let mut object = match error.downcast_ref::<Annotated>().map(|a| &a.json) {
             Some(JsonAnswer::Printed) => return None,
             Some(JsonAnswer::Fields(fields)) => fields.clone(),
             None => Map::new(),
         };
-        object.insert("error".into(), format!("{:#}", self.error()).into());
+        object.insert("error".into(), format!("{error:#}").into());
         object.insert("exit_code".into(), self.code().into());
         Some(Value::Object(object))
     }
@@ -69,6 +76,7 @@ impl Failure {
         match self {
             Failure::Usage(e) => Failure::Usage(wrap(e)),
             Failure::Other(e) => Failure::Other(wrap(e)),
+            Failure::StdoutClosed => Failure::StdoutClosed,
         }
     }
 }
@@ -120,7 +128,7 @@ mod tests {
         let mut fields = Map::new();
         fields.insert("agent".into(), "codex".into());
         let named = Failure::Other(anyhow!("outer: {}", "inner")).with_json_fields(fields);
-        assert_eq!(format!("{:#}", named.error()), "outer: inner");
+        assert_eq!(format!("{:#}", named.error().unwrap()), "outer: inner");
         assert_eq!(
             named.json_error(),
             Some(json!({"agent": "codex", "error": "outer: inner", "exit_code": 1}))
@@ -128,6 +136,8 @@ mod tests {
         let answered = Failure::Other(anyhow!("2 problems")).json_already_printed();
         assert_eq!(answered.json_error(), None);
         assert_eq!(answered.code(), 1);
-        assert_eq!(format!("{:#}", answered.error()), "2 problems");
+        assert_eq!(format!("{:#}", answered.error().unwrap()), "2 problems");
+        // A reader that has gone gets nothing more.
+        assert_eq!(Failure::StdoutClosed.json_error(), None);
     }
 }

@@ -4,7 +4,7 @@
 //! `config schema` follow it; hook answers do not: they are Claude Code's wire format, always
 //! one line.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
 use anyhow::anyhow;
 use serde::Serialize;
@@ -52,16 +52,9 @@ pub fn print_error(failure: &Failure) {
     }
 }
 
-/// One line on stdout, flushed so a failed write is seen here. A reader that has gone is no
-/// failure: the command stops as SIGPIPE would stop it.
+/// One line on stdout under `out`'s rule: a reader that has gone ends the command quietly.
 fn write_line(text: &str) -> CmdResult {
-    let mut out = std::io::stdout().lock();
-    let written = writeln!(out, "{text}").and_then(|()| out.flush());
-    match written {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::Other(anyhow!("cannot write to stdout: {e}"))),
-    }
+    crate::out::outln!("{text}")
 }
 
 #[cfg(test)]

@@ -214,19 +214,22 @@ fn text_and_json_number_responses_alike() {
         "{text}"
     );
     assert_eq!(max["response"], 27);
+    // (The text shows times in local time, the JSON in UTC: matched by what follows them.)
+    let upper = |v: &Value| v.as_str().unwrap().to_uppercase();
     for c in v["crossings"].as_array().unwrap() {
         let line = format!(
-            "{}  response {}  ",
-            c["timestamp"].as_str().unwrap(),
-            c["response"]
+            "  response {}  {} → {}  ",
+            c["response"],
+            upper(&c["from"]),
+            upper(&c["to"])
         );
         assert!(text.contains(&line), "{line}\n{text}");
     }
     for c in v["compactions"].as_array().unwrap() {
         let line = format!(
-            "{}  after response {}  ",
-            c["timestamp"].as_str().unwrap(),
-            c["after_response"]
+            "  after response {}  {}  ",
+            c["after_response"],
+            c["trigger"].as_str().unwrap()
         );
         assert!(text.contains(&line), "{line}\n{text}");
     }

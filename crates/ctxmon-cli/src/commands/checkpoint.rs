@@ -1,8 +1,10 @@
 //! `ctxmon checkpoint list|show ID|ack ID|prune --keep N`: inspect and maintain the checkpoints
 //! PreCompact writes to `.ctxmon/checkpoints/`.
 //!
-//! An id that is not `cx-NNN` is a usage error (exit 2) and never reaches a path; an id with no
-//! checkpoint, or a folder ctxmon cannot read or write, is exit 1. Files `list` cannot use are
+//! An id is typed as `4`, `cx-4` or `cx-004`; anything else is a usage error (exit 2) and never
+//! reaches a path; an id with no checkpoint, or a folder ctxmon cannot read or write, is exit 1.
+//! `list` shows the newest first, like `resume-log list`; `show` prints a page for people
+//! (`text.rs`) and the whole checkpoint with `--json`. Files `list` cannot use are
 //! named on stderr and skipped: one bad file never hides the others; `show` and `ack` refuse
 //! them (exit 1) and `prune` neither counts nor deletes them.
 
@@ -21,6 +23,8 @@ use crate::cli::{CheckpointCommand, GlobalArgs};
 use crate::exit::{CmdResult, Failure};
 use crate::json_out;
 
+mod text;
+
 pub fn run(cmd: CheckpointCommand, global: &GlobalArgs) -> CmdResult {
     let layout = bootstrap::existing_project(global)?.layout();
     let repo = FsCheckpointRepository::new(layout.clone());
@@ -33,19 +37,22 @@ pub fn run(cmd: CheckpointCommand, global: &GlobalArgs) -> CmdResult {
 }
 
 fn parse_id(text: &str) -> Result<CheckpointId, Failure> {
-    CheckpointId::parse(text).ok_or_else(|| {
+    CheckpointId::parse_short(text).ok_or_else(|| {
         Failure::usage(anyhow!(
-            "invalid checkpoint id {:?}: expected cx- and 3 to 9 digits, like cx-001 (`ctxmon checkpoint list` shows the ids)",
-            clip(text, 40)
+            "invalid checkpoint id {:?}: expected its number, like 4, cx-4 or cx-004 (`ctxmon checkpoint list` shows the ids)",
+            text::clip(text, 40)
         ))
     })
 }
 
 fn list(repo: &FsCheckpointRepository, json: bool) -> CmdResult {
-    let listing = repo.list().map_err(storage)?;
+    let mut listing = repo.list().map_err(storage)?;
     for problem in &listing.problems {
         note(problem);
     }
+    // The repository lists by sequence; people and scripts get the newest first, as
+    // `resume-log list` shows its logs.
+    listing.checkpoints.reverse();
     if json {
         let items = listing
             .checkpoints
@@ -56,7 +63,7 @@ fn list(repo: &FsCheckpointRepository, json: bool) -> CmdResult {
     } else if listing.checkpoints.is_empty() {
         emit(&format!("no checkpoints in {}", repo.dir().display()))
     } else {
-        emit(table(&listing.checkpoints).trim_end())
+        emit(text::table(&listing.checkpoints).trim_end())
     }
 }
 
@@ -65,12 +72,11 @@ fn show(repo: &FsCheckpointRepository, id: &CheckpointId, json: bool) -> CmdResu
         .get(*id)
         .map_err(storage)?
         .ok_or_else(|| not_found(*id, &repo.dir()))?;
-    let value = stored_json(&stored)?;
-    // JSON either way: a checkpoint is a nested document, and this keeps it copy-pastable.
     if json {
-        json_out::print(&value)
+        json_out::print(&stored_json(&stored)?)
     } else {
-        emit(&pretty(&value))
+        let file = repo.dir().join(id.file_name());
+        emit(text::page(&stored, &file.display().to_string()).trim_end())
     }
 }
 
@@ -158,90 +164,9 @@ fn stored_json(stored: &StoredCheckpoint) -> Result<Value, Failure> {
     Ok(value)
 }
 
-/// The human table of `list`: one row per checkpoint, oldest first.
-fn table(checkpoints: &[StoredCheckpoint]) -> String {
-    let header = [
-        "ID",
-        "CREATED (UTC)",
-        "SESSION",
-        "TRIGGER",
-        "FILL",
-        "TIER",
-        "ACK",
-    ];
-    let rows: Vec<[String; 7]> = checkpoints
-        .iter()
-        .map(|c| {
-            let d = &c.data;
-            let created = d.created_at_ms.to_rfc3339();
-            [
-                d.checkpoint_id.to_string(),
-                created.get(..19).unwrap_or(&created).replacen('T', " ", 1),
-                d.session_info
-                    .session_id
-                    .as_deref()
-                    .map_or_else(|| "-".to_string(), |s| clip(s, 16)),
-                d.trigger.key().to_string(),
-                format!("{}%", d.context_state.percent()),
-                d.context_state.threshold_tier.key().to_string(),
-                if c.acknowledged { "yes" } else { "no" }.to_string(),
-            ]
-        })
-        .collect();
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let mut push_row = |cells: &[String]| {
-        let line: Vec<String> = cells
-            .iter()
-            .zip(widths)
-            .enumerate()
-            // The fill column is a number: right-aligned so the percentages line up.
-            .map(|(i, (cell, w))| {
-                if i == 4 {
-                    format!("{cell:>w$}")
-                } else {
-                    format!("{cell:<w$}")
-                }
-            })
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    };
-    push_row(&header.map(String::from));
-    for row in &rows {
-        push_row(row);
-    }
-    out
-}
-
-/// At most `max` characters, control characters made visible: session ids and rejected ids
-/// come from outside and must not garble the terminal or flood it.
-fn clip(s: &str, max: usize) -> String {
-    let mut out: String = s
-        .chars()
-        .take(max)
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect();
-    if s.chars().nth(max).is_some() {
-        out.push('…');
-    }
-    out
-}
-
-/// Prints `text` and a newline. A reader that stopped early (`| head`) is not a failure, and
-/// must not become a panic the way `println!` would make it.
+/// Prints `text` and a newline (see `out` for a reader that stopped early).
 fn emit(text: &str) -> CmdResult {
-    let mut out = io::stdout().lock();
-    match writeln!(out, "{text}").and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::Other(anyhow!("cannot write to stdout: {e}"))),
-    }
+    crate::out::outln!("{text}")
 }
 
 /// A skipped-file note on stderr; a closed stderr is no reason to fail the listing.
@@ -258,8 +183,4 @@ fn not_found(id: CheckpointId, dir: &Path) -> Failure {
 
 fn storage(e: PortError) -> Failure {
     Failure::Other(anyhow!("{e}"))
-}
-
-fn pretty(value: &Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }

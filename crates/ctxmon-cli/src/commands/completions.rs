@@ -16,10 +16,6 @@ pub fn run(args: &CompletionsArgs, global: &GlobalArgs) -> CmdResult {
     }
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut Cli::command(), "ctxmon", &mut script);
-    // Written in one go and checked: `clap_complete` would panic on a closed pipe.
-    use std::io::Write;
-    std::io::stdout()
-        .lock()
-        .write_all(&script)
-        .map_err(|e| Failure::Other(anyhow!("cannot write the completion script: {e}")))
+    // Generated into memory and written in one go: `clap_complete` would panic on a closed pipe.
+    crate::out::bytes(&script)
 }

@@ -1,9 +1,11 @@
-//! `ctxmon config show|get|set|path|schema`. Every configuration problem exits 2; a file that
-//! `config set` cannot write (read-only folder, full disk) exits 1, as its `--help` says.
+//! `ctxmon config show|get|set|unset|path|schema`. Every configuration problem exits 2; a file
+//! that `config set` or `config unset` cannot write (read-only folder, full disk) exits 1, as
+//! their `--help` says. Unsetting a key no file sets changes nothing and exits 0.
 
 use anyhow::anyhow;
 use ctxmon_infra_fs::config::{
-    ConfigErrorKind, ConfigPaths, EnvVars, Scope as FileScope, schema_text, set_value_in,
+    ConfigError, ConfigErrorKind, ConfigPaths, EnvVars, Scope as FileScope, UnsetOutcome,
+    ValueSource, schema_text, set_value_in, unset_value_in,
 };
 use serde_json::json;
 
@@ -12,6 +14,7 @@ use crate::cli::{ConfigCommand, GlobalArgs, Scope};
 use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
 use crate::json_out;
+use crate::out::{out, outln};
 
 pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
     if let ConfigCommand::Schema = cmd {
@@ -29,7 +32,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
             if global.json {
                 json_out::print(&loaded.to_json())?;
             } else {
-                print!("{}", loaded.to_toml(true));
+                out!("{}", loaded.to_toml(true))?;
             }
         }
         ConfigCommand::Get { key } => {
@@ -44,7 +47,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
             if !global.json
                 && let Some(section) = loaded.section_toml(&key, false)
             {
-                print!("{section}");
+                out!("{section}")?;
                 return Ok(());
             }
             let kv = loaded
@@ -55,15 +58,11 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                     &json!({"key": kv.key, "value": kv.value, "source": kv.source.to_string()}),
                 )?;
             } else {
-                println!("{}", kv.plain_text());
+                outln!("{}", kv.plain_text())?;
             }
         }
         ConfigCommand::Set { key, value, scope } => {
-            let scope = match scope {
-                Scope::Project => FileScope::Project,
-                Scope::Local => FileScope::Local,
-                Scope::User => FileScope::User,
-            };
+            let scope = file_scope(scope);
             let env = EnvVars::from_process();
             let outcome = set_value_in(
                 &project.layout(),
@@ -73,23 +72,19 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                 &key,
                 &value,
             )
-            .map_err(|e| match e.kind {
-                // Not the user's mistake: the disk or the folder refused.
-                ConfigErrorKind::Io => Failure::Other(anyhow!("{e}")),
-                _ => Failure::usage(anyhow!("{e}")),
-            })?;
+            .map_err(config_failure)?;
             if global.json {
                 let shadowed = outcome.shadowed_by.as_ref().map(ToString::to_string);
                 json_out::print(
                     &json!({"key": outcome.key, "value": outcome.value, "path": outcome.path.display().to_string(), "created": outcome.created, "shadowed_by": shadowed}),
                 )?;
             } else {
-                println!(
+                outln!(
                     "set {} = {} in {}",
                     outcome.key,
                     outcome.value,
                     outcome.path.display()
-                );
+                )?;
                 if let Some(higher) = &outcome.shadowed_by {
                     diag!(
                         "ctxmon: note: {} is still overridden by {higher}",
@@ -97,6 +92,17 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                     );
                 }
             }
+        }
+        ConfigCommand::Unset { key, scope } => {
+            let outcome = unset_value_in(
+                &project.layout(),
+                &EnvVars::from_process(),
+                global.config.as_deref(),
+                scope.map(file_scope),
+                &key,
+            )
+            .map_err(config_failure)?;
+            report_unset(&outcome, global.json)?;
         }
         ConfigCommand::Path => {
             let paths = ConfigPaths::resolve(
@@ -118,7 +124,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                         |p| p.display().to_string(),
                     );
                     let state = if e.exists { "" } else { "  (absent)" };
-                    println!("{:<8} {path}{state}", e.layer.name());
+                    outln!("{:<8} {path}{state}", e.layer.name())?;
                 }
             }
         }
@@ -126,4 +132,71 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
         ConfigCommand::Schema => {}
     }
     Ok(())
+}
+
+fn file_scope(scope: Scope) -> FileScope {
+    match scope {
+        Scope::Project => FileScope::Project,
+        Scope::Local => FileScope::Local,
+        Scope::User => FileScope::User,
+    }
+}
+
+fn config_failure(e: ConfigError) -> Failure {
+    match e.kind {
+        // Not the user's mistake: the disk or the folder refused.
+        ConfigErrorKind::Io => Failure::Other(anyhow!("{e}")),
+        _ => Failure::usage(anyhow!("{e}")),
+    }
+}
+
+/// What `config unset` did and what the key's value is now.
+fn report_unset(outcome: &UnsetOutcome, json: bool) -> CmdResult {
+    if json {
+        let from = match &outcome.source {
+            ValueSource::File { path, .. } => json!(path.display().to_string()),
+            ValueSource::Env { var } => json!(var),
+            ValueSource::Default | ValueSource::Flag => serde_json::Value::Null,
+        };
+        let looked: Vec<String> = outcome
+            .looked_in
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        return json_out::print(&json!({
+            "key": outcome.key,
+            "removed": outcome.removed_from.is_some(),
+            "path": outcome.removed_from.as_ref().map(|p| p.display().to_string()),
+            "looked_in": looked,
+            "value": outcome.value,
+            "source": {"layer": outcome.source.layer_name(), "from": from},
+        }));
+    }
+    let now = match &outcome.value {
+        serde_json::Value::Null => "not set".to_string(),
+        value => format!("{value}, from {}", outcome.source),
+    };
+    match &outcome.removed_from {
+        Some(path) => outln!(
+            "unset {} in {}; it is now {now}",
+            outcome.key,
+            path.display()
+        ),
+        None => {
+            let mut files: Vec<String> = outcome
+                .looked_in
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            let last = files.pop().unwrap_or_default();
+            let files = match files.is_empty() {
+                true => last,
+                false => format!("{} or {last}", files.join(", ")),
+            };
+            outln!(
+                "{} is not set in {files}; nothing changed (it is {now})",
+                outcome.key
+            )
+        }
+    }
 }

@@ -18,6 +18,7 @@ use crate::cli::{GlobalArgs, ReportArgs};
 use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
 use crate::json_out;
+use crate::out::{out, outln};
 use crate::report;
 use crate::terminal;
 
@@ -54,8 +55,8 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
         })?;
     if !stats.any_json {
         return Err(Failure::Other(anyhow!(
-            "{shown} is not a Claude Code transcript or Codex rollout: none of its {} lines is JSON",
-            stats.lines
+            "{shown} is not a Claude Code transcript or Codex rollout: none of its {} is JSON",
+            ctxmon_domain::human::count(stats.lines, "line", "lines")
         )));
     }
     let series = builder.finish(&settings, args.model.as_deref());
@@ -83,9 +84,9 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
         let width = terminal::width();
-        print!("{}", report::text(&series, &file_name, width, color));
+        out!("{}", report::text(&series, &file_name, width, color))?;
         if let Some(svg_path) = &args.svg {
-            println!("wrote {}", svg_path.display());
+            outln!("wrote {}", svg_path.display())?;
         }
     }
     Ok(())

@@ -14,6 +14,7 @@ use crate::cli::{GlobalArgs, StatusArgs};
 use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
 use crate::json_out;
+use crate::out::out;
 use crate::render;
 
 /// The note of a session measured before its first answer.
@@ -85,7 +86,7 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
         json_out::print(&value)?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
-        print!("{}", render::status_text(&estimate, color));
+        out!("{}", render::status_text(&estimate, color))?;
     }
     Ok(())
 }

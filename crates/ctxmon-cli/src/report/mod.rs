@@ -15,7 +15,7 @@ use ctxmon_domain::FillSource;
 use ctxmon_domain::fill::floor_scaled;
 use serde_json::{Value, json};
 
-use crate::render::{RESET, thousands, tier_color};
+use crate::render::{RESET, local_time_text, thousands, tier_color};
 
 /// Whole percent for people, rounded down like every fill ctxmon shows: 0.526 → 52.
 fn pct(fill: f64) -> u64 {
@@ -55,8 +55,8 @@ pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> 
     let per_column = column_share(n, columns);
     let _ = writeln!(
         out,
-        "  {n} {} · {per_column} · height {}–{}% of the window",
-        if n == 1 { "response" } else { "responses" },
+        "  {} · {per_column} · height {}–{}% of the window",
+        ctxmon_domain::human::count(n as u64, "response", "responses"),
         0,
         pct(sparkline::scale_top(&series.points))
     );
@@ -106,7 +106,9 @@ pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> 
             let _ = writeln!(
                 out,
                 "  {}  {}  {}  {sizes}",
-                c.timestamp.as_deref().unwrap_or("(no time)"),
+                c.timestamp
+                    .as_deref()
+                    .map_or_else(|| "(no time)".to_string(), local_time_text),
                 compaction_place(c.index),
                 c.trigger.as_deref().unwrap_or("?"),
             );
@@ -125,7 +127,9 @@ pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> 
             let _ = writeln!(
                 out,
                 "  {}  response {}  {} → {to}  {} tokens ({}%)",
-                c.timestamp.as_deref().unwrap_or("(no time)"),
+                c.timestamp
+                    .as_deref()
+                    .map_or_else(|| "(no time)".to_string(), local_time_text),
                 c.index + 1,
                 c.from.name(),
                 thousands(c.tokens.get()),
@@ -152,9 +156,16 @@ fn column_share(n: usize, columns: usize) -> String {
     if many <= 1 {
         "one column per response".to_string()
     } else if few == many {
-        format!("each column the fullest of {many} responses")
+        format!(
+            "each column the fullest of {} responses",
+            thousands(many as u64)
+        )
     } else {
-        format!("each column the fullest of {few} or {many} responses")
+        format!(
+            "each column the fullest of {} or {} responses",
+            thousands(few as u64),
+            thousands(many as u64)
+        )
     }
 }
 

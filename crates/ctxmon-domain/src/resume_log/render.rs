@@ -10,6 +10,7 @@
 //! outside is made safe for a terminal (control characters replaced) and kept in its place
 //! (list items indented, the mission quoted, keys on one line), but otherwise shown as written.
 
+use crate::human::{percent_of_100, thousands};
 use crate::{TokenCount, estimate_tokens};
 
 use super::fit::{
@@ -156,10 +157,10 @@ impl ResumeLog {
             "- Total Budget: unknown\n- Used: not measured\n- Remaining: unknown".to_string()
         } else {
             format!(
-                "- Total Budget: {} tokens\n- Used: {} tokens ({}%)\n- Remaining: {} tokens",
+                "- Total Budget: {} tokens\n- Used: {} tokens ({})\n- Remaining: {} tokens",
                 thousands(m.total_budget),
                 thousands(m.used_tokens),
-                tenths(m.percentage_used),
+                percent_of_100(m.percentage_used),
                 thousands(m.remaining_tokens),
             )
         };
@@ -225,10 +226,10 @@ fn reported(a: &ReportedMetrics) -> String {
     match (a.used_tokens, a.percentage_used) {
         (Some(used), Some(p)) => line(
             "Used",
-            format!("{} tokens ({}%)", thousands(used), tenths(p)),
+            format!("{} tokens ({})", thousands(used), percent_of_100(p)),
         ),
         (Some(used), None) => line("Used", format!("{} tokens", thousands(used))),
-        (None, Some(p)) => line("Used", format!("{}%", tenths(p))),
+        (None, Some(p)) => line("Used", percent_of_100(p)),
         (None, None) => {}
     }
     if let Some(left) = a.remaining_tokens {
@@ -241,11 +242,6 @@ fn reported(a: &ReportedMetrics) -> String {
         line("At", one_line(at, ""));
     }
     out
-}
-
-/// A percentage in tenths rounded down, as every fill is shown: 99.99% is 99.9%, not 100.0%.
-fn tenths(p: f64) -> String {
-    format!("{:.1}", crate::fill::floor_scaled(p, 10.0) as f64 / 10.0)
 }
 
 /// `head`, the body and a newline, the body cut to the `room` of the whole block if it is
@@ -268,17 +264,4 @@ fn drawn(
         text,
         omitted_tokens: omitted + t.omitted_tokens,
     }
-}
-
-/// 150000 → "150,000".
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -25,6 +25,7 @@ use crate::bootstrap;
 use crate::cli::GlobalArgs;
 use crate::exit::{CmdResult, Failure};
 use crate::json_out;
+use crate::out::{out, outln};
 
 pub fn run(global: &GlobalArgs) -> CmdResult {
     let project_dir = bootstrap::existing_project_dir(global)?;
@@ -56,9 +57,9 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
         json_out::print(&checks)?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
-        println!("ctxmon doctor · project {}", project_dir.display());
-        print!("{}", check::render(&checks, color));
-        println!("{}", check::summary(&checks));
+        outln!("ctxmon doctor · project {}", project_dir.display())?;
+        out!("{}", check::render(&checks, color))?;
+        outln!("{}", check::summary(&checks))?;
     }
     if checks.iter().any(|c| c.status.is_problem()) {
         // The report above is the explanation; the error line only keeps stderr honest for

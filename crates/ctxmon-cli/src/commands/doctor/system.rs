@@ -201,7 +201,7 @@ fn hook_log_at(layout: &ProjectLayout, config: &Config, now: Timestamp) -> Check
                 "hook log",
                 format!(
                     "no hook problems in the last 24 hours (the newest logged is from {})",
-                    t.to_rfc3339()
+                    crate::render::local_time(t)
                 ),
             ),
             None => Check::ok("hook log", "no hook problems logged"),

@@ -38,6 +38,7 @@ use crate::install::command_line::shell_word;
 use crate::install::diff::unified;
 use crate::install::merge::{self, Action, Change, Options, Outcome, PlanError};
 use crate::json_out;
+use crate::out::{out, outln};
 
 mod target;
 
@@ -311,55 +312,55 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
         } else {
             "not installed"
         };
-        println!("ctxmon is {state} in {shown}; nothing changed");
+        outln!("ctxmon is {state} in {shown}; nothing changed")?;
         return Ok(());
     }
     if dry_run {
-        print!("{diff}");
+        out!("{diff}")?;
     }
-    println!(
+    outln!(
         "ctxmon {verb} ({} {} scope): {shown}",
         target.agent.label(),
         scope_name(target.scope)
-    );
+    )?;
     for Change {
         target,
         action,
         detail,
     } in &outcome.changes
     {
-        println!("  {:<9} {target:<17} {detail}", action.label());
+        outln!("  {:<9} {target:<17} {detail}", action.label())?;
     }
     if dry_run {
-        println!("dry run: nothing was written");
+        outln!("dry run: nothing was written")?;
         if remove_file {
-            println!("(nothing else is in the file, so uninstall would remove it)");
+            outln!("(nothing else is in the file, so uninstall would remove it)")?;
         }
     } else if let Some(backup) = backup {
-        println!("previous version saved as {backup}");
+        outln!("previous version saved as {backup}")?;
     }
     if file_removed {
-        println!("removed {shown}: nothing but ctxmon's hooks was in it");
+        outln!("removed {shown}: nothing but ctxmon's hooks was in it")?;
     }
     if let Some(kept) = kept {
-        println!("the status line it replaced is kept in {kept}; `ctxmon uninstall` puts it back");
+        outln!("the status line it replaced is kept in {kept}; `ctxmon uninstall` puts it back")?;
     }
     if let Some(warning) = warning {
         diag!("ctxmon: warning: {warning}");
     }
     if target.write_path != target.path && !dry_run {
-        println!(
+        outln!(
             "(written through the symlink to {})",
             target.write_path.display()
-        );
+        )?;
     }
     match trust {
         Some(_) if dry_run => {
-            println!(
+            outln!(
                 "(once written, Codex asks you to trust these hooks in /hooks before it runs them)"
-            );
+            )?;
         }
-        Some(trust) => println!("{trust}"),
+        Some(trust) => outln!("{trust}")?,
         None => {}
     }
     Ok(())
