@@ -110,15 +110,16 @@ pub fn project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> PathBuf {
 
 impl ProjectDir {
     /// A command's project (spec §12): from the current directory, the nearest folder at or
-    /// above it holding `.ctxmon`, `.claude` or `.git`, below the home folder and `/` (see
-    /// `project_root`). A folder named by `--project-dir` or `CLAUDE_PROJECT_DIR` is taken as
+    /// above it holding `.ctxmon`, `.claude` or `.git`, below the home folder, the folders of
+    /// `GIT_CEILING_DIRECTORIES` and `/` (see `project_root`). A folder named by `--project-dir` or `CLAUDE_PROJECT_DIR` is taken as
     /// it is.
     pub fn walked_up(mut self) -> ProjectDir {
         if self.source != DirSource::CurrentDir {
             return self;
         }
-        let home = env_var("HOME").map(PathBuf::from);
-        if let Some(root) = project_root::above(&self.path, home.as_deref()) {
+        let mut stops = project_root::ceilings(env_var("GIT_CEILING_DIRECTORIES").as_deref());
+        stops.extend(env_var("HOME").map(PathBuf::from));
+        if let Some(root) = project_root::above(&self.path, &stops) {
             self.found_from = Some(std::mem::replace(&mut self.path, root));
         }
         self

@@ -21,9 +21,9 @@ Exit codes:
 
 Project: --project-dir, else $CLAUDE_PROJECT_DIR, else the nearest folder at or above the
 current directory that holds .ctxmon, .claude or .git (as git finds its repository), so any
-command works from a subfolder. The search stops below your home folder and /; with no such
-folder the current directory is the project. Hooks and the status line use the folder Claude
-Code or Codex names.
+command works from a subfolder. The search stops below your home folder, /, and the folders of
+GIT_CEILING_DIRECTORIES; with no such folder the current directory is the project. Hooks and
+the status line use the folder Claude Code or Codex names.
 
 JSON (--json): every command either honours it or refuses it (completions: exit 2). Under
 --json a failure prints {\"error\": \"...\", \"exit_code\": N} on stdout as well as the message on

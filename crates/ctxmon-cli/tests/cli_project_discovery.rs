@@ -149,6 +149,38 @@ fn the_home_folder_is_never_reached_by_the_walk() {
     assert!(!home.join(".ctxmon/config.toml").exists());
 }
 
+/// `GIT_CEILING_DIRECTORIES` bounds the walk as it bounds git's: a marker above a ceiling is not
+/// found. (Every sandbox sets it to the temp folder, so a stray `/tmp/.ctxmon` is never found.)
+#[test]
+fn the_walk_does_not_climb_into_a_git_ceiling() {
+    let mut sb = Sandbox::new();
+    std::fs::create_dir_all(sb.path(".git")).unwrap();
+    std::fs::create_dir_all(sb.path("mnt/share/work")).unwrap();
+    let here = sb.path("mnt/share/work");
+    let set = |sb: &Sandbox| {
+        let run = sb.run_in(
+            &here,
+            &["--json", "config", "set", "checkpoints.keep", "6"],
+            "",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        parse(&run.stdout)["path"].as_str().unwrap().to_string()
+    };
+    // Without a ceiling inside the sandbox, the walk finds the sandbox's `.git`.
+    let first = set(&sb);
+    assert!(
+        first.ends_with(".ctxmon/config.toml") && !first.contains("mnt/"),
+        "{first}"
+    );
+    let ceiling = format!("/nonexistent:{}", sb.path("mnt/share").display());
+    sb.set_env("GIT_CEILING_DIRECTORIES", &ceiling);
+    let written = set(&sb);
+    assert!(
+        written.ends_with("mnt/share/work/.ctxmon/config.toml"),
+        "{written}"
+    );
+}
+
 /// `--project-dir` and `CLAUDE_PROJECT_DIR` name the project: no walk from there.
 #[test]
 fn a_named_project_is_taken_as_it_is() {

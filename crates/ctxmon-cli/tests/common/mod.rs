@@ -71,6 +71,12 @@ impl Sandbox {
         cmd.current_dir(self.project.path()).env_clear();
         cmd.env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", self.home.path());
+        // A command's walk up to its project (and git's search) stops below the temp folder: a
+        // `.ctxmon` or `.git` another process left in /tmp must not become every sandbox's
+        // project.
+        if let Some(temp) = self.project.path().parent() {
+            cmd.env("GIT_CEILING_DIRECTORIES", temp);
+        }
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
