@@ -20,6 +20,6 @@ pub use codex::{CODEX_AUTO_COMPACT_PERCENT, CODEX_EFFECTIVE_WINDOW_PERCENT, Code
 pub use estimator::{ContextFillEstimator, EstimateRequest, FillSettings, Measurement};
 pub use reset::reset_if_stale;
 pub use series::{
-    CompactionMark, FillPoint, FillSeries, FillSeriesBuilder, SeriesScope, TierCrossing,
+    CompactionMark, FillPoint, FillSeries, FillSeriesBuilder, FinalFill, SeriesScope, TierCrossing,
 };
 pub use window::{WindowChoice, WindowReason, WindowRules};
