@@ -75,9 +75,11 @@ pub enum Command {
     ///
     /// As fast as a hook: reads the status-line JSON, measures the fill (payload first, then the
     /// transcript's end) and prints the percentage, a bar, tokens, tier and the room left before
-    /// auto-compaction.
+    /// auto-compaction — or, with --format or `statusline.format`, the fields you choose, e.g.
+    /// as one widget of a combined status line. Never fails: what it cannot do it says on
+    /// stderr, and the line stays.
     #[command(after_long_help = crate::help::STATUSLINE)]
-    Statusline,
+    Statusline(StatuslineArgs),
     /// List, show, acknowledge and prune checkpoints.
     ///
     /// PreCompact saves a checkpoint (.ctxmon/checkpoints/cx-NNN-checkpoint.json) right before
@@ -169,6 +171,17 @@ pub struct StatusArgs {
     /// Model id for window rules, e.g. `claude-opus-4-6[1m]`.
     #[arg(long, value_name = "ID")]
     pub model: Option<String>,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct StatuslineArgs {
+    /// What to print, e.g. '{percent} {bar} {until-compact}' (default: statusline.format).
+    ///
+    /// Text with fields in braces: percent, bar, tokens, window, tier, until-compact, model,
+    /// branch (`{{` and `}}` for braces). An unknown field is named on stderr and the line is
+    /// printed as without --format (exit 0).
+    #[arg(long, value_name = "TEMPLATE")]
+    pub format: Option<String>,
 }
 
 #[derive(Debug, Args, Clone, Default)]
@@ -567,6 +580,8 @@ pub struct RawInvocation {
     pub hook: bool,
     /// The hook's name as a known hook, if the word after `hooks` is one.
     pub hook_command: Option<HookCommand>,
+    /// The first such word is `statusline`: Claude Code's status line, which also never fails.
+    pub statusline: bool,
     /// The last non-empty `--project-dir` value.
     pub project_dir: Option<PathBuf>,
 }
@@ -617,6 +632,7 @@ impl RawInvocation {
             }
         }
         raw.hook = words.first().is_some_and(|w| w == "hooks");
+        raw.statusline = words.first().is_some_and(|w| w == "statusline");
         raw.hook_command = words
             .get(1)
             .filter(|_| raw.hook)
@@ -666,6 +682,10 @@ mod tests {
         assert!(!scan(&["status", "hooks"]).hook);
         assert!(!scan(&[]).hook);
         assert!(scan(&["--", "hooks"]).hook);
+        let raw = scan(&["--project-dir", "/p", "statusline", "--fromat", "x"]);
+        assert!(raw.statusline && !raw.hook);
+        assert_eq!(raw.project_dir, Some(PathBuf::from("/p")));
+        assert!(!scan(&["status", "statusline"]).statusline);
     }
 
     /// `--help` reads like a man page on every command and on every leaf under `checkpoint`,

@@ -10,6 +10,9 @@ pub enum Failure {
     Usage(anyhow::Error),
     /// Anything else: exit 1.
     Other(anyhow::Error),
+    /// The command's own output already says what failed (doctor's checks and summary): exit 1
+    /// with nothing more on stderr.
+    Reported,
     /// Stdout's reader has gone (`| head -1`): the command stops writing and exits 0 quietly,
     /// as a SIGPIPE would end it (see `out`).
     StdoutClosed,
@@ -23,16 +26,17 @@ impl Failure {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Failure::Usage(_) => ExitCode::from(2),
-            Failure::Other(_) => ExitCode::from(1),
+            Failure::Other(_) | Failure::Reported => ExitCode::from(1),
             Failure::StdoutClosed => ExitCode::SUCCESS,
         }
     }
 
-    /// What to tell the user; `None` when there is nothing to say (a closed stdout).
+    /// What to tell the user; `None` when there is nothing to say (a closed stdout) or the
+    /// command said it already.
     pub fn error(&self) -> Option<&anyhow::Error> {
         match self {
             Failure::Usage(e) | Failure::Other(e) => Some(e),
-            Failure::StdoutClosed => None,
+            Failure::Reported | Failure::StdoutClosed => None,
         }
     }
 }

@@ -56,14 +56,27 @@ pub const STATUSLINE: &str = "\
 Reads Claude Code's status-line JSON on stdin and prints one line such as
   ctx 75% ▰▰▰▰▰▰▰▱▱▱ 150k/200k WARNING · 17k to compact
 Uses context_window.current_usage when present, else the transcript (never the cumulative
-total_input_tokens). Coloured by tier unless NO_COLOR is set; shortened to fit COLUMNS.
-Unreadable input prints `ctx --`.
+total_input_tokens). Coloured by tier unless NO_COLOR is set; shortened to fit COLUMNS. Past the
+auto-compact point it says `compacting soon`. Without a figure it prints `ctx --`: --json says
+why (`reason`, `detail`), and so does `ctxmon doctor`.
+
+Format (--format, else statusline.format): text with fields in braces. The default is
+  ctx {percent} {bar} {tokens}/{window} {tier} · {until-compact}
+Fields: percent (75%), bar, tokens (150k), window (200k), tier (WARNING), until-compact (17k to
+compact, compacting soon, auto-compact off), model (the model id), branch (the project's git
+branch); `{{` and `}}` are braces. A field with nothing to show goes with the text before it;
+a narrow line drops branch, model, until-compact, tokens and window, bar, tier, in that order.
+An unknown field or flag is named on stderr and the line printed as without it.
 
 Settings (or `ctxmon install --statusline`):
   {\"statusLine\": {\"type\": \"command\", \"command\": \"/abs/path/ctxmon statusline\", \"padding\": 0}}
+As a widget of another status line (ccstatusline's Custom Command): the command
+  ctxmon statusline --format '{percent} {bar} {until-compact}'
 
 Examples:
   echo '{\"transcript_path\":\"/tmp/s1.jsonl\",\"model\":{\"id\":\"claude-sonnet-4-5\"}}' | ctxmon statusline
+  ... | ctxmon statusline --format '{percent} {until-compact}'
+  ... | ctxmon --json statusline | jq '.reason'
 
 Exit codes: always 0 (Claude Code would hide a failing status line).";
 

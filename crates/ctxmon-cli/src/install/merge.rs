@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use super::command_line::{is_ctxmon_hook, is_ctxmon_statusline};
+use super::command_line::{after_program, is_ctxmon_hook, is_ctxmon_statusline};
 use super::edit::{EditError, Editor, Out};
 use super::jsontext::{Doc, Step, SyntaxError};
 use super::table::{Registration, hooks_for};
@@ -510,9 +510,13 @@ fn install_statusline(
         return Ok((change(Action::Added, command), None));
     };
     if is_ours(&current) {
-        // Ours already: only the binary path is ctxmon's business; padding and the like stay
-        // as the user tuned them.
+        // Ours already: only the binary path is ctxmon's business; padding, `--format` and the
+        // like stay as the user tuned them.
         let old = statusline_command(&current).unwrap_or_default();
+        let command = match after_program(old) {
+            Some(rest) => format!("{}{rest}", opts.program),
+            None => command,
+        };
         if old == command {
             return Ok((change(Action::Kept, command), None));
         }

@@ -488,7 +488,7 @@ fn statusline_check(scan: &SettingsScan, project_dir: &Path, env: &[(String, Str
         return Check::new("statusline", Status::Skip, message)
             .with_fix("`ctxmon install --statusline` shows the fill under the prompt");
     };
-    if args != &["statusline"] {
+    if args.first().map(String::as_str) != Some("statusline") {
         return Check::new(
             "statusline",
             Status::Fail,
@@ -502,7 +502,7 @@ fn statusline_check(scan: &SettingsScan, project_dir: &Path, env: &[(String, Str
     match resolve_program(program, project_dir, env) {
         Resolved::Executable(path) => Check::ok(
             "statusline",
-            format!("{file} runs {} statusline", path.display()),
+            format!("{file} runs {} {}", path.display(), args.join(" ")),
         ),
         Resolved::Missing(why) => Check::new(
             "statusline",

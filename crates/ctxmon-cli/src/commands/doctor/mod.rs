@@ -6,19 +6,20 @@
 //!
 //! Layout: `check` is the result type and its rendering, `hooks` reads Claude Code's settings
 //! files, `codex` Codex's hook files, `paths` resolves programs like a shell, `payload`
-//! compares Claude Code's own figure with ctxmon's (as the status line last saw them), `system`
-//! holds the remaining checks.
+//! compares Claude Code's own figure with ctxmon's (as the status line last saw them),
+//! `statusline_problem` says why the status line last showed no figure, `system` holds the
+//! remaining checks.
 
 mod check;
 mod codex;
 mod hooks;
 mod paths;
 mod payload;
+mod statusline_problem;
 mod system;
 
 use std::io::IsTerminal;
 
-use anyhow::anyhow;
 use ctxmon_infra_fs::ProjectLayout;
 
 use crate::bootstrap;
@@ -51,6 +52,7 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     checks.push(system::hook_log(&layout, &config));
     checks.push(system::transcript(&project_dir, &env, &config));
     checks.push(payload::payload(&layout));
+    checks.extend(statusline_problem::problem(&layout));
 
     if global.json {
         let json = serde_json::to_string(&checks).map_err(|e| Failure::Other(e.into()))?;
@@ -62,9 +64,9 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
         outln!("{}", check::summary(&checks))?;
     }
     if checks.iter().any(|c| c.status.is_problem()) {
-        // The report above is the explanation; the error line only keeps stderr honest for
-        // scripts that read it.
-        Err(Failure::Other(anyhow!("{}", check::summary(&checks))))
+        // The report above, summary included, is the explanation: exit 1 says the rest, and
+        // stderr does not repeat the summary.
+        Err(Failure::Reported)
     } else {
         Ok(())
     }
