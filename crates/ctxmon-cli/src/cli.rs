@@ -522,6 +522,9 @@ pub struct UninstallArgs {
     /// Print the change as a diff and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Remove only ctxmon's status line (the one it replaced comes back); the hooks stay.
+    #[arg(long)]
+    pub statusline: bool,
 }
 
 /// The agent whose hooks `install` and `uninstall` edit.

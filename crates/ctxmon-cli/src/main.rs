@@ -24,6 +24,7 @@ mod exit;
 mod help;
 mod install;
 mod out;
+mod paths;
 mod render;
 mod report;
 mod wire;

@@ -199,6 +199,24 @@ pub fn uninstall(original: &str, restore: Restore<'_>, agent: Agent) -> Result<O
     Ok(Outcome::new(format!("{bom}{}", ed.into_text()), changes))
 }
 
+/// Removes ctxmon's status line alone (`uninstall --statusline`, Claude Code's), putting back
+/// `restore`'s; the hooks stay.
+pub fn uninstall_statusline_only(
+    original: &str,
+    restore: Restore<'_>,
+) -> Result<Outcome, PlanError> {
+    let (bom, body) = split_bom(original);
+    if body.trim().is_empty() {
+        return Ok(Outcome::new(original.to_string(), Vec::new()));
+    }
+    let mut ed = Editor::new(Doc::parse(body.to_string()).map_err(PlanError::Syntax)?);
+    check_shape(&ed.doc.value, Agent::Claude)?;
+    let changes = uninstall_statusline(&mut ed, restore)?
+        .into_iter()
+        .collect();
+    Ok(Outcome::new(format!("{bom}{}", ed.into_text()), changes))
+}
+
 /// True when `text` is an object with nothing in it (a byte-order mark and whitespace aside):
 /// what uninstall leaves of a Codex `hooks.json` that held only ctxmon's hooks. Codex reads
 /// such a file as no hooks at all, so uninstall removes it rather than leave `{}` behind.
