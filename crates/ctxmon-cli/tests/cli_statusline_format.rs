@@ -438,3 +438,86 @@ fn no_figure_says_why() {
     line(&bare, &[], "not json");
     assert!(!bare.path(".ctxmon").exists());
 }
+
+/// The README's status-line examples are real: each `$` line, run by a shell from the
+/// repository's root, prints the line shown under it.
+#[test]
+fn the_readme_examples_are_real() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let section = &readme[readme.find("\n### The status line\n").unwrap()..];
+    let start = section.find("```console\n").unwrap() + "```console\n".len();
+    let block = &section[start..start + section[start..].find("```").unwrap()];
+    let lines: Vec<&str> = block.lines().collect();
+    let home = tempfile::tempdir().unwrap();
+    let mut ran = 0;
+    for pair in lines.chunks(2) {
+        let command = pair[0].strip_prefix("$ ").unwrap();
+        let command = command.replace("| ctxmon ", &format!("| {} ", env!("CARGO_BIN_EXE_ctxmon")));
+        let out = std::process::Command::new("sh")
+            .args(["-c", &command])
+            .current_dir(&root)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", home.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim_end(),
+            pair[1],
+            "{command}"
+        );
+        ran += 1;
+    }
+    assert_eq!(ran, 2);
+}
+
+/// A status line registered with a format is ctxmon's: doctor checks it like the plain one, and
+/// `install --statusline` re-points it without dropping the format.
+#[test]
+fn a_registered_format_is_still_ctxmons_status_line() {
+    let sb = sandbox(false, None);
+    let command = "/opt/old/ctxmon statusline --format '{percent} {until-compact}'";
+    sb.write(
+        ".claude/settings.json",
+        json!({"statusLine": {"type": "command", "command": command}}).to_string(),
+    );
+    let doctor = sb.run(&["--json", "doctor"], "");
+    let checks: Value = serde_json::from_str(&doctor.stdout).unwrap();
+    let line = checks
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "statusline")
+        .unwrap();
+    assert_eq!(line["status"], "fail", "the old binary is gone: {line}");
+    assert!(
+        !line["message"].as_str().unwrap().contains("expected"),
+        "{line}"
+    );
+    let run = sb.run(&["install", "--statusline"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(sb.path(".claude/settings.json")).unwrap())
+            .unwrap();
+    let now = settings["statusLine"]["command"].as_str().unwrap();
+    assert!(
+        now.ends_with(" statusline --format '{percent} {until-compact}'")
+            && !now.starts_with("/opt"),
+        "{now}"
+    );
+    let doctor = sb.run(&["--json", "doctor"], "");
+    let checks: Value = serde_json::from_str(&doctor.stdout).unwrap();
+    let line = checks
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "statusline")
+        .unwrap();
+    assert_eq!(line["status"], "ok", "{line}");
+    assert!(
+        line["message"].as_str().unwrap().contains("--format"),
+        "{line}"
+    );
+}
