@@ -134,6 +134,10 @@ Examples:
   ctxmon install --agent codex --scope user      $CODEX_HOME/hooks.json (default ~/.codex)
   ctxmon doctor                                  check the result
 
+In the project's file the hooks run `ctxmon hooks …` when the ctxmon on PATH is this binary, so
+the committed file works for the whole team; otherwise this binary's absolute path, with a note
+(`--scope local` keeps machine paths out of shared files).
+
 Exit codes: 0 installed (or nothing to change); 1 the settings file is not strict JSON or has an
 unexpected shape, another status line is in the way, or the file cannot be written (nothing is
 changed); 2 bad flag (an unknown --agent; --statusline or --scope local with --agent codex), or
@@ -143,11 +147,12 @@ pub const UNINSTALL: &str = "\
 Examples:
   ctxmon uninstall --dry-run
   ctxmon uninstall --scope user
+  ctxmon uninstall --statusline                  only the status line; the hooks stay
   ctxmon uninstall --agent codex
 
 Exit codes: 0 removed (or nothing to remove); 1 the settings file cannot be read or written,
 or ctxmon's status line replaced yours and <file>.ctxmon-statusline, which keeps yours, cannot
-be read (nothing is changed); 2 bad flag.";
+be read (nothing is changed); 2 bad flag (--statusline with --agent codex).";
 
 pub const REPORT: &str = "\
 Output (fixtures/transcripts/session-compactions.jsonl):
