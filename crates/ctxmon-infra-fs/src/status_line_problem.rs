@@ -125,9 +125,27 @@ impl FsStatusLineProblems {
         write_atomic(&path, &bytes, Durability::RenameOnly).map_err(|e| io_error(&path, &e))
     }
 
-    /// Forgets the problem: the latest run had none. Removing a name never follows a link.
+    /// Forgets the problem: the latest run had none. Almost always there is nothing to forget,
+    /// and one `lstat` says so; otherwise the folder is checked first (a planted link in its
+    /// place is refused, as for every write), and removing a name never follows a link.
     pub fn clear(&self) -> Result<(), PortError> {
         let path = self.path();
+        match fs::symlink_metadata(&path) {
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ) =>
+            {
+                return Ok(());
+            }
+            Err(e) => return Err(io_error(&path, &e)),
+        }
+        let dir = self.layout.status_line_dir();
+        self.layout
+            .ensure_dir(&dir)
+            .map_err(|e| io_error(&dir, &e))?;
         match fs::remove_file(&path) {
             Ok(()) => Ok(()),
             Err(e)
@@ -189,5 +207,22 @@ mod tests {
         store.clear().unwrap();
         std::fs::write(store.path(), "{not json").unwrap();
         assert!(store.load().is_err());
+    }
+
+    /// A `status-line` folder replaced by a link (a cloned repository can commit one) is
+    /// neither written through nor cleared through.
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_link_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".ctxmon")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(".ctxmon/status-line")).unwrap();
+        let victim = outside.path().join(FILE_NAME);
+        std::fs::write(&victim, "theirs").unwrap();
+        let store = FsStatusLineProblems::new(ProjectLayout::new(dir.path()));
+        assert!(store.clear().is_err());
+        assert!(store.record(&problem(1, "input")).is_err());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "theirs");
     }
 }
