@@ -27,11 +27,13 @@ pub struct Cli {
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct GlobalArgs {
-    /// Print machine-readable JSON instead of text.
+    /// Print machine-readable JSON instead of text (a failure: {"error", "exit_code"}; indented
+    /// on a terminal, one line otherwise).
     #[arg(long, global = true)]
     pub json: bool,
-    /// Project directory (default: $CLAUDE_PROJECT_DIR, then the hook input's cwd, then the
-    /// current directory).
+    /// Project directory, taken as named (default: $CLAUDE_PROJECT_DIR, then a hook input's
+    /// cwd, then the nearest folder at or above the current directory holding .ctxmon, .claude
+    /// or .git, below the home folder).
     #[arg(long, global = true, value_name = "DIR")]
     pub project_dir: Option<PathBuf>,
     /// An extra configuration file, layered above .ctxmon/config.local.toml.
@@ -57,7 +59,8 @@ pub enum Command {
     /// uses the same formula, thresholds and window rules as the hooks. Prints a sparkline
     /// (one block per response, height = share of the window; with more responses than
     /// columns, each block is the fullest of its share and the line below says how many
-    /// responses a column holds) with min, max and last, then
+    /// responses a column holds; a ^ under it marks each compaction's column) with min, max
+    /// and last (what a compaction after the last response left, as `status` says), then
     /// every compaction and every tier crossing with its time. --svg also writes a chart;
     /// --json prints the points, compactions and crossings for programs.
     #[command(after_long_help = crate::help::REPORT)]
@@ -595,6 +598,8 @@ pub struct RawInvocation {
     pub statusline: bool,
     /// The last non-empty `--project-dir` value.
     pub project_dir: Option<PathBuf>,
+    /// `--json` was given (before any `--`): a refused command line answers in JSON too.
+    pub json: bool,
 }
 
 impl RawInvocation {
@@ -616,6 +621,7 @@ impl RawInvocation {
                 raw.project_dir = Some(PathBuf::from(v));
             }
         };
+        let mut json = false;
         let mut iter = args.iter();
         while let Some(arg) = iter.next() {
             let text = arg.to_string_lossy();
@@ -638,10 +644,13 @@ impl RawInvocation {
                 }
                 continue;
             }
-            if !text.starts_with('-') {
+            if text == "--json" {
+                json = true;
+            } else if !text.starts_with('-') {
                 words.push(text.into_owned());
             }
         }
+        raw.json = json;
         raw.hook = words.first().is_some_and(|w| w == "hooks");
         raw.statusline = words.first().is_some_and(|w| w == "statusline");
         raw.hook_command = words
@@ -697,6 +706,9 @@ mod tests {
         assert!(raw.statusline && !raw.hook);
         assert_eq!(raw.project_dir, Some(PathBuf::from("/p")));
         assert!(!scan(&["status", "statusline"]).statusline);
+        assert!(scan(&["status", "--json", "--bogus"]).json);
+        assert!(!scan(&["status", "--", "--json"]).json);
+        assert!(!scan(&["--config", "--json", "status"]).json);
     }
 
     /// `--help` reads like a man page on every command and on every leaf under `checkpoint`,

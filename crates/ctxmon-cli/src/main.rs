@@ -23,10 +23,13 @@ mod diag;
 mod exit;
 mod help;
 mod install;
+mod json_out;
 mod out;
 mod paths;
+mod project_root;
 mod render;
 mod report;
+mod terminal;
 mod wire;
 
 fn main() -> std::process::ExitCode {

@@ -41,6 +41,7 @@ use crate::bootstrap;
 use crate::cli::{GlobalArgs, RawInvocation, StatuslineArgs};
 use crate::diag::diag;
 use crate::exit::CmdResult;
+use crate::json_out;
 use crate::render::{self, LineContext};
 use crate::wire::hook_input::read_bounded;
 use crate::wire::status_input::StatusInput;
@@ -90,7 +91,9 @@ impl Answer {
     /// What stdout gets: the line, or with `--json` one object.
     fn text(&self, json: bool) -> String {
         if json {
-            self.to_json().to_string()
+            let value = self.to_json();
+            json_out::to_text(&value, json_out::Layout::for_stdout())
+                .unwrap_or_else(|_| value.to_string())
         } else {
             self.line.clone()
         }
@@ -204,6 +207,7 @@ pub fn usage_error(error: &clap::Error, raw: &RawInvocation) -> std::process::Ex
     }
     let global = GlobalArgs {
         project_dir: raw.project_dir.clone(),
+        json: raw.json,
         ..GlobalArgs::default()
     };
     // `run` never fails: whatever happens, a line has been printed.

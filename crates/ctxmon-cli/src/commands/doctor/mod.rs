@@ -24,6 +24,7 @@ use ctxmon_infra_fs::ProjectLayout;
 use crate::bootstrap;
 use crate::cli::GlobalArgs;
 use crate::exit::{CmdResult, Failure};
+use crate::json_out;
 use crate::out::{out, outln};
 
 pub fn run(global: &GlobalArgs) -> CmdResult {
@@ -54,8 +55,7 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     checks.extend(statusline_problem::problem(&layout));
 
     if global.json {
-        let json = serde_json::to_string(&checks).map_err(|e| Failure::Other(e.into()))?;
-        outln!("{json}")?;
+        json_out::print(&checks)?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
         outln!("ctxmon doctor · project {}", project_dir.display())?;
@@ -63,8 +63,9 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
         outln!("{}", check::summary(&checks))?;
     }
     if checks.iter().any(|c| c.status.is_problem()) {
-        // The report above, summary included, is the explanation: exit 1 says the rest, and
-        // stderr does not repeat the summary.
+        // The report above, summary included, is the explanation: exit 1 says the rest,
+        // stderr does not repeat the summary, and under --json the checks stay stdout's one
+        // document (a reported failure has no error object).
         Err(Failure::Reported)
     } else {
         Ok(())

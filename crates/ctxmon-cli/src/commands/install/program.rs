@@ -9,7 +9,9 @@
 //!
 //! User and local scope keep the absolute path: those files are one person's, and an absolute
 //! path runs whatever PATH the agent was started with (a desktop app or an IDE may start it
-//! without `~/.cargo/bin`).
+//! without `~/.cargo/bin`). After `npm install -g ctxmon` the `ctxmon` on PATH is npm's JS
+//! launcher, another file than the native binary running install, so the native path is written
+//! (the launcher costs npm's start-up on every hook).
 
 use std::fs;
 use std::path::PathBuf;
@@ -71,9 +73,10 @@ pub(super) fn program(scope: SettingsScope, shared_file: &str) -> Result<Program
     Ok(Program {
         note: Some(format!(
             "{shared_file} is shared, but it now names this machine's binary ({absolute}) because \
-             {why}: a teammate without that path gets a failing hook. Put this ctxmon on PATH \
-             (`cargo install --locked --path crates/ctxmon-cli`) and install again to write the \
-             bare `ctxmon`, or use `--scope local` to keep machine paths out of shared files"
+             {why}: a teammate without that path gets a failing hook. `--scope local` keeps \
+             machine paths out of shared files; or put this binary on PATH as `ctxmon` \
+             (`cargo install --locked --path crates/ctxmon-cli` does) and install again to \
+             write the bare `ctxmon`"
         )),
         word: absolute,
     })
