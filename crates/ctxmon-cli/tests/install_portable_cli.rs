@@ -248,3 +248,23 @@ fn codex_project_scope_is_portable_too_and_its_user_scope_is_not() {
     ));
     assert_eq!(user["program"], exe().as_str());
 }
+
+/// `npx ctxmon install` and npm scripts put the project's `node_modules/.bin` on PATH for that
+/// one command; Claude Code's hooks run without it, so it does not make the name portable.
+#[test]
+fn a_node_modules_folder_on_path_does_not_count() {
+    let mut sb = Sandbox::new();
+    let bin = sb.path("node_modules/.bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(BIN, bin.join("ctxmon")).unwrap();
+    sb.set_env("PATH", &format!("{}:/usr/bin:/bin", bin.display()));
+    let v = json(&sb.run(&["--json", "install"], ""));
+    assert_eq!(v["program"], exe().as_str());
+    assert!(
+        v["note"]
+            .as_str()
+            .unwrap()
+            .contains("ctxmon is not on PATH"),
+        "{v}"
+    );
+}

@@ -9,9 +9,13 @@
 //!
 //! User and local scope keep the absolute path: those files are one person's, and an absolute
 //! path runs whatever PATH the agent was started with (a desktop app or an IDE may start it
-//! without `~/.cargo/bin`). After `npm install -g ctxmon` the `ctxmon` on PATH is npm's JS
-//! launcher, another file than the native binary running install, so the native path is written
-//! (the launcher costs npm's start-up on every hook).
+//! without `~/.cargo/bin`).
+//!
+//! PATH folders inside `node_modules` do not count: `npx ctxmon install` and npm scripts put the
+//! project's `node_modules/.bin` on PATH for that one command, and Claude Code's hooks run
+//! without it. npm's global bin link counts: once npm's launcher has replaced itself with a link
+//! to the native binary (its first run), that link is this binary; where it stays a script
+//! (pnpm, yarn 2+), it is another file, and the native binary's path is written.
 
 use std::fs;
 use std::path::PathBuf;
@@ -23,6 +27,19 @@ use crate::cli::SettingsScope;
 use crate::exit::Failure;
 use crate::install::command_line::shell_word;
 use crate::paths::which;
+
+/// The environment with PATH's `node_modules` folders left out (see the module docs).
+fn lasting_path(mut env: Vec<(String, String)>) -> Vec<(String, String)> {
+    for (name, value) in env.iter_mut().filter(|(k, _)| k == "PATH") {
+        let kept: Vec<PathBuf> = std::env::split_paths(value.as_str())
+            .filter(|dir| !dir.components().any(|c| c.as_os_str() == "node_modules"))
+            .collect();
+        *value = std::env::join_paths(kept)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+    }
+    env
+}
 
 /// The binary as the hooks will name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +72,7 @@ pub(super) fn program(scope: SettingsScope, shared_file: &str) -> Result<Program
             note: None,
         });
     }
-    let on_path = which("ctxmon", &bootstrap::env_pairs());
+    let on_path = which("ctxmon", &lasting_path(bootstrap::env_pairs()));
     let resolved = on_path.as_ref().and_then(|p| fs::canonicalize(p).ok());
     if resolved.as_ref() == Some(&exe) {
         return Ok(Program {
@@ -80,4 +97,24 @@ pub(super) fn program(scope: SettingsScope, shared_file: &str) -> Result<Program
         )),
         word: absolute,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_modules_folders_are_not_a_lasting_path() {
+        let env = vec![
+            ("HOME".to_string(), "/h".to_string()),
+            (
+                "PATH".to_string(),
+                "/p/node_modules/.bin:/usr/local/bin:/h/.npm/_npx/1/node_modules/.bin:/bin"
+                    .to_string(),
+            ),
+        ];
+        let kept = lasting_path(env);
+        assert_eq!(kept[0], ("HOME".to_string(), "/h".to_string()));
+        assert_eq!(kept[1].1, "/usr/local/bin:/bin");
+    }
 }
