@@ -30,7 +30,7 @@ use crate::paths::which;
 
 /// The environment with PATH's `node_modules` folders left out (see the module docs).
 fn lasting_path(mut env: Vec<(String, String)>) -> Vec<(String, String)> {
-    for (name, value) in env.iter_mut().filter(|(k, _)| k == "PATH") {
+    for (_, value) in env.iter_mut().filter(|(k, _)| k == "PATH") {
         let kept: Vec<PathBuf> = std::env::split_paths(value.as_str())
             .filter(|dir| !dir.components().any(|c| c.as_os_str() == "node_modules"))
             .collect();
