@@ -14,7 +14,7 @@ use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{HookLog, ProjectLayout, SystemClock};
 
 use super::check::{Check, Status};
-use super::paths::{same_file, which};
+use crate::paths::{same_file, which};
 use crate::render::thousands;
 
 const INSTALL_HINT: &str =
