@@ -5,7 +5,8 @@
 //! crate must be on its allow-list. Dev-dependencies are free everywhere (tests may use
 //! `proptest`, `insta`, `tempfile`). Because neither core allow-list names `ctxmon-infra-fs` or
 //! `ctxmon-cli`, the composition root stays the only crate that wires adapters in. The source
-//! half lives in [`crate::scan`].
+//! half lives in [`crate::scan`], the acyclic module graph inside the core crates in
+//! [`crate::modules`].
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -133,6 +134,7 @@ pub fn check(root: &Path, options: MetadataOptions) -> Result<Vec<String>> {
     ] {
         violations.extend(crate::scan::scan_dir(root, dir, crate_name)?);
     }
+    violations.extend(crate::modules::check(root)?);
     Ok(violations)
 }
 

@@ -22,7 +22,7 @@ pub struct Check {
 pub const CHECKS: &[Check] = &[
     Check {
         name: "context-monitor tag",
-        run: || context_monitor_tag(ctxmon_application::monitor_tag::render_context_monitor),
+        run: || context_monitor_tag(ctxmon_application::monitor::tag::render_context_monitor),
     },
     Check {
         name: "resumption-context tag",

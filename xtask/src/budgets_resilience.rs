@@ -4,13 +4,13 @@
 //! 4,096-character paths). Fitting is not enough: each check also asserts that the parts the
 //! spec requires are present, so a render that stays small by leaving them out fails.
 
-use ctxmon_application::compaction_alert::{
+use ctxmon_application::handoff::alert::{
     ALERT_MAX_TOKENS, SHORTENED_MARKER, render_compaction_alert,
 };
-use ctxmon_application::resumption::from_section;
-use ctxmon_application::resumption_context::{
+use ctxmon_application::handoff::resumption::context::{
     HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
+use ctxmon_application::handoff::resumption::from_section;
 use ctxmon_domain::xml::{escape_attr, escape_text};
 use ctxmon_domain::{
     Check, CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, Failure, FileToRead,

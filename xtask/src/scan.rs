@@ -96,17 +96,8 @@ fn collect_rs_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<()>
 
 /// Scans one source text; findings are ordered by line and never repeated for one line.
 pub fn scan_source(text: &str) -> Vec<Finding> {
-    let tokens = lex(text);
-    let mut paths = Vec::new();
-    // Every identifier starts a path: suffixes of a path are scanned again, which is harmless
-    // (findings are deduplicated) and catches `::std::fs` without special cases.
-    for start in 0..tokens.len() {
-        if matches!(tokens[start].tok, Tok::Ident(_)) {
-            expand(&tokens, start, &[], &mut paths, 0);
-        }
-    }
     let mut findings = Vec::new();
-    for path in &paths {
+    for path in &paths(text) {
         for rule in FORBIDDEN {
             let n = rule.segments.len();
             for window in path.windows(n) {
@@ -123,6 +114,21 @@ pub fn scan_source(text: &str) -> Vec<Finding> {
     findings.sort_by(|a, b| (a.line, &a.thing).cmp(&(b.line, &b.thing)));
     findings.dedup();
     findings
+}
+
+/// Every path in a source text as segments with the line each sits on: comments dropped,
+/// literals opaque, `use` groups expanded. Every identifier starts a path, so suffixes of a
+/// path come again, which is harmless to a search (and catches `::std::fs` without special
+/// cases).
+pub fn paths(text: &str) -> Vec<Segments> {
+    let tokens = lex(text);
+    let mut paths = Vec::new();
+    for start in 0..tokens.len() {
+        if matches!(tokens[start].tok, Tok::Ident(_)) {
+            expand(&tokens, start, &[], &mut paths, 0);
+        }
+    }
+    paths
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -142,7 +148,7 @@ struct Token {
 }
 
 /// A path as segments with the line each one sits on.
-type Segments = Vec<(String, usize)>;
+pub type Segments = Vec<(String, usize)>;
 
 /// Expands the path (or `use` tree) starting at `i` into `out`; returns the index after it.
 fn expand(

@@ -10,18 +10,10 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod assembly;
-pub mod budget_writer;
-pub mod checkpoint_ack;
-pub mod compaction_alert;
 pub mod config;
-pub mod fill;
+pub mod fakes;
+pub mod handoff;
 pub mod hooks;
-pub mod memory;
-pub mod monitor_tag;
-pub mod payload_check;
+pub mod monitor;
 pub mod ports;
-pub mod resume_log;
-pub mod resume_log_pointer;
-pub mod resumption;
-pub mod resumption_context;
-pub mod status_line;
+pub mod run;

@@ -1,6 +1,6 @@
 //! Golden snapshots of the `<context-monitor>` tag, one per tier (reviewed like code).
 
-use ctxmon_application::monitor_tag::render_context_monitor;
+use ctxmon_application::monitor::tag::render_context_monitor;
 use ctxmon_domain::{
     ContextWindow, FillEstimate, FillSource, ThresholdTier, Thresholds, TokenCount,
 };

@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 
 use ctxmon_application::config::ResumeLogsConfig;
-use ctxmon_application::memory::records;
-use ctxmon_application::ports::GitHead;
-use ctxmon_application::resume_log::{
+use ctxmon_application::fakes::records;
+use ctxmon_application::handoff::resume_log::{
     GenerationInputs, GitSnapshot, ResumeLogGenerator, TriggerKind,
 };
-use ctxmon_application::resumption::TranscriptHead;
+use ctxmon_application::handoff::resumption::TranscriptHead;
+use ctxmon_application::ports::GitHead;
 use ctxmon_domain::resume_log::DraftMetadata;
 use ctxmon_domain::{
     ContextWindow, Decision, FillEstimate, FillSource, ResumeLogDraft, ThresholdTier, Thresholds,

@@ -5,10 +5,10 @@
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
 
-use ctxmon_application::resumption::from_section;
-use ctxmon_application::resumption_context::{
+use ctxmon_application::handoff::resumption::context::{
     HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
+use ctxmon_application::handoff::resumption::from_section;
 use ctxmon_domain::{
     CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FillEstimate, FillSource,
     SessionInfo, Thresholds, Timestamp, TokenCount, estimate_tokens,

@@ -4,13 +4,13 @@
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
 
-use ctxmon_application::compaction_alert::{
+use ctxmon_application::handoff::alert::{
     ALERT_MAX_TOKENS, SHORTENED_MARKER, render_compaction_alert,
 };
-use ctxmon_application::resume_log_pointer::{
+use ctxmon_application::handoff::resume_log::pointer::{
     POINTER_MAX_TOKENS, PointerInput, PointerScope, render_resume_log_pointer,
 };
-use ctxmon_application::resumption_context::{
+use ctxmon_application::handoff::resumption::context::{
     HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
 use ctxmon_domain::{

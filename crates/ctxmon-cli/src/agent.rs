@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use ctxmon_application::fill::FillSettings;
+use ctxmon_application::monitor::fill::FillSettings;
 use ctxmon_application::ports::{AgentKind, Clock};
 use ctxmon_infra_fs::SystemClock;
 use ctxmon_infra_fs::codex::{self, load_codex_settings};

@@ -15,7 +15,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use ctxmon_application::fill::{
+use ctxmon_application::monitor::fill::{
     AUTO_COMPACT_WINDOW_MAX, AUTO_COMPACT_WINDOW_MIN, AutoCompactSettings,
 };
 use ctxmon_infra_fs::fsutil::{self, OpenRegularError};

@@ -295,7 +295,7 @@ pub fn project(global: &GlobalArgs, flags: &[(String, String)]) -> Result<Projec
 /// Moves `settings`' auto-compact point to where the user's Claude Code settings put it (env
 /// and settings files, see `auto_compact`); every ignored value is passed to `warn`.
 pub fn apply_claude_auto_compact(
-    settings: &mut ctxmon_application::fill::FillSettings,
+    settings: &mut ctxmon_application::monitor::fill::FillSettings,
     project_dir: &Path,
     mut warn: impl FnMut(&str),
 ) {

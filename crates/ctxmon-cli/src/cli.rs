@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ctxmon_application::config::HookDeadline;
+use ctxmon_application::hooks::Hook;
 
 /// Keeps a coding agent's work alive across context-window limits.
 ///
@@ -276,17 +277,22 @@ impl HookCommand {
         HookCommand::SessionEnd,
     ];
 
+    /// The hook this command answers.
+    pub const fn hook(self) -> Hook {
+        match self {
+            HookCommand::PromptSubmit => Hook::PromptSubmit,
+            HookCommand::SessionStart => Hook::SessionStart,
+            HookCommand::PreCompact => Hook::PreCompact,
+            HookCommand::PreToolUse => Hook::PreToolUse,
+            HookCommand::PostToolUse => Hook::PostToolUse,
+            HookCommand::PostCompact => Hook::PostCompact,
+            HookCommand::SessionEnd => Hook::SessionEnd,
+        }
+    }
+
     /// The `hook_event_name` Claude Code sends for this hook.
     pub fn event_name(self) -> &'static str {
-        match self {
-            HookCommand::PromptSubmit => "UserPromptSubmit",
-            HookCommand::SessionStart => "SessionStart",
-            HookCommand::PreCompact => "PreCompact",
-            HookCommand::PreToolUse => "PreToolUse",
-            HookCommand::PostToolUse => "PostToolUse",
-            HookCommand::PostCompact => "PostCompact",
-            HookCommand::SessionEnd => "SessionEnd",
-        }
+        self.hook().event_name()
     }
 
     /// This hook's deadline: its configuration key, built-in value and registered timeout.

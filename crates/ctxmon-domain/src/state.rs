@@ -16,7 +16,7 @@ pub struct SessionState {
     pub last_injected_tier: Option<ThresholdTier>,
     /// The lowest tier measured since that tag when it is below the tag's tier: the fill fell
     /// (a compaction, a larger window), so a later rise is news again. Cleared by every tag.
-    /// See `hooks::tier_record` in the application for the rule.
+    /// See `monitor::tier_record` in the application for the rule.
     pub lowest_tier_since_injection: Option<ThresholdTier>,
     /// The fill ratio the last `<context-monitor>` tag showed (the `tiered` policy says it
     /// again at NOMINAL once the fill has moved far enough from it).

@@ -16,10 +16,10 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use ctxmon_application::config::ResumeLogsConfig;
-use ctxmon_application::ports::{GitHead, ResumeLogStore};
-use ctxmon_application::resume_log::{
+use ctxmon_application::handoff::resume_log::{
     GenerationInputs, GitSnapshot, ResumeLogGenerator, TriggerKind,
 };
+use ctxmon_application::ports::{GitHead, ResumeLogStore};
 use ctxmon_domain::{
     ContextWindow, Decision, FillEstimate, FillSource, ResumeLogDraft, Thresholds, Timestamp,
     TokenCount,

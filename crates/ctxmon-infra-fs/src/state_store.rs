@@ -2,11 +2,12 @@
 
 use std::fs;
 use std::io;
+use std::time::Duration;
 
 use ctxmon_application::ports::{PortError, PortErrorKind, SessionStateStore};
 use ctxmon_domain::{SessionKey, SessionState};
 
-use crate::fsutil::{Durability, io_error, write_atomic};
+use crate::fsutil::{Durability, io_error, with_lock, write_atomic};
 use crate::layout::ProjectLayout;
 
 /// State files larger than this are not state ctxmon wrote; refusing them bounds the hook's work.
@@ -15,11 +16,24 @@ const MAX_STATE_BYTES: u64 = 256 * 1024;
 #[derive(Debug, Clone)]
 pub struct FsSessionStateStore {
     layout: ProjectLayout,
+    lock_wait: Duration,
 }
 
 impl FsSessionStateStore {
+    /// How long [`SessionStateStore::with_lock`] waits unless told otherwise.
+    pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(1);
+
     pub fn new(layout: ProjectLayout) -> Self {
-        FsSessionStateStore { layout }
+        FsSessionStateStore {
+            layout,
+            lock_wait: Self::DEFAULT_LOCK_WAIT,
+        }
+    }
+
+    /// The longest wait for a session's lock (a hook gives a share of its deadline).
+    pub fn with_lock_wait(mut self, wait: Duration) -> Self {
+        self.lock_wait = wait;
+        self
     }
 }
 
@@ -70,6 +84,19 @@ impl SessionStateStore for FsSessionStateStore {
             .ensure_dir(&dir)
             .map_err(|e| io_error(&dir, &e))?;
         write_atomic(&path, &bytes, Durability::RenameOnly).map_err(|e| io_error(&path, &e))
+    }
+
+    /// `state/<session>.lock`, in the state folder (created, and checked not to be a link,
+    /// first).
+    fn with_lock(&self, session: &SessionKey, work: &mut dyn FnMut()) -> Result<(), PortError> {
+        let dir = self.layout.state_dir();
+        self.layout
+            .ensure_dir(&dir)
+            .map_err(|e| io_error(&dir, &e))?;
+        with_lock(&self.layout.state_lock(session), self.lock_wait, || {
+            work();
+            Ok(())
+        })
     }
 }
 

@@ -15,18 +15,20 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use ctxmon_application::config::Config;
-use ctxmon_application::fill::{
+use ctxmon_application::handoff::resumption::context::{
+    ResumptionInput, render_resumption_context,
+};
+use ctxmon_application::handoff::resumption::{
+    commands_run, derive_from_tail, errors_seen, first_user_request, from_section,
+};
+use ctxmon_application::monitor::fill::{
     ContextFillEstimator, EstimateRequest, FillSeriesBuilder, FillSettings,
 };
+use ctxmon_application::monitor::status_line::{StatusPayload, status_estimate};
 use ctxmon_application::ports::{
     CheckpointRepository, GitInfo, ResumeLogStore, ResumptionSource, ScanLimits, SessionStateStore,
     TranscriptEvent, TranscriptReader, TranscriptTail,
 };
-use ctxmon_application::resumption::{
-    commands_run, derive_from_tail, errors_seen, first_user_request, from_section,
-};
-use ctxmon_application::resumption_context::{ResumptionInput, render_resumption_context};
-use ctxmon_application::status_line::{StatusPayload, status_estimate};
 use ctxmon_domain::resume_log::{ContextMetrics, ContextValue, Decision};
 use ctxmon_domain::{
     CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FillEstimate, FillSource,
@@ -751,7 +753,7 @@ fn fuzz_checkpoint_file() {
                     resume_log: None,
                 });
                 assert_within_budget(&context, 760, "resumption-context");
-                let alert = ctxmon_application::compaction_alert::render_compaction_alert(
+                let alert = ctxmon_application::handoff::alert::render_compaction_alert(
                     cp,
                     &path.display().to_string(),
                 );

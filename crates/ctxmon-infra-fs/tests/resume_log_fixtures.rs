@@ -15,9 +15,9 @@ mod corpus;
 use corpus::{haystack, json_lines as lines, jsonl_files as fixtures};
 
 use ctxmon_application::config::ResumeLogsConfig;
+use ctxmon_application::handoff::resume_log::{GenerationInputs, ResumeLogGenerator, TriggerKind};
+use ctxmon_application::handoff::resumption::{TranscriptHead, first_request_text};
 use ctxmon_application::ports::TranscriptRecord;
-use ctxmon_application::resume_log::{GenerationInputs, ResumeLogGenerator, TriggerKind};
-use ctxmon_application::resumption::{TranscriptHead, first_request_text};
 use ctxmon_domain::{ResumeLog, ResumeLogSection, Timestamp};
 use ctxmon_infra_fs::transcript::records_from_values;
 use serde_json::Value;

@@ -13,7 +13,7 @@ mod corpus;
 
 use corpus::{haystack, json_lines as lines, jsonl_files as all_fixtures};
 
-use ctxmon_application::resumption;
+use ctxmon_application::handoff::resumption;
 use ctxmon_domain::{ResumptionOrigin, ResumptionState, Todo};
 use ctxmon_infra_fs::transcript::records_from_values;
 use serde_json::Value;

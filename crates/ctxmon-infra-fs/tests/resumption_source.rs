@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use ctxmon_application::handoff::resumption::from_section;
 use ctxmon_application::ports::{ResumptionSource, SourceDocument};
-use ctxmon_application::resumption::from_section;
 use ctxmon_infra_fs::FsResumptionSource;
 use serde_json::json;
 

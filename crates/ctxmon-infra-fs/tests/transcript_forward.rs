@@ -17,7 +17,7 @@ mod corpus;
 use corpus::jsonl_files as transcripts;
 
 use ctxmon_application::config::Config;
-use ctxmon_application::fill::{FillSeries, FillSeriesBuilder, FillSettings, SeriesScope};
+use ctxmon_application::monitor::fill::{FillSeries, FillSeriesBuilder, FillSettings, SeriesScope};
 use ctxmon_application::ports::{ScanLimits, TranscriptReader};
 use ctxmon_infra_fs::JsonlTranscriptReader;
 

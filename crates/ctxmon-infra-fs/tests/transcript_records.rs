@@ -2,7 +2,9 @@
 //! `derive_from_tail`, `commands_run` and `errors_seen`: the line format and the derivation
 //! together, as the hooks use them.
 
-use ctxmon_application::resumption::{self, MAX_ERROR_CHARS, MAX_LIST_ITEMS, MAX_TEXT_CHARS};
+use ctxmon_application::handoff::resumption::{
+    self, MAX_ERROR_CHARS, MAX_LIST_ITEMS, MAX_TEXT_CHARS,
+};
 use ctxmon_domain::{ResumptionOrigin, ResumptionState, Todo};
 use ctxmon_infra_fs::transcript::records_from_values;
 use serde_json::{Value, json};

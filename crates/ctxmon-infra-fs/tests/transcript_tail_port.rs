@@ -5,11 +5,11 @@
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
+use ctxmon_application::handoff::resumption::{
+    TranscriptHead, derive_from_tail, files_written_by_subagents, first_request_text,
+};
 use ctxmon_application::ports::{
     RecordBody, RequestKind, TranscriptErrorKind, TranscriptRecord, TranscriptTail,
-};
-use ctxmon_application::resumption::{
-    TranscriptHead, derive_from_tail, files_written_by_subagents, first_request_text,
 };
 use ctxmon_infra_fs::JsonlTranscriptReader;
 

@@ -69,7 +69,7 @@ pub struct ContextMonitorConfig {
     pub max_scan_bytes: u64,
     pub inject: InjectPolicy,
     /// Also warn inside tool loops: `hooks post-tool-use` injects the tag when the tier rose
-    /// since the last one (see `hooks::tier_record`).
+    /// since the last one (see `monitor::tier_record`).
     pub post_tool_use: bool,
     pub post_compaction_percent: u64,
     /// Model id prefix → window size; the longest matching prefix wins.

@@ -1,41 +1,40 @@
 //! Handing a checkpoint's resumption context to the agent (SessionStart, or the prompt-submit
 //! fallback) and recording that it happened.
 
-use ctxmon_domain::{CheckpointData, DomainEvent, SessionKey, SessionState, estimate_tokens};
+use ctxmon_domain::{CheckpointData, DomainEvent, SessionKey, estimate_tokens};
 
-use super::{HookContext, HookPorts};
+use crate::handoff::resumption::context::{
+    HistoryEntry, ResumptionInput, render_resumption_context,
+};
 use crate::ports::ResumeLogStore;
-use crate::resumption_context::{HistoryEntry, ResumptionInput, render_resumption_context};
+use crate::run::{HookRun, Warning};
 
 /// Renders the resumption context for `cp` (empty when it has no resumption state) and, when
-/// non-empty, marks it delivered in `state` and returns the event to record. The context names
-/// the resume log of the checkpoint's session when there is one.
+/// non-empty, marks it delivered in the session state and records the delivery. The context
+/// names the resume log of the checkpoint's session when there is one.
 pub fn deliver(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
+    run: &mut HookRun<'_>,
     logs: &dyn ResumeLogStore,
     cp: &CheckpointData,
-    state: &mut SessionState,
     via: &str,
-    warnings: &mut Vec<String>,
-) -> (String, Option<DomainEvent>) {
-    let history = history_of(ctx, ports, cp, warnings);
-    let resume_log = log_of_checkpoint(ctx, logs, cp, warnings);
+) -> String {
+    let history = history_of(run, cp);
+    let resume_log = log_of_checkpoint(run, logs, cp);
     let text = render_resumption_context(ResumptionInput {
         checkpoint: cp,
         history: &history,
         resume_log: resume_log.as_deref(),
     });
     if text.is_empty() {
-        return (text, None);
+        return text;
     }
-    state.resumption_delivered = Some(cp.checkpoint_id.to_string());
-    let event = DomainEvent::ResumptionDelivered {
+    run.state().resumption_delivered = Some(cp.checkpoint_id.to_string());
+    run.record(DomainEvent::ResumptionDelivered {
         checkpoint_id: cp.checkpoint_id.to_string(),
         via: via.to_string(),
         tokens: estimate_tokens(&text).get(),
-    };
-    (text, Some(event))
+    });
+    text
 }
 
 /// Where the resume log of the checkpoint's session is, if it has one.
@@ -45,37 +44,31 @@ pub fn deliver(
 /// saying nothing. A checkpoint without a session id (written by hand, or by an old version)
 /// stands for the session now starting, whose log is then the one to name.
 fn log_of_checkpoint(
-    ctx: &HookContext<'_>,
+    run: &mut HookRun<'_>,
     logs: &dyn ResumeLogStore,
     cp: &CheckpointData,
-    warnings: &mut Vec<String>,
 ) -> Option<String> {
     let session = cp
         .session_info
         .session_id
         .as_deref()
-        .or(ctx.session_id)
+        .or(run.ctx.session_id)
         .filter(|s| !s.trim().is_empty())?;
     match logs.load(&SessionKey::from_raw(session)) {
         Ok(found) => found.map(|stored| stored.entry.location),
         Err(e) => {
-            warnings.push(format!("resume log unreadable: {e}"));
+            run.warn(Warning::ResumeLogUnreadable(e));
             None
         }
     }
 }
 
 /// Earlier checkpoints of the same session, oldest first.
-fn history_of(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
-    cp: &CheckpointData,
-    warnings: &mut Vec<String>,
-) -> Vec<HistoryEntry> {
-    let Some(session) = cp.session_info.session_id.as_deref().or(ctx.session_id) else {
+fn history_of(run: &mut HookRun<'_>, cp: &CheckpointData) -> Vec<HistoryEntry> {
+    let Some(session) = cp.session_info.session_id.as_deref().or(run.ctx.session_id) else {
         return Vec::new();
     };
-    match ports.checkpoints.list() {
+    match run.ports.checkpoints.list() {
         Ok(listing) => listing
             .checkpoints
             .iter()
@@ -89,7 +82,7 @@ fn history_of(
             })
             .collect(),
         Err(e) => {
-            warnings.push(format!("checkpoint history unavailable: {e}"));
+            run.warn(Warning::CheckpointHistoryUnavailable(e));
             Vec::new()
         }
     }

@@ -1,8 +1,9 @@
-//! One use case per Claude Code hook event (Codex CLI sends the same events). Each takes plain inputs and ports and returns what
-//! to answer; the wire format (JSON on stdout, exit 0) is the CLI's business. None of them
-//! fails: problems come back as warnings beside the answer.
+//! One use case per Claude Code hook event (Codex CLI sends the same events), and [`answer`],
+//! the policy that runs one of them for an invocation. Each use case runs on a
+//! [`crate::run::HookRun`] and returns what to answer with the run's warnings; the wire format
+//! (JSON on stdout, exit 0) is the CLI's business. None of them fails.
 
-mod compaction;
+mod answer;
 mod delivery;
 pub mod lifecycle;
 pub mod post_tool_use;
@@ -10,11 +11,11 @@ pub mod pre_compact;
 pub mod pre_tool_use;
 pub mod prompt_submit;
 pub mod session_start;
-pub mod tier_record;
 
-pub(crate) use compaction::note_checkpoint;
-pub use compaction::reset_if_stale;
+pub use answer::{Hook, HookAnswer, HookCall, HookFields, HookHost, answer};
 
+#[cfg(test)]
+mod answer_tests;
 #[cfg(test)]
 mod post_tool_use_tests;
 #[cfg(test)]
@@ -30,156 +31,26 @@ mod session_start_tests;
 #[cfg(test)]
 mod test_world;
 
-use std::path::Path;
+use ctxmon_domain::FillEstimate;
 
-use ctxmon_domain::{EventRecord, SessionKey, SessionState};
+use crate::run::HookRun;
 
-use crate::config::Config;
-use crate::fill::FillSettings;
-use crate::ports::{
-    CheckpointRepository, Clock, EventLog, GitInfo, ResumptionSource, SessionStateStore,
-    TranscriptReader, TranscriptTail,
-};
-
-/// Every port a hook may need.
-#[derive(Clone, Copy)]
-pub struct HookPorts<'a> {
-    pub transcripts: &'a dyn TranscriptReader,
-    pub tail: &'a dyn TranscriptTail,
-    pub states: &'a dyn SessionStateStore,
-    pub events: &'a dyn EventLog,
-    pub clock: &'a dyn Clock,
-    pub checkpoints: &'a dyn CheckpointRepository,
-    pub source: &'a dyn ResumptionSource,
-    pub git: &'a dyn GitInfo,
-}
-
-impl std::fmt::Debug for HookPorts<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("HookPorts")
+/// Records a tier change and keeps the session's fill figures (prompt-submit and
+/// post-tool-use measure alike).
+fn track_tier(run: &mut HookRun<'_>, estimate: &FillEstimate) {
+    let clock = run.ports.clock;
+    if let Some(change) = crate::monitor::tier_record::track_tier(run.state(), estimate, clock) {
+        run.record(change);
     }
 }
 
-/// What every hook knows about its invocation.
-#[derive(Debug, Clone, Copy)]
-pub struct HookContext<'a> {
-    pub config: &'a Config,
-    pub settings: &'a FillSettings,
-    pub project_dir: &'a Path,
-    /// The raw `session_id` from the hook input (recorded in events as given).
-    pub session_id: Option<&'a str>,
-    pub transcript_path: Option<&'a Path>,
-    pub cwd: Option<&'a str>,
-    /// Set when the configuration could not be loaded and `config` and `settings` are the
-    /// built-in defaults standing in for it (the reason, naming the bad key and its file).
-    /// Hooks still do what does not depend on the configured window and thresholds, but
-    /// `prompt_submit` shows no tier: one computed on a window the user may have configured
-    /// differently could be wrong either way.
-    pub config_error: Option<&'a str>,
-}
-
-impl HookContext<'_> {
-    /// Where this session's state is kept (see [`session_key`]).
-    pub fn session_key(&self) -> Option<SessionKey> {
-        session_key(self.session_id, self.transcript_path)
-    }
-}
-
-/// The key of a session's per-session state: its `session_id`; without one, its transcript's
-/// file name without extension (Claude Code names the transcript after the session, so that is
-/// the same key); without either, none, and nothing per-session is kept. A blank id is no id:
-/// before, every input without one shared the state of the empty id.
-pub fn session_key(session_id: Option<&str>, transcript_path: Option<&Path>) -> Option<SessionKey> {
-    if let Some(id) = session_id.filter(|s| !s.trim().is_empty()) {
-        return Some(SessionKey::from_raw(id));
-    }
-    let stem = transcript_path?.file_stem()?.to_string_lossy();
-    (!stem.trim().is_empty()).then(|| SessionKey::from_raw(&stem))
-}
-
-/// Loads the session's state, or a fresh one (with a warning) when it cannot be read; a fresh
-/// one, silently, for an input that names no session (there is nothing to load).
-pub(crate) fn load_state(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
-    warnings: &mut Vec<String>,
-) -> SessionState {
-    let loaded = match ctx.session_key() {
-        Some(key) => ports.states.load(&key),
-        None => Ok(None),
-    };
-    let mut state = match loaded {
-        Ok(state) => state.unwrap_or_default(),
-        Err(e) => {
-            warnings.push(format!("session state unreadable, starting afresh: {e}"));
-            SessionState::default()
-        }
-    };
-    state.schema_version = SessionState::SCHEMA_VERSION;
-    state
-}
-
-/// Saves the session's state; false (with a warning) when it could not be, or when the input
-/// names no session (there is no file to keep it in: see `session_key`).
-pub(crate) fn save_state(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
-    state: &mut SessionState,
-    warnings: &mut Vec<String>,
-) -> bool {
-    let Some(key) = ctx.session_key() else {
-        return false;
-    };
-    state.updated_at = Some(ports.clock.now());
-    match ports.states.save(&key, state) {
-        Ok(()) => true,
-        Err(e) => {
-            warnings.push(format!("session state not saved: {e}"));
-            false
-        }
-    }
-}
-
-pub(crate) fn record(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
-    events: Vec<ctxmon_domain::DomainEvent>,
-    warnings: &mut Vec<String>,
-) {
-    if events.is_empty() {
-        return;
-    }
-    let now = ports.clock.now();
-    let session = ctx.session_id.map(str::to_string);
-    let records: Vec<EventRecord> = events
-        .into_iter()
-        .map(|e| EventRecord::new(now, session.clone(), e))
-        .collect();
-    if let Err(e) = ports.events.append(&records) {
-        warnings.push(format!("events not recorded: {e}"));
-    }
-}
-
-#[cfg(test)]
-mod session_key_tests {
-    use super::*;
-
-    /// Issue 12: every input without `session_id` mapped to the hash of the empty id, so all
-    /// such sessions shared one state file.
-    #[test]
-    fn the_key_is_the_id_else_the_transcripts_stem_else_none() {
-        let t = Some(Path::new("/home/u/.claude/projects/p/0f3c2a10-5b1e.jsonl"));
-        let other = Some(Path::new("/home/u/.claude/projects/p/77aa.jsonl"));
-        let key = |id, path| session_key(id, path).map(|k| k.as_str().to_string());
-        assert_eq!(key(Some("abc"), t).as_deref(), Some("abc"));
-        // Claude Code names the transcript after its session: the same key either way.
-        assert_eq!(key(None, t).as_deref(), Some("0f3c2a10-5b1e"));
-        assert_eq!(key(Some(" "), t).as_deref(), Some("0f3c2a10-5b1e"));
-        assert_ne!(key(None, t), key(None, other));
-        assert_eq!(key(None, None), None);
-        assert_eq!(key(Some(""), Some(Path::new("/"))), None);
-        // A stem that is not a safe name is hashed like any unsafe id.
-        let odd = key(None, Some(Path::new("/t/a b.jsonl"))).unwrap();
-        assert!(odd.starts_with("h-"), "{odd}");
+/// Why parts of the resumption source file were not used (too big, a FIFO, invalid YAML), for
+/// the hook log.
+fn source_problems(run: &mut HookRun<'_>, doc: &crate::ports::SourceDocument) {
+    for problem in &doc.warnings {
+        run.warn(crate::run::Warning::SourceProblem {
+            path: doc.path.clone(),
+            problem: problem.clone(),
+        });
     }
 }

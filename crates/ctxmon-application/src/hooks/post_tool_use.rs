@@ -17,10 +17,11 @@
 
 use ctxmon_domain::{FillEstimate, FillSource};
 
-use super::tier_record::{ToolVerdict, note_injected, note_measured, track_tier, verdict};
-use super::{HookContext, HookPorts, load_state, record, reset_if_stale, save_state};
-use crate::fill::{ContextFillEstimator, EstimateRequest};
-use crate::monitor_tag::render_context_monitor;
+use super::track_tier;
+use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, reset_if_stale};
+use crate::monitor::tag::render_context_monitor;
+use crate::monitor::tier_record::{ToolVerdict, note_injected, note_measured, verdict};
+use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PostToolUseOutcome {
@@ -30,7 +31,7 @@ pub struct PostToolUseOutcome {
     /// `None` when the hook is off or nothing could be measured.
     pub estimate: Option<FillEstimate>,
     /// Problems that did not stop the hook; for the hook log.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 impl PostToolUseOutcome {
@@ -52,21 +53,18 @@ fn active(ctx: &HookContext<'_>) -> bool {
     cm.enabled && cm.post_tool_use && ctx.config_error.is_none() && ctx.session_key().is_some()
 }
 
-/// The measured fill (post-compaction reset applied from `state`), or `None`.
-fn measure(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
-    state: &ctxmon_domain::SessionState,
-) -> Option<FillEstimate> {
-    let estimator = ContextFillEstimator::new(ports.transcripts, ctx.settings);
-    let measurement = estimator.measure(EstimateRequest {
-        transcript_path: ctx.transcript_path,
-        ..Default::default()
-    });
+/// The measured fill (post-compaction reset applied from the run's state), or `None`.
+fn measure(run: &mut HookRun<'_>) -> Option<FillEstimate> {
+    let (ctx, ports) = (run.ctx, run.ports);
+    let measurement =
+        ContextFillEstimator::new(ports.transcripts, ctx.settings).measure(EstimateRequest {
+            transcript_path: ctx.transcript_path,
+            ..Default::default()
+        });
     let estimate = reset_if_stale(
         measurement.estimate,
         measurement.reading.as_ref(),
-        state,
+        run.state(),
         ctx.settings,
     );
     (estimate.source != FillSource::Unavailable).then_some(estimate)
@@ -78,11 +76,12 @@ pub fn assess(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> ToolVerdict {
     if !active(ctx) {
         return ToolVerdict::Unchanged;
     }
-    let mut ignored = Vec::new();
-    let state = load_state(ctx, ports, &mut ignored);
-    match measure(ctx, ports, &state) {
+    // A first look: the run is dropped unfinished, so nothing is saved, recorded or reported.
+    let mut look = HookRun::new(*ctx, *ports);
+    look.state();
+    match measure(&mut look) {
         Some(estimate) => verdict(
-            &state,
+            look.state(),
             estimate.threshold_tier,
             ctx.config.context_monitor.inject,
         ),
@@ -96,44 +95,32 @@ pub fn post_tool_use(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> PostToolUs
     if !active(ctx) {
         return PostToolUseOutcome::nothing();
     }
-    let mut warnings = Vec::new();
-    let mut state = load_state(ctx, ports, &mut warnings);
-    let Some(estimate) = measure(ctx, ports, &state) else {
-        return PostToolUseOutcome {
-            warnings,
-            ..PostToolUseOutcome::nothing()
-        };
-    };
-    let tier = estimate.threshold_tier;
-    let decided = verdict(&state, tier, ctx.config.context_monitor.inject);
-    let mut events = Vec::new();
-    let mut additional_context = None;
-    match decided {
-        ToolVerdict::Unchanged => {}
-        ToolVerdict::Lower => {
-            note_measured(&mut state, tier);
-            track_tier(&mut state, &estimate, &mut events, ports);
-            save_state(ctx, ports, &mut state, &mut warnings);
-        }
-        ToolVerdict::Inject => {
-            note_injected(&mut state, tier, estimate.fill_percentage);
-            track_tier(&mut state, &estimate, &mut events, ports);
-            if save_state(ctx, ports, &mut state, &mut warnings) {
-                additional_context =
-                    Some(render_context_monitor(&estimate, &ctx.settings.thresholds));
-            } else {
-                warnings.push(
-                    "no <context-monitor> tag after this tool call: without its record it would be repeated after every call"
-                        .into(),
-                );
+    let mut run = HookRun::new(*ctx, *ports);
+    run.state();
+    let mut outcome = PostToolUseOutcome::nothing();
+    if let Some(estimate) = measure(&mut run) {
+        let tier = estimate.threshold_tier;
+        outcome.verdict = verdict(run.state(), tier, ctx.config.context_monitor.inject);
+        match outcome.verdict {
+            ToolVerdict::Unchanged => {}
+            ToolVerdict::Lower => {
+                note_measured(run.state(), tier);
+                track_tier(&mut run, &estimate);
+                run.save_state();
+            }
+            ToolVerdict::Inject => {
+                note_injected(run.state(), tier, estimate.fill_percentage);
+                track_tier(&mut run, &estimate);
+                if run.save_state() {
+                    outcome.additional_context =
+                        Some(render_context_monitor(&estimate, &ctx.settings.thresholds));
+                } else {
+                    run.warn(Warning::TagNotRemembered);
+                }
             }
         }
+        outcome.estimate = Some(estimate);
     }
-    record(ctx, ports, events, &mut warnings);
-    PostToolUseOutcome {
-        additional_context,
-        verdict: decided,
-        estimate: Some(estimate),
-        warnings,
-    }
+    outcome.warnings = run.finish();
+    outcome
 }

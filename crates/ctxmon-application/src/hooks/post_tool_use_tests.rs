@@ -6,8 +6,8 @@ use ctxmon_domain::ThresholdTier;
 use super::post_tool_use::assess;
 use super::pre_compact::{PreCompactInput, pre_compact};
 use super::test_world::World;
-use super::tier_record::ToolVerdict;
 use crate::config::InjectPolicy;
+use crate::monitor::tier_record::ToolVerdict;
 
 /// The tier of the tag in an answer, or `None` for no answer.
 fn tagged(w: &World) -> Option<String> {
@@ -163,7 +163,9 @@ fn a_tag_whose_record_cannot_be_saved_is_not_sent() {
     let out = w.tool_call();
     assert_eq!(out.additional_context, None);
     assert!(
-        out.warnings.iter().any(|m| m.contains("repeated")),
+        out.warnings
+            .iter()
+            .any(|m| m.to_string().contains("repeated")),
         "{:?}",
         out.warnings
     );

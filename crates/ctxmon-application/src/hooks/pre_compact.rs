@@ -8,14 +8,15 @@ use ctxmon_domain::{
     SessionInfo,
 };
 
-use super::compaction::note_checkpoint;
-use super::{HookContext, HookPorts, load_state, record, save_state};
-use crate::fill::{ContextFillEstimator, EstimateRequest};
-use crate::ports::{Allocation, AutoPrune, ResumeLogStore, TranscriptRecord};
-use crate::resume_log::{
+use super::source_problems;
+use crate::handoff::compaction::note_checkpoint;
+use crate::handoff::resume_log::{
     AlreadyRead, GitSnapshot, TriggerKind, generate_for_trigger, git_snapshot, read_head,
 };
-use crate::resumption::{TranscriptHead, derive_from_tail, from_section};
+use crate::handoff::resumption::{TranscriptHead, derive_from_tail, from_section};
+use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
+use crate::ports::{Allocation, AutoPrune, ResumeLogStore, TranscriptRecord};
+use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PreCompactInput<'a> {
@@ -23,7 +24,7 @@ pub struct PreCompactInput<'a> {
     pub custom_instructions: Option<&'a str>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PreCompactOutcome {
     pub checkpoint: Option<CheckpointData>,
     /// "Checkpoint cx-004 saved at 83% context fill" (Claude Code ignores it for PreCompact;
@@ -32,7 +33,7 @@ pub struct PreCompactOutcome {
     /// Old acknowledged checkpoints deleted after this one was saved (`checkpoints.keep`):
     /// housekeeping for the hook log, not a problem.
     pub pruned: Vec<CheckpointId>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 pub fn pre_compact(
@@ -41,31 +42,92 @@ pub fn pre_compact(
     logs: &dyn ResumeLogStore,
     input: PreCompactInput<'_>,
 ) -> PreCompactOutcome {
-    let mut warnings = Vec::new();
+    let mut run = HookRun::new(*ctx, *ports);
+    let mut outcome = run_pre_compact(&mut run, logs, input);
+    outcome.warnings = run.finish();
+    outcome
+}
+
+/// What the transcript and git said, read once for the checkpoint and the resume log alike:
+/// the tail is the hook's costliest read (parsing it twice cost half the hook's time), and
+/// `git status` is bounded but not free.
+#[derive(Default)]
+struct Reads {
+    tail: OnceCell<Result<Vec<TranscriptRecord>, String>>,
+    head: OnceCell<Option<TranscriptHead>>,
+    git: Option<GitSnapshot>,
+}
+
+fn run_pre_compact(
+    run: &mut HookRun<'_>,
+    logs: &dyn ResumeLogStore,
+    input: PreCompactInput<'_>,
+) -> PreCompactOutcome {
+    let (ctx, ports) = (run.ctx, run.ports);
     let estimate =
         ContextFillEstimator::new(ports.transcripts, ctx.settings).estimate(EstimateRequest {
             transcript_path: ctx.transcript_path,
             ..Default::default()
         });
-    // The tail is the hook's costliest read; the checkpoint's derivation and the pre-compact
-    // resume log share one reading of it.
-    let tail = OnceCell::new();
-    let head = OnceCell::new();
-    // Branch, head and the uncommitted changes (a bounded `git status`), asked once for the
-    // checkpoint and the resume log alike.
-    let snapshot = git_snapshot(ctx, ports);
-    let resumption = resumption_state(ctx, ports, &tail, &head, snapshot.as_ref(), &mut warnings);
-    let git = snapshot.as_ref().map(|g| g.head.clone());
+    let reads = Reads {
+        git: git_snapshot(&ctx, &ports),
+        ..Reads::default()
+    };
+    let resumption = resumption_state(run, &reads);
+    let Some(checkpoint) = save_checkpoint(run, &estimate, resumption, &reads, input) else {
+        return PreCompactOutcome::default();
+    };
+    // From here the state describes the context after the compaction (flags cleared, per-context
+    // triggers re-armed, `pre_compact` among them so that every compaction writes its log).
+    note_checkpoint(run.state(), &checkpoint);
+    // The resume log written now draws on the checkpoint just saved (its resumption state). It
+    // hands over the context being compacted, so it does not make the new one's handoff
+    // complete: `handoff_complete` stays cleared.
+    let already = AlreadyRead {
+        fill: Some(&estimate),
+        tail: reads.tail.get().and_then(|read| read.as_deref().ok()),
+        checkpoint: Some(&checkpoint),
+        head: reads.head.get().and_then(Option::as_ref),
+        git: reads.git.as_ref(),
+    };
+    generate_for_trigger(run, logs, TriggerKind::PreCompact, already);
+    run.save_state();
+    record_compaction(run, &estimate, &checkpoint);
+    // Recorded before pruning, which may take a while and is only housekeeping.
+    run.record_events();
+    let pruned = prune_old(run, logs, &checkpoint);
+    PreCompactOutcome {
+        system_message: Some(format!(
+            "Checkpoint {} saved at {}% context fill",
+            checkpoint.checkpoint_id,
+            estimate.percent()
+        )),
+        checkpoint: Some(checkpoint),
+        pruned,
+        warnings: Vec::new(),
+    }
+}
+
+/// Saves the checkpoint: its id and the session's compaction sequence are the repository's to
+/// allocate, under the same lock (counted here from a listing, they were read outside that
+/// lock: concurrent compactions of one session shared numbers, went down after a prune, and
+/// cost a read of every checkpoint). `None`, with a warning, when it could not be saved.
+fn save_checkpoint(
+    run: &mut HookRun<'_>,
+    estimate: &FillEstimate,
+    resumption: Option<ResumptionState>,
+    reads: &Reads,
+    input: PreCompactInput<'_>,
+) -> Option<CheckpointData> {
+    let ctx = run.ctx;
+    let git = reads.git.as_ref().map(|g| g.head.clone());
     if git
         .as_ref()
         .is_some_and(|g| g.branch.is_none() && g.head.is_none())
     {
-        warnings.push(
-            "git HEAD unreadable (not a regular file, or neither a ref nor a commit id); the checkpoint records no branch or commit"
-                .to_string(),
-        );
+        run.warn(Warning::GitHeadUnreadable);
     }
-    let now = ports.clock.now();
+    let now = run.ports.clock.now();
     let trigger = CompactionTrigger::parse(input.trigger);
     let session_info = SessionInfo {
         session_id: ctx.session_id.map(str::to_string),
@@ -93,71 +155,32 @@ pub fn pre_compact(
         resumption_state: resumption.clone(),
         session_info: session_info.clone(),
     };
-    // The sequence is the repository's to allocate, under the same lock as the id: counted
-    // here from a listing, it was read outside that lock (concurrent compactions of one
-    // session shared numbers), went down after a prune, and cost a read of every checkpoint.
     // A blank session id names no session (as for resume logs): no series to number.
     let session = ctx.session_id.filter(|s| !s.trim().is_empty());
-    let checkpoint = match ports.checkpoints.save_new(session, &mut build) {
-        Ok(cp) => cp,
+    match run.ports.checkpoints.save_new(session, &mut build) {
+        Ok(cp) => Some(cp),
         Err(e) => {
-            warnings.push(format!("checkpoint not saved: {e}"));
-            return PreCompactOutcome {
-                checkpoint: None,
-                system_message: None,
-                pruned: Vec::new(),
-                warnings,
-            };
+            run.warn(Warning::CheckpointNotSaved(e));
+            None
         }
-    };
-    let sequence = checkpoint.compaction_sequence;
-    let mut state = load_state(ctx, ports, &mut warnings);
-    // From here the state describes the context after the compaction (flags cleared, per-context
-    // triggers re-armed, `pre_compact` among them so that every compaction writes its log).
-    note_checkpoint(&mut state, &checkpoint);
-    // The resume log written now draws on the checkpoint just saved (its resumption state). It
-    // hands over the context being compacted, so it does not make the new one's handoff
-    // complete: `handoff_complete` stays cleared.
-    let fired = generate_for_trigger(
-        ctx,
-        ports,
-        logs,
-        &mut state,
-        TriggerKind::PreCompact,
-        AlreadyRead {
-            fill: Some(&estimate),
-            tail: tail.get().and_then(|read| read.as_deref().ok()),
-            checkpoint: Some(&checkpoint),
-            head: head.get().and_then(Option::as_ref),
-            git: snapshot.as_ref(),
-        },
-    );
-    warnings.extend(fired.warnings);
-    save_state(ctx, ports, &mut state, &mut warnings);
-    let id = checkpoint.checkpoint_id.to_string();
-    let percent = estimate.percent();
-    let events = vec![
-        DomainEvent::CompactionDetected {
-            trigger: trigger.key().to_string(),
-            fill_percentage: estimate.fill_percentage,
-            compaction_sequence: sequence,
-        },
-        DomainEvent::CheckpointCreated {
-            checkpoint_id: id.clone(),
-            compaction_sequence: sequence,
-        },
-        DomainEvent::SessionAbandoned {
-            reason: abandon_reason(&estimate),
-        },
-    ];
-    record(ctx, ports, events, &mut warnings);
-    let pruned = prune_old(ctx, ports, logs, &checkpoint, &mut warnings);
-    PreCompactOutcome {
-        system_message: Some(format!("Checkpoint {id} saved at {percent}% context fill")),
-        checkpoint: Some(checkpoint),
-        pruned,
-        warnings,
     }
+}
+
+/// The compaction, the checkpoint and the end of the context being compacted, as events.
+fn record_compaction(run: &mut HookRun<'_>, estimate: &FillEstimate, checkpoint: &CheckpointData) {
+    let sequence = checkpoint.compaction_sequence;
+    run.record(DomainEvent::CompactionDetected {
+        trigger: checkpoint.trigger.key().to_string(),
+        fill_percentage: estimate.fill_percentage,
+        compaction_sequence: sequence,
+    });
+    run.record(DomainEvent::CheckpointCreated {
+        checkpoint_id: checkpoint.checkpoint_id.to_string(),
+        compaction_sequence: sequence,
+    });
+    run.record(DomainEvent::SessionAbandoned {
+        reason: abandon_reason(estimate),
+    });
 }
 
 /// Automatic pruning removes at most this many checkpoints per compaction, so a folder that
@@ -169,35 +192,33 @@ const MAX_PRUNED_PER_COMPACTION: usize = 32;
 /// safely written. Spared: the one just saved (the session's newest) and every checkpoint a
 /// resume log names. Problems are warnings: the checkpoint is saved either way.
 fn prune_old(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
+    run: &mut HookRun<'_>,
     logs: &dyn ResumeLogStore,
     saved: &CheckpointData,
-    warnings: &mut Vec<String>,
 ) -> Vec<CheckpointId> {
     let mut spare: BTreeSet<CheckpointId> = match logs.named_checkpoints() {
         Ok(named) => named,
         Err(e) => {
             // Without the logs' names nothing can be pruned safely; next time, perhaps.
-            warnings.push(format!(
-                "old checkpoints not pruned: resume logs unreadable: {e}"
-            ));
+            run.warn(Warning::PruneWithoutResumeLogs(e));
             return Vec::new();
         }
     };
     spare.insert(saved.checkpoint_id);
     let policy = AutoPrune {
-        keep: usize::try_from(ctx.config.checkpoints.keep.max(1)).unwrap_or(usize::MAX),
+        keep: usize::try_from(run.ctx.config.checkpoints.keep.max(1)).unwrap_or(usize::MAX),
         spare: &spare,
         max_removals: MAX_PRUNED_PER_COMPACTION,
     };
-    match ports.checkpoints.prune_acknowledged(policy) {
+    match run.ports.checkpoints.prune_acknowledged(policy) {
         Ok(outcome) => {
-            warnings.extend(outcome.unreadable);
+            for kept in outcome.unreadable {
+                run.warn(Warning::PruneKept(kept));
+            }
             outcome.pruned
         }
         Err(e) => {
-            warnings.push(format!("old checkpoints not pruned: {e}"));
+            run.warn(Warning::PruneFailed(e));
             Vec::new()
         }
     }
@@ -209,17 +230,11 @@ pub fn abandon_reason(estimate: &FillEstimate) -> String {
 
 /// The source file's `resumption:` section, else (when allowed) state derived from the
 /// transcript tail; `None` when neither yields anything.
-fn resumption_state(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
-    tail: &OnceCell<Result<Vec<TranscriptRecord>, String>>,
-    head: &OnceCell<Option<TranscriptHead>>,
-    git: Option<&GitSnapshot>,
-    warnings: &mut Vec<String>,
-) -> Option<ResumptionState> {
+fn resumption_state(run: &mut HookRun<'_>, reads: &Reads) -> Option<ResumptionState> {
+    let (ctx, ports) = (run.ctx, run.ports);
     match ports.source.read(ctx.project_dir) {
         Ok(Some(doc)) => {
-            warnings.extend(doc.warnings.iter().map(|w| format!("{}: {w}", doc.path)));
+            source_problems(run, &doc);
             if let Some(section) = &doc.section {
                 let state = from_section(section);
                 if !state.is_empty() {
@@ -228,13 +243,13 @@ fn resumption_state(
             }
         }
         Ok(None) => {}
-        Err(e) => warnings.push(format!("resumption source unreadable: {e}")),
+        Err(e) => run.warn(Warning::SourceUnreadable(e)),
     }
     if !ctx.config.resumption.derive_from_transcript {
         return None;
     }
     let path = ctx.transcript_path?;
-    let read = tail.get_or_init(|| {
+    let read = reads.tail.get_or_init(|| {
         ports
             .tail
             .read_tail(path, ctx.config.resumption.tail_bytes)
@@ -245,17 +260,19 @@ fn resumption_state(
             let mut state = derive_from_tail(lines);
             // The goal is the session's first typed request: its start has it, the tail only
             // in a short session.
-            let start = head.get_or_init(|| read_head(ctx, ports, warnings));
+            let start = reads.head.get_or_init(|| read_head(run));
             if let Some(goal) = start.as_ref().and_then(|h| h.goal.clone()) {
                 state.goal = Some(goal);
             }
-            state.uncommitted_changes = git
+            state.uncommitted_changes = reads
+                .git
+                .as_ref()
                 .and_then(|g| g.dirty_files.as_ref())
                 .map(|d| d.len() as u64);
             Some(state).filter(|s| !s.is_empty())
         }
         Err(e) => {
-            warnings.push(format!("transcript tail unreadable: {e}"));
+            run.warn(Warning::TailUnreadable(e.clone()));
             None
         }
     }

@@ -11,7 +11,7 @@ use ctxmon_domain::{
 use super::pre_compact::{PreCompactInput, PreCompactOutcome, pre_compact};
 use super::test_world::World;
 use crate::config::InjectPolicy;
-use crate::memory::{MemoryCheckpoints, records};
+use crate::fakes::{FakeCheckpoints, records};
 use crate::ports::{
     Allocation, AutoPrune, CheckpointListing, CheckpointRepository, PortError, PruneOutcome,
     ResumeLogStore, StoredCheckpoint,
@@ -19,12 +19,12 @@ use crate::ports::{
 
 /// The world's checkpoints, watched: counts `list` calls.
 struct Watched<'a> {
-    inner: &'a MemoryCheckpoints,
+    inner: &'a FakeCheckpoints,
     lists: Cell<usize>,
 }
 
 impl<'a> Watched<'a> {
-    fn new(inner: &'a MemoryCheckpoints) -> Watched<'a> {
+    fn new(inner: &'a FakeCheckpoints) -> Watched<'a> {
         Watched {
             inner,
             lists: Cell::new(0),
@@ -42,6 +42,9 @@ impl CheckpointRepository for Watched<'_> {
     }
     fn get(&self, id: CheckpointId) -> Result<Option<StoredCheckpoint>, PortError> {
         self.inner.get(id)
+    }
+    fn location(&self, id: CheckpointId) -> String {
+        self.inner.location(id)
     }
     fn latest_unacknowledged(
         &self,
@@ -182,7 +185,7 @@ fn old_acknowledged_checkpoints_are_pruned_after_a_compaction() {
     assert!(
         out.warnings
             .iter()
-            .any(|m| m.starts_with("old checkpoints not pruned")),
+            .any(|m| m.to_string().starts_with("old checkpoints not pruned")),
         "{:?}",
         out.warnings
     );

@@ -9,7 +9,8 @@ use ctxmon_domain::Timestamp;
 use ctxmon_domain::human::{count, thousands};
 use ctxmon_domain::xml::{escape_attr, escape_text};
 
-use super::{HookContext, HookPorts};
+use super::source_problems;
+use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
 const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 
@@ -17,7 +18,7 @@ const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 pub struct PreToolUseOutcome {
     /// A warning for `additionalContext`; `None` means answer nothing.
     pub additional_context: Option<String>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 pub fn pre_tool_use(
@@ -51,11 +52,11 @@ pub fn pre_tool_use(
     {
         return PreToolUseOutcome::default();
     }
-    let mut warnings = Vec::new();
+    let mut run = HookRun::new(*ctx, *ports);
     let updated_at = match ports.source.read(ctx.project_dir) {
         Ok(Some(doc)) => {
             // Why the section is missing (too big, a FIFO, invalid YAML) belongs in the log.
-            warnings.extend(doc.warnings.iter().map(|w| format!("{}: {w}", doc.path)));
+            source_problems(&mut run, &doc);
             doc.section
                 .as_ref()
                 .and_then(|s| s.get("updated_at"))
@@ -69,11 +70,11 @@ pub fn pre_tool_use(
         }
         Ok(None) => None,
         Err(e) => {
-            warnings.push(format!("resumption source unreadable: {e}"));
+            run.warn(Warning::SourceUnreadable(e));
             None
         }
     };
-    let problem = staleness(ctx, ports, updated_at.as_deref(), &mut warnings);
+    let problem = staleness(&mut run, updated_at.as_deref());
     let additional_context = problem.map(|why| {
         format!(
             "<resumption-staleness file=\"{}\">{} When you write this file, update its resumption: section to the current state and set resumption.updated_at to the current time (RFC 3339).</resumption-staleness>",
@@ -83,17 +84,13 @@ pub fn pre_tool_use(
     });
     PreToolUseOutcome {
         additional_context,
-        warnings,
+        warnings: run.finish(),
     }
 }
 
 /// Why `updated_at` is stale, or `None` when it is fresh.
-fn staleness(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
-    updated_at: Option<&str>,
-    warnings: &mut Vec<String>,
-) -> Option<String> {
+fn staleness(run: &mut HookRun<'_>, updated_at: Option<&str>) -> Option<String> {
+    let (ctx, ports) = (run.ctx, run.ports);
     let Some(raw) = updated_at else {
         return Some("resumption.updated_at is missing.".to_string());
     };
@@ -114,7 +111,7 @@ fn staleness(
                 ));
             }
         }
-        Err(e) => warnings.push(format!("checkpoints unreadable: {e}")),
+        Err(e) => run.warn(Warning::CheckpointsUnreadable(e)),
     }
     let limit_ms = i64::try_from(
         ctx.config

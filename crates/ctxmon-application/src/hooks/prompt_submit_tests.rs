@@ -99,7 +99,9 @@ fn unmeasured_fill_injects_nothing_and_says_why() {
     assert_eq!(out.additional_context, None);
     assert_eq!(out.estimate.threshold_tier, ThresholdTier::Nominal);
     assert!(
-        out.warnings.iter().any(|m| m.contains("no file")),
+        out.warnings
+            .iter()
+            .any(|m| m.to_string().contains("no file")),
         "{:?}",
         out.warnings
     );
@@ -126,7 +128,7 @@ fn a_transcript_without_a_response_yet_is_not_a_warning() {
         beyond
             .warnings
             .iter()
-            .any(|m| m.contains("no usage record in the last")),
+            .any(|m| m.to_string().contains("no usage record in the last")),
         "{:?}",
         beyond.warnings
     );
@@ -180,7 +182,7 @@ fn disabled_monitor_injects_nothing_but_still_tracks() {
 
 /// The world's checkpoints, but `latest_unacknowledged` answers as a read made just before a
 /// concurrent prompt acknowledged the checkpoint would: the newest, acknowledged or not.
-struct StalePending<'a>(&'a crate::memory::MemoryCheckpoints);
+struct StalePending<'a>(&'a crate::fakes::FakeCheckpoints);
 
 impl crate::ports::CheckpointRepository for StalePending<'_> {
     fn save_new(
@@ -195,6 +197,9 @@ impl crate::ports::CheckpointRepository for StalePending<'_> {
         id: ctxmon_domain::CheckpointId,
     ) -> Result<Option<crate::ports::StoredCheckpoint>, crate::ports::PortError> {
         self.0.get(id)
+    }
+    fn location(&self, id: ctxmon_domain::CheckpointId) -> String {
+        self.0.location(id)
     }
     fn latest_unacknowledged(
         &self,

@@ -2,7 +2,7 @@
 //! acknowledges the older ones too (spec §7), and a state that after each compaction describes
 //! the new context (spec §5, §9).
 
-use crate::memory::records;
+use crate::fakes::records;
 use ctxmon_domain::DomainEvent;
 
 use super::lifecycle::session_end;
@@ -220,7 +220,7 @@ fn a_session_end_log_after_a_compaction_reports_the_new_context() {
 
     // Once a response comes after the compaction, its usage is the figure again.
     w.script.usage_at(90_000, Some(AFTER));
-    w.with(|c, p| crate::resume_log::generate_now(c, p, &w.logs, None).map(|_| ()))
+    w.with(|c, p| crate::handoff::resume_log::generate_now(c, p, &w.logs, None).map(|_| ()))
         .unwrap();
     let log = w.logs.latest().unwrap().unwrap().log;
     assert_eq!(log.context_metrics.used_tokens, 90_000);

@@ -2,7 +2,7 @@
 //! prompt-submit, the fallback when SessionStart never ran, the post-compaction reset and the
 //! staleness check.
 
-use crate::memory::records;
+use crate::fakes::records;
 use crate::ports::TranscriptRecord;
 use ctxmon_domain::{FillSource, ThresholdTier, TokenCount, estimate_tokens};
 use serde_json::json;
@@ -13,7 +13,7 @@ use super::pre_tool_use::pre_tool_use;
 use super::session_start::session_start;
 use super::test_world::World;
 use crate::config::InjectPolicy;
-use crate::memory::MemoryGit;
+use crate::fakes::FakeGit;
 use crate::ports::{GitHead, SourceDocument};
 
 /// Before the checkpoint the clock reads 2026-11-20T10:00Z; usage lines are a minute older.
@@ -190,7 +190,7 @@ fn a_configuration_error_drops_the_tier_but_not_the_alert() {
     assert!(
         out.warnings
             .iter()
-            .any(|m| m.contains("configuration is invalid")),
+            .any(|m| m.to_string().contains("configuration is invalid")),
         "{:?}",
         out.warnings
     );
@@ -325,7 +325,7 @@ fn a_failing_repository_fails_open() {
 fn an_unreadable_git_head_is_reported_and_the_checkpoint_still_saved() {
     let mut w = World::new(InjectPolicy::Always);
     // Inside a work tree whose HEAD could not be read (a FIFO, garbage): both fields unknown.
-    w.git = MemoryGit(Some(GitHead::default()));
+    w.git = FakeGit(Some(GitHead::default()));
     w.script.usage(150_000);
     let out = w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
     let cp = out.checkpoint.expect("checkpoint saved");
@@ -333,17 +333,17 @@ fn an_unreadable_git_head_is_reported_and_the_checkpoint_still_saved() {
     assert!(
         out.warnings
             .iter()
-            .any(|w| w.contains("git HEAD unreadable")),
+            .any(|w| w.to_string().contains("git HEAD unreadable")),
         "{:?}",
         out.warnings
     );
     // Outside any repository there is nothing to report.
     let mut w = World::new(InjectPolicy::Always);
-    w.git = MemoryGit(None);
+    w.git = FakeGit(None);
     w.script.usage(150_000);
     let out = w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
     assert!(
-        !out.warnings.iter().any(|w| w.contains("git")),
+        !out.warnings.iter().any(|w| w.to_string().contains("git")),
         "{:?}",
         out.warnings
     );
@@ -439,8 +439,11 @@ fn pre_tool_use_passes_on_why_the_source_file_was_ignored() {
     });
     let out = w.with(|c, p| pre_tool_use(c, p, Some("Write"), Some("ORCHESTRATION.yaml")));
     assert_eq!(
-        out.warnings,
-        vec!["/proj/ORCHESTRATION.yaml: ignored: not a regular file (a FIFO)".to_string()]
+        out.warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        ["/proj/ORCHESTRATION.yaml: ignored: not a regular file (a FIFO)"]
     );
     assert!(
         out.additional_context

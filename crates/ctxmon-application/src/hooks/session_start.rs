@@ -6,20 +6,20 @@
 //! log may still say where the work stopped — the session's own on `resume`/`compact`, the
 //! project's most recent one on a new session — and the agent gets a short pointer to it.
 
-use ctxmon_domain::{CheckpointData, DomainEvent, SessionKey};
+use ctxmon_domain::{CheckpointData, SessionKey};
 
 use super::delivery::deliver;
-use super::{HookContext, HookPorts, load_state, record, save_state};
-use crate::ports::{ResumeLogStore, StoredResumeLog};
-use crate::resume_log_pointer::{
+use crate::handoff::resume_log::pointer::{
     PointerInput, PointerScope, render_resume_log_pointer, worth_pointing_at,
 };
+use crate::ports::{ResumeLogStore, StoredResumeLog};
+use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionStartOutcome {
     pub additional_context: Option<String>,
     pub checkpoint_id: Option<String>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// `source` is Claude Code's `startup|resume|clear|compact|fork`; `logs` the project's resume
@@ -30,43 +30,33 @@ pub fn session_start(
     logs: &dyn ResumeLogStore,
     source: Option<&str>,
 ) -> SessionStartOutcome {
-    let mut warnings = Vec::new();
+    let mut run = HookRun::new(*ctx, *ports);
     let checkpoint = match choose_checkpoint(ctx, ports, source) {
         Ok(cp) => cp,
         Err(e) => {
-            warnings.push(format!("checkpoints unreadable: {e}"));
+            run.warn(Warning::CheckpointsUnreadable(e));
             None
         }
     };
-    let mut additional_context = None;
     let checkpoint_id = checkpoint.as_ref().map(|cp| cp.checkpoint_id.to_string());
+    let mut additional_context = None;
     if let Some(cp) = checkpoint {
-        let mut state = load_state(ctx, ports, &mut warnings);
-        let (text, event) = deliver(
-            ctx,
-            ports,
-            logs,
-            &cp,
-            &mut state,
-            "session_start",
-            &mut warnings,
-        );
-        let mut events: Vec<DomainEvent> = event.into_iter().collect();
-        if text.is_empty() {
-            events.clear();
-        }
-        save_state(ctx, ports, &mut state, &mut warnings);
-        record(ctx, ports, events, &mut warnings);
+        // The state records the delivery; it is saved (and the delivery recorded) whatever
+        // the context holds, before a pointer is looked for.
+        run.state();
+        let text = deliver(&mut run, logs, &cp, "session_start");
+        run.save_state();
+        run.record_events();
         additional_context = (!text.is_empty()).then_some(text);
     }
     // A checkpoint without resumption state hands nothing back either: the log may still help.
     if additional_context.is_none() {
-        additional_context = pointer(ctx, ports, logs, source, &mut warnings);
+        additional_context = pointer(&mut run, logs, source);
     }
     SessionStartOutcome {
         additional_context,
         checkpoint_id,
-        warnings,
+        warnings: run.finish(),
     }
 }
 
@@ -74,12 +64,11 @@ pub fn session_start(
 /// log (however old: it is this work); on a new session the project's most recent log if it is
 /// younger than `resumption.max_age_hours`, like a checkpoint.
 fn pointer(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
+    run: &mut HookRun<'_>,
     logs: &dyn ResumeLogStore,
     source: Option<&str>,
-    warnings: &mut Vec<String>,
 ) -> Option<String> {
+    let (ctx, ports) = (run.ctx, run.ports);
     let found = match source.map(str::trim) {
         Some("compact") | Some("resume") => {
             let session = ctx.session_id.filter(|s| !s.trim().is_empty())?;
@@ -88,14 +77,14 @@ fn pointer(
         }
         _ => logs.latest().map(|latest| {
             latest
-                .filter(|l| is_recent(ctx, ports, l))
+                .filter(|l| is_recent(&ctx, &ports, l))
                 .map(|l| (l, PointerScope::EarlierSession))
         }),
     };
     let (stored, scope) = match found {
         Ok(found) => found?,
         Err(e) => {
-            warnings.push(format!("resume logs unreadable: {e}"));
+            run.warn(Warning::ResumeLogsUnreadable(e));
             return None;
         }
     };

@@ -2,7 +2,7 @@
 //! never another session's, and without a checkpoint a short pointer names the log that
 //! applies.
 
-use crate::memory::records;
+use crate::fakes::records;
 use crate::ports::TranscriptRecord;
 use ctxmon_domain::{ContextMetrics, ResumeLog, SessionKey, Timestamp, estimate_tokens};
 
@@ -10,8 +10,8 @@ use super::pre_compact::{PreCompactInput, pre_compact};
 use super::session_start::session_start;
 use super::test_world::World;
 use crate::config::InjectPolicy;
+use crate::handoff::resume_log::pointer::POINTER_MAX_TOKENS;
 use crate::ports::ResumeLogStore;
-use crate::resume_log_pointer::POINTER_MAX_TOKENS;
 
 /// The test world's clock: 2026-11-20T10:00Z.
 const NOW: i64 = 1_795_168_800_000;

@@ -5,17 +5,17 @@ use std::path::Path;
 
 use ctxmon_domain::{DomainEvent, SessionKey, SessionState, ThresholdTier, Timestamp, TokenCount};
 
-use super::{HookContext, HookPorts};
 use crate::config::{Config, InjectPolicy};
-use crate::fill::FillSettings;
-use crate::memory::{
-    FixedClock, MemoryCheckpoints, MemoryEvents, MemoryGit, MemorySource, MemoryStates, MemoryTail,
+use crate::fakes::FakeResumeLogs;
+use crate::fakes::{
+    FakeCheckpoints, FakeEvents, FakeGit, FakeSource, FakeStates, FakeTail, FixedClock,
 };
+use crate::monitor::fill::FillSettings;
 use crate::ports::{
     ChainScope, CheckpointRepository, CompactionBoundary, GitHead, ScanLimits, TranscriptError,
     TranscriptErrorKind, TranscriptReader, TranscriptReading, UsageRecord,
 };
-use crate::resume_log::MemoryResumeLogStore;
+use crate::run::{HookContext, HookPorts};
 
 /// A transcript whose next reading the test sets.
 #[derive(Default)]
@@ -101,14 +101,14 @@ impl TranscriptReader for Script {
 pub struct World {
     pub config: Config,
     pub script: Script,
-    pub tail: MemoryTail,
-    pub states: MemoryStates,
-    pub events: MemoryEvents,
+    pub tail: FakeTail,
+    pub states: FakeStates,
+    pub events: FakeEvents,
     pub clock: FixedClock,
-    pub checkpoints: MemoryCheckpoints,
-    pub source: MemorySource,
-    pub git: MemoryGit,
-    pub logs: MemoryResumeLogStore,
+    pub checkpoints: FakeCheckpoints,
+    pub source: FakeSource,
+    pub git: FakeGit,
+    pub logs: FakeResumeLogs,
     pub session: String,
     /// What the CLI passes when the configuration did not load (`config` is then the defaults).
     pub config_error: Option<String>,
@@ -121,18 +121,18 @@ impl World {
         World {
             config,
             script: Script::default(),
-            tail: MemoryTail::default(),
-            states: MemoryStates::default(),
-            events: MemoryEvents::default(),
+            tail: FakeTail::default(),
+            states: FakeStates::default(),
+            events: FakeEvents::default(),
             // 2026-11-20T10:00:00Z, one millisecond per clock read.
             clock: FixedClock::new(Timestamp(1_795_168_800_000), 1),
-            checkpoints: MemoryCheckpoints::default(),
-            source: MemorySource::default(),
-            git: MemoryGit(Some(GitHead {
+            checkpoints: FakeCheckpoints::default(),
+            source: FakeSource::default(),
+            git: FakeGit(Some(GitHead {
                 branch: Some("main".into()),
                 head: Some("0123abcd".into()),
             })),
-            logs: MemoryResumeLogStore::default(),
+            logs: FakeResumeLogs::default(),
             session: "s1".into(),
             config_error: None,
         }
@@ -151,14 +151,8 @@ impl World {
     ) -> T {
         let settings = FillSettings::from_config(&self.config).unwrap();
         let ports = HookPorts {
-            transcripts: &self.script,
-            tail: &self.tail,
-            states: &self.states,
-            events: &self.events,
-            clock: &self.clock,
             checkpoints,
-            source: &self.source,
-            git: &self.git,
+            ..self.ports()
         };
         let ctx = HookContext {
             config: &self.config,
@@ -170,6 +164,20 @@ impl World {
             config_error: self.config_error.as_deref(),
         };
         f(&ctx, &ports)
+    }
+
+    /// The world's ports.
+    pub fn ports(&self) -> HookPorts<'_> {
+        HookPorts {
+            transcripts: &self.script,
+            tail: &self.tail,
+            states: &self.states,
+            events: &self.events,
+            clock: &self.clock,
+            checkpoints: &self.checkpoints,
+            source: &self.source,
+            git: &self.git,
+        }
     }
 
     pub fn prompt(&self) -> super::prompt_submit::PromptSubmitOutcome {

@@ -68,6 +68,9 @@ pub trait CheckpointRepository {
         build: &mut dyn FnMut(Allocation) -> CheckpointData,
     ) -> Result<CheckpointData, PortError>;
     fn get(&self, id: CheckpointId) -> Result<Option<StoredCheckpoint>, PortError>;
+    /// Where checkpoint `id` is kept, as the agent can read it (the file's path, whether or not
+    /// it exists): the alert names it, and only the repository knows the storage layout.
+    fn location(&self, id: CheckpointId) -> String;
     /// The newest checkpoint without an acknowledgement marker; with `session`, the newest of
     /// that session. Corrupt files are skipped.
     fn latest_unacknowledged(

@@ -16,6 +16,14 @@ pub trait SessionStateStore {
     /// Replaces the session's state atomically: a reader sees the old or the new file, never a
     /// mix.
     fn save(&self, session: &SessionKey, state: &SessionState) -> Result<(), PortError>;
+    /// Runs `work` holding `session`'s lock, so that one session's hooks (each loads, changes
+    /// and saves the state) run one at a time. `Err` when the lock could not be taken within
+    /// the store's wait, and `work` has not run. A store without concurrent writers (in
+    /// memory) just runs it.
+    fn with_lock(&self, _session: &SessionKey, work: &mut dyn FnMut()) -> Result<(), PortError> {
+        work();
+        Ok(())
+    }
 }
 
 /// The status line's latest comparison of Claude Code's figure with ctxmon's, per session

@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use anyhow::anyhow;
-use ctxmon_application::checkpoint_ack::acknowledge_checkpoint;
+use ctxmon_application::handoff::checkpoint_ack::acknowledge_checkpoint;
 use ctxmon_application::ports::{CheckpointRepository, PortError, PortErrorKind, StoredCheckpoint};
 use ctxmon_domain::CheckpointId;
 use ctxmon_infra_fs::{FsCheckpointRepository, FsEventLog, ProjectLayout, SystemClock};

@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 
 use ctxmon_application::assembly::{ContextBuilderOptions, create_context_builder};
 use ctxmon_application::config::ResumeLogsConfig;
-use ctxmon_application::fill::{FillSeriesBuilder, FillSettings};
-use ctxmon_application::resume_log::{GenerationInputs, ResumeLogGenerator, TriggerKind};
+use ctxmon_application::handoff::resume_log::{GenerationInputs, ResumeLogGenerator, TriggerKind};
+use ctxmon_application::monitor::fill::{FillSeriesBuilder, FillSettings};
 use ctxmon_domain::{ResumeLog, Timestamp, estimate_tokens};
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use serde_json::{Value, json};

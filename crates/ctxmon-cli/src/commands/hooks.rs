@@ -11,23 +11,20 @@
 //! hook's built-in deadline applies (never a shorter shared one).
 //! A timeout is reported on stderr and in `.ctxmon/logs/hooks.log`. A panic in the worker is
 //! contained the same way: no answer, exit 0.
+//!
+//! What to answer is the application's (`hooks::answer`: the configuration fallback, the event
+//! check, the session lock, post-tool-use's first look); this file reads stdin, finds the
+//! project, its configuration, the transcript and the adapters, and writes the wire format.
 
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use ctxmon_application::config::{Config, HooksConfig};
-use ctxmon_application::fill::FillSettings;
-use ctxmon_application::hooks::lifecycle::{post_compact, session_end};
-use ctxmon_application::hooks::post_tool_use::{assess, post_tool_use};
-use ctxmon_application::hooks::pre_compact::{PreCompactInput, pre_compact};
-use ctxmon_application::hooks::pre_tool_use::pre_tool_use;
-use ctxmon_application::hooks::prompt_submit::prompt_submit;
-use ctxmon_application::hooks::session_start::session_start;
-use ctxmon_application::hooks::tier_record::ToolVerdict;
-use ctxmon_application::hooks::{HookContext, HookPorts};
-use ctxmon_application::ports::{AgentKind, Clock};
-use ctxmon_infra_fs::fsutil;
+use ctxmon_application::hooks::{self, HookCall, HookFields, HookHost};
+use ctxmon_application::monitor::fill::FillSettings;
+use ctxmon_application::ports::Clock;
+use ctxmon_application::run::{HookPorts, Warning};
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{
     FsCheckpointRepository, FsEventLog, FsGitInfo, FsResumeLogStore, FsResumptionSource,
@@ -141,12 +138,6 @@ impl HookEnv {
         self.log
             .write(self.clock.now(), self.hook.name(), "info", message);
     }
-
-    fn warn_all(&self, warnings: &[String]) {
-        for w in warnings {
-            self.warn(w);
-        }
-    }
 }
 
 fn handle(hook: HookCommand, global: &GlobalArgs, progress: &Progress) -> String {
@@ -173,7 +164,9 @@ pub(crate) fn answer(
 }
 
 /// The answer to what was read on stdin (see `answer`), reusing the configuration loaded
-/// before stdin when the input names its project.
+/// before stdin when the input names its project. What to answer is the application's
+/// (`hooks::answer`); here the input, the project, its configuration and the adapters are
+/// found, and the answer is put in the wire format.
 fn answer_with(
     hook: HookCommand,
     global: &GlobalArgs,
@@ -190,7 +183,6 @@ fn answer_with(
     let project_dir = resolved.path.clone();
     // A project that does not exist, or `/` or the home folder nobody named: nothing is stored.
     let missing_project = resolved.storage_problem();
-    let layout = resolved.layout();
     let loaded = match early {
         Some(early) => early.for_project(global, &project_dir),
         None => bootstrap::load_config(global, &project_dir, &[]),
@@ -198,11 +190,12 @@ fn answer_with(
     let (config, config_error) = match loaded {
         Ok(config) => (config, None),
         // A broken configuration must not break the user's prompts: the defaults stand in
-        // for it, each use case decides what it can still do on them (`config_error`).
+        // for it (`hooks::answer` says so, and each use case decides what it can still do).
         Err(e) => (Config::default(), Some(format!("{e:#}"))),
     };
     let deadline = deadline_of(hook, &config.hooks);
     progress.deadline(deadline);
+    let layout = resolved.layout();
     let log = HookLog::new(&layout, config.hooks.log_max_bytes);
     progress.log(log.clone());
     let served = crate::agent::for_hook(&input);
@@ -225,116 +218,74 @@ fn answer_with(
             "{problem}; answering without ctxmon's stored state (nothing is saved)"
         ));
     }
-    if let Some(error) = &config_error {
-        // One line per bad key, each naming its file or variable.
-        for line in error.lines() {
-            match hook {
-                // Its own warning says what it leaves out.
-                HookCommand::PromptSubmit => env.warn(line),
-                _ => env.warn(&format!("{line}; using built-in defaults")),
-            }
-        }
-    }
-    if let Some(problem) = input_problem {
-        env.warn(&problem);
-        return String::new();
-    }
-    match env.input.hook_event_name.as_deref() {
-        Some(name) if name != hook.event_name() => {
-            env.warn(&format!(
-                "received a {name} event on `hooks {}` (expected {}); check the hook registration",
-                hook.name(),
-                hook.event_name()
-            ));
-            return String::new();
-        }
-        None => env.warn("hook input has no hook_event_name; treating it as this hook's event"),
-        Some(_) => {}
-    }
-    let mut settings = match FillSettings::from_config(&env.config) {
-        Ok(s) => s,
-        Err(e) => {
-            env.warn(&format!("invalid thresholds ({e}); using defaults"));
-            match FillSettings::from_config(&Config::default()) {
-                Ok(s) => s,
-                Err(_) => return String::new(),
-            }
-        }
-    };
-    if let Some(problem) = &env.served.lookup_problem {
-        // After every tool call this would repeat; the next prompt reports it once.
-        if hook != HookCommand::PostToolUse {
-            env.warn(problem);
-        }
-    }
     let adapters = Adapters::new(&env);
-    let ports = adapters.ports(&env.clock);
-    if hook == HookCommand::PostToolUse {
-        // It runs after every tool call. Without stored state it has no record, and a tag it
-        // cannot remember would follow every call; with state, the common case (the tier did
-        // not rise or fall) is answered from one state read and the transcript's tail,
-        // without the session lock, a write or the agent's settings files (the tier does
-        // not depend on them).
-        let first_look = context(&env, &settings, config_error.as_deref());
-        if missing_project.is_some() || assess(&first_look, &ports) == ToolVerdict::Unchanged {
-            return String::new();
-        }
-    }
-    // PreToolUse measures no fill (it runs on every edit): the agent's settings files are
-    // read only by the hooks that report room until auto-compact.
-    if hook != HookCommand::PreToolUse {
-        crate::agent::apply_auto_compact(
-            &mut settings,
-            env.served.agent,
-            env.layout.project_dir(),
-            |w| env.warn(w),
-        );
-    }
-    let ctx = context(&env, &settings, config_error.as_deref());
-    // No state is stored without a project or a session (`session_key`), so there is nothing
-    // to serialise (and no folder or name for the lock).
-    let key = ctx.session_key().filter(|_| missing_project.is_none());
-    let Some(key) = key else {
-        return dispatch(&env, &ctx, &ports, &adapters.logs);
+    let call = HookCall {
+        hook: hook.hook(),
+        command: hook.name(),
+        input: match &input_problem {
+            Some(problem) => Err(problem.as_str()),
+            None => Ok(fields(&env.input)),
+        },
+        config: &env.config,
+        config_error: config_error.as_deref(),
+        project_dir: env.layout.project_dir(),
+        stores_state: missing_project.is_none(),
+        agent: env.served.agent,
+        transcript_path: env.served.transcript.as_deref(),
+        transcript_problem: env.served.lookup_problem.as_deref(),
     };
-    // One session's hooks run one at a time: each loads, changes and saves the session state,
-    // and two at once (a prompt while PreCompact runs) would lose one's update. The wait is
-    // bounded well inside the deadline; past it the hook runs unlocked rather than not at all.
-    let lock = env.layout.state_lock(&key);
-    let wait = env.deadline / 3;
-    let state_dir = env.layout.state_dir();
-    let locked = env
-        .layout
-        .ensure_dir(&state_dir)
-        .map_err(|e| fsutil::io_error(&state_dir, &e))
-        .and_then(|()| {
-            fsutil::with_lock(&lock, wait, || {
-                Ok(dispatch(&env, &ctx, &ports, &adapters.logs))
-            })
-        });
-    match locked {
-        Ok(answer) => answer,
-        Err(e) => {
-            env.warn(&format!("session lock not taken ({e}); running unlocked"));
-            dispatch(&env, &ctx, &ports, &adapters.logs)
-        }
+    let answer = hooks::answer(&call, &adapters.ports(&env.clock), &adapters.logs, &env);
+    if let Some(text) = answer.additional_context {
+        // Context only: ctxmon never decides a permission (no `permissionDecision`, which even
+        // as "allow" would skip the user's permission prompt), blocks or changes a tool call.
+        return hook_output::additional_context(hook.event_name(), &text).unwrap_or_default();
+    }
+    answer
+        .system_message
+        .map(|m| hook_output::system_message(&m))
+        .unwrap_or_default()
+}
+
+/// What the use cases read of the input.
+fn fields(input: &HookInput) -> HookFields<'_> {
+    HookFields {
+        hook_event_name: input.hook_event_name.as_deref(),
+        session_id: input.session_id.as_deref(),
+        cwd: input.cwd.as_deref(),
+        source: input.source.as_deref(),
+        trigger: input.trigger.as_deref(),
+        custom_instructions: input.custom_instructions.as_deref(),
+        tool_name: input.tool_name.as_deref(),
+        file_path: input
+            .tool_input
+            .as_ref()
+            .and_then(|t| t.get("file_path").or_else(|| t.get("notebook_path")))
+            .and_then(|v| v.as_str()),
+        compact_summary: input.compact_summary.as_deref(),
+        reason: input.reason.as_deref(),
     }
 }
 
-/// What the use cases know about this invocation.
-fn context<'a>(
-    env: &'a HookEnv,
-    settings: &'a FillSettings,
-    config_error: Option<&'a str>,
-) -> HookContext<'a> {
-    HookContext {
-        config: &env.config,
-        settings,
-        project_dir: env.layout.project_dir(),
-        session_id: env.input.session_id.as_deref(),
-        transcript_path: env.served.transcript.as_deref(),
-        cwd: env.input.cwd.as_deref(),
-        config_error,
+impl HookHost for HookEnv {
+    fn warn(&self, warning: &Warning) {
+        HookEnv::warn(self, &warning.to_string());
+    }
+
+    fn info(&self, message: &str) {
+        HookEnv::info(self, message);
+    }
+
+    /// Claude Code's auto-compaction settings (environment and settings files) or Codex's
+    /// `config.toml`, for the agent served.
+    fn agent_settings(&self, settings: &mut FillSettings) -> Vec<String> {
+        let mut ignored = Vec::new();
+        crate::agent::apply_auto_compact(
+            settings,
+            self.served.agent,
+            self.layout.project_dir(),
+            |w| ignored.push(w.to_string()),
+        );
+        ignored
     }
 }
 
@@ -354,7 +305,9 @@ impl Adapters {
         let r = &env.config.resumption;
         Adapters {
             reader: JsonlTranscriptReader::new(),
-            states: FsSessionStateStore::new(env.layout.clone()),
+            // The session lock's wait is bounded well inside the deadline: past it the hook
+            // runs unlocked rather than not at all.
+            states: FsSessionStateStore::new(env.layout.clone()).with_lock_wait(env.deadline / 3),
             events: FsEventLog::new(env.layout.clone()),
             // A lock held by a stuck peer must cost this hook less than its own deadline.
             checkpoints: FsCheckpointRepository::new(env.layout.clone())
@@ -378,97 +331,6 @@ impl Adapters {
             checkpoints: &self.checkpoints,
             source: &self.source,
             git: &self.git,
-        }
-    }
-}
-
-fn dispatch(
-    env: &HookEnv,
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
-    logs: &FsResumeLogStore,
-) -> String {
-    let event = env.hook.event_name();
-    let input = &env.input;
-    match env.hook {
-        HookCommand::PromptSubmit => {
-            let outcome = prompt_submit(ctx, ports, logs);
-            env.warn_all(&outcome.warnings);
-            outcome
-                .additional_context
-                .and_then(|text| hook_output::additional_context(event, &text))
-                .unwrap_or_default()
-        }
-        HookCommand::SessionStart => {
-            let outcome = session_start(ctx, ports, logs, input.source.as_deref());
-            env.warn_all(&outcome.warnings);
-            outcome
-                .additional_context
-                .and_then(|text| hook_output::additional_context(event, &text))
-                .unwrap_or_default()
-        }
-        HookCommand::PreCompact => {
-            let outcome = pre_compact(
-                ctx,
-                ports,
-                logs,
-                PreCompactInput {
-                    trigger: input.trigger.as_deref(),
-                    custom_instructions: input.custom_instructions.as_deref(),
-                },
-            );
-            env.warn_all(&outcome.warnings);
-            if !outcome.pruned.is_empty() {
-                let ids: Vec<String> = outcome.pruned.iter().map(ToString::to_string).collect();
-                env.info(&format!(
-                    "pruned {} old acknowledged checkpoint(s) beyond checkpoints.keep = {}: {}",
-                    ids.len(),
-                    env.config.checkpoints.keep,
-                    ids.join(", ")
-                ));
-            }
-            // Codex shows a PreCompact `systemMessage` as a warning; a checkpoint saved is not
-            // one, so Codex gets no answer (Claude Code discards it anyway).
-            if env.served.agent == AgentKind::Codex {
-                return String::new();
-            }
-            outcome
-                .system_message
-                .map(|m| hook_output::system_message(&m))
-                .unwrap_or_default()
-        }
-        HookCommand::PreToolUse => {
-            let file_path = input
-                .tool_input
-                .as_ref()
-                .and_then(|t| t.get("file_path").or_else(|| t.get("notebook_path")))
-                .and_then(|v| v.as_str());
-            let outcome = pre_tool_use(ctx, ports, input.tool_name.as_deref(), file_path);
-            env.warn_all(&outcome.warnings);
-            // Context only: ctxmon never decides a permission (no `permissionDecision`, which
-            // even as "allow" would skip the user's permission prompt), blocks or changes a
-            // tool call.
-            outcome
-                .additional_context
-                .and_then(|text| hook_output::additional_context(event, &text))
-                .unwrap_or_default()
-        }
-        HookCommand::PostToolUse => {
-            let outcome = post_tool_use(ctx, ports);
-            env.warn_all(&outcome.warnings);
-            outcome
-                .additional_context
-                .and_then(|text| hook_output::additional_context(event, &text))
-                .unwrap_or_default()
-        }
-        HookCommand::PostCompact => {
-            let summary = input.compact_summary.as_deref();
-            env.warn_all(&post_compact(ctx, ports, input.trigger.as_deref(), summary));
-            String::new()
-        }
-        HookCommand::SessionEnd => {
-            env.warn_all(&session_end(ctx, ports, logs, input.reason.as_deref()));
-            String::new()
         }
     }
 }

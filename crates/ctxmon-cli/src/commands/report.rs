@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
-use ctxmon_application::fill::{FillSeriesBuilder, FillSettings};
+use ctxmon_application::monitor::fill::{FillSeriesBuilder, FillSettings};
 use ctxmon_application::ports::PathOrigin;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 

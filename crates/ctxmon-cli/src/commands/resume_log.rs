@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::anyhow;
-use ctxmon_application::fill::FillSettings;
-use ctxmon_application::hooks::{HookContext, HookPorts};
-use ctxmon_application::resume_log::{GenerateOutcome, generate_now};
+use ctxmon_application::handoff::resume_log::{GenerateOutcome, generate_now};
+use ctxmon_application::monitor::fill::FillSettings;
+use ctxmon_application::run::{HookContext, HookPorts};
 use ctxmon_domain::session::is_safe;
 use ctxmon_domain::{ResumeLogDraft, human};
 use ctxmon_infra_fs::claude_paths::{latest_transcript, project_slugs, projects_dirs};

@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 
 use anyhow::anyhow;
-use ctxmon_application::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
+use ctxmon_application::monitor::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
 use ctxmon_application::ports::PathOrigin;
 use ctxmon_domain::FillSource;
 use ctxmon_infra_fs::transcript::{JsonlTranscriptReader, opens_as_json_lines};

@@ -22,11 +22,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use ctxmon_application::config::STATUS_LINE_DEADLINE_MS;
-use ctxmon_application::fill::FillSettings;
-use ctxmon_application::hooks::session_key;
-use ctxmon_application::payload_check;
+use ctxmon_application::monitor::fill::FillSettings;
+use ctxmon_application::monitor::payload_check;
+use ctxmon_application::monitor::status_line::{StatusMeasurement, StatusPayload, status_measure};
 use ctxmon_application::ports::{Clock, GitInfo, SessionStateStore};
-use ctxmon_application::status_line::{StatusMeasurement, StatusPayload, status_measure};
+use ctxmon_application::run::session_key;
 use ctxmon_domain::{
     FillEstimate, FillSource, PayloadCheck, SessionKey, StatusField, StatusTemplate, TokenCount,
 };

@@ -10,7 +10,7 @@ mod svg_tests;
 
 use std::fmt::Write as _;
 
-use ctxmon_application::fill::{FillPoint, FillSeries, SeriesScope};
+use ctxmon_application::monitor::fill::{FillPoint, FillSeries, SeriesScope};
 use ctxmon_domain::FillSource;
 use ctxmon_domain::fill::floor_scaled;
 use serde_json::{Value, json};

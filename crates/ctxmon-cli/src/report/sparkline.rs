@@ -4,7 +4,7 @@
 //! minimum and maximum: a session that never passed 15% should look flat, because for context
 //! fill the question is "how close did it get", not "how did it wiggle".
 
-use ctxmon_application::fill::{CompactionMark, FillPoint};
+use ctxmon_application::monitor::fill::{CompactionMark, FillPoint};
 
 pub const LEVELS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 

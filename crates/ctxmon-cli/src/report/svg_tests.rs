@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use ctxmon_application::config::Config;
-use ctxmon_application::fill::{FillSeries, FillSeriesBuilder, FillSettings};
+use ctxmon_application::monitor::fill::{FillSeries, FillSeriesBuilder, FillSettings};
 use ctxmon_application::ports::{CompactionBoundary, TranscriptEvent, UsageRecord};
 use ctxmon_domain::TokenCount;
 

@@ -102,6 +102,10 @@ impl FsCheckpointRepository {
 }
 
 impl CheckpointRepository for FsCheckpointRepository {
+    fn location(&self, id: CheckpointId) -> String {
+        self.checkpoint_path(id).display().to_string()
+    }
+
     /// `build` runs under the lock, so it should only stamp the allocation onto data prepared
     /// before. The id and sequence are the repository's to give: whatever `build` puts in the
     /// data is replaced. When the data cannot be written (too large, non-finite numbers, a

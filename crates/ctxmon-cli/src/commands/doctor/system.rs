@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use ctxmon_application::config::Config;
-use ctxmon_application::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
+use ctxmon_application::monitor::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
 use ctxmon_application::ports::Clock;
 use ctxmon_domain::{FillSource, Timestamp};
 use ctxmon_infra_fs::claude_paths::{latest_transcript, project_slugs, projects_dirs};

@@ -10,7 +10,7 @@ mod legend;
 
 use std::fmt::Write as _;
 
-use ctxmon_application::fill::{FillPoint, FillSeries, SeriesScope};
+use ctxmon_application::monitor::fill::{FillPoint, FillSeries, SeriesScope};
 use ctxmon_domain::ThresholdTier;
 use ctxmon_domain::xml::escape_text;
 

@@ -42,7 +42,7 @@ fn error_entries_say_what_failed_and_how_it_ended_not_the_banner() {
     );
     assert!(error.contains("1 failed, 41 passed in 0.52s"), "{error}");
     assert!(!error.contains("platform linux"), "{error}");
-    assert!(error.chars().count() <= crate::resumption::MAX_ERROR_CHARS);
+    assert!(error.chars().count() <= crate::handoff::resumption::MAX_ERROR_CHARS);
 }
 
 #[test]

@@ -6,8 +6,7 @@ use std::path::Path;
 
 use ctxmon_domain::{FillEstimate, SessionState, TokenCount};
 
-use crate::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
-use crate::hooks::reset_if_stale;
+use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, FillSettings, reset_if_stale};
 use crate::ports::{TranscriptError, TranscriptReader};
 
 /// What the status-line JSON carries that matters for the fill.

@@ -1,39 +1,12 @@
-//! The post-compaction reset (spec §5, BUG-329), shared by PreCompact (which knows a compaction
-//! is coming) and prompt-submit (which may be the first to notice one).
+//! The fill after a compaction (spec §5, BUG-329): until the next response the transcript's
+//! newest usage record still shows the old context, so the estimate drops to the
+//! post-compaction baseline. Prompt-submit, post-tool-use, the status line and resume logs all
+//! report the fill this way.
 
-use ctxmon_domain::{CheckpointData, FillEstimate, FillSource, SessionState, Timestamp};
+use ctxmon_domain::{FillEstimate, FillSource, SessionState, Timestamp};
 
-use crate::fill::FillSettings;
+use super::FillSettings;
 use crate::ports::TranscriptReading;
-
-/// Records a compaction in the session state: counted once per checkpoint, and the state made
-/// to describe the new context ([`start_new_context`]).
-pub fn note_checkpoint(state: &mut SessionState, cp: &CheckpointData) -> bool {
-    let id = cp.checkpoint_id.to_string();
-    if state.compactions_seen.last_checkpoint_id.as_deref() == Some(id.as_str()) {
-        return false;
-    }
-    let seen = &mut state.compactions_seen;
-    seen.count = seen.count.saturating_add(1);
-    seen.last_checkpoint_id = Some(id);
-    seen.last_checkpoint_at = Some(cp.created_at_ms);
-    start_new_context(state);
-    true
-}
-
-/// After a compaction the state describes the new context (spec §5, BUG-329): the time the
-/// old one crossed WARNING and its handoff (a resume log written for the old context hands
-/// nothing of the new one over) are cleared, and the resume-log triggers that fire once per
-/// context are re-armed — `tier:*`, so a context that fills up again gets its own log, and
-/// `pre_compact`, which fires once per compaction. Only `session_end` stays fired: a session
-/// ends once, however often its context was compacted.
-pub fn start_new_context(state: &mut SessionState) {
-    state.threshold_crossed_at = None;
-    state.handoff_complete = false;
-    state
-        .resume_log_triggers
-        .retain(|key| crate::resume_log::fires_once_per_session(key));
-}
 
 /// After a checkpoint, the newest usage record still shows the pre-compaction size until the
 /// next response. When the record is older than the session's last checkpoint, the estimate

@@ -1,5 +1,9 @@
-//! In-memory adapters for every port: used by this crate's tests and by anyone embedding the
-//! use cases without a file system.
+//! In-memory fakes of the ports, for this crate's tests and for anyone running the use cases
+//! without a file system: a settable clock, session states, events, checkpoints, the
+//! resumption source, the transcript's tail, git and resume logs (`resume_logs`); the stores
+//! have a switch that makes them fail, for the fail-open paths. There is none for
+//! `TranscriptReader` (each test scripts the reading it needs) or `PayloadCheckStore`.
+//! `records` builds transcript records by hand.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -8,8 +12,10 @@ use ctxmon_domain::{EventRecord, SessionKey, SessionState, Timestamp};
 
 use crate::ports::{Clock, EventLog, PortError, PortErrorKind, SessionStateStore};
 
-#[path = "memory_records.rs"]
 pub mod records;
+mod resume_logs;
+
+pub use resume_logs::FakeResumeLogs;
 
 /// A clock that returns a settable time, advancing by `step` on every read.
 #[derive(Debug, Default)]
@@ -41,12 +47,12 @@ impl Clock for FixedClock {
 
 /// Session states in a map; `fail` makes every call error, to test fail-open paths.
 #[derive(Debug, Default)]
-pub struct MemoryStates {
+pub struct FakeStates {
     pub states: RefCell<BTreeMap<SessionKey, SessionState>>,
     pub fail: Cell<bool>,
 }
 
-impl SessionStateStore for MemoryStates {
+impl SessionStateStore for FakeStates {
     fn load(&self, session: &SessionKey) -> Result<Option<SessionState>, PortError> {
         if self.fail.get() {
             return Err(PortError::new(
@@ -72,12 +78,12 @@ impl SessionStateStore for MemoryStates {
 }
 
 #[derive(Debug, Default)]
-pub struct MemoryEvents {
+pub struct FakeEvents {
     pub records: RefCell<Vec<EventRecord>>,
     pub fail: Cell<bool>,
 }
 
-impl EventLog for MemoryEvents {
+impl EventLog for FakeEvents {
     fn append(&self, records: &[EventRecord]) -> Result<(), PortError> {
         if self.fail.get() {
             return Err(PortError::new(PortErrorKind::Io, "event log is full"));
@@ -90,7 +96,7 @@ impl EventLog for MemoryEvents {
 /// Checkpoints in a vector, ids and per-session sequences allocated like the file
 /// repository's (never reused, whatever is pruned).
 #[derive(Debug, Default)]
-pub struct MemoryCheckpoints {
+pub struct FakeCheckpoints {
     pub stored: RefCell<Vec<crate::ports::StoredCheckpoint>>,
     pub next: Cell<u32>,
     /// The highest compaction sequence given to each session.
@@ -98,7 +104,7 @@ pub struct MemoryCheckpoints {
     pub fail: Cell<bool>,
 }
 
-impl MemoryCheckpoints {
+impl FakeCheckpoints {
     fn check(&self) -> Result<(), PortError> {
         if self.fail.get() {
             Err(PortError::new(
@@ -111,7 +117,7 @@ impl MemoryCheckpoints {
     }
 }
 
-impl crate::ports::CheckpointRepository for MemoryCheckpoints {
+impl crate::ports::CheckpointRepository for FakeCheckpoints {
     fn save_new(
         &self,
         session: Option<&str>,
@@ -144,6 +150,11 @@ impl crate::ports::CheckpointRepository for MemoryCheckpoints {
                 acknowledged: false,
             });
         Ok(data)
+    }
+
+    /// A name, not a path: nothing is stored anywhere.
+    fn location(&self, id: ctxmon_domain::CheckpointId) -> String {
+        format!("checkpoints/{}", id.file_name())
     }
 
     fn get(
@@ -241,9 +252,9 @@ impl crate::ports::CheckpointRepository for MemoryCheckpoints {
 
 /// A resumption source that returns a fixed document (or none).
 #[derive(Debug, Default)]
-pub struct MemorySource(pub RefCell<Option<crate::ports::SourceDocument>>);
+pub struct FakeSource(pub RefCell<Option<crate::ports::SourceDocument>>);
 
-impl crate::ports::ResumptionSource for MemorySource {
+impl crate::ports::ResumptionSource for FakeSource {
     fn read(
         &self,
         _project_dir: &std::path::Path,
@@ -259,9 +270,9 @@ impl crate::ports::ResumptionSource for MemorySource {
 
 /// A transcript tail of fixed lines.
 #[derive(Debug, Default)]
-pub struct MemoryTail(pub RefCell<Vec<crate::ports::TranscriptRecord>>);
+pub struct FakeTail(pub RefCell<Vec<crate::ports::TranscriptRecord>>);
 
-impl crate::ports::TranscriptTail for MemoryTail {
+impl crate::ports::TranscriptTail for FakeTail {
     fn read_tail(
         &self,
         _path: &std::path::Path,
@@ -288,9 +299,9 @@ impl crate::ports::TranscriptTail for MemoryTail {
 
 /// Git that reports a fixed head (or no repository).
 #[derive(Debug, Default)]
-pub struct MemoryGit(pub Option<crate::ports::GitHead>);
+pub struct FakeGit(pub Option<crate::ports::GitHead>);
 
-impl crate::ports::GitInfo for MemoryGit {
+impl crate::ports::GitInfo for FakeGit {
     fn head(&self, _dir: &std::path::Path) -> Option<crate::ports::GitHead> {
         self.0.clone()
     }

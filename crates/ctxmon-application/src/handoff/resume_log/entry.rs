@@ -7,18 +7,18 @@ use std::path::Path;
 
 use ctxmon_domain::{
     CheckpointData, DomainEvent, EventRecord, FillEstimate, ResumeLog, ResumeLogDraft, SessionKey,
-    SessionState,
 };
 
 use super::generator::{GeneratedLog, ResumeLogGenerator};
 use super::providers::{GenerationInputs, GitSnapshot};
 use super::trigger::TriggerKind;
-use crate::fill::{ContextFillEstimator, EstimateRequest};
-use crate::hooks::{HookContext, HookPorts};
+use crate::handoff::compaction::note_checkpoint;
+use crate::handoff::resumption::{HEAD_BYTES, TranscriptHead};
+use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, reset_if_stale};
 use crate::ports::{PortError, ResumeLogStore, SavedResumeLog, TranscriptRecord};
-use crate::resumption::{HEAD_BYTES, TranscriptHead};
+use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
-/// What a hook's trigger did. Never an error: problems are warnings for the hook log.
+/// What a hook's trigger did. Never an error: problems are the run's warnings.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TriggerOutcome {
     /// The log written, when one was due and saving worked.
@@ -26,7 +26,6 @@ pub struct TriggerOutcome {
     /// The trigger keys this call marked as fired in the session state (empty: nothing was
     /// due). Marked before writing, so a failing folder is not retried on every prompt.
     pub fired: Vec<String>,
-    pub warnings: Vec<String>,
 }
 
 /// What the calling hook has already measured or read, so the log does not do it again.
@@ -53,30 +52,28 @@ pub struct GenerateOutcome {
     pub generated: GeneratedLog,
     /// Sessions whose logs the retention removed afterwards.
     pub removed: Vec<SessionKey>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Writes a resume log when `trigger` is due for this session: resume logs enabled, the
 /// trigger configured (`resume_logs.triggers`) and not yet fired for the session.
 ///
-/// `state` is the session state the calling hook loaded and will save: the fired triggers are
-/// recorded there (`resume_log_triggers`), so the hook's own save persists them and no second
-/// read-modify-write can lose them. `already` is what the hook has already measured or read.
-/// Costs nothing beyond a comparison when nothing is due.
+/// The fired triggers are recorded in the run's session state (`resume_log_triggers`), so the
+/// hook's own save persists them and no second read-modify-write can lose them. `already` is
+/// what the hook has already measured or read. Costs nothing beyond a comparison when nothing
+/// is due.
 pub fn generate_for_trigger(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
+    run: &mut HookRun<'_>,
     store: &dyn ResumeLogStore,
-    state: &mut SessionState,
     trigger: TriggerKind,
     already: AlreadyRead<'_>,
 ) -> TriggerOutcome {
-    let generator = ResumeLogGenerator::from_config(&ctx.config.resume_logs);
+    let generator = ResumeLogGenerator::from_config(&run.ctx.config.resume_logs);
+    let state = run.state();
     let due = generator.due(trigger, &state.resume_log_triggers);
     if due.is_empty() {
         return TriggerOutcome::default();
     }
-    let mut outcome = TriggerOutcome::default();
     // Marked first, whatever happens next: a trigger that cannot be served (no session id, a
     // read-only folder) must not cost every following prompt another attempt and warning.
     for key in &due {
@@ -84,34 +81,28 @@ pub fn generate_for_trigger(
             state.resume_log_triggers.push(key.clone());
         }
     }
-    outcome.fired = due;
-    if ctx.session_id.is_none_or(|s| s.trim().is_empty()) {
-        outcome
-            .warnings
-            .push("resume log not written: the hook input has no session_id".into());
+    let mut outcome = TriggerOutcome {
+        saved: None,
+        fired: due,
+    };
+    if run.ctx.session_id.is_none_or(|s| s.trim().is_empty()) {
+        run.warn(Warning::ResumeLogWithoutSession);
         return outcome;
     }
-    match write(
-        ctx,
-        ports,
-        store,
-        &generator,
-        trigger,
-        already,
-        None,
-        &mut outcome.warnings,
-    ) {
+    match write(run, store, &generator, trigger, already, None) {
         Ok((saved, _, _)) => outcome.saved = Some(saved),
-        Err(e) => outcome
-            .warnings
-            .push(format!("resume log not saved ({}): {e}", trigger.key())),
+        Err(error) => run.warn(Warning::ResumeLogNotSaved {
+            trigger: trigger.key(),
+            error,
+        }),
     }
     outcome
 }
 
 /// Writes a log now, whatever the triggers say (`ctxmon resume-log generate`). `agent` is the
 /// document the agent wrote, the highest-priority source. The session is `ctx.session_id`.
-/// Fails only when the log cannot be saved; every other problem is a warning.
+/// Fails only when the log cannot be saved; every other problem is a warning. The session's
+/// state is read (for the fill after a compaction), never written.
 pub fn generate_now(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
@@ -119,17 +110,18 @@ pub fn generate_now(
     agent: Option<&ResumeLogDraft>,
 ) -> Result<GenerateOutcome, PortError> {
     let generator = ResumeLogGenerator::from_config(&ctx.config.resume_logs);
-    let mut warnings = Vec::new();
-    let (saved, generated, removed) = write(
-        ctx,
-        ports,
+    let mut run = HookRun::new(*ctx, *ports);
+    let written = write(
+        &mut run,
         store,
         &generator,
         TriggerKind::Manual,
         AlreadyRead::default(),
         agent,
-        &mut warnings,
-    )?;
+    );
+    // The state is unchanged and no event is pending: finishing only hands the warnings over.
+    let warnings = run.finish();
+    let (saved, generated, removed) = written?;
     Ok(GenerateOutcome {
         saved,
         generated,
@@ -143,21 +135,20 @@ pub fn generate_now(
 /// checkpoint, in case PreCompact could not record it there) drop it to the post-compaction
 /// baseline, as prompt-submit and the status line do.
 fn measure_after_compactions(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
+    run: &mut HookRun<'_>,
     checkpoint: Option<&CheckpointData>,
-    warnings: &mut Vec<String>,
 ) -> FillEstimate {
+    let (ctx, ports) = (run.ctx, run.ports);
     let measurement =
         ContextFillEstimator::new(ports.transcripts, ctx.settings).measure(EstimateRequest {
             transcript_path: ctx.transcript_path,
             ..Default::default()
         });
-    let mut state = crate::hooks::load_state(ctx, ports, warnings);
+    let mut state = run.state().clone();
     if let Some(cp) = checkpoint {
-        crate::hooks::note_checkpoint(&mut state, cp);
+        note_checkpoint(&mut state, cp);
     }
-    crate::hooks::reset_if_stale(
+    reset_if_stale(
         measurement.estimate,
         measurement.reading.as_ref(),
         &state,
@@ -165,27 +156,25 @@ fn measure_after_compactions(
     )
 }
 
-#[allow(clippy::too_many_arguments)]
 fn write(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
+    run: &mut HookRun<'_>,
     store: &dyn ResumeLogStore,
     generator: &ResumeLogGenerator<'_>,
     trigger: TriggerKind,
     already: AlreadyRead<'_>,
     agent: Option<&ResumeLogDraft>,
-    warnings: &mut Vec<String>,
 ) -> Result<(SavedResumeLog, GeneratedLog, Vec<SessionKey>), PortError> {
+    let (ctx, ports) = (run.ctx, run.ports);
     let session_id = ctx.session_id.unwrap_or_default();
     let checkpoint = match already.checkpoint {
         Some(cp) => Some(cp.clone()),
-        None => latest_checkpoint(ports, session_id, warnings),
+        None => latest_checkpoint(run, session_id),
     };
     let measured;
     let fill = match already.fill {
         Some(f) => f,
         None => {
-            measured = measure_after_compactions(ctx, ports, checkpoint.as_ref(), warnings);
+            measured = measure_after_compactions(run, checkpoint.as_ref());
             &measured
         }
     };
@@ -193,20 +182,20 @@ fn write(
     let tail = match already.tail {
         Some(lines) => Some(lines),
         None => {
-            read = read_tail(ctx, ports, warnings);
+            read = read_tail(run);
             read.as_deref()
         }
     };
     // The head only when the tail was readable: an unreadable transcript is one warning.
     let head = match already.head {
         Some(h) => Some(h.clone()),
-        None => tail.as_ref().and_then(|_| read_head(ctx, ports, warnings)),
+        None => tail.as_ref().and_then(|_| read_head(run)),
     };
     let git = match already.git {
         Some(g) => Some(g.clone()),
-        None => git_snapshot(ctx, ports),
+        None => git_snapshot(&ctx, &ports),
     };
-    let previous = previous_log(store, session_id, warnings);
+    let previous = previous_log(run, store, session_id);
     let transcript = ctx.transcript_path.map(|p| p.display().to_string());
     let now = ports.clock.now();
     let generated = generator.generate(&GenerationInputs {
@@ -227,10 +216,11 @@ fn write(
     let removed = match store.cleanup(keep) {
         Ok(removed) => removed,
         Err(e) => {
-            warnings.push(format!("old resume logs not cleaned up: {e}"));
+            run.warn(Warning::ResumeLogsNotCleanedUp(e));
             Vec::new()
         }
     };
+    // Recorded now, not with the hook's events: the log exists from this moment.
     let event = DomainEvent::ResumeLogGenerated {
         trigger: trigger.key(),
         path: saved.location.clone(),
@@ -238,7 +228,7 @@ fn write(
     };
     let record = EventRecord::new(now, ctx.session_id.map(str::to_string), event);
     if let Err(e) = ports.events.append(&[record]) {
-        warnings.push(format!("events not recorded: {e}"));
+        run.warn(Warning::EventsNotRecorded(e));
     }
     Ok((saved, generated, removed))
 }
@@ -246,14 +236,14 @@ fn write(
 /// The session's stored log, which the new one replaces (one small file: a read costs less
 /// than losing what it says). Unreadable: a warning, and the new log stands alone.
 fn previous_log(
+    run: &mut HookRun<'_>,
     store: &dyn ResumeLogStore,
     session_id: &str,
-    warnings: &mut Vec<String>,
 ) -> Option<ResumeLog> {
     match store.load(&SessionKey::from_raw(session_id)) {
         Ok(stored) => stored.map(|s| s.log),
         Err(e) => {
-            warnings.push(format!("previous resume log unreadable: {e}"));
+            run.warn(Warning::PreviousResumeLogUnreadable(e));
             None
         }
     }
@@ -261,12 +251,8 @@ fn previous_log(
 
 /// The newest checkpoint of this session, acknowledged or not: acknowledgement says the agent
 /// was told about it, not that its content stopped mattering.
-fn latest_checkpoint(
-    ports: &HookPorts<'_>,
-    session_id: &str,
-    warnings: &mut Vec<String>,
-) -> Option<CheckpointData> {
-    match ports.checkpoints.list() {
+fn latest_checkpoint(run: &mut HookRun<'_>, session_id: &str) -> Option<CheckpointData> {
+    match run.ports.checkpoints.list() {
         Ok(listing) => listing
             .checkpoints
             .into_iter()
@@ -274,42 +260,40 @@ fn latest_checkpoint(
             .max_by_key(|c| c.data.checkpoint_id)
             .map(|c| c.data),
         Err(e) => {
-            warnings.push(format!("checkpoints unreadable: {e}"));
+            run.warn(Warning::CheckpointsUnreadable(e));
             None
         }
     }
 }
 
-fn read_tail(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
-    warnings: &mut Vec<String>,
-) -> Option<Vec<TranscriptRecord>> {
+fn read_tail(run: &mut HookRun<'_>) -> Option<Vec<TranscriptRecord>> {
+    let ctx = run.ctx;
     let path = ctx.transcript_path?;
-    match ports.tail.read_tail(path, ctx.config.resumption.tail_bytes) {
+    match run
+        .ports
+        .tail
+        .read_tail(path, ctx.config.resumption.tail_bytes)
+    {
         Ok(lines) => Some(lines),
         Err(e) => {
-            warnings.push(format!("transcript tail unreadable: {e}"));
+            run.warn(Warning::TailUnreadable(e.to_string()));
             None
         }
     }
 }
 
 /// The transcript's start, read until its first request (at most [`HEAD_BYTES`]).
-pub(crate) fn read_head(
-    ctx: &HookContext<'_>,
-    ports: &HookPorts<'_>,
-    warnings: &mut Vec<String>,
-) -> Option<TranscriptHead> {
-    let path = ctx.transcript_path?;
+pub(crate) fn read_head(run: &mut HookRun<'_>) -> Option<TranscriptHead> {
+    let path = run.ctx.transcript_path?;
     let mut head = TranscriptHead::default();
-    match ports
+    match run
+        .ports
         .tail
         .read_head(path, HEAD_BYTES, &mut |line| head.visit(line))
     {
         Ok(()) => Some(head),
         Err(e) => {
-            warnings.push(format!("transcript start unreadable: {e}"));
+            run.warn(Warning::HeadUnreadable(e.to_string()));
             None
         }
     }

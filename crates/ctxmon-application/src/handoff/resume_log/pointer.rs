@@ -8,7 +8,7 @@
 use ctxmon_domain::xml::escape_attr;
 use ctxmon_domain::{ResumeLog, SessionKey};
 
-use crate::budget_writer::{BudgetWriter, ItemKind};
+use crate::handoff::budget_writer::{BudgetWriter, ItemKind};
 
 /// The whole tag's budget: well under the 760 of a full resumption context.
 pub const POINTER_MAX_TOKENS: u64 = 160;

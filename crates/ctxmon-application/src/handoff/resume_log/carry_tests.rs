@@ -2,7 +2,7 @@
 //! figures that are the post-compaction estimate.
 
 use super::*;
-use crate::resume_log::carry::{FIGURES_NOTE, LABEL};
+use crate::handoff::resume_log::carry::{FIGURES_NOTE, LABEL};
 
 /// The tail after a compaction moved the window past the earlier work.
 fn after_compaction() -> Vec<TranscriptRecord> {

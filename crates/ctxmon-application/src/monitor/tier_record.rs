@@ -20,8 +20,8 @@
 
 use ctxmon_domain::{DomainEvent, FillEstimate, FillSource, SessionState, ThresholdTier};
 
-use super::HookPorts;
 use crate::config::InjectPolicy;
+use crate::ports::Clock;
 
 /// What post-tool-use does with a tier it measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,30 +73,27 @@ pub fn note_measured(state: &mut SessionState, tier: ThresholdTier) {
     }
 }
 
-/// Records a tier change (a `ContextThresholdReached` event) and keeps the per-session fill
-/// figures; nothing for an estimate that measured nothing.
-pub(crate) fn track_tier(
+/// Keeps the per-session fill figures and returns the tier change to record (a
+/// `ContextThresholdReached` event), if any; nothing for an estimate that measured nothing.
+pub fn track_tier(
     state: &mut SessionState,
     estimate: &FillEstimate,
-    events: &mut Vec<DomainEvent>,
-    ports: &HookPorts<'_>,
-) {
+    clock: &dyn Clock,
+) -> Option<DomainEvent> {
     if estimate.source == FillSource::Unavailable {
-        return;
+        return None;
     }
     let tier = estimate.threshold_tier;
     let previous = state.last_tier.unwrap_or(ThresholdTier::Nominal);
-    if previous != tier {
-        events.push(DomainEvent::ContextThresholdReached {
-            previous_tier: previous,
-            new_tier: tier,
-            fill_percentage: estimate.fill_percentage,
-            input_tokens: estimate.input_tokens.get(),
-        });
-    }
+    let change = (previous != tier).then(|| DomainEvent::ContextThresholdReached {
+        previous_tier: previous,
+        new_tier: tier,
+        fill_percentage: estimate.fill_percentage,
+        input_tokens: estimate.input_tokens.get(),
+    });
     if tier >= ThresholdTier::Warning {
         if state.threshold_crossed_at.is_none() {
-            state.threshold_crossed_at = Some(ports.clock.now());
+            state.threshold_crossed_at = Some(clock.now());
         }
     } else {
         state.threshold_crossed_at = None;
@@ -104,6 +101,7 @@ pub(crate) fn track_tier(
     state.last_tier = Some(tier);
     state.last_fill = Some(estimate.fill_percentage);
     state.last_tokens = Some(estimate.input_tokens.get());
+    change
 }
 
 #[cfg(test)]

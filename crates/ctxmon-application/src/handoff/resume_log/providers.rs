@@ -16,11 +16,11 @@ use ctxmon_domain::{
 };
 
 use super::trigger::TriggerKind;
-use crate::ports::GitHead;
-use crate::resumption::{
+use crate::handoff::resumption::{
     TranscriptHead, commands_run, completed_work, conclusions, derive_from_tail, errors_seen,
     files_written_by_subagents, first_request_text, last_timestamp,
 };
+use crate::ports::GitHead;
 
 /// Everything generation may draw on, gathered beforehand (the generator itself does no I/O).
 #[derive(Debug, Clone, Copy)]
@@ -64,7 +64,7 @@ pub fn built_in() -> Vec<Box<dyn SectionProvider>> {
     vec![
         Box::new(AgentDocument),
         Box::new(LatestCheckpoint),
-        Box::new(TranscriptTail),
+        Box::new(SessionTranscript),
         Box::new(Git),
         Box::new(super::carry::BeforeCompaction),
     ]
@@ -245,15 +245,16 @@ fn todos(list: &[Todo], tasks: &[Todo], log: &mut ResumeLog) {
     fill_list(&mut log.next_steps, &open);
 }
 
-/// The transcript: its first typed request as mission (from the head, which has the session's
-/// real first request, else the tail's oldest), and from the tail: every todo and task the
-/// session completed (not only the newest list's), the open ones, files touched (the
-/// session's, and apart those only subagents wrote), commands run, errors seen, the latest
-/// request and the assistant's last few conclusions.
+/// The session's transcript, as read through the `TranscriptTail` port: its first typed
+/// request as mission (from the head, which has the session's real first request, else the
+/// tail's oldest), and from the tail: every todo and task the session completed (not only the
+/// newest list's), the open ones, files touched (the session's, and apart those only
+/// subagents wrote), commands run, errors seen, the latest request and the assistant's last
+/// few conclusions.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct TranscriptTail;
+pub struct SessionTranscript;
 
-impl SectionProvider for TranscriptTail {
+impl SectionProvider for SessionTranscript {
     fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String> {
         let lines = inputs.tail.filter(|l| !l.is_empty())?;
         let st = derive_from_tail(lines);

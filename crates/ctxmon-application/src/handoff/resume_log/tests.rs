@@ -12,15 +12,17 @@ use serde_json::json;
 
 use super::*;
 use crate::config::Config;
-use crate::fill::FillSettings;
-use crate::hooks::{HookContext, HookPorts};
-use crate::memory::records;
-use crate::memory::{FixedClock, MemoryCheckpoints, MemoryEvents, MemorySource, MemoryStates};
+use crate::fakes::records;
+use crate::fakes::{
+    FakeCheckpoints, FakeEvents, FakeResumeLogs, FakeSource, FakeStates, FixedClock,
+};
+use crate::monitor::fill::FillSettings;
 use crate::ports::{
     ChainScope, CheckpointRepository, GitHead, GitInfo, RecordBody, ResumeLogStore, ScanLimits,
     TranscriptError, TranscriptReader, TranscriptReading, TranscriptRecord, TranscriptTail,
     UsageRecord,
 };
+use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
 /// A transcript whose newest usage is 170,000 tokens.
 struct Usage;
@@ -92,13 +94,21 @@ impl TranscriptTail for Transcript {
 struct World {
     config: Config,
     tail: Transcript,
-    states: MemoryStates,
-    events: MemoryEvents,
+    states: FakeStates,
+    events: FakeEvents,
     clock: FixedClock,
-    checkpoints: MemoryCheckpoints,
-    source: MemorySource,
-    store: MemoryResumeLogStore,
+    checkpoints: FakeCheckpoints,
+    source: FakeSource,
+    store: FakeResumeLogs,
     session: Option<String>,
+}
+
+/// What a trigger did, with the warnings of its run.
+#[derive(Debug, Default, PartialEq)]
+struct Fired {
+    saved: Option<crate::ports::SavedResumeLog>,
+    fired: Vec<String>,
+    warnings: Vec<Warning>,
 }
 
 impl World {
@@ -109,12 +119,12 @@ impl World {
                 tail: RefCell::new(transcript()),
                 head: RefCell::new(None),
             },
-            states: MemoryStates::default(),
-            events: MemoryEvents::default(),
+            states: FakeStates::default(),
+            events: FakeEvents::default(),
             clock: FixedClock::new(Timestamp(1_795_168_800_000), 1),
-            checkpoints: MemoryCheckpoints::default(),
-            source: MemorySource::default(),
-            store: MemoryResumeLogStore::default(),
+            checkpoints: FakeCheckpoints::default(),
+            source: FakeSource::default(),
+            store: FakeResumeLogs::default(),
             session: Some("s1".into()),
         }
     }
@@ -143,16 +153,20 @@ impl World {
         f(&ctx, &ports)
     }
 
-    fn fire(&self, state: &mut SessionState, trigger: TriggerKind) -> TriggerOutcome {
+    /// A trigger on a run whose session state is `state` (updated in place), with the run's
+    /// warnings.
+    fn fire(&self, state: &mut SessionState, trigger: TriggerKind) -> Fired {
         self.with(|ctx, ports| {
-            generate_for_trigger(
-                ctx,
-                ports,
-                &self.store,
-                state,
-                trigger,
-                AlreadyRead::default(),
-            )
+            let mut run = HookRun::with_state(*ctx, *ports, std::mem::take(state));
+            let outcome =
+                generate_for_trigger(&mut run, &self.store, trigger, AlreadyRead::default());
+            *state = run.state().clone();
+            Fired {
+                saved: outcome.saved,
+                fired: outcome.fired,
+                // The state is the test's to keep: the run is not finished (nothing saved).
+                warnings: run.warnings().to_vec(),
+            }
         })
     }
 
@@ -304,7 +318,7 @@ fn a_due_trigger_writes_once_and_records_the_event() {
         other => panic!("{other:?}"),
     }
     let again = w.fire(&mut state, TriggerKind::PreCompact);
-    assert_eq!(again, TriggerOutcome::default());
+    assert_eq!(again, Fired::default());
     // A different trigger of the same session still fires.
     assert!(w.fire(&mut state, TriggerKind::SessionEnd).saved.is_some());
     assert_eq!(w.events.records.borrow().len(), 2);
@@ -316,7 +330,7 @@ fn an_unconfigured_trigger_costs_nothing() {
     w.store.fail.set(true);
     let mut state = SessionState::default();
     let outcome = w.fire(&mut state, TriggerKind::Tier(ThresholdTier::Warning));
-    assert_eq!(outcome, TriggerOutcome::default());
+    assert_eq!(outcome, Fired::default());
     assert!(w.events.records.borrow().is_empty());
 }
 
@@ -330,10 +344,9 @@ fn a_failing_store_is_a_warning_and_is_not_retried() {
     assert_eq!(outcome.fired, ["tier:critical"]);
     // (Reading the log it replaces failed too: another warning, before it.)
     assert!(
-        outcome
-            .warnings
-            .iter()
-            .any(|w| w.starts_with("resume log not saved (tier:critical): ")),
+        outcome.warnings.iter().any(|w| w
+            .to_string()
+            .starts_with("resume log not saved (tier:critical): ")),
         "{:?}",
         outcome.warnings
     );
@@ -413,7 +426,7 @@ fn a_checkpoint_decision_keeps_its_rationale() {
         "Keep f64 out of money",
         {"id": "D-3", "summary": "One log per session", "why": "Retention by session"}
     ]});
-    w.checkpoint("s1", crate::resumption::from_section(&section));
+    w.checkpoint("s1", crate::handoff::resumption::from_section(&section));
     let generated = w.now(None).generated;
     let decision = |d: &str, r: &str| ctxmon_domain::Decision {
         decision: d.into(),

@@ -11,12 +11,14 @@
 //! - `entry`: what hooks ([`generate_for_trigger`], fail-open) and the CLI ([`generate_now`])
 //!   call; they gather inputs through the hook ports and save through a
 //!   [`crate::ports::ResumeLogStore`] (the storage-backend extension point;
-//!   [`MemoryResumeLogStore`] here, the file store in `ctxmon-infra-fs`).
+//!   [`crate::fakes::FakeResumeLogs`] in memory, the file store in `ctxmon-infra-fs`).
+//! - `pointer`: the short tag SessionStart injects instead of a log when it has no checkpoint
+//!   to hand back.
 
 mod carry;
 mod entry;
 mod generator;
-mod memory_store;
+pub mod pointer;
 mod providers;
 mod trigger;
 
@@ -24,10 +26,9 @@ pub use carry::BeforeCompaction;
 pub use entry::{AlreadyRead, GenerateOutcome, TriggerOutcome, generate_for_trigger, generate_now};
 pub(crate) use entry::{git_snapshot, read_head};
 pub use generator::{GeneratedLog, ResumeLogGenerator};
-pub use memory_store::MemoryResumeLogStore;
 pub use providers::{
     AgentDocument, GenerationInputs, Git, GitSnapshot, LatestCheckpoint, SectionProvider,
-    TranscriptTail, add_context, fill_list, fill_text,
+    SessionTranscript, add_context, fill_list, fill_text,
 };
 pub use trigger::{
     ConfiguredTrigger, TriggerCondition, TriggerKind, configured, fires_once_per_session,

@@ -7,7 +7,7 @@ use ctxmon_domain::{ContextMetrics, FillSource, ResumeLog};
 use super::providers::{GenerationInputs, SectionProvider, built_in};
 use super::trigger::{ConfiguredTrigger, TriggerCondition, TriggerKind, configured};
 use crate::config::ResumeLogsConfig;
-use crate::resumption::{MAX_LIST_ITEMS, MAX_PATH_CHARS};
+use crate::handoff::resumption::{MAX_LIST_ITEMS, MAX_PATH_CHARS};
 
 /// A generated log and its rendering.
 #[derive(Debug, Clone, PartialEq)]

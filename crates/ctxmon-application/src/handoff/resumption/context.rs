@@ -11,7 +11,7 @@ use ctxmon_domain::human::thousands;
 use ctxmon_domain::xml::escape_attr;
 use ctxmon_domain::{CheckpointData, ResumptionOrigin, ResumptionState};
 
-use crate::budget_writer::{
+use crate::handoff::budget_writer::{
     BudgetWriter, Entry, ItemKind, ListSpec, chars, fit, frame, list_reservation,
 };
 

@@ -10,6 +10,7 @@
 use ctxmon_domain::{CheckpointData, CheckpointId, DomainEvent, EventRecord};
 
 use crate::ports::{CheckpointRepository, Clock, EventLog, PortError, PortErrorKind};
+use crate::run::{HookRun, Warning};
 
 /// What acknowledging a session's newest checkpoint did.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -24,13 +25,10 @@ pub struct SessionAck {
 }
 
 /// Acknowledges `newest`, then every older unacknowledged checkpoint of the same session
-/// (the checkpoint's own session id). Problems are warnings: a hook never fails. A checkpoint
-/// newer than `newest` is left alone: the agent has not been told about it yet.
-pub fn acknowledge_with_older(
-    repo: &dyn CheckpointRepository,
-    newest: &CheckpointData,
-    warnings: &mut Vec<String>,
-) -> SessionAck {
+/// (the checkpoint's own session id). Problems are the run's warnings: a hook never fails. A
+/// checkpoint newer than `newest` is left alone: the agent has not been told about it yet.
+pub fn acknowledge_with_older(run: &mut HookRun<'_>, newest: &CheckpointData) -> SessionAck {
+    let repo = run.ports.checkpoints;
     let mut ack = SessionAck::default();
     match repo.acknowledge(newest.checkpoint_id) {
         Ok(created) => {
@@ -41,10 +39,10 @@ pub fn acknowledge_with_older(
             ack.acknowledged = Some(newest.checkpoint_id.to_string());
         }
         Err(e) => {
-            warnings.push(format!(
-                "checkpoint {} not acknowledged: {e}",
-                newest.checkpoint_id
-            ));
+            run.warn(Warning::CheckpointNotAcknowledged {
+                id: newest.checkpoint_id,
+                error: e,
+            });
             // The next prompt alerts about the newest again; the older ones wait for it.
             return ack;
         }
@@ -65,7 +63,7 @@ pub fn acknowledge_with_older(
             .map(|c| c.data.checkpoint_id)
             .collect(),
         Err(e) => {
-            warnings.push(format!("older checkpoints not acknowledged: {e}"));
+            run.warn(Warning::OlderCheckpointsNotAcknowledged(e));
             Vec::new()
         }
     };
@@ -75,7 +73,7 @@ pub fn acknowledge_with_older(
             Ok(false) => {}
             // Pruned in the meantime: nothing left to acknowledge.
             Err(e) if e.kind == PortErrorKind::NotFound => {}
-            Err(e) => warnings.push(format!("checkpoint {id} not acknowledged: {e}")),
+            Err(e) => run.warn(Warning::CheckpointNotAcknowledged { id, error: e }),
         }
     }
     ack
@@ -87,7 +85,7 @@ pub struct ManualAck {
     /// False when the checkpoint was already acknowledged.
     pub created: bool,
     /// The event could not be recorded (the marker was written all the same).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Acknowledges one checkpoint by hand and records `CheckpointAcknowledged` (with the
@@ -111,7 +109,7 @@ pub fn acknowledge_checkpoint(
             acknowledged_event(id),
         );
         if let Err(e) = events.append(&[record]) {
-            warnings.push(format!("event not recorded: {e}"));
+            warnings.push(Warning::EventNotRecorded(e));
         }
     }
     Ok(ManualAck { created, warnings })
@@ -131,9 +129,9 @@ mod tests {
     };
 
     use super::*;
-    use crate::memory::{FixedClock, MemoryCheckpoints, MemoryEvents};
+    use crate::fakes::{FakeCheckpoints, FakeEvents, FixedClock};
 
-    fn save(repo: &MemoryCheckpoints, session: &str) -> CheckpointData {
+    fn save(repo: &FakeCheckpoints, session: &str) -> CheckpointData {
         repo.save_new(Some(session), &mut |given| CheckpointData {
             schema_version: CheckpointData::SCHEMA_VERSION,
             checkpoint_id: given.id,
@@ -161,8 +159,8 @@ mod tests {
 
     #[test]
     fn a_manual_ack_records_one_event_with_the_checkpoints_session() {
-        let repo = MemoryCheckpoints::default();
-        let events = MemoryEvents::default();
+        let repo = FakeCheckpoints::default();
+        let events = FakeEvents::default();
         let clock = FixedClock::new(Timestamp(1_795_000_000_000), 1);
         let id = save(&repo, "alpha").checkpoint_id;
         let first = acknowledge_checkpoint(&repo, &events, &clock, id).unwrap();

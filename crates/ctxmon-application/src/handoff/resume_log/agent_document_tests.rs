@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::*;
 
 /// The example under "JSON Format" in the resume-log seed, copied into the repository.
-const SEED_EXAMPLE: &str = include_str!("../../../../fixtures/resume-logs/seed-example.json");
+const SEED_EXAMPLE: &str = include_str!("../../../../../fixtures/resume-logs/seed-example.json");
 
 /// Every leaf of a JSON value: strings, numbers and booleans (an empty list has none).
 fn leaves(value: &Value, out: &mut Vec<Value>) {

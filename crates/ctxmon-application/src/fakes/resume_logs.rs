@@ -12,12 +12,12 @@ use crate::ports::{
 
 /// Logs in a map; `fail` makes every call fail as a read-only folder would.
 #[derive(Debug, Default)]
-pub struct MemoryResumeLogStore {
+pub struct FakeResumeLogs {
     pub logs: RefCell<BTreeMap<SessionKey, (ResumeLog, String)>>,
     pub fail: Cell<bool>,
 }
 
-impl MemoryResumeLogStore {
+impl FakeResumeLogs {
     fn check(&self) -> Result<(), PortError> {
         if self.fail.get() {
             Err(PortError::new(
@@ -41,10 +41,10 @@ impl MemoryResumeLogStore {
     }
 }
 
-impl ResumeLogStore for MemoryResumeLogStore {
+impl ResumeLogStore for FakeResumeLogs {
     fn save(&self, log: &ResumeLog, markdown: &str) -> Result<SavedResumeLog, PortError> {
         self.check()?;
-        let entry = MemoryResumeLogStore::entry(log, markdown);
+        let entry = FakeResumeLogs::entry(log, markdown);
         self.logs
             .borrow_mut()
             .insert(entry.key.clone(), (log.clone(), markdown.to_string()));
@@ -58,7 +58,7 @@ impl ResumeLogStore for MemoryResumeLogStore {
             .borrow()
             .get(key)
             .map(|(log, md)| StoredResumeLog {
-                entry: MemoryResumeLogStore::entry(log, md),
+                entry: FakeResumeLogs::entry(log, md),
                 log: log.clone(),
                 markdown: Some(md.clone()),
             }))
@@ -70,7 +70,7 @@ impl ResumeLogStore for MemoryResumeLogStore {
             .logs
             .borrow()
             .values()
-            .map(|(log, md)| MemoryResumeLogStore::entry(log, md))
+            .map(|(log, md)| FakeResumeLogs::entry(log, md))
             .collect();
         sort_newest_first(&mut entries);
         Ok(ResumeLogListing {

@@ -12,7 +12,7 @@ use ctxmon_domain::CheckpointData;
 use ctxmon_domain::human::thousands;
 use ctxmon_domain::xml::{escape_attr, escape_text};
 
-use crate::budget_writer::{ItemKind, chars, fit, frame};
+use crate::handoff::budget_writer::{ItemKind, chars, fit, frame};
 
 pub const ALERT_MAX_TOKENS: u64 = 280;
 const CLOSING: &str = "</compaction-alert>";

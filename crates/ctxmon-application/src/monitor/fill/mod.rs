@@ -6,6 +6,7 @@
 mod auto_compact;
 mod codex;
 mod estimator;
+mod reset;
 mod series;
 mod window;
 
@@ -17,6 +18,7 @@ mod tests;
 pub use auto_compact::{AUTO_COMPACT_WINDOW_MAX, AUTO_COMPACT_WINDOW_MIN, AutoCompactSettings};
 pub use codex::{CODEX_AUTO_COMPACT_PERCENT, CODEX_EFFECTIVE_WINDOW_PERCENT, CodexAutoCompact};
 pub use estimator::{ContextFillEstimator, EstimateRequest, FillSettings, Measurement};
+pub use reset::reset_if_stale;
 pub use series::{
     CompactionMark, FillPoint, FillSeries, FillSeriesBuilder, FinalFill, SeriesScope, TierCrossing,
 };

@@ -2,10 +2,10 @@
 //! constraints, branch.
 
 use super::*;
-use crate::memory::records::{
+use crate::fakes::records::{
     call, record, request, result, result_record, shell, task_call, write,
 };
-use crate::resumption::derive_from_tail;
+use crate::handoff::resumption::derive_from_tail;
 
 fn state(records: &[TranscriptRecord]) -> ResumptionState {
     derive_from_tail(records)

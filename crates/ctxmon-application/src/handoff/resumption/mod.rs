@@ -1,5 +1,6 @@
-//! Resumption state from its two sources (spec §5): the source file's `resumption:` section
-//! (`from_section`) and the transcript tail (`derive_from_tail`).
+//! The resumption state a checkpoint carries (spec §5) and its rendering: the source file's
+//! `resumption:` section (`from_section`) and the transcript tail (`derive_from_tail`) give
+//! the state; `context` renders it as `<resumption-context>`.
 //!
 //! Both are pure and total: they take parsed JSON (the section) or the tail port's typed
 //! records, skip what has the wrong shape item by item and never fail. Both bound what they keep — every text is trimmed and capped at
@@ -9,6 +10,7 @@
 //! Text is kept as data: `</resumption-context>` or `&` in a summary come through verbatim.
 //! Escaping is the generators' job, at the moment text is put into a tag.
 
+pub mod context;
 mod section;
 mod tail;
 mod text;

@@ -80,7 +80,7 @@ mod tests {
 
     use super::*;
     use crate::config::Config;
-    use crate::fill::FillSettings;
+    use crate::monitor::fill::FillSettings;
     use ctxmon_domain::TokenCount;
 
     #[derive(Default)]

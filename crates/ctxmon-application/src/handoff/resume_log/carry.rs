@@ -14,7 +14,7 @@ use ctxmon_domain::human::{percent_of_100, thousands};
 use ctxmon_domain::{ResumeLog, Timestamp};
 
 use super::providers::{GenerationInputs, SectionProvider};
-use crate::resumption::CONCLUSIONS;
+use crate::handoff::resumption::CONCLUSIONS;
 
 /// The label this provider records in `metadata.sources`; a log that carries it has carried
 /// pre-compaction content, which the next log carries on in turn.

@@ -1,0 +1,54 @@
+//! What a compaction does to the session state (spec §5, BUG-329): PreCompact knows one is
+//! coming (`note_checkpoint`); prompt-submit may be the first to notice one, from the
+//! checkpoint or from the transcript's boundary (`note_boundary`). Either way the state then
+//! describes the new context (`start_new_context`). The fill's own reset after a compaction is
+//! `crate::monitor::fill::reset_if_stale`.
+
+use ctxmon_domain::{CheckpointData, SessionState};
+
+use crate::ports::TranscriptReading;
+
+/// Records a compaction in the session state: counted once per checkpoint, and the state made
+/// to describe the new context ([`start_new_context`]).
+pub fn note_checkpoint(state: &mut SessionState, cp: &CheckpointData) -> bool {
+    let id = cp.checkpoint_id.to_string();
+    if state.compactions_seen.last_checkpoint_id.as_deref() == Some(id.as_str()) {
+        return false;
+    }
+    let seen = &mut state.compactions_seen;
+    seen.count = seen.count.saturating_add(1);
+    seen.last_checkpoint_id = Some(id);
+    seen.last_checkpoint_at = Some(cp.created_at_ms);
+    start_new_context(state);
+    true
+}
+
+/// After a compaction the state describes the new context (spec §5, BUG-329): the time the
+/// old one crossed WARNING and its handoff (a resume log written for the old context hands
+/// nothing of the new one over) are cleared, and the resume-log triggers that fire once per
+/// context are re-armed — `tier:*`, so a context that fills up again gets its own log, and
+/// `pre_compact`, which fires once per compaction. Only `session_end` stays fired: a session
+/// ends once, however often its context was compacted.
+pub fn start_new_context(state: &mut SessionState) {
+    state.threshold_crossed_at = None;
+    state.handoff_complete = false;
+    state
+        .resume_log_triggers
+        .retain(|key| super::resume_log::fires_once_per_session(key));
+}
+
+/// A boundary newer than the last response is a compaction the session has not answered yet:
+/// count it once and make the state describe the new context (BUG-329).
+pub fn note_boundary(state: &mut SessionState, reading: Option<&TranscriptReading>) {
+    let Some(boundary) = reading.and_then(|r| r.boundary.as_ref()) else {
+        return;
+    };
+    let seen = &mut state.compactions_seen;
+    let id = boundary.uuid.clone().or_else(|| boundary.timestamp.clone());
+    if id.is_some() && id != seen.last_boundary_uuid {
+        seen.count = seen.count.saturating_add(1);
+        seen.last_boundary_uuid = id;
+        seen.last_boundary_timestamp = boundary.timestamp.clone();
+        start_new_context(state);
+    }
+}
