@@ -1,4 +1,6 @@
-//! Token counts and the product's one estimation rule for text it writes itself.
+//! Token counts and the product's one estimation rule for text it writes itself,
+//! `ceil(chars / 4)`, in both directions (tokens of a text, characters of a budget), and how a
+//! count is shown to people (`thousands`). Every crate counts through these functions.
 
 use serde::{Deserialize, Serialize};
 
@@ -39,14 +41,40 @@ impl From<u64> for TokenCount {
     }
 }
 
+/// Characters per estimated token: the estimate is `ceil(chars / CHARS_PER_TOKEN)`.
+pub const CHARS_PER_TOKEN: u64 = 4;
+
 /// Estimates the tokens of text ctxmon injects: `ceil(chars / 4)`.
 ///
 /// This is deliberately the same crude rule everywhere (budgets, checks, tests) so that a budget
 /// proven in a test is the budget enforced at run time. Characters, not bytes: a multi-byte
 /// character is still roughly one character's worth of tokens.
 pub fn estimate_tokens(text: &str) -> TokenCount {
-    let chars = text.chars().count() as u64;
-    TokenCount(chars.div_ceil(4))
+    tokens_for_chars(text.chars().count() as u64)
+}
+
+/// The same rule for a caller that has already counted the characters (of several parts, say).
+pub const fn tokens_for_chars(chars: u64) -> TokenCount {
+    TokenCount(chars.div_ceil(CHARS_PER_TOKEN))
+}
+
+/// The rule backwards: the most characters whose estimate fits `tokens` (saturating), which is
+/// how a token budget becomes a length to cut text at.
+pub fn chars_for_tokens(tokens: u64) -> usize {
+    usize::try_from(tokens.saturating_mul(CHARS_PER_TOKEN)).unwrap_or(usize::MAX)
+}
+
+/// 150000 → "150,000": how a count of tokens is written for people, in every output.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -65,6 +93,27 @@ mod tests {
     fn estimate_counts_chars_not_bytes() {
         // Four two-byte characters are one token, not two.
         assert_eq!(estimate_tokens("éééé"), TokenCount(1));
+    }
+
+    #[test]
+    fn the_rule_runs_both_ways() {
+        assert_eq!(tokens_for_chars(0), TokenCount(0));
+        assert_eq!(tokens_for_chars(5), TokenCount(2));
+        assert_eq!(chars_for_tokens(280), 1_120);
+        assert_eq!(chars_for_tokens(u64::MAX), usize::MAX);
+        for chars in 0..64 {
+            let tokens = tokens_for_chars(chars).get();
+            assert!(chars_for_tokens(tokens) as u64 >= chars);
+        }
+    }
+
+    #[test]
+    fn thousands_groups_by_three() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(150_000), "150,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! outside is made safe for a terminal (control characters replaced) and kept in its place
 //! (list items indented, the mission quoted, keys on one line), but otherwise shown as written.
 
+use crate::tokens::{thousands, tokens_for_chars};
 use crate::{TokenCount, estimate_tokens};
 
 use super::fit::{
@@ -57,7 +58,7 @@ impl RenderedLog {
             .iter()
             .map(|s| s.text.chars().count() as u64)
             .sum();
-        TokenCount(chars.div_ceil(4))
+        tokens_for_chars(chars)
     }
 
     pub fn omitted_tokens(&self) -> u64 {
@@ -268,17 +269,4 @@ fn drawn(
         text,
         omitted_tokens: omitted + t.omitted_tokens,
     }
-}
-
-/// 150000 → "150,000".
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
