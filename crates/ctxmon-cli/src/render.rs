@@ -1,7 +1,8 @@
-//! Human rendering of a fill estimate: the bar, tier colours and thousands separators shared by
+//! Human rendering of a fill estimate: the bar, tier colours and compact counts shared by
 //! `status` and the status line.
 
 use ctxmon_domain::fill::floor_scaled;
+use ctxmon_domain::tokens::thousands;
 use ctxmon_domain::{FillEstimate, ThresholdTier};
 
 pub const BAR_CELLS: usize = 10;
@@ -31,19 +32,6 @@ pub fn tier_color(tier: ThresholdTier) -> &'static str {
 }
 
 pub const RESET: &str = "\x1b[0m";
-
-/// 150000 → "150,000".
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// 150000 → "150k", 1000000 → "1M", 999 → "999"; rounded down like the percentage beside it,
 /// so 159,999 is "159k" next to "79%", never "160k".
@@ -182,9 +170,6 @@ mod tests {
         assert_eq!(bar(1.7, 10), "▰▰▰▰▰▰▰▰▰▰");
         assert_eq!(bar(f64::NAN, 4), "▱▱▱▱");
         assert_eq!(bar(0.3, 10), "▰▰▰▱▱▱▱▱▱▱");
-        assert_eq!(thousands(150_000), "150,000");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_000_000), "1,000,000");
         assert_eq!(compact(150_000), "150k");
         assert_eq!(compact(1_000_000), "1M");
         assert_eq!(compact(17_437), "17k");

@@ -6,18 +6,18 @@
 //! named on stderr and skipped: one bad file never hides the others; `show` and `ack` refuse
 //! them (exit 1) and `prune` neither counts nor deletes them.
 
-use std::io::{self, Write};
 use std::path::Path;
 
 use anyhow::anyhow;
 use ctxmon_application::checkpoint_ack::acknowledge_checkpoint;
-use ctxmon_application::ports::{CheckpointRepository, PortError, PortErrorKind, StoredCheckpoint};
+use ctxmon_application::ports::{CheckpointRepository, PortErrorKind, StoredCheckpoint};
 use ctxmon_domain::CheckpointId;
 use ctxmon_infra_fs::{FsCheckpointRepository, FsEventLog, ProjectLayout, SystemClock};
 use serde_json::{Value, json};
 
 use crate::bootstrap;
 use crate::cli::{CheckpointCommand, GlobalArgs};
+use crate::commands::output::{self, Align, clip, emit, note, pretty, storage, table_time};
 use crate::exit::{CmdResult, Failure};
 
 pub fn run(cmd: CheckpointCommand, global: &GlobalArgs) -> CmdResult {
@@ -159,23 +159,13 @@ fn stored_json(stored: &StoredCheckpoint) -> Result<Value, Failure> {
 
 /// The human table of `list`: one row per checkpoint, oldest first.
 fn table(checkpoints: &[StoredCheckpoint]) -> String {
-    let header = [
-        "ID",
-        "CREATED (UTC)",
-        "SESSION",
-        "TRIGGER",
-        "FILL",
-        "TIER",
-        "ACK",
-    ];
     let rows: Vec<[String; 7]> = checkpoints
         .iter()
         .map(|c| {
             let d = &c.data;
-            let created = d.created_at_ms.to_rfc3339();
             [
                 d.checkpoint_id.to_string(),
-                created.get(..19).unwrap_or(&created).replacen('T', " ", 1),
+                table_time(&d.created_at_ms.to_rfc3339()),
                 d.session_info
                     .session_id
                     .as_deref()
@@ -187,65 +177,18 @@ fn table(checkpoints: &[StoredCheckpoint]) -> String {
             ]
         })
         .collect();
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let mut push_row = |cells: &[String]| {
-        let line: Vec<String> = cells
-            .iter()
-            .zip(widths)
-            .enumerate()
-            // The fill column is a number: right-aligned so the percentages line up.
-            .map(|(i, (cell, w))| {
-                if i == 4 {
-                    format!("{cell:>w$}")
-                } else {
-                    format!("{cell:<w$}")
-                }
-            })
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    };
-    push_row(&header.map(String::from));
-    for row in &rows {
-        push_row(row);
-    }
-    out
-}
-
-/// At most `max` characters, control characters made visible: session ids and rejected ids
-/// come from outside and must not garble the terminal or flood it.
-fn clip(s: &str, max: usize) -> String {
-    let mut out: String = s
-        .chars()
-        .take(max)
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect();
-    if s.chars().nth(max).is_some() {
-        out.push('…');
-    }
-    out
-}
-
-/// Prints `text` and a newline. A reader that stopped early (`| head`) is not a failure, and
-/// must not become a panic the way `println!` would make it.
-fn emit(text: &str) -> CmdResult {
-    let mut out = io::stdout().lock();
-    match writeln!(out, "{text}").and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::Other(anyhow!("cannot write to stdout: {e}"))),
-    }
-}
-
-/// A skipped-file note on stderr; a closed stderr is no reason to fail the listing.
-fn note(text: &str) {
-    let _ = writeln!(io::stderr().lock(), "ctxmon: {text}");
+    output::table(
+        [
+            ("ID", Align::Left),
+            ("CREATED (UTC)", Align::Left),
+            ("SESSION", Align::Left),
+            ("TRIGGER", Align::Left),
+            ("FILL", Align::Right),
+            ("TIER", Align::Left),
+            ("ACK", Align::Left),
+        ],
+        &rows,
+    )
 }
 
 fn not_found(id: CheckpointId, dir: &Path) -> Failure {
@@ -253,12 +196,4 @@ fn not_found(id: CheckpointId, dir: &Path) -> Failure {
         "no checkpoint {id} in {}; `ctxmon checkpoint list` shows the ids there are",
         dir.display()
     ))
-}
-
-fn storage(e: PortError) -> Failure {
-    Failure::Other(anyhow!("{e}"))
-}
-
-fn pretty(value: &Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }

@@ -9,6 +9,7 @@ use serde_json::json;
 
 use crate::bootstrap;
 use crate::cli::{ConfigCommand, GlobalArgs, Scope};
+use crate::commands::output::pretty;
 use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
 
@@ -126,8 +127,4 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
         ConfigCommand::Schema => {}
     }
     Ok(())
-}
-
-fn pretty(value: &serde_json::Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }

@@ -12,8 +12,9 @@ use std::fmt::Write as _;
 
 use ctxmon_application::fill::{FillSeries, SeriesScope};
 use ctxmon_domain::fill::floor_scaled;
+use ctxmon_domain::tokens::thousands;
 
-use crate::render::{RESET, thousands, tier_color};
+use crate::render::{RESET, tier_color};
 
 /// Whole percent for people, rounded down like every fill ctxmon shows: 0.526 → 52.
 fn pct(fill: f64) -> u64 {

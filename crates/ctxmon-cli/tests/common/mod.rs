@@ -9,9 +9,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+pub mod disk;
+pub mod kill;
+pub mod mounts;
+pub mod resume_log;
+pub mod settings;
+
 #[cfg(unix)]
-#[path = "../../../ctxmon-infra-fs/tests/support/unprivileged.rs"]
-pub mod unprivileged;
+pub use ctxmon_test_support::unprivileged;
 
 pub struct Run {
     pub code: i32,

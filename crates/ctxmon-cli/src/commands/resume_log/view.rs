@@ -1,17 +1,15 @@
 //! `list`, `show`, `latest`, `cleanup` and `stats`: what the resume-log folder holds, for
 //! people (tables, the markdown) and programs (`--json`).
 
-use std::io::{self, Write};
-
 use anyhow::anyhow;
-use ctxmon_application::ports::{
-    PortError, PortErrorKind, ResumeLogEntry, ResumeLogStore, StoredResumeLog,
-};
+use ctxmon_application::ports::{PortErrorKind, ResumeLogEntry, ResumeLogStore, StoredResumeLog};
 use ctxmon_domain::{SessionKey, Timestamp};
 use ctxmon_infra_fs::FsResumeLogStore;
 use serde_json::{Value, json};
 
 use crate::exit::{CmdResult, Failure};
+
+use crate::commands::output::{self, Align, clip, emit, note, pretty, storage, table_time};
 
 pub fn list(store: &FsResumeLogStore, as_json: bool) -> CmdResult {
     let listing = store.list().map_err(storage)?;
@@ -158,14 +156,12 @@ fn entry_json(e: &ResumeLogEntry) -> Value {
 }
 
 fn table(entries: &[ResumeLogEntry]) -> String {
-    let header = ["SESSION", "GENERATED (UTC)", "TRIGGER", "BYTES"];
     let rows: Vec<[String; 4]> = entries
         .iter()
         .map(|e| {
-            let at = e.generated_at.map(|t| t.to_rfc3339()).map_or_else(
-                || "-".to_string(),
-                |s| s.get(..19).unwrap_or(&s).replacen('T', " ", 1),
-            );
+            let at = e
+                .generated_at
+                .map_or_else(|| "-".to_string(), |t| table_time(&t.to_rfc3339()));
             [
                 clip(&e.session_id, 40),
                 at,
@@ -174,70 +170,13 @@ fn table(entries: &[ResumeLogEntry]) -> String {
             ]
         })
         .collect();
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let mut push_row = |cells: &[String]| {
-        let line: Vec<String> = cells
-            .iter()
-            .zip(widths)
-            .enumerate()
-            // Sizes are numbers: right-aligned so they line up.
-            .map(|(i, (cell, w))| {
-                if i == 3 {
-                    format!("{cell:>w$}")
-                } else {
-                    format!("{cell:<w$}")
-                }
-            })
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    };
-    push_row(&header.map(String::from));
-    for row in &rows {
-        push_row(row);
-    }
-    out
-}
-
-/// At most `max` characters, control characters made visible: session ids come from outside
-/// and must not garble the terminal or flood it.
-pub fn clip(s: &str, max: usize) -> String {
-    let mut out: String = s
-        .chars()
-        .take(max)
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect();
-    if s.chars().nth(max).is_some() {
-        out.push('…');
-    }
-    out
-}
-
-/// Prints `text` and a newline; a reader that stopped early (`| head`) is not a failure.
-pub fn emit(text: &str) -> CmdResult {
-    let mut out = io::stdout().lock();
-    match writeln!(out, "{text}").and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::Other(anyhow!("cannot write to stdout: {e}"))),
-    }
-}
-
-/// A note on stderr; a closed stderr is no reason to fail.
-pub fn note(text: &str) {
-    let _ = writeln!(io::stderr().lock(), "ctxmon: {text}");
-}
-
-fn storage(e: PortError) -> Failure {
-    Failure::Other(anyhow!("{e}"))
-}
-
-fn pretty(value: &Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+    output::table(
+        [
+            ("SESSION", Align::Left),
+            ("GENERATED (UTC)", Align::Left),
+            ("TRIGGER", Align::Left),
+            ("BYTES", Align::Right),
+        ],
+        &rows,
+    )
 }

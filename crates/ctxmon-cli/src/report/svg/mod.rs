@@ -12,10 +12,10 @@ use std::fmt::Write as _;
 
 use ctxmon_application::fill::{FillPoint, FillSeries, SeriesScope};
 use ctxmon_domain::ThresholdTier;
+use ctxmon_domain::tokens::thousands;
 use ctxmon_domain::xml::escape_text;
 
 use super::sparkline::scale_top;
-use crate::render::thousands;
 
 pub(super) const WIDTH: f64 = 960.0;
 pub(super) const HEIGHT: f64 = 500.0;

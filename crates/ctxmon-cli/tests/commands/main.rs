@@ -1,0 +1,23 @@
+//! End-to-end tests of ctxmon's commands for people and scripts (`assemble`, `checkpoint`,
+//! `completions`, `doctor`, `install`/`uninstall`, `report`, `resume-log`, `status`, the
+//! command-line contract) and of the README's documented session. One test binary, linked once
+//! instead of once per file; each module is named for what it tests, so a test reads as
+//! `doctor::…` (`cargo test -p ctxmon-cli --test commands doctor::`).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod assemble;
+mod checkpoint;
+mod completions;
+mod contract;
+mod doctor;
+mod install;
+mod install_bad_input;
+mod install_codex;
+mod readme_examples;
+mod report;
+mod resume_log;
+mod resume_log_content;
+mod resume_log_handoff;
+mod status;
