@@ -40,7 +40,7 @@ use ctxmon_infra_fs::{
 use ctxmon_test_support::fuzz::seeds::{
     ORCHESTRATION_YAML, SYNTHETIC_TRANSCRIPT, TRANSCRIPT_KEYS, transcript_seeds,
 };
-use ctxmon_test_support::fuzz::{self, Format, Fuzz, Outcome};
+use ctxmon_test_support::fuzz::{Format, Fuzz, Outcome};
 
 /// A temp folder that lives as long as the target runs.
 fn temp() -> tempfile::TempDir {

@@ -1,6 +1,6 @@
 //! `ctxmon resume-log …` end to end: the real binary in a temp project whose transcripts sit
 //! where Claude Code keeps them, every bad `--from` input, bad files in the folder, and a
-//! folder that cannot be written. What a log says is in `resume_log_content_cli.rs`.
+//! folder that cannot be written. What a log says is in `commands/resume_log_content.rs`.
 
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]

@@ -180,7 +180,7 @@ fn a_transcript_without_read_permission_is_a_one_line_error() {
 }
 
 /// A path given on the command line is the flag's mistake: the advice names `--transcript`, not
-/// the hook input (which hooks still name, see `cli_prompt_submit.rs`).
+/// the hook input (which hooks still name, see `hooks/prompt_submit.rs`).
 #[test]
 fn a_wrong_transcript_flag_is_named_as_the_flag() {
     let sb = Sandbox::new();

@@ -111,7 +111,7 @@ fn bad_stdin_fails_open() {
     let sb = Sandbox::new();
     let t = sb.write("t.jsonl", transcript_with(&[150_000]));
     // 2 MB that no shortening of strings brings under the 1 MiB cap (a 2 MB prompt is read and
-    // answered: `cli_hook_input.rs`).
+    // answered: `hooks/hook_input.rs`).
     let two_mb = "x".repeat(2 * 1024 * 1024);
     let no_path =
         r#"{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"hi"}"#.to_string();
