@@ -60,6 +60,10 @@ const STEPS: &[Step] = &[
         action: Action::InProcess(crate::arch::run),
     },
     Step {
+        name: "tidy",
+        action: Action::InProcess(crate::tidy::run),
+    },
+    Step {
         name: "budgets",
         action: Action::InProcess(|_| crate::budgets::run_all()),
     },
@@ -209,6 +213,7 @@ mod tests {
                 "clippy",
                 "test",
                 "check-arch",
+                "tidy",
                 "budgets",
                 "cargo-deny",
                 "bench-smoke",

@@ -16,6 +16,7 @@ pub mod budgets_resume_log;
 pub mod ci;
 pub mod fuzz;
 pub mod scan;
+pub mod tidy;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -12,12 +12,14 @@ usage: cargo xtask <command>
 
 commands:
   check-arch   layer rules: crate dependencies (cargo metadata) and a source scan of the core
+  tidy         file rules: `//!` headers, at most 600 lines outside tests, workspace lints,
+               no #[path] out of a crate, every application/infra-fs module in ARCHITECTURE.md
   budgets      token-budget checks of injected text
   bench        benchmarks of the release binary; writes docs/benchmarks.md
                [--quick] [--runs N] [--warmups N] [--out FILE]
   fuzz         every fuzz target for N seconds (default 10); prints executions and time per target
                [--seconds N] [--jobs N]
-  ci           everything CI runs: fmt, clippy, tests, check-arch, budgets, cargo-deny,
+  ci           everything CI runs: fmt, clippy, tests, check-arch, tidy, budgets, cargo-deny,
                bench --quick (answers checked, timings not gated), fuzz";
 
 fn main() -> ExitCode {
@@ -40,6 +42,7 @@ fn run() -> anyhow::Result<()> {
         .as_slice()
     {
         ["check-arch"] => xtask::arch::run(&root),
+        ["tidy"] => xtask::tidy::run(&root),
         ["budgets"] => xtask::budgets::run_all(),
         ["ci"] => xtask::ci::run(&root),
         ["fuzz", rest @ ..] => xtask::fuzz::run(&root, &xtask::fuzz::Options::parse(rest)?),
