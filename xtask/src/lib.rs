@@ -15,6 +15,7 @@ pub mod budgets_resilience;
 pub mod budgets_resume_log;
 pub mod ci;
 pub mod fuzz;
+pub mod inject_cost;
 pub mod scan;
 pub mod tidy;
 

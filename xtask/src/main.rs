@@ -19,6 +19,8 @@ commands:
                [--quick] [--runs N] [--warmups N] [--out FILE]
   fuzz         every fuzz target for N seconds (default 10); prints executions and time per target
                [--seconds N] [--jobs N]
+  inject-cost  tokens each context_monitor.inject policy costs on the real sessions in ../shared
+               [--write: put the table into docs/inject-policy.md]
   ci           everything CI runs: fmt, clippy, tests, check-arch, tidy, budgets, cargo-deny,
                bench --quick (answers checked, timings not gated), fuzz";
 
@@ -46,6 +48,7 @@ fn run() -> anyhow::Result<()> {
         ["budgets"] => xtask::budgets::run_all(),
         ["ci"] => xtask::ci::run(&root),
         ["fuzz", rest @ ..] => xtask::fuzz::run(&root, &xtask::fuzz::Options::parse(rest)?),
+        ["inject-cost", rest @ ..] => xtask::inject_cost::run(&root, rest),
         [xtask::bench::runner::VERB] => xtask::bench::runner::serve(),
         ["bench", rest @ ..] => xtask::bench::run(&root, &xtask::bench::Options::parse(rest)?),
         [] | ["help" | "-h" | "--help"] => {

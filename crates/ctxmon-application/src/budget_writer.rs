@@ -4,6 +4,7 @@
 //! or an id. `list_reservation` says how much room a later list needs, so a caller filling
 //! sections in priority order can keep it back.
 
+use ctxmon_domain::human::{plural, thousands};
 use ctxmon_domain::tokens::chars_for_tokens;
 use ctxmon_domain::xml::escape_text;
 
@@ -171,7 +172,8 @@ impl Entry<'_> {
 #[derive(Debug, Clone)]
 pub struct ListSpec<'a> {
     pub tag: &'a str,
-    pub noun: &'a str,
+    /// The entries' noun, singular and plural: `+1 more file`, `+2 more files`.
+    pub noun: (&'a str, &'a str),
     pub location: &'a str,
     pub entries: Vec<Entry<'a>>,
 }
@@ -197,7 +199,15 @@ pub fn render_list(
     let open = format!("<{}>\n", list.tag);
     let close = format!("</{}>\n", list.tag);
     let location = escape_text(list.location);
-    let note = |n: usize| format!("- +{n} more {} in {location}\n", list.noun);
+    let note = |n: usize| {
+        let n = n as u64;
+        let (one, many) = list.noun;
+        format!(
+            "- +{} more {} in {location}\n",
+            thousands(n),
+            plural(n, one, many)
+        )
+    };
     let worst_note = chars(&note(entries.len()));
     let Some(inner) = room.checked_sub(chars(&open) + chars(&close)) else {
         return (String::new(), entries.len());
@@ -295,7 +305,7 @@ mod tests {
         let items: Vec<String> = (0..50).map(|i| format!("step number {i}")).collect();
         let list = ListSpec {
             tag: "next-steps",
-            noun: "next steps",
+            noun: ("next step", "next steps"),
             location: "cx-004",
             entries: items.iter().map(|i| Entry::Text(i)).collect(),
         };
@@ -314,7 +324,7 @@ mod tests {
         let items: Vec<String> = (0..40).map(|i| format!("decision {i}")).collect();
         let list = ListSpec {
             tag: "decisions",
-            noun: "decisions",
+            noun: ("decision", "decisions"),
             location: "cx-001",
             entries: items.iter().map(|i| Entry::Text(i)).collect(),
         };
@@ -337,7 +347,7 @@ mod tests {
         let paths = [long.as_str(), "src/lib.rs", "src/main.rs"];
         let list = ListSpec {
             tag: "files-to-read",
-            noun: "files",
+            noun: ("file", "files"),
             location: "cx-001",
             entries: vec![
                 Entry::Annotated(paths[0], "first"),

@@ -9,6 +9,7 @@
 //! is). Whatever the optional text, the required parts are never pushed out.
 
 use ctxmon_domain::CheckpointData;
+use ctxmon_domain::human::thousands;
 use ctxmon_domain::tokens::chars_for_tokens;
 use ctxmon_domain::xml::{escape_attr, escape_text};
 
@@ -40,8 +41,8 @@ pub fn render_compaction_alert(cp: &CheckpointData, checkpoint_path: &str) -> St
         &format!(
             "Your context was compacted at {}% ({} of {} tokens). Details from before it may be missing from the summary you now see.",
             fill.percent(),
-            fill.input_tokens,
-            fill.context_window_size.get()
+            thousands(fill.input_tokens.get()),
+            thousands(fill.context_window_size.get())
         ),
     );
     let what_to_do = element(
@@ -79,7 +80,7 @@ pub fn render_compaction_alert(cp: &CheckpointData, checkpoint_path: &str) -> St
                 "checkpoint-file-omitted",
                 &format!(
                     "The checkpoint's path ({} characters) is too long to show; the command below prints the checkpoint.",
-                    path.chars().count()
+                    thousands(path.chars().count() as u64)
                 ),
             ),
         }

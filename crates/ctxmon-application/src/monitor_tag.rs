@@ -1,8 +1,10 @@
-//! The `<context-monitor>` tag injected on every prompt (spec §3).
+//! The `<context-monitor>` tag injected on prompts, as `context_monitor.inject` decides (spec §3;
+//! the default, `tiered`, is in `hooks/prompt_submit.rs`).
 //!
 //! It is paid for again on every later turn (injected text stays in the history), so it is
 //! short: 40–200 estimated tokens at every tier, a check `cargo xtask budgets` enforces.
 
+use ctxmon_domain::human::tokens;
 use ctxmon_domain::xml::escape_attr;
 use ctxmon_domain::{FillEstimate, ThresholdTier, Thresholds};
 
@@ -47,7 +49,7 @@ pub fn recommended_action(estimate: &FillEstimate) -> String {
     let room = match estimate.tokens_until_auto_compact {
         None => "Auto-compaction is off: the context will not be compacted for you.".to_string(),
         Some(until) if until.get() == 0 => "Auto-compaction can start at any moment.".to_string(),
-        Some(until) => format!("About {until} tokens until auto-compaction."),
+        Some(until) => format!("About {} until auto-compaction.", tokens(until.get())),
     };
     match estimate.threshold_tier {
         ThresholdTier::Nominal => "Context healthy; no action needed. Work normally.".to_string(),

@@ -7,6 +7,7 @@
 //! high-priority list (a whole path for files to read), the count of any other list — so every
 //! list that is shortened, even to nothing, ends with "+N more … in cx-NNN".
 
+use ctxmon_domain::human::thousands;
 use ctxmon_domain::xml::escape_attr;
 use ctxmon_domain::{CheckpointData, ResumptionOrigin, ResumptionState};
 
@@ -75,8 +76,8 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     let mut recovery = format!(
         "Context was compacted at {}% ({} of {} tokens); this is what you were doing.",
         fill.percent(),
-        fill.input_tokens,
-        fill.context_window_size.get()
+        thousands(fill.input_tokens.get()),
+        thousands(fill.context_window_size.get())
     );
     if let Some(summary) = &state.summary {
         recovery.push(' ');
@@ -138,7 +139,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     // One line per decision here; the resume log shows the rationale under its decision.
     let decisions: Vec<String> = state.decisions.iter().map(ToString::to_string).collect();
     let quality = state.quality_trajectory.as_ref().map(|q| {
-        let score = q.score.map_or("unknown".to_string(), |s| format!("{s}"));
+        let score = q.score.map_or("unknown".to_string(), score_text);
         let iteration = q.iteration.map_or("unknown".to_string(), |i| i.to_string());
         format!(
             "<quality-trajectory score=\"{}\" iteration=\"{}\"/>\n",
@@ -158,7 +159,11 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         sections.push(Section::element("goal", text, GOAL_CAP, FIRST_CAP));
     }
     sections.push(Section::list(
-        list("next-steps", "next steps", texts(&next_steps)),
+        list(
+            "next-steps",
+            ("next step", "next steps"),
+            texts(&next_steps),
+        ),
         ITEM_CAP,
         FIRST_CAP,
     ));
@@ -166,7 +171,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         sections.push(Section::element("work-tree", line, ITEM_CAP, FIRST_CAP));
     }
     sections.push(Section::list(
-        list("commits", "commits", texts(&state.commits)),
+        list("commits", ("commit", "commits"), texts(&state.commits)),
         ITEM_CAP,
         FIRST_CAP,
     ));
@@ -184,7 +189,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     sections.push(Section::list(
         list(
             "files-to-read",
-            "files",
+            ("file", "files"),
             files
                 .iter()
                 .map(|(path, reason)| match reason {
@@ -199,7 +204,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     sections.push(Section::list(
         list(
             "subagents-running",
-            "subagents",
+            ("subagent", "subagents"),
             texts(&state.subagents_running),
         ),
         ITEM_CAP,
@@ -208,14 +213,14 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     sections.push(Section::list(
         list(
             "user-constraints",
-            "constraints",
+            ("constraint", "constraints"),
             texts(&state.user_constraints),
         ),
         ITEM_CAP,
         FIRST_CAP,
     ));
     sections.push(Section::list(
-        list("decisions", "decisions", texts(&decisions)),
+        list("decisions", ("decision", "decisions"), texts(&decisions)),
         ITEM_CAP,
         FIRST_CAP,
     ));
@@ -225,19 +230,23 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     sections.push(Section::list(
         list(
             "agent-summaries",
-            "agent summaries",
+            ("agent summary", "agent summaries"),
             texts(&state.agent_summaries),
         ),
         ITEM_CAP,
         0,
     ));
     sections.push(Section::list(
-        list("earlier-requests", "requests", texts(&earlier)),
+        list("earlier-requests", ("request", "requests"), texts(&earlier)),
         ITEM_CAP,
         0,
     ));
     sections.push(Section::list(
-        list("completed", "completed items", texts(&done)),
+        list(
+            "completed",
+            ("completed item", "completed items"),
+            texts(&done),
+        ),
         ITEM_CAP,
         0,
     ));
@@ -430,7 +439,11 @@ fn newest_that_fit(items: &[String], max: usize) -> Option<String> {
     }
     for keep in (1..items.len()).rev() {
         let dropped = items.len() - keep;
-        let text = format!("+{dropped} earlier, {}", items[dropped..].join(", "));
+        let text = format!(
+            "+{} earlier, {}",
+            thousands(dropped as u64),
+            items[dropped..].join(", ")
+        );
         if chars(&text) <= max {
             return Some(text);
         }
@@ -438,9 +451,27 @@ fn newest_that_fit(items: &[String], max: usize) -> Option<String> {
     None
 }
 
+/// A score as written: a small number as it is; a huge one (a hand-edited file) in scientific
+/// notation rather than its 309 digits, so it cannot take the room of the lists after it.
+fn score_text(score: f64) -> String {
+    if score.abs() < 1e9 {
+        format!("{score}")
+    } else {
+        format!("{score:e}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scores_stay_short() {
+        assert_eq!(score_text(0.87), "0.87");
+        assert_eq!(score_text(12.0), "12");
+        assert_eq!(score_text(f64::MAX), "1.7976931348623157e308");
+        assert_eq!(score_text(-1e12), "-1e12");
+    }
 
     #[test]
     fn a_long_history_keeps_the_newest_and_counts_the_rest() {

@@ -309,7 +309,7 @@ fn a_diff_that_does_not_fit_falls_back_to_its_stats() {
     assert!(
         stats
             .content
-            .contains("[truncated: patch of 15000 characters omitted]"),
+            .contains("[truncated: patch of 15,000 characters omitted]"),
         "{}",
         stats.content
     );

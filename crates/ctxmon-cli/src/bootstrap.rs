@@ -24,6 +24,22 @@ pub fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
+/// The local time zone for times shown to people: `TZ` as the C library reads it (an empty
+/// `TZ` is UTC, so it is not [`env_var`]'s "unset"), else `/etc/localtime`. Read once.
+pub fn local_zone() -> &'static ctxmon_infra_fs::local_time::LocalZone {
+    static ZONE: std::sync::OnceLock<ctxmon_infra_fs::local_time::LocalZone> =
+        std::sync::OnceLock::new();
+    ZONE.get_or_init(|| {
+        // Unit tests run in this process: UTC, so they read the same on every machine (the
+        // CLI tests run the binary with `TZ` set).
+        if cfg!(test) {
+            return ctxmon_infra_fs::local_time::LocalZone::UTC;
+        }
+        let tz = std::env::var("TZ").ok();
+        ctxmon_infra_fs::local_time::LocalZone::from_tz(tz.as_deref())
+    })
+}
+
 /// Where the project directory came from (spec §12, in this order of precedence).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DirSource {

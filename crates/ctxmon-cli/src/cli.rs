@@ -12,7 +12,7 @@ pub use raw::RawInvocation;
 /// Keeps a coding agent's work alive across context-window limits.
 ///
 /// ctxmon measures how full a Claude Code session's context really is, warns the agent in
-/// graduated tiers on every prompt, checkpoints the session before compaction and hands the
+/// graduated tiers whenever it matters, checkpoints the session before compaction and hands the
 /// essentials back after it.
 #[derive(Debug, Parser)]
 #[command(
@@ -297,21 +297,21 @@ impl HookCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum CheckpointCommand {
-    /// List checkpoints, oldest first.
+    /// List checkpoints, newest first.
     ///
     /// One row per checkpoint in .ctxmon/checkpoints: id, creation time, session, what
     /// triggered the compaction (auto or manual), the fill and tier at that moment, and whether
     /// it was acknowledged (handed back already).
     #[command(after_long_help = crate::help::CHECKPOINT_LIST)]
     List,
-    /// Show one checkpoint as JSON.
+    /// Show one checkpoint (with --json: all of it as JSON).
     ///
-    /// Everything PreCompact saved right before that compaction: the fill, what the session was
+    /// What PreCompact saved right before that compaction: the fill, what the session was
     /// doing (the resumption: section of the resumption file, or what the transcript's tail
     /// showed), the session and git facts, and whether it was acknowledged.
     #[command(after_long_help = crate::help::CHECKPOINT_SHOW)]
     Show {
-        /// Checkpoint id, e.g. `cx-004` (see `ctxmon checkpoint list`).
+        /// Checkpoint id or its number: `4`, `cx-4` or `cx-004` (see `ctxmon checkpoint list`).
         id: String,
     },
     /// Mark a checkpoint as acknowledged: it is no longer handed back.
@@ -322,7 +322,7 @@ pub enum CheckpointCommand {
     /// checkpoint file ctxmon cannot read is refused.
     #[command(after_long_help = crate::help::CHECKPOINT_ACK)]
     Ack {
-        /// Checkpoint id, e.g. `cx-004`.
+        /// Checkpoint id or its number: `4`, `cx-4` or `cx-004`.
         id: String,
     },
     /// Delete all but the newest N checkpoints.
@@ -371,7 +371,7 @@ pub enum ResumeLogCommand {
     /// Prints a session's log as markdown, ready to read or to hand to an agent.
     #[command(after_long_help = crate::help::RESUME_LOG_SHOW)]
     Show {
-        /// The log's session id, as `ctxmon resume-log list` shows it.
+        /// The log's session id, or a beginning of it only one log's id has.
         id: Option<String>,
     },
     /// Show the latest resume log.
@@ -441,6 +441,18 @@ pub enum ConfigCommand {
         /// Which configuration file to write.
         #[arg(long, value_enum, default_value_t = Scope::Project)]
         scope: Scope,
+    },
+    /// Remove one key from a configuration file, so the layer below applies again.
+    ///
+    /// Removes the key from the file of --scope, else from the highest of the local, project
+    /// and user files that sets it; says what the key's value is now and where it comes from.
+    #[command(after_long_help = crate::help::CONFIG_UNSET)]
+    Unset {
+        /// Dotted key, e.g. `context_monitor.inject` or `context_monitor.models.claude-opus-4`.
+        key: String,
+        /// Which configuration file to edit (default: the highest that sets the key).
+        #[arg(long, value_enum)]
+        scope: Option<Scope>,
     },
     /// Print the configuration files, lowest precedence first.
     ///

@@ -1,4 +1,5 @@
-//! Exit codes (spec §13): 0 ok, 2 usage or configuration error, 1 any other failure.
+//! Exit codes (spec §13): 0 ok, 2 usage or configuration error, 1 any other failure; a closed
+//! stdout ends a command with 0 (see `out`).
 
 use std::process::ExitCode;
 
@@ -9,6 +10,9 @@ pub enum Failure {
     Usage(anyhow::Error),
     /// Anything else: exit 1.
     Other(anyhow::Error),
+    /// Stdout's reader has gone (`| head -1`): the command stops writing and exits 0 quietly,
+    /// as a SIGPIPE would end it (see `out`).
+    StdoutClosed,
 }
 
 impl Failure {
@@ -20,12 +24,15 @@ impl Failure {
         match self {
             Failure::Usage(_) => ExitCode::from(2),
             Failure::Other(_) => ExitCode::from(1),
+            Failure::StdoutClosed => ExitCode::SUCCESS,
         }
     }
 
-    pub fn error(&self) -> &anyhow::Error {
+    /// What to tell the user; `None` when there is nothing to say (a closed stdout).
+    pub fn error(&self) -> Option<&anyhow::Error> {
         match self {
-            Failure::Usage(e) | Failure::Other(e) => e,
+            Failure::Usage(e) | Failure::Other(e) => Some(e),
+            Failure::StdoutClosed => None,
         }
     }
 }

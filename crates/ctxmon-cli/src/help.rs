@@ -69,13 +69,13 @@ Exit codes: always 0 (Claude Code would hide a failing status line).";
 
 pub const CHECKPOINT: &str = "\
 Examples:
-  ctxmon checkpoint list                 a table, oldest first (--json: an array)
-  ctxmon checkpoint show cx-004          one checkpoint as JSON
-  ctxmon checkpoint ack cx-004           the next prompt will not hand it back
+  ctxmon checkpoint list                 a table, newest first (--json: an array)
+  ctxmon checkpoint show 4               one checkpoint (4, cx-4 and cx-004 are the same id)
+  ctxmon checkpoint ack 4                the next prompt will not hand it back
   ctxmon checkpoint prune --keep 10      keep the newest ten (ids are never reused)
 
 Exit codes: 0 done; 1 not found, a checkpoint file ctxmon cannot read (show, ack) or a
-storage error; 2 malformed id (cx- and 3 to 9 digits).";
+storage error; 2 malformed id (not a number, cx-N or cx-NNN).";
 
 pub const RESUME_LOG: &str = "\
 Examples:
@@ -193,13 +193,13 @@ Exit codes: 0 printed; 2 unknown shell.";
 // Leaf commands of `checkpoint`, `resume-log` and `config`: each has its own manual page.
 
 pub const CHECKPOINT_LIST: &str = "\
-Output (one row per checkpoint, oldest first):
-  ID      CREATED (UTC)        SESSION  TRIGGER  FILL  TIER     ACK
-  cx-001  2026-11-22 04:59:04  0b1c…    auto      85%  critical yes
-  cx-002  2026-11-22 06:12:40  0b1c…    manual    71%  warning  no
+Output (one row per checkpoint, newest first; times local, with their offset):
+  ID      CREATED                     SESSION  TRIGGER  FILL  TIER      ACK
+  cx-002  2026-11-22 07:12:40 +01:00  0b1c…    manual    71%  warning   no
+  cx-001  2026-11-22 05:59:04 +01:00  0b1c…    auto      85%  critical  yes
 
-With --json: an array of the checkpoints as `checkpoint show` prints them, each with
-`acknowledged`. A file in the folder that is corrupt, foreign or from a newer ctxmon is named on
+With --json: an array of the checkpoints as `--json checkpoint show` prints them, each with
+`acknowledged`, newest first (times in UTC). A file in the folder that is corrupt, foreign or from a newer ctxmon is named on
 stderr and skipped; the others are still listed.
 
 Examples:
@@ -211,15 +211,19 @@ Exit codes: 0 listed (also when there are none); 1 the checkpoint folder cannot 
 
 pub const CHECKPOINT_SHOW: &str = "\
 Arguments:
-  ID  the checkpoint id, `cx-` and 3 to 9 digits (cx-004), as `ctxmon checkpoint list` shows
+  ID  the checkpoint id as `ctxmon checkpoint list` shows it, or just its number: 4, cx-4 and
+      cx-004 are the same checkpoint
 
-Prints the whole checkpoint as indented JSON (--json: on one line): schema_version,
-checkpoint_id, timestamp, created_at_ms, compaction_sequence, trigger, custom_instructions,
-context_state (the fill at compaction), resumption_state (what the session was doing),
-session_info (session, project, transcript, git branch and head) and acknowledged.
+Prints a page for people: when and why it was taken, the fill (tokens, percentage, tier), the
+session, git and transcript, and what the session was doing (last request, goal, failure, next
+steps, tasks, files; the newest five of each list). With --json, the whole checkpoint on one
+line: schema_version, checkpoint_id, timestamp, created_at_ms, compaction_sequence, trigger,
+custom_instructions, context_state (the fill at compaction), resumption_state (what the
+session was doing), session_info (session, project, transcript, git branch and head) and
+acknowledged.
 
 Examples:
-  ctxmon checkpoint show cx-004
+  ctxmon checkpoint show 4
   ctxmon --json checkpoint show cx-004 | jq .resumption_state.next_steps
 
 Exit codes: 0 shown; 1 no checkpoint with that id, or it cannot be read; 2 malformed id (it never
@@ -227,7 +231,7 @@ reaches a path).";
 
 pub const CHECKPOINT_ACK: &str = "\
 Arguments:
-  ID  the checkpoint id, `cx-` and 3 to 9 digits (cx-004)
+  ID  the checkpoint id or its number (4, cx-4, cx-004)
 
 Writes the marker cx-NNN.acknowledged beside the checkpoint. The next prompt's compaction alert
 and later SessionStarts look only at unacknowledged checkpoints, so this one is not handed back
@@ -237,7 +241,7 @@ CheckpointAcknowledged line in .ctxmon/events.jsonl. A checkpoint file ctxmon ca
 not an error (--json: {id, acknowledged, already_acknowledged}).
 
 Examples:
-  ctxmon checkpoint ack cx-004
+  ctxmon checkpoint ack 4
 
 Exit codes: 0 acknowledged, or already was; 1 no checkpoint with that id, an unreadable
 checkpoint, or the marker cannot be written; 2 malformed id.";
@@ -312,10 +316,10 @@ session id is letters, digits, `-` and `_`, at most 128), no session to write fo
 configuration.";
 
 pub const RESUME_LOG_LIST: &str = "\
-Output (newest first):
-  SESSION  GENERATED (UTC)      TRIGGER      BYTES
-  s2       2026-11-22 06:30:12  manual        1223
-  s1       2026-11-22 04:59:04  pre_compact   2055
+Output (newest first; times local, with their offset):
+  SESSION  GENERATED                   TRIGGER      BYTES
+  s2       2026-11-22 07:30:12 +01:00  manual       1,223
+  s1       2026-11-22 05:59:04 +01:00  pre_compact  2,055
 
 TRIGGER is what wrote the log: pre_compact, session_end, tier:<tier> or manual (`generate`).
 With --json: an array of {session_id, key, generated_at, trigger, markdown_path, json_path,
@@ -329,7 +333,8 @@ Exit codes: 0 listed (also when there are none); 1 the folder cannot be read; 2 
 
 pub const RESUME_LOG_SHOW: &str = "\
 Arguments:
-  [ID]  the session id, as `ctxmon resume-log list` shows it (default: the newest log)
+  [ID]  the session id, or any beginning of it that only one log's id has (default: the
+        newest log)
 
 Prints the log's markdown as stored (rendered again from the JSON when the markdown is missing);
 with --json, the log's JSON document. When the JSON is corrupt the stored markdown is still
@@ -337,11 +342,11 @@ shown, with a warning.
 
 Examples:
   ctxmon resume-log show
-  ctxmon resume-log show 0b1c2d3e-…
+  ctxmon resume-log show 0b1c                       the one log whose session id begins 0b1c
   ctxmon --json resume-log show s1 | jq .next_steps
 
 Exit codes: 0 shown; 1 no log for that session (or none at all yet), or it cannot be read;
-2 bad flag.";
+2 bad flag, or an id that begins several logs' session ids (they are named).";
 
 pub const RESUME_LOG_LATEST: &str = "\
 The same as `ctxmon resume-log show` without an id: the newest log's markdown (--json: its
@@ -370,11 +375,11 @@ deleted; 2 --keep 0 or not a number, or a bad configuration.";
 pub const RESUME_LOG_STATS: &str = "\
 Output:
   2 resume logs in /home/me/shop/.ctxmon/resume-logs
-  3278 bytes
-  oldest 2026-11-22T04:59:04.463Z
-  newest 2026-11-22T06:30:12.105Z
+  3,278 bytes
+  oldest 2026-11-22 05:59:04 +01:00
+  newest 2026-11-22 07:30:12 +01:00
 
-With --json: {dir, count, bytes, oldest, newest, problems}. Unreadable files are counted as
+With --json: {dir, count, bytes, oldest, newest (UTC), problems}. Unreadable files are counted as
 problems, named on stderr, and left out of the figures.
 
 Examples:
@@ -385,7 +390,8 @@ Exit codes: 0 reported; 1 the folder cannot be read; 2 bad flag.";
 
 pub const CONFIG_SHOW: &str = "\
 Prints every key as TOML, each with a comment naming where its value came from (the built-in
-default, a file, a CTXMON_* variable), and the keys that are not set as comments. With --json:
+default, a file, a CTXMON_* variable), and the keys that are not set as comments. The model
+rules ([context_monitor.models]) are always shown, with how the window is chosen. With --json:
 the values and the source of each.
 
 Examples:
@@ -435,6 +441,32 @@ Examples:
 
 Exit codes: 0 written; 1 the file cannot be written (read-only folder, full disk); 2 unknown
 key, invalid value or a configuration that would become invalid (nothing is written).";
+
+pub const CONFIG_UNSET: &str = "\
+Arguments:
+  KEY  a dotted key, e.g. context_monitor.inject, or one model rule,
+       context_monitor.models.<prefix> (`ctxmon config schema` lists the keys)
+
+Removes the key from the file of --scope, else from the highest of .ctxmon/config.local.toml,
+.ctxmon/config.toml and the user's file that sets it, so the next layer down (another file, else
+the built-in default) applies again; then prints the key's value now and where it comes from. A
+key no file sets is not an error: it says so and changes nothing (a CTXMON_* variable is unset
+in the shell, not here). The change is checked like `config set` checks one: when the files
+without the key are no longer valid together (a warning_threshold left below the default
+low_threshold), nothing is written. Like `config set`, the file is written back as plain TOML:
+its other keys stay, comments do not; a table left empty is removed. With --json: {key,
+removed, path, looked_in, value, source}.
+
+Output:
+  unset context_monitor.inject in /home/me/shop/.ctxmon/config.toml; it is now \"tiered\",
+  from the built-in default
+
+Examples:
+  ctxmon config unset context_monitor.inject
+  ctxmon config unset context_monitor.models.claude-opus-4 --scope user
+
+Exit codes: 0 removed, or no file sets it; 1 the file cannot be written; 2 unknown key, or a
+configuration that would become invalid (nothing is written).";
 
 pub const CONFIG_PATH: &str = "\
 Output (lowest precedence first; absent files are marked):

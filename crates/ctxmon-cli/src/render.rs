@@ -1,9 +1,9 @@
 //! Human rendering of a fill estimate: the bar, tier colours and compact counts shared by
-//! `status` and the status line.
+//! `status` and the status line; times in the local zone for every command.
 
 use ctxmon_domain::fill::floor_scaled;
-use ctxmon_domain::tokens::thousands;
-use ctxmon_domain::{FillEstimate, ThresholdTier};
+use ctxmon_domain::human::thousands;
+use ctxmon_domain::{FillEstimate, ThresholdTier, Timestamp};
 
 pub const BAR_CELLS: usize = 10;
 
@@ -32,6 +32,18 @@ pub fn tier_color(tier: ThresholdTier) -> &'static str {
 }
 
 pub const RESET: &str = "\x1b[0m";
+
+/// `at` in the local time zone with its offset, `2026-04-18 15:50:40 +02:00`: every time
+/// shown to people (JSON keeps UTC).
+pub fn local_time(at: Timestamp) -> String {
+    crate::bootstrap::local_zone().format(at)
+}
+
+/// An RFC 3339 time from a transcript or a stored file in local time, as [`local_time`]; text
+/// that is not such a time is shown as it is.
+pub fn local_time_text(rfc3339: &str) -> String {
+    Timestamp::parse_rfc3339(rfc3339).map_or_else(|| rfc3339.to_string(), local_time)
+}
 
 /// 150000 → "150k", 1000000 → "1M", 999 → "999"; rounded down like the percentage beside it,
 /// so 159,999 is "159k" next to "79%", never "160k".

@@ -109,8 +109,12 @@ fn check_pre_compact_answer(run: &Run) -> u32 {
 fn eight_sessions_of_prompts_and_repeated_compactions_lose_nothing() {
     let sb = Sandbox::new();
     // Generous: a loaded 2-core machine must not hit a deadline or a lock wait (a hook past
-    // its deadline answers nothing by design, which this test would count as lost).
-    sb.write(".ctxmon/config.toml", "[hooks]\ndeadline_ms = 60000\n");
+    // its deadline answers nothing by design, which this test would count as lost). A tag on
+    // every prompt, so that every prompt has an answer to account for.
+    sb.write(
+        ".ctxmon/config.toml",
+        "[hooks]\ndeadline_ms = 60000\n[context_monitor]\ninject = \"always\"\n",
+    );
     let transcripts: Vec<_> = (0..SESSIONS)
         .map(|i| sb.write(&format!("t-{i}.jsonl"), ""))
         .collect();

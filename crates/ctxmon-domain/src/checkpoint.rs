@@ -37,6 +37,21 @@ impl CheckpointId {
         digits.parse::<u32>().ok().and_then(CheckpointId::new)
     }
 
+    /// An id as a person types it: `4`, `cx-4`, `cx-004` or `CX-004` (1 to 9 digits, not all
+    /// zero, spaces around ignored). File names and stored data keep the strict
+    /// [`CheckpointId::parse`]; the result names the same checkpoint either way.
+    pub fn parse_short(s: &str) -> Option<CheckpointId> {
+        let s = s.trim();
+        let digits = match s.get(..3) {
+            Some(prefix) if prefix.eq_ignore_ascii_case("cx-") => s.get(3..)?,
+            _ => s,
+        };
+        if !(1..=9).contains(&digits.len()) || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        digits.parse::<u32>().ok().and_then(CheckpointId::new)
+    }
+
     /// The data file's name, `cx-004-checkpoint.json`.
     pub fn file_name(self) -> String {
         format!("{self}-checkpoint.json")
@@ -133,6 +148,46 @@ impl CheckpointData {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn people_may_type_ids_short() {
+        for typed in [
+            "4",
+            "004",
+            "cx-4",
+            "cx-04",
+            "cx-004",
+            "CX-004",
+            " cx-4 ",
+            "cx-000000004",
+        ] {
+            assert_eq!(
+                CheckpointId::parse_short(typed),
+                CheckpointId::new(4),
+                "{typed:?}"
+            );
+        }
+        assert_eq!(
+            CheckpointId::parse_short("1234").map(|c| c.to_string()),
+            Some("cx-1234".into())
+        );
+        for bad in [
+            "",
+            "0",
+            "cx-0",
+            "cx-",
+            "cx4",
+            "-4",
+            "+4",
+            "4.0",
+            "cx-1234567890",
+            "../4",
+            "cx-4x",
+            "٤",
+        ] {
+            assert_eq!(CheckpointId::parse_short(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn ids_parse_strictly() {

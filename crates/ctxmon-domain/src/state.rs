@@ -18,6 +18,9 @@ pub struct SessionState {
     /// (a compaction, a larger window), so a later rise is news again. Cleared by every tag.
     /// See `hooks::tier_record` in the application for the rule.
     pub lowest_tier_since_injection: Option<ThresholdTier>,
+    /// The fill ratio the last `<context-monitor>` tag showed (the `tiered` policy says it
+    /// again at NOMINAL once the fill has moved far enough from it).
+    pub last_injected_fill: Option<f64>,
     pub last_fill: Option<f64>,
     pub last_tokens: Option<u64>,
     pub compactions_seen: CompactionsSeen,

@@ -33,6 +33,27 @@ impl Timestamp {
         )
     }
 
+    /// The time for people: `2026-04-18 15:50:40 +02:00`, at `offset_secs` east of UTC (the
+    /// local offset at this instant, which only the caller can know: the domain reads no
+    /// clock, zone or environment). Seconds, no fraction; JSON keeps [`Timestamp::to_rfc3339`].
+    pub fn to_local_text(self, offset_secs: i32) -> String {
+        let offset = i64::from(offset_secs);
+        let secs = self.0.div_euclid(1000).saturating_add(offset);
+        let days = secs.div_euclid(86_400);
+        let sod = secs.rem_euclid(86_400);
+        let (y, m, d) = civil_from_days(days);
+        let sign = if offset < 0 { '-' } else { '+' };
+        let abs = offset.unsigned_abs();
+        format!(
+            "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} {sign}{:02}:{:02}",
+            sod / 3600,
+            (sod % 3600) / 60,
+            sod % 60,
+            abs / 3600,
+            (abs % 3600) / 60
+        )
+    }
+
     /// Parses the RFC 3339 forms Claude Code and ctxmon write (`Z` or `±hh:mm` offsets, optional
     /// fraction). Returns `None` for anything else rather than guessing.
     pub fn parse_rfc3339(s: &str) -> Option<Timestamp> {
@@ -92,8 +113,11 @@ impl Timestamp {
     }
 }
 
-// Howard Hinnant's civil-date algorithms: exact for the proleptic Gregorian calendar.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+// Howard Hinnant's civil-date algorithms: exact for the proleptic Gregorian calendar. Public
+// for the time-zone rules of the adapters, which must count days the same way.
+
+/// Days since 1970-01-01 of a date (`m` 1–12, `d` 1–31).
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -103,7 +127,8 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
+/// The date (year, month 1–12, day 1–31) of a day counted from 1970-01-01.
+pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -128,6 +153,19 @@ mod tests {
             Timestamp(1_776_520_240_622).to_rfc3339(),
             "2026-04-18T13:50:40.622Z"
         );
+    }
+
+    #[test]
+    fn local_text_shows_the_offset_it_was_given() {
+        let t = Timestamp(1_776_520_240_622);
+        assert_eq!(t.to_local_text(0), "2026-04-18 13:50:40 +00:00");
+        assert_eq!(t.to_local_text(7200), "2026-04-18 15:50:40 +02:00");
+        assert_eq!(
+            t.to_local_text(-(3 * 3600 + 1800)),
+            "2026-04-18 10:20:40 -03:30"
+        );
+        assert_eq!(t.to_local_text(12 * 3600), "2026-04-19 01:50:40 +12:00");
+        assert_eq!(Timestamp(-1).to_local_text(0), "1969-12-31 23:59:59 +00:00");
     }
 
     #[test]

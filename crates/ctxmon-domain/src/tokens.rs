@@ -1,6 +1,6 @@
 //! Token counts and the product's one estimation rule for text it writes itself,
-//! `ceil(chars / 4)`, in both directions (tokens of a text, characters of a budget), and how a
-//! count is shown to people (`thousands`). Every crate counts through these functions.
+//! `ceil(chars / 4)`, in both directions (tokens of a text, characters of a budget). Every crate
+//! counts through these functions; `human` writes the counts for people.
 
 use serde::{Deserialize, Serialize};
 
@@ -64,19 +64,6 @@ pub fn chars_for_tokens(tokens: u64) -> usize {
     usize::try_from(tokens.saturating_mul(CHARS_PER_TOKEN)).unwrap_or(usize::MAX)
 }
 
-/// 150000 → "150,000": how a count of tokens is written for people, in every output.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,15 +92,6 @@ mod tests {
             let tokens = tokens_for_chars(chars).get();
             assert!(chars_for_tokens(tokens) as u64 >= chars);
         }
-    }
-
-    #[test]
-    fn thousands_groups_by_three() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_000), "1,000");
-        assert_eq!(thousands(150_000), "150,000");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 
     #[test]

@@ -409,7 +409,11 @@ impl Scanner {
             && s.cut
         {
             let kept = self.out.len().saturating_sub(s.content_start);
-            let note = format!("… [ctxmon kept {kept} of {} bytes]", s.total);
+            let note = format!(
+                "… [ctxmon kept {} of {} bytes]",
+                ctxmon_domain::human::thousands(kept as u64),
+                ctxmon_domain::human::thousands(s.total)
+            );
             self.write(note.as_bytes());
         }
         self.write(b"\"");

@@ -20,6 +20,7 @@ pub mod git_info;
 pub mod hook_log;
 pub mod json_repair;
 pub mod layout;
+pub mod local_time;
 pub mod payload_check_store;
 pub mod resume_log_store;
 pub mod resumption_source;

@@ -132,7 +132,9 @@ impl ResumptionSource for FsResumptionSource {
                 section: None,
                 warnings: vec![format!(
                     "ignored: not read within {} ms; keep the resumption: section short (a few KiB)",
-                    limit.as_millis()
+                    ctxmon_domain::human::thousands(
+                        u64::try_from(limit.as_millis()).unwrap_or(u64::MAX)
+                    )
                 )],
             })),
         }
@@ -187,7 +189,8 @@ impl FsResumptionSource {
 impl FsResumptionSource {
     fn too_big(&self, len: u64) -> String {
         format!(
-            "ignored: {len} bytes, over the {} cap (resumption.max_source_bytes); keep the resumption: section short or raise the cap",
+            "ignored: {} bytes, over the {} cap (resumption.max_source_bytes); keep the resumption: section short or raise the cap",
+            ctxmon_domain::human::thousands(len),
             human_size(self.max_bytes)
         )
     }

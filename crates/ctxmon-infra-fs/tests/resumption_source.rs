@@ -111,7 +111,10 @@ fn five_megabytes_are_not_read() {
     let doc = read_as(p.path(), "ORCHESTRATION.yaml", big.as_bytes());
     let w = warning_of(&doc);
     assert!(
-        w.contains(&format!("{} bytes, over the 1 MiB cap", big.len())),
+        w.contains(&format!(
+            "{} bytes, over the 1 MiB cap",
+            ctxmon_domain::human::thousands(big.len() as u64)
+        )),
         "{w}"
     );
     // Just under the cap is read.

@@ -8,6 +8,7 @@ use ctxmon_domain::assembly::{
     AgentRole, AssemblyStrategyType, CharsPerFour, ContextBuildInput, ContextBundle,
     ContextDebugInfo, SourceStats, TokenBreakdown, TokenBudget, TokenCounter, ToolDescriptor,
 };
+use ctxmon_domain::human::{self, count, thousands};
 
 use super::assembler::ContextAssembler;
 use super::candidate::{MESSAGE_OVERHEAD, message_text_tokens};
@@ -127,8 +128,12 @@ impl ContextBuilder {
             return Err(AssemblyError::new(
                 AssemblyErrorKind::BudgetTooSmall,
                 format!(
-                    "constraints.maxTokens is {max_tokens}, but the system prompt ({system_tokens} tokens) and the {} tool definitions ({tool_tokens} tokens) alone need {fixed}; raise maxTokens to at least {fixed}",
-                    tools.len()
+                    "constraints.maxTokens is {}, but the system prompt ({}) and the {} ({}) alone need {}; raise maxTokens to at least {fixed}",
+                    thousands(max_tokens),
+                    human::tokens(system_tokens),
+                    count(tools.len() as u64, "tool definition", "tool definitions"),
+                    human::tokens(tool_tokens),
+                    thousands(fixed)
                 ),
             ));
         }
@@ -156,7 +161,9 @@ impl ContextBuilder {
             return Err(AssemblyError::new(
                 AssemblyErrorKind::Internal,
                 format!(
-                    "the token counter priced the bundle at {total} tokens after packing it into {max_tokens}; it must count a text the same way whole and in parts"
+                    "the token counter priced the bundle at {} after packing it into {}; it must count a text the same way whole and in parts",
+                    human::tokens(total),
+                    thousands(max_tokens)
                 ),
             ));
         }

@@ -6,6 +6,7 @@ use ctxmon_domain::Timestamp;
 use ctxmon_domain::assembly::{
     FileDescriptor, GitDiff, JsonValue, MemoryChunk, RuntimeEvent, SymbolIndex,
 };
+use ctxmon_domain::human::{count, thousands};
 
 /// The longest payload an event message shows, in characters (the seed's limit).
 pub const EVENT_PAYLOAD_CHARS: usize = 500;
@@ -17,9 +18,14 @@ pub const SYMBOL_DOC_CHARS: usize = 100;
 /// anyone reading the bundle.
 pub const TRUNCATION_MARKER: &str = "[truncated:";
 
-/// Appended after a shortened item: `[truncated: showing the first 1200 of 50000 characters]`.
+/// Appended after a shortened item: `[truncated: showing the first 1,200 of 50,000 characters]`.
+/// Wider for a larger count, so a marker for `len` bytes bounds the one for `len` characters.
 pub fn truncation_marker(shown_chars: usize, total_chars: usize) -> String {
-    format!("\n{TRUNCATION_MARKER} showing the first {shown_chars} of {total_chars} characters]")
+    format!(
+        "\n{TRUNCATION_MARKER} showing the first {} of {}]",
+        thousands(shown_chars as u64),
+        count(total_chars as u64, "character", "characters")
+    )
 }
 
 /// `--- File: path ---` and a fence tagged with the language, around the content: the prefix
@@ -38,10 +44,10 @@ pub fn diff_parts(diff: &GitDiff) -> (String, &'static str) {
         prefix.push_str(&format!("Change type: {change}\n"));
     }
     if let Some(additions) = diff.additions {
-        prefix.push_str(&format!("+{additions} additions\n"));
+        prefix.push_str(&format!("+{}\n", count(additions, "addition", "additions")));
     }
     if let Some(deletions) = diff.deletions {
-        prefix.push_str(&format!("-{deletions} deletions\n"));
+        prefix.push_str(&format!("-{}\n", count(deletions, "deletion", "deletions")));
     }
     prefix.push_str("\n```diff\n");
     (prefix, "\n```")
@@ -52,10 +58,11 @@ pub fn diff_parts(diff: &GitDiff) -> (String, &'static str) {
 pub fn diff_stats(diff: &GitDiff, patch_chars: usize) -> String {
     let change = diff.change_type.as_ref().map_or("modified", |c| c.as_str());
     format!(
-        "File: {} ({change}, +{}/-{}) [truncated: patch of {patch_chars} characters omitted]",
+        "File: {} ({change}, +{}/-{}) [truncated: patch of {} omitted]",
         diff.file,
-        diff.additions.unwrap_or(0),
-        diff.deletions.unwrap_or(0)
+        thousands(diff.additions.unwrap_or(0)),
+        thousands(diff.deletions.unwrap_or(0)),
+        count(patch_chars as u64, "character", "characters")
     )
 }
 

@@ -1,6 +1,8 @@
 //! Notes on how odd input was read (a NaN score, a duplicate path, an unknown role), reported
 //! in `debug.notes` so nothing is silently reinterpreted.
 
+use ctxmon_domain::human::count;
+
 /// At most this many notes are kept; a hostile input with 100,000 bad scores must not produce
 /// a debug section larger than the bundle.
 pub const MAX_NOTES: usize = 50;
@@ -34,8 +36,10 @@ impl Notes {
 
     pub fn into_vec(mut self) -> Vec<String> {
         if self.omitted > 0 {
-            self.list
-                .push(format!("{} more notes omitted", self.omitted));
+            self.list.push(format!(
+                "{} omitted",
+                count(self.omitted, "more note", "more notes")
+            ));
         }
         self.list
     }

@@ -29,18 +29,28 @@ pub struct Config {
     pub codex: CodexConfig,
 }
 
-/// When the `<context-monitor>` tag is injected.
+/// When the `<context-monitor>` tag is injected. Every tag stays in the conversation and is
+/// read again on every later API call, so a tag that tells the agent nothing new costs tokens
+/// for the rest of the context (docs/inject-policy.md measures each policy on real sessions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum InjectPolicy {
     /// Every prompt (the seeds' behaviour).
-    #[default]
     Always,
     /// Only when the tier differs from the last one injected for this session.
     OnChange,
     /// Only at WARNING or above.
     WarningAndAbove,
+    /// Every prompt from LOW up; at NOMINAL only when the tier differs from the last tag's or
+    /// the fill moved [`NOMINAL_STEP`] of the window since it. Warns every time it matters at
+    /// the least cost: the default.
+    #[default]
+    Tiered,
 }
+
+/// How far the fill moves (as a share of the window, either way) before `tiered` says it
+/// again at NOMINAL: the agent keeps a picture of its room within ten points.
+pub const NOMINAL_STEP: f64 = 0.10;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -74,7 +84,7 @@ impl Default for ContextMonitorConfig {
             context_window: None,
             auto_compact_buffer: 33_000,
             max_scan_bytes: 32 * 1024 * 1024,
-            inject: InjectPolicy::Always,
+            inject: InjectPolicy::Tiered,
             post_tool_use: true,
             post_compaction_percent: 30,
             models: BTreeMap::new(),

@@ -88,8 +88,8 @@ pub const FIELDS: &[FieldSpec] = &[
     },
     FieldSpec {
         key: "context_monitor.inject",
-        kind: FieldKind::Enum(&["always", "on-change", "warning-and-above"]),
-        description: "When the <context-monitor> tag is injected.",
+        kind: FieldKind::Enum(&["tiered", "always", "on-change", "warning-and-above"]),
+        description: "When the <context-monitor> tag is injected: tiered (every prompt from LOW up; at NOMINAL when the tier changes or the fill moved 10 points), always, on-change (the tier differs from the last tag's), warning-and-above.",
     },
     FieldSpec {
         key: "context_monitor.post_tool_use",

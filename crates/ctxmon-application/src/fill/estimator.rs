@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use ctxmon_domain::human;
 use ctxmon_domain::{
     ContextWindow, FillEstimate, FillSource, ThresholdError, Thresholds, TokenCount,
 };
@@ -106,8 +107,9 @@ impl FillSettings {
         ));
         if choice.reason == WindowReason::Corrected {
             estimate.with_note(format!(
-                "{tokens} tokens exceed the expected window; assuming a {} window",
-                choice.window.get()
+                "{} exceed the expected window; assuming a {} window",
+                human::tokens(tokens.get()),
+                human::thousands(choice.window.get())
             ))
         } else {
             estimate
@@ -255,9 +257,9 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
             ));
             if choice.reason == WindowReason::Corrected {
                 estimate.note = Some(format!(
-                    "{} tokens exceed the expected window; assuming a {} window",
-                    usage.tokens,
-                    choice.window.get()
+                    "{} exceed the expected window; assuming a {} window",
+                    human::tokens(usage.tokens.get()),
+                    human::thousands(choice.window.get())
                 ));
             } else if reading.scope == ChainScope::Sidechain {
                 estimate.note = Some("subagent transcript: measured from sidechain lines".into());
@@ -298,8 +300,8 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
         }
         let reason = if reading.hit_scan_limit {
             format!(
-                "no usage record in the last {} bytes of the transcript",
-                reading.bytes_scanned
+                "no usage record in the last {} of the transcript",
+                human::count(reading.bytes_scanned, "byte", "bytes")
             )
         } else {
             "the transcript has no usage record yet".to_string()

@@ -296,9 +296,10 @@ fn session_windows(
         if *max > from.tokens() && *from < ContextWindow::ONE_MILLION {
             *to = ContextWindow::ONE_MILLION;
             notes.push(format!(
-                "{max} tokens exceed the expected {} window; assuming {} for the session",
-                from.get(),
-                to.get()
+                "{} exceed the expected {} window; assuming {} for the session",
+                ctxmon_domain::human::tokens(max.get()),
+                ctxmon_domain::human::thousands(from.get()),
+                ctxmon_domain::human::thousands(to.get())
             ));
         }
     }

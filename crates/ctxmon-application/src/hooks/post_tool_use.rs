@@ -116,7 +116,7 @@ pub fn post_tool_use(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> PostToolUs
             save_state(ctx, ports, &mut state, &mut warnings);
         }
         ToolVerdict::Inject => {
-            note_injected(&mut state, tier);
+            note_injected(&mut state, tier, estimate.fill_percentage);
             track_tier(&mut state, &estimate, &mut events, ports);
             if save_state(ctx, ports, &mut state, &mut warnings) {
                 additional_context =

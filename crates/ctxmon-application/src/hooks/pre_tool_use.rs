@@ -6,6 +6,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use ctxmon_domain::Timestamp;
+use ctxmon_domain::human::{count, thousands};
 use ctxmon_domain::xml::{escape_attr, escape_text};
 
 use super::{HookContext, HookPorts};
@@ -125,9 +126,13 @@ fn staleness(
     let age_ms = ports.clock.now().millis().saturating_sub(at.millis());
     (age_ms > limit_ms).then(|| {
         format!(
-            "resumption.updated_at ({shown}) is {} minutes old (limit {}).",
-            age_ms / 60_000,
-            ctx.config.resumption.stale_after_minutes
+            "resumption.updated_at ({shown}) is {} old (limit {}).",
+            count(
+                u64::try_from(age_ms / 60_000).unwrap_or(0),
+                "minute",
+                "minutes"
+            ),
+            thousands(ctx.config.resumption.stale_after_minutes)
         )
     })
 }

@@ -15,7 +15,7 @@ use super::tier_record::{note_injected, note_measured, track_tier};
 use super::{HookContext, HookPorts, load_state, record, save_state};
 use crate::checkpoint_ack::acknowledge_with_older;
 use crate::compaction_alert::render_compaction_alert;
-use crate::config::InjectPolicy;
+use crate::config::{InjectPolicy, NOMINAL_STEP};
 use crate::fill::{ContextFillEstimator, EstimateRequest};
 use crate::monitor_tag::render_context_monitor;
 use crate::ports::ResumeLogStore;
@@ -107,15 +107,11 @@ pub fn prompt_submit(
     let tier = estimate.threshold_tier;
     let inject_monitor = measured
         && ctx.config.context_monitor.enabled
-        && should_inject(
-            ctx.config.context_monitor.inject,
-            state.last_injected_tier,
-            tier,
-        );
+        && should_inject(ctx.config.context_monitor.inject, &state, &estimate);
     let mut parts: Vec<String> = Vec::new();
     if inject_monitor {
         parts.push(render_context_monitor(&estimate, &ctx.settings.thresholds));
-        note_injected(&mut state, tier);
+        note_injected(&mut state, tier, estimate.fill_percentage);
     } else if measured {
         // A fall seen here is one post-tool-use must not wait for (`tier_record`).
         note_measured(&mut state, tier);
@@ -170,16 +166,23 @@ pub fn prompt_submit(
     }
 }
 
-/// The injection policy of spec §3.
-pub fn should_inject(
-    policy: InjectPolicy,
-    last_injected: Option<ThresholdTier>,
-    tier: ThresholdTier,
-) -> bool {
+/// The injection policy of spec §3 (and `tiered`, the default): whether this prompt gets a
+/// `<context-monitor>` tag, given the session's last tag and this prompt's estimate.
+pub fn should_inject(policy: InjectPolicy, state: &SessionState, estimate: &FillEstimate) -> bool {
+    let tier = estimate.threshold_tier;
+    let changed = state.last_injected_tier != Some(tier);
     match policy {
         InjectPolicy::Always => true,
-        InjectPolicy::OnChange => last_injected != Some(tier),
+        InjectPolicy::OnChange => changed,
         InjectPolicy::WarningAndAbove => tier >= ThresholdTier::Warning,
+        InjectPolicy::Tiered => {
+            // A tag from before this field existed has no fill: say it again once. The
+            // tolerance keeps 30% − 20% (0.0999… in floating point) a step of ten points.
+            let moved = state
+                .last_injected_fill
+                .is_none_or(|f| (estimate.fill_percentage - f).abs() >= NOMINAL_STEP - 1e-9);
+            tier >= ThresholdTier::Low || changed || moved
+        }
     }
 }
 

@@ -40,6 +40,44 @@ fn on_change_injects_only_when_the_tier_moves() {
     assert_eq!(injected, vec![true, false, true, false, true, true]);
 }
 
+/// The default: a tag on every prompt from LOW up and on every tier change; at NOMINAL only
+/// when the fill moved ten points of the window (either way) since the last tag.
+#[test]
+fn tiered_is_quiet_only_while_nominal_and_steady() {
+    let w = World::new(InjectPolicy::Tiered);
+    let fills = [
+        20_000, 30_000, 39_000, 60_000, 58_000, 38_000, 110_000, 111_000, 115_000, 116_000,
+        150_000, 100_000, 100_500, 30_000,
+    ];
+    let injected: Vec<bool> = fills
+        .into_iter()
+        .map(|t| {
+            w.script.usage(t);
+            w.prompt().additional_context.is_some()
+        })
+        .collect();
+    assert_eq!(
+        injected,
+        vec![
+            true,  // 10%: the session's first tag
+            false, // 15%: five points from the last tag
+            false, // 19.5%: nine and a half
+            true,  // 30%: twenty
+            false, // 29%
+            true,  // 19%: moved down eleven points
+            true,  // 55%: LOW, a tier change
+            true,  // 55.5%: LOW, every prompt
+            true,  // 57.5%
+            true,  // 58%
+            true,  // 75%: WARNING
+            true,  // 50%: back to NOMINAL, a tier change
+            false, // 50.25%
+            true,  // 15%: moved down 35 points
+        ]
+    );
+    assert_eq!(w.state().last_injected_fill, Some(0.15));
+}
+
 #[test]
 fn warning_and_above_stays_quiet_below_warning() {
     let w = World::new(InjectPolicy::WarningAndAbove);

@@ -59,9 +59,10 @@ pub fn verdict(state: &SessionState, tier: ThresholdTier, policy: InjectPolicy) 
     }
 }
 
-/// A tag for `tier` was injected.
-pub fn note_injected(state: &mut SessionState, tier: ThresholdTier) {
+/// A tag for `tier` showing `fill` (a ratio) was injected.
+pub fn note_injected(state: &mut SessionState, tier: ThresholdTier, fill: f64) {
     state.last_injected_tier = Some(tier);
+    state.last_injected_fill = Some(fill);
     state.lowest_tier_since_injection = None;
 }
 
@@ -171,7 +172,7 @@ mod tests {
         assert_eq!(s.lowest_tier_since_injection, Some(Low));
         note_measured(&mut s, Warning);
         assert_eq!(s.lowest_tier_since_injection, Some(Low), "only lower");
-        note_injected(&mut s, Warning);
+        note_injected(&mut s, Warning, 0.7);
         assert_eq!(
             (s.last_injected_tier, s.lowest_tier_since_injection),
             (Some(Warning), None)

@@ -17,8 +17,8 @@ fn leaves(value: &Value, out: &mut Vec<Value>) {
     }
 }
 
-/// How the markdown writes a number: with thousands separators (`200,000`), a percentage in
-/// tenths (`85.0`), or as written.
+/// How the markdown writes a number: with thousands separators (`200,000`), a percentage as a
+/// whole percent rounded down (`85%`), or as written.
 fn number_forms(n: &serde_json::Number) -> Vec<String> {
     let mut forms = vec![n.to_string()];
     if let Some(u) = n.as_u64() {
@@ -33,7 +33,7 @@ fn number_forms(n: &serde_json::Number) -> Vec<String> {
         forms.push(grouped);
     }
     if let Some(f) = n.as_f64() {
-        forms.push(format!("{f:.1}"));
+        forms.push(ctxmon_domain::human::percent_of_100(f));
     }
     forms
 }

@@ -10,6 +10,7 @@
 //! context and notes the new log does not set, every fact list of both, and the earlier
 //! measured figures as a note beside the new ones (which say when they are an estimate).
 
+use ctxmon_domain::human::{percent_of_100, thousands};
 use ctxmon_domain::{ResumeLog, Timestamp};
 
 use super::providers::{GenerationInputs, SectionProvider};
@@ -71,8 +72,12 @@ impl SectionProvider for BeforeCompaction {
             m.notes.insert(
                 FIGURES_NOTE.into(),
                 format!(
-                    "{} of {} tokens ({}%) at {} ({}), measured",
-                    c.used_tokens, c.total_budget, c.percentage_used, c.timestamp, c.stop_reason
+                    "{} of {} tokens ({}) at {} ({}), measured",
+                    thousands(c.used_tokens),
+                    thousands(c.total_budget),
+                    percent_of_100(c.percentage_used),
+                    c.timestamp,
+                    c.stop_reason
                 ),
             );
         }

@@ -36,7 +36,10 @@ fn a_log_after_a_compaction_keeps_what_the_precompact_log_said() {
     assert_eq!(log.mission_summary, "Add resume logs to ctxmon");
     // The PreCompact log's measured figures are kept beside the new ones.
     let figures = &log.metadata.notes[FIGURES_NOTE];
-    assert!(figures.starts_with("170000 of 200000 tokens"), "{figures}");
+    assert!(
+        figures.starts_with("170,000 of 200,000 tokens (85%) at "),
+        "{figures}"
+    );
     assert!(figures.contains("pre_compact"), "{figures}");
     assert!(
         log.metadata.sources.iter().any(|s| s.starts_with(LABEL)),

@@ -8,7 +8,7 @@
 pub(super) mod json_path;
 pub(super) mod json_syntax;
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use anyhow::anyhow;
 use ctxmon_application::assembly::{
@@ -40,13 +40,11 @@ pub fn run(args: &AssembleArgs, _global: &GlobalArgs) -> CmdResult {
             }
             AssemblyErrorKind::Internal => Failure::Other(anyhow!("{origin}: {e}")),
         })?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, &bundle)
-        .map_err(|e| Failure::Other(anyhow!("writing the bundle: {e}")))?;
-    writeln!(out)
-        .and_then(|()| out.flush())
-        .map_err(|e| Failure::Other(anyhow!("writing the bundle: {e}")))?;
-    Ok(())
+    // Serialised in memory first: a failed write is then always stdout's (see `out`).
+    let mut text = serde_json::to_vec_pretty(&bundle)
+        .map_err(|e| Failure::Other(anyhow!("serialising the bundle: {e}")))?;
+    text.push(b'\n');
+    crate::out::bytes(&text)
 }
 
 /// The input's bytes and a name for it in messages (`stdin` or the path).

@@ -1,8 +1,10 @@
 //! `ctxmon checkpoint list|show ID|ack ID|prune --keep N`: inspect and maintain the checkpoints
 //! PreCompact writes to `.ctxmon/checkpoints/`.
 //!
-//! An id that is not `cx-NNN` is a usage error (exit 2) and never reaches a path; an id with no
-//! checkpoint, or a folder ctxmon cannot read or write, is exit 1. Files `list` cannot use are
+//! An id is typed as `4`, `cx-4` or `cx-004`; anything else is a usage error (exit 2) and never
+//! reaches a path; an id with no checkpoint, or a folder ctxmon cannot read or write, is exit 1.
+//! `list` shows the newest first, like `resume-log list`; `show` prints a page for people
+//! (`text.rs`) and the whole checkpoint with `--json`. Files `list` cannot use are
 //! named on stderr and skipped: one bad file never hides the others; `show` and `ack` refuse
 //! them (exit 1) and `prune` neither counts nor deletes them.
 
@@ -17,8 +19,10 @@ use serde_json::{Value, json};
 
 use crate::bootstrap;
 use crate::cli::{CheckpointCommand, GlobalArgs};
-use crate::commands::output::{self, Align, clip, emit, note, pretty, storage, table_time};
+use crate::commands::output::{clip, emit, note, pretty, storage};
 use crate::exit::{CmdResult, Failure};
+
+mod text;
 
 pub fn run(cmd: CheckpointCommand, global: &GlobalArgs) -> CmdResult {
     let layout = bootstrap::existing_project(global)?.layout();
@@ -32,19 +36,22 @@ pub fn run(cmd: CheckpointCommand, global: &GlobalArgs) -> CmdResult {
 }
 
 fn parse_id(text: &str) -> Result<CheckpointId, Failure> {
-    CheckpointId::parse(text).ok_or_else(|| {
+    CheckpointId::parse_short(text).ok_or_else(|| {
         Failure::usage(anyhow!(
-            "invalid checkpoint id {:?}: expected cx- and 3 to 9 digits, like cx-001 (`ctxmon checkpoint list` shows the ids)",
+            "invalid checkpoint id {:?}: expected its number, like 4, cx-4 or cx-004 (`ctxmon checkpoint list` shows the ids)",
             clip(text, 40)
         ))
     })
 }
 
 fn list(repo: &FsCheckpointRepository, json: bool) -> CmdResult {
-    let listing = repo.list().map_err(storage)?;
+    let mut listing = repo.list().map_err(storage)?;
     for problem in &listing.problems {
         note(problem);
     }
+    // The repository lists by sequence; people and scripts get the newest first, as
+    // `resume-log list` shows its logs.
+    listing.checkpoints.reverse();
     if json {
         let items = listing
             .checkpoints
@@ -55,7 +62,7 @@ fn list(repo: &FsCheckpointRepository, json: bool) -> CmdResult {
     } else if listing.checkpoints.is_empty() {
         emit(&format!("no checkpoints in {}", repo.dir().display()))
     } else {
-        emit(table(&listing.checkpoints).trim_end())
+        emit(text::table(&listing.checkpoints).trim_end())
     }
 }
 
@@ -64,12 +71,11 @@ fn show(repo: &FsCheckpointRepository, id: &CheckpointId, json: bool) -> CmdResu
         .get(*id)
         .map_err(storage)?
         .ok_or_else(|| not_found(*id, &repo.dir()))?;
-    let value = stored_json(&stored)?;
-    // JSON either way: a checkpoint is a nested document, and this keeps it copy-pastable.
     if json {
-        emit(&value.to_string())
+        emit(&stored_json(&stored)?.to_string())
     } else {
-        emit(&pretty(&value))
+        let file = repo.dir().join(id.file_name());
+        emit(text::page(&stored, &file.display().to_string()).trim_end())
     }
 }
 
@@ -155,40 +161,6 @@ fn stored_json(stored: &StoredCheckpoint) -> Result<Value, Failure> {
         object.insert("acknowledged".into(), stored.acknowledged.into());
     }
     Ok(value)
-}
-
-/// The human table of `list`: one row per checkpoint, oldest first.
-fn table(checkpoints: &[StoredCheckpoint]) -> String {
-    let rows: Vec<[String; 7]> = checkpoints
-        .iter()
-        .map(|c| {
-            let d = &c.data;
-            [
-                d.checkpoint_id.to_string(),
-                table_time(&d.created_at_ms.to_rfc3339()),
-                d.session_info
-                    .session_id
-                    .as_deref()
-                    .map_or_else(|| "-".to_string(), |s| clip(s, 16)),
-                d.trigger.key().to_string(),
-                format!("{}%", d.context_state.percent()),
-                d.context_state.threshold_tier.key().to_string(),
-                if c.acknowledged { "yes" } else { "no" }.to_string(),
-            ]
-        })
-        .collect();
-    output::table(
-        [
-            ("ID", Align::Left),
-            ("CREATED (UTC)", Align::Left),
-            ("SESSION", Align::Left),
-            ("TRIGGER", Align::Left),
-            ("FILL", Align::Right),
-            ("TIER", Align::Left),
-            ("ACK", Align::Left),
-        ],
-        &rows,
-    )
 }
 
 fn not_found(id: CheckpointId, dir: &Path) -> Failure {

@@ -1,19 +1,14 @@
 //! `ctxmon completions SHELL`: a completion script generated from the command tree itself by
 //! `clap_complete`, so completions can never drift from the real commands and flags.
 
-use anyhow::anyhow;
 use clap::CommandFactory;
 
 use crate::cli::{Cli, CompletionsArgs};
-use crate::exit::{CmdResult, Failure};
+use crate::exit::CmdResult;
 
 pub fn run(args: &CompletionsArgs) -> CmdResult {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut Cli::command(), "ctxmon", &mut script);
-    // Written in one go and checked: `clap_complete` would panic on a closed pipe.
-    use std::io::Write;
-    std::io::stdout()
-        .lock()
-        .write_all(&script)
-        .map_err(|e| Failure::Other(anyhow!("cannot write the completion script: {e}")))
+    // Generated into memory and written in one go: `clap_complete` would panic on a closed pipe.
+    crate::out::bytes(&script)
 }

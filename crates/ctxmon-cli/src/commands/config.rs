@@ -1,9 +1,11 @@
-//! `ctxmon config show|get|set|path|schema`. Every configuration problem exits 2; a file that
-//! `config set` cannot write (read-only folder, full disk) exits 1, as its `--help` says.
+//! `ctxmon config show|get|set|unset|path|schema`. Every configuration problem exits 2; a file
+//! that `config set` or `config unset` cannot write (read-only folder, full disk) exits 1, as
+//! their `--help` says. Unsetting a key no file sets changes nothing and exits 0.
 
 use anyhow::anyhow;
 use ctxmon_infra_fs::config::{
-    ConfigErrorKind, ConfigPaths, EnvVars, Scope as FileScope, schema_text, set_value_in,
+    ConfigError, ConfigErrorKind, ConfigPaths, EnvVars, Scope as FileScope, UnsetOutcome,
+    ValueSource, schema_text, set_value_in, unset_value_in,
 };
 use serde_json::json;
 
@@ -12,10 +14,11 @@ use crate::cli::{ConfigCommand, GlobalArgs, Scope};
 use crate::commands::output::pretty;
 use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
+use crate::out::{out, outln};
 
 pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
     if let ConfigCommand::Schema = cmd {
-        println!("{}", schema_text());
+        outln!("{}", schema_text())?;
         return Ok(());
     }
     let project = bootstrap::existing_project(global)?;
@@ -25,9 +28,9 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
             let loaded =
                 bootstrap::load_layers(global, &project_dir, &[]).map_err(Failure::usage)?;
             if global.json {
-                println!("{}", pretty(&loaded.to_json()));
+                outln!("{}", pretty(&loaded.to_json()))?;
             } else {
-                print!("{}", loaded.to_toml(true));
+                out!("{}", loaded.to_toml(true))?;
             }
         }
         ConfigCommand::Get { key } => {
@@ -37,33 +40,29 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
             if global.json
                 && let Some(section) = loaded.section_json(&key)
             {
-                println!("{}", pretty(&section));
+                outln!("{}", pretty(&section))?;
                 return Ok(());
             }
             if !global.json
                 && let Some(section) = loaded.section_toml(&key, false)
             {
-                print!("{section}");
+                out!("{section}")?;
                 return Ok(());
             }
             let kv = loaded
                 .get(&key)
                 .map_err(|e| Failure::usage(anyhow!("{e}")))?;
             if global.json {
-                println!(
+                outln!(
                     "{}",
                     json!({"key": kv.key, "value": kv.value, "source": kv.source.to_string()})
-                );
+                )?;
             } else {
-                println!("{}", kv.plain_text());
+                outln!("{}", kv.plain_text())?;
             }
         }
         ConfigCommand::Set { key, value, scope } => {
-            let scope = match scope {
-                Scope::Project => FileScope::Project,
-                Scope::Local => FileScope::Local,
-                Scope::User => FileScope::User,
-            };
+            let scope = file_scope(scope);
             let env = EnvVars::from_process();
             let outcome = set_value_in(
                 &project.layout(),
@@ -73,24 +72,20 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                 &key,
                 &value,
             )
-            .map_err(|e| match e.kind {
-                // Not the user's mistake: the disk or the folder refused.
-                ConfigErrorKind::Io => Failure::Other(anyhow!("{e}")),
-                _ => Failure::usage(anyhow!("{e}")),
-            })?;
+            .map_err(config_failure)?;
             if global.json {
                 let shadowed = outcome.shadowed_by.as_ref().map(ToString::to_string);
-                println!(
+                outln!(
                     "{}",
                     json!({"key": outcome.key, "value": outcome.value, "path": outcome.path.display().to_string(), "created": outcome.created, "shadowed_by": shadowed})
-                );
+                )?;
             } else {
-                println!(
+                outln!(
                     "set {} = {} in {}",
                     outcome.key,
                     outcome.value,
                     outcome.path.display()
-                );
+                )?;
                 if let Some(higher) = &outcome.shadowed_by {
                     diag!(
                         "ctxmon: note: {} is still overridden by {higher}",
@@ -98,6 +93,17 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                     );
                 }
             }
+        }
+        ConfigCommand::Unset { key, scope } => {
+            let outcome = unset_value_in(
+                &project.layout(),
+                &EnvVars::from_process(),
+                global.config.as_deref(),
+                scope.map(file_scope),
+                &key,
+            )
+            .map_err(config_failure)?;
+            report_unset(&outcome, global.json)?;
         }
         ConfigCommand::Path => {
             let paths = ConfigPaths::resolve(
@@ -111,7 +117,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                     .iter()
                     .map(|e| json!({"layer": e.layer.name(), "path": e.path.as_ref().map(|p| p.display().to_string()), "exists": e.exists}))
                     .collect();
-                println!("{}", pretty(&serde_json::Value::Array(list)));
+                outln!("{}", pretty(&serde_json::Value::Array(list)))?;
             } else {
                 for e in entries {
                     let path = e.path.as_ref().map_or(
@@ -119,7 +125,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                         |p| p.display().to_string(),
                     );
                     let state = if e.exists { "" } else { "  (absent)" };
-                    println!("{:<8} {path}{state}", e.layer.name());
+                    outln!("{:<8} {path}{state}", e.layer.name())?;
                 }
             }
         }
@@ -127,4 +133,74 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
         ConfigCommand::Schema => {}
     }
     Ok(())
+}
+
+fn file_scope(scope: Scope) -> FileScope {
+    match scope {
+        Scope::Project => FileScope::Project,
+        Scope::Local => FileScope::Local,
+        Scope::User => FileScope::User,
+    }
+}
+
+fn config_failure(e: ConfigError) -> Failure {
+    match e.kind {
+        // Not the user's mistake: the disk or the folder refused.
+        ConfigErrorKind::Io => Failure::Other(anyhow!("{e}")),
+        _ => Failure::usage(anyhow!("{e}")),
+    }
+}
+
+/// What `config unset` did and what the key's value is now.
+fn report_unset(outcome: &UnsetOutcome, json: bool) -> CmdResult {
+    if json {
+        let from = match &outcome.source {
+            ValueSource::File { path, .. } => json!(path.display().to_string()),
+            ValueSource::Env { var } => json!(var),
+            ValueSource::Default | ValueSource::Flag => serde_json::Value::Null,
+        };
+        let looked: Vec<String> = outcome
+            .looked_in
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        return outln!(
+            "{}",
+            json!({
+                "key": outcome.key,
+                "removed": outcome.removed_from.is_some(),
+                "path": outcome.removed_from.as_ref().map(|p| p.display().to_string()),
+                "looked_in": looked,
+                "value": outcome.value,
+                "source": {"layer": outcome.source.layer_name(), "from": from},
+            })
+        );
+    }
+    let now = match &outcome.value {
+        serde_json::Value::Null => "not set".to_string(),
+        value => format!("{value}, from {}", outcome.source),
+    };
+    match &outcome.removed_from {
+        Some(path) => outln!(
+            "unset {} in {}; it is now {now}",
+            outcome.key,
+            path.display()
+        ),
+        None => {
+            let mut files: Vec<String> = outcome
+                .looked_in
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            let last = files.pop().unwrap_or_default();
+            let files = match files.is_empty() {
+                true => last,
+                false => format!("{} or {last}", files.join(", ")),
+            };
+            outln!(
+                "{} is not set in {files}; nothing changed (it is {now})",
+                outcome.key
+            )
+        }
+    }
 }

@@ -43,7 +43,9 @@ pub fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            diag!("ctxmon: {:#}", failure.error());
+            if let Some(error) = failure.error() {
+                diag!("ctxmon: {error:#}");
+            }
             failure.exit_code()
         }
     }
@@ -51,7 +53,8 @@ pub fn run(cli: Cli) -> ExitCode {
 
 /// A command line clap refused. `ctxmon hooks …` reports it and exits 0: Claude Code takes exit
 /// 2 from UserPromptSubmit as "block the prompt", and a hook never blocks (spec §13, §14). Help
-/// and version requests are printed as asked; any other command exits 2 as clap decides.
+/// and version requests are printed as asked, under `out`'s rule for stdout (clap would ignore
+/// a failed write and exit 0 even on a full disk); any other command exits 2 as clap decides.
 pub fn usage_error(error: clap::Error) -> ExitCode {
     if error.use_stderr() {
         let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
@@ -59,6 +62,19 @@ pub fn usage_error(error: clap::Error) -> ExitCode {
         if raw.hook {
             return hooks::usage_error(&error, &raw);
         }
+        error.exit();
     }
-    error.exit()
+    let printed = error
+        .print()
+        .and_then(|()| std::io::Write::flush(&mut std::io::stdout()));
+    match printed {
+        Ok(()) => ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(0)),
+        Err(e) => {
+            let failure = crate::out::failure(e);
+            if let Some(error) = failure.error() {
+                diag!("ctxmon: {error:#}");
+            }
+            failure.exit_code()
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! What the listing commands (`checkpoint`, `resume-log`, `config`) share for their output:
-//! a column table, text clipped for a terminal, pretty JSON, and writes to stdout and stderr
-//! that neither panic nor fail on a reader that went away.
+//! a column table, text clipped for a terminal, pretty JSON, a line on stdout by the one stdout
+//! rule (`crate::out`) and notes on stderr that never fail.
 
 use std::io::{self, Write};
 
@@ -48,11 +48,6 @@ pub fn table<const N: usize>(columns: [(&str, Align); N], rows: &[[String; N]]) 
     out
 }
 
-/// `2026-11-20T10:02:00.123Z` → `2026-11-20 10:02:00`: a table's time column, to the second.
-pub fn table_time(rfc3339: &str) -> String {
-    rfc3339.get(..19).unwrap_or(rfc3339).replacen('T', " ", 1)
-}
-
 /// At most `max` characters, control characters made visible: session ids and rejected ids
 /// come from outside and must not garble the terminal or flood it.
 pub fn clip(s: &str, max: usize) -> String {
@@ -67,15 +62,10 @@ pub fn clip(s: &str, max: usize) -> String {
     out
 }
 
-/// Prints `text` and a newline. A reader that stopped early (`| head`) is not a failure, and
-/// must not become a panic the way `println!` would make it.
+/// Prints `text` and a newline by the one stdout rule (`crate::out`: a reader that stopped
+/// early ends the command quietly).
 pub fn emit(text: &str) -> CmdResult {
-    let mut out = io::stdout().lock();
-    match writeln!(out, "{text}").and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::Other(anyhow!("cannot write to stdout: {e}"))),
-    }
+    crate::out::outln!("{text}")
 }
 
 /// A note on stderr (a skipped file, a warning); a closed stderr is no reason to fail.
@@ -118,12 +108,7 @@ mod tests {
     }
 
     #[test]
-    fn times_and_clipped_text_stay_short() {
-        assert_eq!(
-            table_time("2026-11-20T10:02:00.123Z"),
-            "2026-11-20 10:02:00"
-        );
-        assert_eq!(table_time("short"), "short");
+    fn clipped_text_stays_short_and_harmless() {
         assert_eq!(clip("ab\u{7}cdef", 4), "ab?c…");
         assert_eq!(clip("abc", 4), "abc");
     }

@@ -16,6 +16,7 @@ use crate::bootstrap;
 use crate::cli::{GlobalArgs, ReportArgs};
 use crate::commands::transcript_target::{self, TranscriptTarget};
 use crate::exit::{CmdResult, Failure};
+use crate::out::{out, outln};
 use crate::report;
 
 pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
@@ -36,8 +37,8 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
         })?;
     if !stats.any_json {
         return Err(Failure::Other(anyhow!(
-            "{shown} is not a Claude Code transcript or Codex rollout: none of its {} lines is JSON",
-            stats.lines
+            "{shown} is not a Claude Code transcript or Codex rollout: none of its {} is JSON",
+            ctxmon_domain::human::count(stats.lines, "line", "lines")
         )));
     }
     let series = builder.finish(&settings, args.model.as_deref());
@@ -63,15 +64,15 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
         let svg = args.svg.as_ref().map(|p| p.display().to_string());
         let value =
             report::json(&series, &shown, svg.as_deref()).map_err(|e| Failure::Other(e.into()))?;
-        println!("{value}");
+        outln!("{value}")?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
         let width = bootstrap::env_var("COLUMNS")
             .and_then(|c| c.trim().parse::<usize>().ok())
             .unwrap_or(80);
-        print!("{}", report::text(&series, &file_name, width, color));
+        out!("{}", report::text(&series, &file_name, width, color))?;
         if let Some(svg_path) = &args.svg {
-            println!("wrote {}", svg_path.display());
+            outln!("wrote {}", svg_path.display())?;
         }
     }
     Ok(())

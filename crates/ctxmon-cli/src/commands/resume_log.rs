@@ -18,8 +18,8 @@ use anyhow::anyhow;
 use ctxmon_application::fill::FillSettings;
 use ctxmon_application::hooks::{HookContext, HookPorts};
 use ctxmon_application::resume_log::{GenerateOutcome, generate_now};
-use ctxmon_domain::ResumeLogDraft;
 use ctxmon_domain::session::is_safe;
+use ctxmon_domain::{ResumeLogDraft, human};
 use ctxmon_infra_fs::claude_paths::{latest_transcript, project_slugs, projects_dirs};
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{
@@ -136,13 +136,13 @@ fn report(outcome: &GenerateOutcome, as_json: bool) -> CmdResult {
     }
     let cut = match rendered.omitted_tokens() {
         0 => String::new(),
-        n => format!("; {n} tokens cut to fit the budget"),
+        n => format!("; {} cut to fit the budget", human::tokens(n)),
     };
     emit(&format!(
-        "resume log for session {} written to {} ({} tokens{cut})",
+        "resume log for session {} written to {} ({}{cut})",
         clip(&saved.session_id, 40),
         saved.location,
-        rendered.total_tokens()
+        human::tokens(rendered.total_tokens().get())
     ))
 }
 

@@ -12,6 +12,7 @@ use crate::bootstrap;
 use crate::cli::{GlobalArgs, StatusArgs};
 use crate::commands::transcript_target::{self, TranscriptTarget};
 use crate::exit::{CmdResult, Failure};
+use crate::out::{out, outln};
 use crate::render;
 
 pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
@@ -46,10 +47,10 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
                 transcript.display().to_string().into(),
             );
         }
-        println!("{value}");
+        outln!("{value}")?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
-        print!("{}", render::status_text(&estimate, color));
+        out!("{}", render::status_text(&estimate, color))?;
     }
     Ok(())
 }

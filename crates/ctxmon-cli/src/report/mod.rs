@@ -12,9 +12,9 @@ use std::fmt::Write as _;
 
 use ctxmon_application::fill::{FillSeries, SeriesScope};
 use ctxmon_domain::fill::floor_scaled;
-use ctxmon_domain::tokens::thousands;
+use ctxmon_domain::human::thousands;
 
-use crate::render::{RESET, tier_color};
+use crate::render::{RESET, local_time_text, tier_color};
 
 /// Whole percent for people, rounded down like every fill ctxmon shows: 0.526 → 52.
 fn pct(fill: f64) -> u64 {
@@ -42,8 +42,8 @@ pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> 
     let per_column = column_share(n, columns);
     let _ = writeln!(
         out,
-        "  {n} {} · {per_column} · height {}–{}% of the window",
-        if n == 1 { "response" } else { "responses" },
+        "  {} · {per_column} · height {}–{}% of the window",
+        ctxmon_domain::human::count(n as u64, "response", "responses"),
         0,
         pct(sparkline::scale_top(&series.points))
     );
@@ -91,7 +91,9 @@ pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> 
             let _ = writeln!(
                 out,
                 "  {}  {place}  {}  {sizes}",
-                c.timestamp.as_deref().unwrap_or("(no time)"),
+                c.timestamp
+                    .as_deref()
+                    .map_or_else(|| "(no time)".to_string(), local_time_text),
                 c.trigger.as_deref().unwrap_or("?"),
             );
         }
@@ -109,7 +111,9 @@ pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> 
             let _ = writeln!(
                 out,
                 "  {}  response {}  {} → {to}  {} tokens ({}%)",
-                c.timestamp.as_deref().unwrap_or("(no time)"),
+                c.timestamp
+                    .as_deref()
+                    .map_or_else(|| "(no time)".to_string(), local_time_text),
                 c.index + 1,
                 c.from.name(),
                 thousands(c.tokens.get()),
@@ -128,9 +132,16 @@ fn column_share(n: usize, columns: usize) -> String {
     if many <= 1 {
         "one column per response".to_string()
     } else if few == many {
-        format!("each column the fullest of {many} responses")
+        format!(
+            "each column the fullest of {} responses",
+            thousands(many as u64)
+        )
     } else {
-        format!("each column the fullest of {few} or {many} responses")
+        format!(
+            "each column the fullest of {} or {} responses",
+            thousands(few as u64),
+            thousands(many as u64)
+        )
     }
 }
 

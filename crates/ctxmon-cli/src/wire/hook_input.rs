@@ -318,8 +318,9 @@ mod tests {
         assert!(shown.starts_with(&prompt[..MAX_KEPT_STRING]), "a prefix");
         assert!(
             shown.ends_with(&format!(
-                "[ctxmon kept {MAX_KEPT_STRING} of {} bytes]",
-                prompt.len()
+                "[ctxmon kept {} of {} bytes]",
+                ctxmon_domain::human::thousands(MAX_KEPT_STRING as u64),
+                ctxmon_domain::human::thousands(prompt.len() as u64)
             )),
             "{}",
             &shown[MAX_KEPT_STRING..]

@@ -310,3 +310,37 @@ fn the_readme_example_packs_every_source_within_budget() {
         b["debug"]["notes"]
     );
 }
+
+/// Human text counts right (issue 17, point 12): one tool is "1 tool definition", and a
+/// shortened file says how much it shows with thousands separators.
+#[test]
+fn messages_count_their_nouns_right() {
+    let sb = Sandbox::new();
+    let one_tool = json!({
+        "runId": "r", "goal": {"raw": "g"},
+        "agent": {"id": "a", "role": "coder", "capabilities": ["search"]},
+        "repo": {"root": "/w", "files": []},
+        "constraints": {"maxTokens": 10},
+    });
+    let run = sb.run(&["assemble"], one_tool.to_string());
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(" tokens) and the 1 tool definition ("),
+        "{}",
+        run.stderr
+    );
+    let mut big = input(2_000, "greedy");
+    big["repo"]["files"] = json!([{"path": "big.rs", "size": 40_000,
+        "content": "fn f() {}\n".repeat(4_000), "relevanceScore": 1.0}]);
+    let run = sb.run(&["assemble"], big.to_string());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let b = bundle(&run.stdout);
+    let shown = b["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .find(|c| c.contains("--- File: big.rs"))
+        .unwrap();
+    assert!(shown.contains(" of 40,000 characters]"), "{shown}");
+}

@@ -80,24 +80,20 @@ fn list_show_ack_and_prune_round_trip() {
     assert!(list.stderr.is_empty(), "{}", list.stderr);
     let lines: Vec<&str> = list.stdout.lines().collect();
     assert_eq!(lines.len(), 4, "{}", list.stdout);
-    for column in [
-        "ID",
-        "CREATED (UTC)",
-        "SESSION",
-        "TRIGGER",
-        "FILL",
-        "TIER",
-        "ACK",
-    ] {
-        assert!(lines[0].contains(column), "{column}: {}", lines[0]);
-    }
-    let row1: Vec<&str> = lines[1].split_whitespace().collect();
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
     assert_eq!(
-        row1,
+        header,
+        ["ID", "CREATED", "SESSION", "TRIGGER", "FILL", "TIER", "ACK"]
+    );
+    // Newest first, like `resume-log list`; the time local (TZ=UTC here) with its offset.
+    let row: Vec<&str> = lines[3].split_whitespace().collect();
+    assert_eq!(
+        row,
         [
             "cx-001",
             "2026-11-18",
             "11:06:40",
+            "+00:00",
             "alpha",
             "auto",
             "85%",
@@ -107,17 +103,21 @@ fn list_show_ack_and_prune_round_trip() {
     );
     assert!(lines[2].starts_with("cx-002") && lines[2].contains("manual"));
     // Long, hostile session ids are clipped and cannot inject terminal escapes.
-    assert!(lines[3].contains("a-very-long-sess…"), "{}", lines[3]);
+    assert!(lines[1].starts_with("cx-003"), "{}", lines[1]);
+    assert!(lines[1].contains("a-very-long-sess…"), "{}", lines[1]);
     assert!(!list.stdout.contains('\u{1b}'));
 
-    let show = sb.run(&["checkpoint", "show", "cx-002"], "");
-    assert_eq!(show.code, 0, "{}", show.stderr);
-    let shown: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
-    assert_eq!(shown["checkpoint_id"], "cx-002");
-    assert_eq!(shown["session_info"]["session_id"], "beta");
-    assert_eq!(shown["acknowledged"], false);
+    // The same checkpoint whichever way its id is typed; JSON with --json.
+    for typed in ["2", "cx-2", "cx-002", "CX-002"] {
+        let show = sb.run(&["--json", "checkpoint", "show", typed], "");
+        assert_eq!(show.code, 0, "{typed}: {}", show.stderr);
+        let shown: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
+        assert_eq!(shown["checkpoint_id"], "cx-002", "{typed}");
+        assert_eq!(shown["session_info"]["session_id"], "beta");
+        assert_eq!(shown["acknowledged"], false);
+    }
 
-    let ack = sb.run(&["checkpoint", "ack", "cx-002"], "");
+    let ack = sb.run(&["checkpoint", "ack", "2"], "");
     assert_eq!((ack.code, ack.stdout.trim()), (0, "acknowledged cx-002"));
     let again = sb.run(&["checkpoint", "ack", "cx-002"], "");
     assert_eq!(
@@ -138,7 +138,7 @@ fn list_show_ack_and_prune_round_trip() {
         .collect();
     assert_eq!(
         acked,
-        [("cx-001", false), ("cx-002", true), ("cx-003", false)]
+        [("cx-003", false), ("cx-002", true), ("cx-001", false)]
     );
 
     let prune = sb.run(&["checkpoint", "prune", "--keep", "1"], "");
@@ -204,7 +204,9 @@ fn invalid_ids_are_usage_errors_and_touch_nothing() {
     for bad in [
         "../../etc/passwd",
         "cx-1;rm",
-        "cx-1",
+        "cx-0",
+        "0",
+        "1.5",
         "cx-001/../x",
         "",
         long.as_str(),
@@ -213,7 +215,7 @@ fn invalid_ids_are_usage_errors_and_touch_nothing() {
             let run = sb.run(&["checkpoint", cmd, bad], "");
             assert_eq!(run.code, 2, "{cmd} {bad:?}: {}", run.stderr);
             assert!(
-                run.stderr.contains("invalid checkpoint id") && run.stderr.contains("cx-001"),
+                run.stderr.contains("invalid checkpoint id") && run.stderr.contains("cx-004"),
                 "{}",
                 run.stderr
             );

@@ -70,7 +70,10 @@ fn every_leaf_command_has_a_man_page() {
             "resume-log",
             &["generate", "list", "show", "latest", "cleanup", "stats"][..],
         ),
-        ("config", &["show", "get", "set", "path", "schema"][..]),
+        (
+            "config",
+            &["show", "get", "set", "unset", "path", "schema"][..],
+        ),
     ] {
         for leaf in leaves {
             let long = sb.run(&[group, leaf, "--help"], "");

@@ -146,7 +146,9 @@ fn compactions_and_crossings_in_text_json_and_svg() {
     );
     assert!(out.contains("compactions (2)"), "{out}");
     assert!(
-        out.contains("2026-11-20T13:28:18.000Z  before response 28  auto  165,972 → 31,870 tokens"),
+        out.contains(
+            "2026-11-20 13:28:18 +00:00  before response 28  auto  165,972 → 31,870 tokens"
+        ),
         "{out}"
     );
     assert!(

@@ -35,7 +35,7 @@ fn generate_list_show_stats_and_cleanup() {
     assert!(md.contains("- [ ] (in progress) Write tax.rs"));
     assert!(md.contains("- /w/src/tax.rs"));
     assert!(md.contains("- cargo test -p billing"));
-    assert!(md.contains("- Used: 166,000 tokens (83.0%)"), "{md}");
+    assert!(md.contains("- Used: 166,000 tokens (83%)"), "{md}");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -181,7 +181,10 @@ fn a_huge_document_is_stored_within_the_budget_in_both_formats() {
     assert!(log["critical_context"].as_object().unwrap().len() < 300);
     let n = log["omitted_tokens"]["key_findings"].as_u64().unwrap();
     assert!(
-        md.contains(&format!("… [truncated: {n} tokens omitted]")),
+        md.contains(&format!(
+            "… [truncated: {} omitted]",
+            ctxmon_domain::human::tokens(n)
+        )),
         "{md}"
     );
     // Rendering the stored JSON again gives the stored markdown.
@@ -223,10 +226,13 @@ fn the_seeds_json_format_loads_and_every_field_is_shown() {
     leaves(&seed, &mut all);
     assert!(all.len() > 25);
     for leaf in all {
-        // Numbers as the markdown writes them: 200,000 tokens, 85.0%.
+        // Numbers as the markdown writes them: 200,000 tokens, 85% (whole percent, rounded
+        // down, as every fill ctxmon shows).
         let forms = match &leaf {
             Value::String(s) => vec![s.clone()],
-            Value::Number(n) if n.is_f64() => vec![format!("{:.1}%", n.as_f64().unwrap())],
+            Value::Number(n) if n.is_f64() => {
+                vec![format!("({}%)", n.as_f64().unwrap().floor())]
+            }
             Value::Number(n) => {
                 let digits = n.to_string();
                 let grouped: String = digits

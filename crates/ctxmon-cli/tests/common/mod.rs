@@ -32,11 +32,13 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
+    /// A fresh project and HOME. `TZ` is UTC, so that times shown to people (in the local
+    /// zone) read the same on every machine; a test that sets `TZ` itself overrides it.
     pub fn new() -> Sandbox {
         Sandbox {
             project: tempfile::tempdir().unwrap(),
             home: tempfile::tempdir().unwrap(),
-            env: Vec::new(),
+            env: vec![("TZ".into(), "UTC".into())],
         }
     }
 
@@ -66,8 +68,8 @@ impl Sandbox {
         cmd
     }
 
-    /// The project as working directory and a cleared environment: PATH, the sandbox's HOME
-    /// and what the test set.
+    /// The project as working directory and a cleared environment: PATH, the sandbox's HOME,
+    /// `TZ` and what the test set.
     fn hermetic(&self, cmd: &mut Command) {
         cmd.current_dir(self.project.path()).env_clear();
         cmd.env("PATH", std::env::var("PATH").unwrap_or_default())

@@ -399,7 +399,7 @@ fn a_200_mb_resumption_file_is_not_read() {
     resumption_cycle(
         &sb,
         DEADLINE,
-        "ignored: 209715200 bytes, over the 1 MiB cap",
+        "ignored: 209,715,200 bytes, over the 1 MiB cap",
     );
 }
 
@@ -430,7 +430,7 @@ fn a_resumption_file_at_the_size_cap_cannot_cost_the_checkpoint() {
         yaml.push_str(item);
     }
     sb.write("ORCHESTRATION.yaml", yaml);
-    resumption_cycle(&sb, deadline, "ignored: not read within 1000 ms");
+    resumption_cycle(&sb, deadline, "ignored: not read within 1,000 ms");
 }
 
 #[cfg(unix)]

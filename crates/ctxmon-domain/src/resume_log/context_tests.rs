@@ -34,7 +34,7 @@ fn the_seed_example_is_a_draft_and_its_context_a_nested_list() {
         md.contains(
             "- Stop Reason: pre_compact\n\nAs the agent reported them (not measured by ctxmon):\n\n\
              - Model: claude-sonnet-4.5\n- Total Budget: 200,000 tokens\n\
-             - Used: 170,000 tokens (85.0%)\n- Remaining: 30,000 tokens\n\
+             - Used: 170,000 tokens (85%)\n- Remaining: 30,000 tokens\n\
              - Stop Reason: end_turn\n- At: 2025-11-01T11:50:00\n"
         ),
         "{md}"
@@ -45,7 +45,7 @@ fn the_seed_example_is_a_draft_and_its_context_a_nested_list() {
     );
     // ctxmon's own figures stay the log's: the agent's are shown beside them.
     assert!(md.contains(
-        "- Used: 170,000 tokens (85.0%)\n- Remaining: 30,000 tokens\n- Stop Reason: pre_compact"
+        "- Used: 170,000 tokens (85%)\n- Remaining: 30,000 tokens\n- Stop Reason: pre_compact"
     ));
     let json = serde_json::to_string(&log).unwrap();
     assert_eq!(serde_json::from_str::<ResumeLog>(&json).unwrap(), log);

@@ -139,7 +139,11 @@ pub(super) fn list_lead(list: MetaList, older: u64) -> String {
     if older == 0 {
         format!("\n**{}:**\n\n", list.label())
     } else {
-        format!("\n**{} ({older} older left out):**\n\n", list.label())
+        format!(
+            "\n**{} ({} older left out):**\n\n",
+            list.label(),
+            crate::human::thousands(older)
+        )
     }
 }
 
@@ -162,7 +166,11 @@ pub(super) fn metadata_pieces(m: &SessionMetadata) -> MetaPieces {
         .session_duration_minutes
         .map(|n| {
             let minutes = i64::try_from(n).unwrap_or(i64::MAX);
-            format!("{} ({n} min)", minutes_text(minutes))
+            format!(
+                "{} ({} min)",
+                minutes_text(minutes),
+                crate::human::thousands(n)
+            )
         })
         .unwrap_or_default();
     for (field, label, value) in [

@@ -10,7 +10,8 @@
 //! outside is made safe for a terminal (control characters replaced) and kept in its place
 //! (list items indented, the mission quoted, keys on one line), but otherwise shown as written.
 
-use crate::tokens::{thousands, tokens_for_chars};
+use crate::human::{percent_of_100, thousands};
+use crate::tokens::tokens_for_chars;
 use crate::{TokenCount, estimate_tokens};
 
 use super::fit::{
@@ -157,10 +158,10 @@ impl ResumeLog {
             "- Total Budget: unknown\n- Used: not measured\n- Remaining: unknown".to_string()
         } else {
             format!(
-                "- Total Budget: {} tokens\n- Used: {} tokens ({}%)\n- Remaining: {} tokens",
+                "- Total Budget: {} tokens\n- Used: {} tokens ({})\n- Remaining: {} tokens",
                 thousands(m.total_budget),
                 thousands(m.used_tokens),
-                tenths(m.percentage_used),
+                percent_of_100(m.percentage_used),
                 thousands(m.remaining_tokens),
             )
         };
@@ -226,10 +227,10 @@ fn reported(a: &ReportedMetrics) -> String {
     match (a.used_tokens, a.percentage_used) {
         (Some(used), Some(p)) => line(
             "Used",
-            format!("{} tokens ({}%)", thousands(used), tenths(p)),
+            format!("{} tokens ({})", thousands(used), percent_of_100(p)),
         ),
         (Some(used), None) => line("Used", format!("{} tokens", thousands(used))),
-        (None, Some(p)) => line("Used", format!("{}%", tenths(p))),
+        (None, Some(p)) => line("Used", percent_of_100(p)),
         (None, None) => {}
     }
     if let Some(left) = a.remaining_tokens {
@@ -242,11 +243,6 @@ fn reported(a: &ReportedMetrics) -> String {
         line("At", one_line(at, ""));
     }
     out
-}
-
-/// A percentage in tenths rounded down, as every fill is shown: 99.99% is 99.9%, not 100.0%.
-fn tenths(p: f64) -> String {
-    format!("{:.1}", crate::fill::floor_scaled(p, 10.0) as f64 / 10.0)
 }
 
 /// `head`, the body and a newline, the body cut to the `room` of the whole block if it is

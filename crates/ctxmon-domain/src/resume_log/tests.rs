@@ -53,7 +53,7 @@ fn layout_follows_the_seed() {
     let md = sample().to_markdown();
     let headings: Vec<&str> = md.lines().filter(|l| l.starts_with('#')).collect();
     assert_eq!(headings, HEADINGS);
-    assert!(md.contains("- Used: 170,000 tokens (85.0%)"), "{md}");
+    assert!(md.contains("- Used: 170,000 tokens (85%)"), "{md}");
     assert!(md.contains("1. Round percentages\n   - Rationale: Exact JSON round-trips"));
     assert!(md.contains("- **store:** .ctxmon/resume-logs"));
     assert!(md.ends_with("- src/a.rs\n"), "{md}");
@@ -225,7 +225,10 @@ fn a_fitted_log_holds_no_more_than_its_markdown_shows() {
         let n = fitted.omitted_tokens[key];
         assert!(n > 1_000, "{key}: {n}");
         assert!(
-            md.contains(&format!("… [truncated: {n} tokens omitted]")),
+            md.contains(&format!(
+                "… [truncated: {} omitted]",
+                crate::human::tokens(n)
+            )),
             "{key}"
         );
     }

@@ -15,9 +15,13 @@ pub struct Truncated {
     pub omitted_tokens: u64,
 }
 
-/// The marker that ends a shortened text, on a line of its own.
+/// The marker that ends a shortened text, on a line of its own. Never shorter for a larger
+/// count (the fitting reserves room for it from an upper bound).
 pub fn marker(omitted_tokens: u64) -> String {
-    format!("\n\n… [truncated: {omitted_tokens} tokens omitted]")
+    format!(
+        "\n\n… [truncated: {} omitted]",
+        crate::human::tokens(omitted_tokens)
+    )
 }
 
 /// `text` unchanged when it has at most `max_chars` characters; else a prefix cut by the rule

@@ -386,7 +386,7 @@ fn serialize(data: &CheckpointData) -> Result<Vec<u8>, PortError> {
             format!(
                 "checkpoint {} not written: {} bytes is over the {} MiB limit",
                 data.checkpoint_id,
-                bytes.len(),
+                ctxmon_domain::human::thousands(bytes.len() as u64),
                 MAX_CHECKPOINT_BYTES / (1024 * 1024)
             ),
         ));

@@ -328,6 +328,28 @@ pub(crate) fn insert(
     Ok(())
 }
 
+/// Removes `key` from `table`, and the tables that leave empty (`[context_monitor.models]`
+/// without its last rule); true when the key was there.
+pub(crate) fn remove(table: &mut toml::Table, key: &KeyRef) -> bool {
+    fn walk(table: &mut toml::Table, segs: &[String]) -> bool {
+        match segs {
+            [] => false,
+            [leaf] => table.remove(leaf).is_some(),
+            [first, rest @ ..] => {
+                let Some(toml::Value::Table(inner)) = table.get_mut(first) else {
+                    return false;
+                };
+                let removed = walk(inner, rest);
+                if removed && inner.is_empty() {
+                    table.remove(first);
+                }
+                removed
+            }
+        }
+    }
+    walk(table, &segments(key))
+}
+
 /// Checks every key and value of a file layer against the key table.
 pub(crate) fn check_layer(layer: &Layer) -> Vec<ConfigError> {
     let source = layer.source.to_string();
@@ -426,5 +448,22 @@ mod tests {
         assert_eq!(t.to_string(), "[context_monitor.models]\n");
         let mut blocked: toml::Table = toml::from_str("context_monitor = 3").unwrap_or_default();
         assert!(insert(&mut blocked, &k, Some(toml::Value::Integer(5))).is_err());
+    }
+
+    #[test]
+    fn remove_says_whether_the_key_was_there_and_drops_emptied_tables() {
+        let mut t: toml::Table = toml::from_str(
+            "[context_monitor]\ninject = \"on-change\"\n[context_monitor.models]\n\"gpt-4.1\" = 5\n",
+        )
+        .unwrap();
+        let model = KeyRef::ModelEntry("gpt-4.1".into());
+        assert!(remove(&mut t, &model));
+        assert_eq!(t.to_string(), "[context_monitor]\ninject = \"on-change\"\n");
+        assert!(!remove(&mut t, &model));
+        let inject = KeyRef::resolve("context_monitor.inject").unwrap();
+        assert!(remove(&mut t, &inject));
+        assert!(t.is_empty(), "{t}");
+        let mut blocked: toml::Table = toml::from_str("context_monitor = 3").unwrap();
+        assert!(!remove(&mut blocked, &inject));
     }
 }

@@ -6,9 +6,9 @@
 //! validated as a whole, and a broken rule names each key with its own source. Nothing here
 //! reads the process environment: callers pass an [`EnvVars`] snapshot.
 //!
-//! The CLI's `config show|get|set|path|schema` map to [`LoadedConfig::to_toml`] /
-//! [`LoadedConfig::to_json`], [`LoadedConfig::get`], [`set_value`], [`ConfigPaths::entries`]
-//! and [`schema_text`].
+//! The CLI's `config show|get|set|unset|path|schema` map to [`LoadedConfig::to_toml`] /
+//! [`LoadedConfig::to_json`], [`LoadedConfig::get`], [`set_value`], [`unset_value_in`],
+//! [`ConfigPaths::entries`] and [`schema_text`].
 
 mod env;
 mod error;
@@ -18,6 +18,7 @@ mod load;
 mod paths;
 mod set;
 mod show;
+mod unset;
 
 pub use env::EnvVars;
 pub use error::{ConfigError, ConfigErrorKind, Setting, suggest_key};
@@ -26,3 +27,4 @@ pub use load::{LoadedConfig, load_config};
 pub use paths::{ConfigPaths, FileLayer, PathEntry, Scope};
 pub use set::{SetOutcome, set_value, set_value_in};
 pub use show::{KeyValue, schema_text};
+pub use unset::{UnsetOutcome, unset_value_in};

@@ -144,7 +144,7 @@ pub fn set_value_in(
     })
 }
 
-fn nothing_written(mut error: ConfigError) -> ConfigError {
+pub(super) fn nothing_written(mut error: ConfigError) -> ConfigError {
     error.message.push_str("; nothing was written");
     error
 }
@@ -152,7 +152,7 @@ fn nothing_written(mut error: ConfigError) -> ConfigError {
 /// Replaces a file inside `.ctxmon` atomically (0600, fsync). `.ctxmon` is created or checked
 /// by the layout, and a file that is a symbolic link is refused: spec §12 follows no link
 /// inside `.ctxmon`, and renaming over it would silently turn the link into a file.
-fn write_in_ctxmon(layout: &ProjectLayout, path: &Path, text: &str) -> io::Result<()> {
+pub(super) fn write_in_ctxmon(layout: &ProjectLayout, path: &Path, text: &str) -> io::Result<()> {
     layout.ensure_dir(layout.root())?;
     if is_symlink(path) {
         return Err(symlink_refused(path));
@@ -162,7 +162,7 @@ fn write_in_ctxmon(layout: &ProjectLayout, path: &Path, text: &str) -> io::Resul
 
 /// Replaces the user's file atomically (0600, folders 0700, fsync). A symlinked file is
 /// written through to its target, so dotfile managers keep working.
-fn write_private(path: &Path, text: &str) -> io::Result<()> {
+pub(super) fn write_private(path: &Path, text: &str) -> io::Result<()> {
     let path = match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)?,
         _ => path.to_path_buf(),

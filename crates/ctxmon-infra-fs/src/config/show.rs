@@ -138,16 +138,28 @@ impl LoadedConfig {
             }
         }
         for map_key in maps {
-            let Some(toml::Value::Table(entries)) = lookup(&self.config, map_key) else {
-                continue;
+            let entries = match lookup(&self.config, map_key) {
+                Some(toml::Value::Table(entries)) => entries,
+                _ => toml::Table::new(),
             };
-            if entries.is_empty() {
+            // Annotated, the model rules are always shown: with none configured, how the
+            // window is chosen is still worth knowing.
+            if entries.is_empty() && !annotate {
                 continue;
             }
             let _ = writeln!(out, "\n[{map_key}]");
+            if entries.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "# no model rules; add one with `ctxmon config set {map_key}.<model id prefix> <window>`"
+                );
+            }
             for (prefix, value) in &entries {
                 let key = format!("{map_key}.{prefix}");
                 self.line(out, &toml_key(prefix), value, &key, annotate);
+            }
+            if annotate && map_key == MODELS_KEY {
+                out.push_str(WINDOW_RULES);
             }
         }
     }
@@ -179,6 +191,15 @@ impl LoadedConfig {
         })
     }
 }
+
+const MODELS_KEY: &str = "context_monitor.models";
+
+/// How the window is chosen (`fill/window.rs`), beside the model rules in `config show`.
+const WINDOW_RULES: &str = "\
+# the window: context_window when set, else the status line's, else 1,000,000 for a model id
+# ending in [1m], else the longest model rule above that the model id starts with, else 200,000
+# (and 1,000,000 once more tokens than the window are measured)
+";
 
 /// The top-level sections, in the key table's order.
 fn sections() -> Vec<&'static str> {

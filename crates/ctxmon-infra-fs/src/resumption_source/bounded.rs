@@ -165,7 +165,7 @@ impl Budget {
         if s.len() > left {
             return Err(E::custom(format_args!(
                 "the document expands to more than {} bytes of text (YAML aliases?); simplify it",
-                self.limits.string_bytes
+                ctxmon_domain::human::thousands(self.limits.string_bytes as u64)
             )));
         }
         self.string_bytes.set(left - s.len());

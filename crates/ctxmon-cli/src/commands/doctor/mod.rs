@@ -24,6 +24,7 @@ use ctxmon_infra_fs::ProjectLayout;
 use crate::bootstrap;
 use crate::cli::GlobalArgs;
 use crate::exit::{CmdResult, Failure};
+use crate::out::{out, outln};
 
 pub fn run(global: &GlobalArgs) -> CmdResult {
     let project_dir = bootstrap::existing_project_dir(global)?;
@@ -53,12 +54,12 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
 
     if global.json {
         let json = serde_json::to_string(&checks).map_err(|e| Failure::Other(e.into()))?;
-        println!("{json}");
+        outln!("{json}")?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
-        println!("ctxmon doctor · project {}", project_dir.display());
-        print!("{}", check::render(&checks, color));
-        println!("{}", check::summary(&checks));
+        outln!("ctxmon doctor · project {}", project_dir.display())?;
+        out!("{}", check::render(&checks, color))?;
+        outln!("{}", check::summary(&checks))?;
     }
     if checks.iter().any(|c| c.status.is_problem()) {
         // The report above is the explanation; the error line only keeps stderr honest for

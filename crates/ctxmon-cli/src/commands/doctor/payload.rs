@@ -4,7 +4,7 @@
 //! application's `payload_check`), and this check reports the newest of them.
 
 use ctxmon_application::ports::Clock;
-use ctxmon_domain::tokens::thousands;
+use ctxmon_domain::human::thousands;
 use ctxmon_domain::{FillSource, PayloadCheck, Timestamp};
 use ctxmon_infra_fs::{FsPayloadCheckStore, ProjectLayout, SystemClock};
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use ctxmon_application::config::Config;
 use ctxmon_application::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
 use ctxmon_application::ports::Clock;
-use ctxmon_domain::tokens::thousands;
+use ctxmon_domain::human::thousands;
 use ctxmon_domain::{FillSource, Timestamp};
 use ctxmon_infra_fs::claude_paths::{latest_transcript, project_slugs, projects_dirs};
 use ctxmon_infra_fs::config::{ConfigError, ConfigErrorKind, LoadedConfig};
@@ -201,7 +201,7 @@ fn hook_log_at(layout: &ProjectLayout, config: &Config, now: Timestamp) -> Check
                 "hook log",
                 format!(
                     "no hook problems in the last 24 hours (the newest logged is from {})",
-                    t.to_rfc3339()
+                    crate::render::local_time(t)
                 ),
             ),
             None => Check::ok("hook log", "no hook problems logged"),

@@ -37,6 +37,7 @@ use crate::exit::{CmdResult, Failure};
 use crate::install::command_line::shell_word;
 use crate::install::diff::unified;
 use crate::install::merge::{self, Action, Change, Options, Outcome, PlanError};
+use crate::out::{out, outln};
 
 mod target;
 
@@ -143,17 +144,21 @@ fn with_json_error(
     body: impl FnOnce() -> CmdResult,
 ) -> CmdResult {
     let result = body();
-    if let (Err(failure), true) = (&result, global.json) {
+    if let (Err(failure), true) = (&result, global.json)
+        && let Some(error) = failure.error()
+    {
         let code = match failure {
             Failure::Usage(_) => 2,
-            Failure::Other(_) => 1,
+            _ => 1,
         };
-        println!(
+        // The refusal stands whether or not this object can be written; its message is on
+        // stderr too.
+        let _ = outln!(
             "{}",
             json!({
                 "command": verb, "agent": agent.flag(), "scope": scope_name(scope),
                 "changed": false, "written": false, "exit_code": code,
-                "error": format!("{:#}", failure.error()),
+                "error": format!("{error:#}"),
             })
         );
     }
@@ -300,7 +305,7 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
             .iter()
             .map(|c| json!({"target": c.target, "action": c.action.label(), "detail": c.detail}))
             .collect();
-        println!(
+        outln!(
             "{}",
             json!({
                 "command": verb, "agent": target.agent.flag(), "scope": scope_name(target.scope),
@@ -308,7 +313,7 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
                 "backup": backup, "statusline_record": kept, "file_removed": file_removed,
                 "next_step": trust, "changes": changes, "diff": dry_run.then_some(diff),
             })
-        );
+        )?;
         if let Some(warning) = warning {
             diag!("ctxmon: warning: {warning}");
         }
@@ -320,55 +325,55 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
         } else {
             "not installed"
         };
-        println!("ctxmon is {state} in {shown}; nothing changed");
+        outln!("ctxmon is {state} in {shown}; nothing changed")?;
         return Ok(());
     }
     if dry_run {
-        print!("{diff}");
+        out!("{diff}")?;
     }
-    println!(
+    outln!(
         "ctxmon {verb} ({} {} scope): {shown}",
         target.agent.label(),
         scope_name(target.scope)
-    );
+    )?;
     for Change {
         target,
         action,
         detail,
     } in &outcome.changes
     {
-        println!("  {:<9} {target:<17} {detail}", action.label());
+        outln!("  {:<9} {target:<17} {detail}", action.label())?;
     }
     if dry_run {
-        println!("dry run: nothing was written");
+        outln!("dry run: nothing was written")?;
         if remove_file {
-            println!("(nothing else is in the file, so uninstall would remove it)");
+            outln!("(nothing else is in the file, so uninstall would remove it)")?;
         }
     } else if let Some(backup) = backup {
-        println!("previous version saved as {backup}");
+        outln!("previous version saved as {backup}")?;
     }
     if file_removed {
-        println!("removed {shown}: nothing but ctxmon's hooks was in it");
+        outln!("removed {shown}: nothing but ctxmon's hooks was in it")?;
     }
     if let Some(kept) = kept {
-        println!("the status line it replaced is kept in {kept}; `ctxmon uninstall` puts it back");
+        outln!("the status line it replaced is kept in {kept}; `ctxmon uninstall` puts it back")?;
     }
     if let Some(warning) = warning {
         diag!("ctxmon: warning: {warning}");
     }
     if target.write_path != target.path && !dry_run {
-        println!(
+        outln!(
             "(written through the symlink to {})",
             target.write_path.display()
-        );
+        )?;
     }
     match trust {
         Some(_) if dry_run => {
-            println!(
+            outln!(
                 "(once written, Codex asks you to trust these hooks in /hooks before it runs them)"
-            );
+            )?;
         }
-        Some(trust) => println!("{trust}"),
+        Some(trust) => outln!("{trust}")?,
         None => {}
     }
     Ok(())

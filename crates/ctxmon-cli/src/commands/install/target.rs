@@ -221,7 +221,7 @@ impl Target {
         if meta.len() > MAX_SETTINGS_BYTES {
             return Err(anyhow!(
                 "{shown} is {} bytes, too large for a settings file; nothing was changed",
-                meta.len()
+                ctxmon_domain::human::thousands(meta.len())
             )
             .into());
         }

@@ -1,15 +1,21 @@
 //! `list`, `show`, `latest`, `cleanup` and `stats`: what the resume-log folder holds, for
-//! people (tables, the markdown) and programs (`--json`).
+//! people (tables, the markdown) and programs (`--json`). `show` takes a session id or any
+//! unique beginning of one (the tables cut long ids); a beginning several logs share is a usage
+//! error (exit 2) that names them.
 
 use anyhow::anyhow;
 use ctxmon_application::ports::{PortErrorKind, ResumeLogEntry, ResumeLogStore, StoredResumeLog};
+use ctxmon_domain::human::{count, thousands};
 use ctxmon_domain::{SessionKey, Timestamp};
 use ctxmon_infra_fs::FsResumeLogStore;
 use serde_json::{Value, json};
 
+use crate::commands::output::{self, Align, clip, emit, note, pretty, storage};
 use crate::exit::{CmdResult, Failure};
+use crate::render::local_time;
 
-use crate::commands::output::{self, Align, clip, emit, note, pretty, storage, table_time};
+/// How many candidates an ambiguous id's error names.
+const CANDIDATES_SHOWN: usize = 8;
 
 pub fn list(store: &FsResumeLogStore, as_json: bool) -> CmdResult {
     let listing = store.list().map_err(storage)?;
@@ -64,13 +70,30 @@ fn load(
     id: &str,
     as_json: bool,
 ) -> Result<Option<StoredResumeLog>, Failure> {
-    let key = SessionKey::from_raw(id);
+    if id.trim().is_empty() {
+        return Err(Failure::usage(anyhow!(
+            "the session id is empty; `ctxmon resume-log list` shows the sessions there are"
+        )));
+    }
+    let exact = SessionKey::from_raw(id);
+    let key = match store.load(&exact) {
+        Ok(None) => match by_prefix(store, id)? {
+            Some(key) => key,
+            None => {
+                return Err(Failure::Other(anyhow!(
+                    "no resume log for session {} in {}; `ctxmon resume-log list` shows the sessions there are",
+                    clip(id, 40),
+                    store.dir().display()
+                )));
+            }
+        },
+        _ => exact,
+    };
     match store.load(&key) {
         Ok(Some(stored)) => Ok(Some(stored)),
         Ok(None) => Err(Failure::Other(anyhow!(
-            "no resume log for session {} in {}; `ctxmon resume-log list` shows the sessions there are",
-            clip(id, 40),
-            store.dir().display()
+            "the resume log of session {} was removed meanwhile",
+            clip(id, 40)
         ))),
         Err(e) if e.kind == PortErrorKind::InvalidData && !as_json => {
             let md = std::fs::read_to_string(store.markdown_path(&key))
@@ -80,6 +103,41 @@ fn load(
             Ok(None)
         }
         Err(e) => Err(storage(e)),
+    }
+}
+
+/// The one log whose session id begins with `prefix` (a trailing `…`, as the tables cut long ids,
+/// is ignored); `None` when none does, a usage error naming them when several do.
+fn by_prefix(store: &FsResumeLogStore, prefix: &str) -> Result<Option<SessionKey>, Failure> {
+    let prefix = prefix.trim().trim_end_matches('…');
+    let listing = store.list().map_err(storage)?;
+    for problem in &listing.problems {
+        note(problem);
+    }
+    let matches: Vec<&ResumeLogEntry> = listing
+        .entries
+        .iter()
+        .filter(|e| !prefix.is_empty() && e.session_id.starts_with(prefix))
+        .collect();
+    match matches.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some(one.key.clone())),
+        many => {
+            let mut names: Vec<String> = many
+                .iter()
+                .take(CANDIDATES_SHOWN)
+                .map(|e| clip(&e.session_id, 60))
+                .collect();
+            if many.len() > CANDIDATES_SHOWN {
+                names.push(format!("and {} more", many.len() - CANDIDATES_SHOWN));
+            }
+            Err(Failure::usage(anyhow!(
+                "session id {:?} is ambiguous: it begins {} with a resume log ({}); give more of the id",
+                clip(prefix, 40),
+                count(many.len() as u64, "session id", "session ids"),
+                names.join(", ")
+            )))
+        }
     }
 }
 
@@ -106,15 +164,15 @@ pub fn cleanup(store: &FsResumeLogStore, keep: u64, as_json: bool) -> CmdResult 
 
 pub fn stats(store: &FsResumeLogStore, as_json: bool) -> CmdResult {
     let stats = store.stats().map_err(storage)?;
-    let time = |t: Option<Timestamp>| t.map(Timestamp::to_rfc3339);
+    let utc = |t: Option<Timestamp>| t.map(Timestamp::to_rfc3339);
     if as_json {
         return emit(
             &json!({
                 "dir": store.dir().display().to_string(),
                 "count": stats.count,
                 "bytes": stats.bytes,
-                "oldest": time(stats.oldest),
-                "newest": time(stats.newest),
+                "oldest": utc(stats.oldest),
+                "newest": utc(stats.newest),
                 "problems": stats.problems,
             })
             .to_string(),
@@ -124,20 +182,26 @@ pub fn stats(store: &FsResumeLogStore, as_json: bool) -> CmdResult {
         note(problem);
     }
     let mut out = format!(
-        "{} resume log{} in {}\n{} bytes",
-        stats.count,
-        if stats.count == 1 { "" } else { "s" },
+        "{} in {}\n{}",
+        count(stats.count as u64, "resume log", "resume logs"),
         store.dir().display(),
-        stats.bytes
+        count(stats.bytes, "byte", "bytes")
     );
-    if let (Some(oldest), Some(newest)) = (time(stats.oldest), time(stats.newest)) {
-        out.push_str(&format!("\noldest {oldest}\nnewest {newest}"));
+    if let (Some(oldest), Some(newest)) = (stats.oldest, stats.newest) {
+        out.push_str(&format!(
+            "\noldest {}\nnewest {}",
+            local_time(oldest),
+            local_time(newest)
+        ));
     }
     if !stats.problems.is_empty() {
         out.push_str(&format!(
-            "\n{} unreadable file{} skipped (named on stderr)",
-            stats.problems.len(),
-            if stats.problems.len() == 1 { "" } else { "s" }
+            "\n{} skipped (named on stderr)",
+            count(
+                stats.problems.len() as u64,
+                "unreadable file",
+                "unreadable files"
+            )
         ));
     }
     emit(&out)
@@ -159,22 +223,20 @@ fn table(entries: &[ResumeLogEntry]) -> String {
     let rows: Vec<[String; 4]> = entries
         .iter()
         .map(|e| {
-            let at = e
-                .generated_at
-                .map_or_else(|| "-".to_string(), |t| table_time(&t.to_rfc3339()));
             [
                 clip(&e.session_id, 40),
-                at,
+                e.generated_at.map_or_else(|| "-".to_string(), local_time),
                 clip(&e.trigger, 20),
-                e.bytes.to_string(),
+                thousands(e.bytes),
             ]
         })
         .collect();
     output::table(
         [
             ("SESSION", Align::Left),
-            ("GENERATED (UTC)", Align::Left),
+            ("GENERATED", Align::Left),
             ("TRIGGER", Align::Left),
+            // Sizes are numbers: right-aligned so they line up.
             ("BYTES", Align::Right),
         ],
         &rows,

@@ -12,10 +12,11 @@ use std::fmt::Write as _;
 
 use ctxmon_application::fill::{FillPoint, FillSeries, SeriesScope};
 use ctxmon_domain::ThresholdTier;
-use ctxmon_domain::tokens::thousands;
+use ctxmon_domain::human::thousands;
 use ctxmon_domain::xml::escape_text;
 
 use super::sparkline::scale_top;
+use crate::render::local_time_text;
 
 pub(super) const WIDTH: f64 = 960.0;
 pub(super) const HEIGHT: f64 = 500.0;
@@ -283,7 +284,7 @@ fn axes(s: &mut String, series: &FillSeries, f: &Frame) {
                 s,
                 r##"<text x="{x:.1}" y="{:.1}" text-anchor="{anchor}" fill="#78909c" font-size="11">{}</text>"##,
                 f.y_bottom + 38.0,
-                escape_text(time)
+                escape_text(&local_time_text(time))
             );
         }
     }
@@ -336,7 +337,7 @@ fn compactions(s: &mut String, series: &FillSeries, f: &Frame) {
             tip.push_str(&format!(", {} after", thousands(post.get())));
         }
         if let Some(time) = &c.timestamp {
-            tip.push_str(&format!(", {time}"));
+            tip.push_str(&format!(", {}", local_time_text(time)));
         }
         let _ = writeln!(
             s,
@@ -435,7 +436,7 @@ fn point_tip(p: &FillPoint, crossing: bool) -> String {
         tip.push_str(" (tier crossing)");
     }
     if let Some(time) = &p.timestamp {
-        tip.push_str(&format!(" · {time}"));
+        tip.push_str(&format!(" · {}", local_time_text(time)));
     }
     if let Some(id) = &p.message_id {
         tip.push_str(&format!(" · {id}"));
@@ -443,12 +444,7 @@ fn point_tip(p: &FillPoint, crossing: bool) -> String {
     tip
 }
 
-/// 0.835 → "83.5%", 0.7 → "70%", 0.9999 → "99.9%": tenths rounded down, like every fill
-/// ctxmon shows.
+/// 0.835 → "83%", 0.9999 → "99%": whole percent rounded down, like every fill ctxmon shows.
 fn percent(ratio: f64) -> String {
-    let tenths = ctxmon_domain::fill::floor_scaled(ratio, 1000.0);
-    match tenths % 10 {
-        0 => format!("{}%", tenths / 10),
-        d => format!("{}.{d}%", tenths / 10),
-    }
+    ctxmon_domain::human::percent(ratio)
 }
