@@ -17,6 +17,8 @@ pub const DENY_COMMAND: &str = "cargo deny check bans licenses sources";
 /// A process of its own, not a call into this one: the test step may have rebuilt (replaced)
 /// the xtask binary this process runs from, and the benchmark spawns that binary as its runner.
 pub const BENCH_SMOKE_COMMAND: &str = "cargo xtask bench --quick";
+/// A process of its own for the same reason; it reuses the release build bench-smoke made.
+pub const DIST_COMMAND: &str = "cargo xtask dist";
 
 /// What one CI step does.
 #[derive(Debug, Clone, Copy)]
@@ -77,6 +79,13 @@ const STEPS: &[Step] = &[
         // checked (a wrong answer fails); timings are reported, never gated. Without it a check
         // the benchmark makes could go stale unnoticed between full runs.
         action: Action::Cargo(BENCH_SMOKE_COMMAND, &[]),
+    },
+    Step {
+        name: "dist",
+        // The release archive, SHA256SUMS, install.sh and npm tarballs, then installed with
+        // `install.sh --archive` and with npm offline and run: what a release would publish
+        // is proven to install. Seconds, since bench-smoke has built the release binary.
+        action: Action::Cargo(DIST_COMMAND, &[]),
     },
     Step {
         name: "fuzz",
@@ -217,6 +226,7 @@ mod tests {
                 "budgets",
                 "cargo-deny",
                 "bench-smoke",
+                "dist",
                 "fuzz"
             ]
         );

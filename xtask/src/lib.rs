@@ -14,6 +14,7 @@ pub mod budgets;
 pub mod budgets_resilience;
 pub mod budgets_resume_log;
 pub mod ci;
+pub mod dist;
 pub mod fuzz;
 pub mod inject_cost;
 pub mod scan;

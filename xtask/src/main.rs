@@ -21,6 +21,9 @@ commands:
                [--seconds N] [--jobs N]
   inject-cost  tokens each context_monitor.inject policy costs on the real sessions in ../shared
                [--write: put the table into docs/inject-policy.md]
+  dist         release archives, SHA256SUMS, install.sh and npm tarballs in target/dist,
+               then installs and runs them [--target T]... [--binary FILE] [--out DIR]
+               [--assemble] [--no-check]
   ci           everything CI runs: fmt, clippy, tests, check-arch, tidy, budgets, cargo-deny,
                bench --quick (answers checked, timings not gated), fuzz";
 
@@ -47,6 +50,7 @@ fn run() -> anyhow::Result<()> {
         ["tidy"] => xtask::tidy::run(&root),
         ["budgets"] => xtask::budgets::run_all(),
         ["ci"] => xtask::ci::run(&root),
+        ["dist", rest @ ..] => xtask::dist::run(&root, &xtask::dist::Options::parse(rest)?),
         ["fuzz", rest @ ..] => xtask::fuzz::run(&root, &xtask::fuzz::Options::parse(rest)?),
         ["inject-cost", rest @ ..] => xtask::inject_cost::run(&root, rest),
         [xtask::bench::runner::VERB] => xtask::bench::runner::serve(),

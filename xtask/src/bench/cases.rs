@@ -239,6 +239,19 @@ pub fn process_floor(name: &str) -> BenchCase {
     }
 }
 
+/// `/bin/true`: what starting any process costs here, below which no command can go.
+pub fn bare_process() -> BenchCase {
+    BenchCase {
+        name: "`/bin/true` (bare process floor)".to_owned(),
+        args: Vec::new(),
+        stdin: String::new(),
+        check: Check::ExitZero,
+        target: Target::NONE,
+        files: Vec::new(),
+        program: Some(std::path::PathBuf::from("/bin/true")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

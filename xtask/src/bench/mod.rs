@@ -18,6 +18,7 @@ pub mod measure;
 pub mod plan;
 pub mod report;
 pub mod runner;
+pub mod startup;
 pub mod stats;
 pub mod text;
 pub mod transcript_gen;
@@ -214,6 +215,15 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         }
     }
     let ratios = ratio_lines(&plan, &rows);
+    println!("==> release binary size and cold start");
+    let startup = startup::measure(&binary, options.quick);
+    match &startup.cold {
+        Ok([floor, ctxmon]) => println!(
+            "    {} bytes; cold median /bin/true {:.2} ms, ctxmon --version {:.2} ms",
+            startup.binary_bytes, floor.0, ctxmon.0
+        ),
+        Err(why) => println!("    {} bytes; cold start {why}", startup.binary_bytes),
+    }
     println!("==> handoff fidelity (cargo test --test handoff_fidelity)");
     let fidelity = if options.selects("handoff fidelity") {
         fidelity::measure(root)
@@ -243,6 +253,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         load_after: machine::load_average(),
         fidelity,
         only: options.only.clone(),
+        startup,
     };
     let out = match &options.out {
         Some(out) => out.clone(),

@@ -40,6 +40,7 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
     let floor = "`ctxmon --version` (process floor)".to_owned();
 
     let mut cases = vec![
+        cases::bare_process(),
         cases::process_floor(&floor),
         cases::prompt_submit_without_transcript(&hook("no transcript")),
         cases::prompt_submit(&hook("1 KiB"), &get("1KiB")?),

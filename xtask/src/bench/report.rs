@@ -94,6 +94,19 @@ pub struct Report {
     pub fidelity: Result<String, String>,
     /// `--only` filters of a partial run (empty for a whole one).
     pub only: Vec<String>,
+    /// Binary size and cold start.
+    pub startup: super::startup::Startup,
+}
+
+/// The higher 1-minute load average of the two readings when it exceeds the CPU count.
+fn busy(m: &Machine, load_after: &str) -> Option<f64> {
+    let cpus: f64 = m.cpus.trim().parse().ok()?;
+    let first = |text: &str| -> Option<f64> { text.split(',').next()?.trim().parse().ok() };
+    let load = [first(&m.load_before), first(load_after)]
+        .into_iter()
+        .flatten()
+        .fold(f64::NAN, f64::max);
+    (load > cpus).then_some(load)
 }
 
 fn mib(kib: u64) -> String {
@@ -152,6 +165,15 @@ pub fn render(r: &Report) -> String {
         "| load average (1, 5, 15 min) | before {}; after {} |",
         m.load_before, r.load_after
     );
+    if let Some(load) = busy(m, &r.load_after) {
+        let _ = writeln!(
+            s,
+            "\n> **Busy machine**: the 1-minute load average reached {load:.1} on {} CPUs, so \
+             other processes took CPU time from these runs and CPU-bound rows (pre-compact, \
+             assembly) read high. Run again on a quiet machine before comparing.",
+            m.cpus
+        );
+    }
     s.push_str("\n## Reproduce\n\n```sh\n");
     s.push_str("cargo xtask bench            # full run (~2.2 GB of transcripts in target/bench-data/), writes this file\n");
     s.push_str("cargo xtask bench --quick    # smoke test: 5 runs, no 1 GiB files, writes target/bench-data/benchmarks-quick.md\n");
@@ -199,6 +221,7 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(s, "- {skipped}");
         }
     }
+    super::startup::render(&mut s, &r.startup);
     s.push_str("\n## Handoff fidelity\n\n");
     s.push_str(
         "What the `<resumption-context>` hands back after a compaction, measured by \
@@ -281,6 +304,24 @@ const METHOD: &str = r#"
 mod tests {
     use super::*;
     use crate::bench::cases::HOOK_TARGET;
+
+    #[test]
+    fn a_load_above_the_cpu_count_is_called_out() {
+        let machine = |cpus: &str, load: &str| Machine {
+            date: String::new(),
+            commit: String::new(),
+            cpus: cpus.into(),
+            cpu_model: String::new(),
+            memory: String::new(),
+            kernel: String::new(),
+            rustc: String::new(),
+            load_before: load.into(),
+        };
+        assert_eq!(busy(&machine("2", "1.5, 2.0, 3.0"), "1.9, 1, 1"), None);
+        assert_eq!(busy(&machine("2", "1.5, 2.0, 3.0"), "9.7, 1, 1"), Some(9.7));
+        assert_eq!(busy(&machine("2", "12.1, 2.0, 3.0"), "unknown"), Some(12.1));
+        assert_eq!(busy(&machine("unknown", "12.1, 2, 3"), "12, 1, 1"), None);
+    }
 
     fn row(median_ms: f64, rss: Option<u64>, floor: Option<u64>) -> Row {
         Row {

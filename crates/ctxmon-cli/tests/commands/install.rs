@@ -111,6 +111,35 @@ fn a_renamed_binary_recognises_what_it_installed() {
     assert_eq!(read(&sb, SETTINGS), original);
 }
 
+/// Run from npm's exec cache (`npx ctxmon install` without an install), the binary registers
+/// its own path there, not the JS launcher's, and says that the cache is no stable home.
+#[test]
+fn a_binary_in_npxs_cache_registers_itself_and_says_the_cache_may_go() {
+    let sb = Sandbox::new();
+    let bin = sb.path(".npm/_npx/5f2c/node_modules/@ctxmon/linux-x64-gnu/bin/ctxmon");
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_ctxmon"), &bin).is_err() {
+        std::fs::copy(env!("CARGO_BIN_EXE_ctxmon"), &bin).unwrap();
+    }
+    let run = sb.run_program(&bin, &["install"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let real = std::fs::canonicalize(&bin).unwrap();
+    let installed = read(&sb, SETTINGS);
+    assert!(
+        installed.contains(&format!("{} hooks prompt-submit", real.display())),
+        "{installed}"
+    );
+    assert!(
+        run.stderr.contains("in npx's cache") && run.stderr.contains("npm install -g ctxmon"),
+        "{}",
+        run.stderr
+    );
+    // Anywhere else, no such note.
+    let plain = Sandbox::new();
+    let run = plain.run(&["install"], "");
+    assert!(!run.stderr.contains("npx"), "{}", run.stderr);
+}
+
 #[test]
 fn a_four_space_hugging_layout_is_followed_and_restored() {
     let sb = install_twice(Some("four-space.json"), &[], "four-space");

@@ -128,25 +128,167 @@ fn the_plugins_own_bin_folder_wins_and_timeout_is_optional() {
     additional_context(&run.stdout, "UserPromptSubmit");
 }
 
-#[test]
-fn a_missing_binary_is_a_notice_not_a_failure() {
-    let sb = Sandbox::new();
+/// Runs the wrapper's prompt-submit with a plain PATH, an empty plugin root and `sb`'s HOME.
+fn without_path_binary(sb: &Sandbox, session: &str) -> Wrapped {
     let empty_root = tempfile::tempdir().unwrap();
-    let run = wrapper(
-        &sb,
+    let transcript = sb.write("t.jsonl", transcript_with(&[150_000]));
+    wrapper(
+        sb,
         empty_root.path(),
         SYSTEM_PATH,
         &["prompt-submit", "4"],
-        &warning_prompt(&sb),
-    );
-    if run.stderr.is_empty() {
-        eprintln!("notice: a ctxmon is installed in {SYSTEM_PATH}; skipping");
+        &sb.prompt_input(session, &transcript),
+    )
+}
+
+/// True (with a notice) when this machine has a ctxmon the wrapper finds outside the
+/// sandbox: on the system PATH or in a system-wide npm prefix.
+fn ctxmon_on_system_path() -> bool {
+    let found = [
+        "/usr/bin/ctxmon",
+        "/bin/ctxmon",
+        "/usr/local/lib/node_modules/ctxmon",
+        "/usr/lib/node_modules/ctxmon",
+        "/opt/homebrew/lib/node_modules/ctxmon",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).exists());
+    if let Some(place) = found {
+        eprintln!("notice: a ctxmon is installed at {place}; skipping");
+    }
+    found.is_some()
+}
+
+#[test]
+fn a_missing_binary_says_how_to_install_once_per_session() {
+    if ctxmon_on_system_path() {
         return;
     }
-    assert_eq!(run.code, Some(0));
-    assert_eq!(run.stdout, "");
-    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
-    assert!(run.stderr.contains("binary not found"), "{}", run.stderr);
+    let sb = Sandbox::new();
+    let first = without_path_binary(&sb, "session-a");
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    let answer: Value = serde_json::from_str(first.stdout.trim()).unwrap();
+    let message = answer["systemMessage"].as_str().unwrap();
+    assert!(message.contains("npm install -g ctxmon"), "{message}");
+    assert!(message.contains("cargo install"), "{message}");
+    assert_eq!(answer.as_object().unwrap().len(), 1, "{answer}");
+    assert_eq!(first.stderr.lines().count(), 1, "{}", first.stderr);
+    assert!(
+        first.stderr.contains("binary not found"),
+        "{}",
+        first.stderr
+    );
+
+    // The same session hears nothing more, on any hook; another session is told once.
+    let second = without_path_binary(&sb, "session-a");
+    assert_eq!((second.code, second.stdout.as_str()), (Some(0), ""));
+    assert_eq!(second.stderr, "");
+    let other = without_path_binary(&sb, "session-b");
+    assert!(other.stdout.contains("systemMessage"), "{}", other.stdout);
+    let marker = sb
+        .home
+        .path()
+        .join(".local/state/ctxmon/missing-binary/session-a");
+    assert!(marker.is_file(), "no marker at {}", marker.display());
+}
+
+#[test]
+fn a_missing_binary_with_an_odd_or_no_session_id_still_fails_open() {
+    if ctxmon_on_system_path() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let empty_root = tempfile::tempdir().unwrap();
+    for (input, shown) in [
+        ("{\"session_id\": \"../../x\"}", true),
+        ("{\"session_id\": \"../../x\"}", false),
+        ("not json", true),
+        ("", false),
+    ] {
+        let run = wrapper(
+            &sb,
+            empty_root.path(),
+            SYSTEM_PATH,
+            &["session-start", "9"],
+            input,
+        );
+        assert_eq!(run.code, Some(0));
+        assert_eq!(
+            run.stdout.contains("systemMessage"),
+            shown,
+            "{input:?}: {}",
+            run.stdout
+        );
+    }
+    // The id is reduced to a plain file name inside the state folder.
+    let state = sb.home.path().join(".local/state/ctxmon/missing-binary");
+    let names: Vec<String> = std::fs::read_dir(&state)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.contains(&"x".to_string()), "{names:?}");
+    assert!(names.contains(&"no-session".to_string()), "{names:?}");
+}
+
+/// The wrapper finds the binary where each install method puts it, with nothing on PATH.
+#[test]
+fn the_binary_is_found_where_npm_and_cargo_install_it() {
+    if ctxmon_on_system_path() {
+        return;
+    }
+    let places = [
+        // npm install -g with prefix ~/.npm-global: nested below the launcher package.
+        ".npm-global/lib/node_modules/ctxmon/node_modules/@ctxmon/linux-x64-gnu/bin/ctxmon",
+        // npx ctxmon: npm's exec cache, hoisted.
+        ".npm/_npx/0123abcd/node_modules/@ctxmon/linux-x64-gnu/bin/ctxmon",
+        // nvm's per-version global prefix.
+        ".nvm/versions/node/v20.1.0/lib/node_modules/ctxmon/node_modules/@ctxmon/linux-arm64-gnu/bin/ctxmon",
+        // cargo install.
+        ".cargo/bin/ctxmon",
+    ];
+    for place in places {
+        let sb = Sandbox::new();
+        let path = sb.home.path().join(place);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        symlink(env!("CARGO_BIN_EXE_ctxmon"), &path).unwrap();
+        let run = without_path_binary(&sb, "found");
+        assert_eq!(run.code, Some(0), "{place}: {}", run.stderr);
+        let context = additional_context(&run.stdout, "UserPromptSubmit");
+        assert!(context.contains("tier=\"WARNING\""), "{place}: {context}");
+    }
+    // A prefix set in ~/.npmrc (`~/` expanded) is looked at too.
+    let sb = Sandbox::new();
+    std::fs::write(sb.home.path().join(".npmrc"), "prefix = ~/tools/npm\n").unwrap();
+    let path = sb
+        .home
+        .path()
+        .join("tools/npm/lib/node_modules/ctxmon/node_modules/@ctxmon/darwin-arm64/bin/ctxmon");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    symlink(env!("CARGO_BIN_EXE_ctxmon"), &path).unwrap();
+    let run = without_path_binary(&sb, "npmrc");
+    additional_context(&run.stdout, "UserPromptSubmit");
+}
+
+/// PATH comes before npm and cargo: what the user's shell runs is what the plugin runs.
+#[test]
+fn path_wins_over_npm_and_cargo_installs() {
+    let sb = Sandbox::new();
+    let cargo = sb.home.path().join(".cargo/bin/ctxmon");
+    std::fs::create_dir_all(cargo.parent().unwrap()).unwrap();
+    std::fs::write(&cargo, "#!/bin/sh\necho cargo-decoy\n").unwrap();
+    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = bin_dir(None);
+    let empty_root = tempfile::tempdir().unwrap();
+    let path = format!("{}:{SYSTEM_PATH}", bin.path().display());
+    let run = wrapper(
+        &sb,
+        empty_root.path(),
+        &path,
+        &["prompt-submit", "4"],
+        &warning_prompt(&sb),
+    );
+    assert!(!run.stdout.contains("cargo-decoy"), "{}", run.stdout);
+    additional_context(&run.stdout, "UserPromptSubmit");
 }
 
 fn has_timeout() -> bool {
@@ -271,6 +413,42 @@ fn plugin_json_names_ctxmon_at_the_crate_version() {
     assert!(plugin["author"]["name"].is_string());
 }
 
+/// `/plugin marketplace add <repo>` reads `.claude-plugin/marketplace.json` at the repository
+/// root; `/plugin install ctxmon@ctxmon` then installs the entry whose source is that root.
+#[test]
+fn marketplace_json_lists_this_plugin_from_the_repository_root() {
+    let market = json_file(".claude-plugin/marketplace.json");
+    let name = market["name"].as_str().unwrap();
+    assert!(
+        !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+        "marketplace names are kebab-case: {name}"
+    );
+    assert!(
+        !name.contains("claude") && !name.contains("anthropic"),
+        "reserved-looking name"
+    );
+    assert!(market["owner"]["name"].is_string());
+    let plugins = market["plugins"].as_array().unwrap();
+    assert_eq!(plugins.len(), 1);
+    let entry = &plugins[0];
+    let plugin = json_file(".claude-plugin/plugin.json");
+    assert_eq!(entry["name"], plugin["name"]);
+    let source = entry["source"].as_str().unwrap();
+    assert!(
+        source.starts_with("./"),
+        "relative sources start with ./: {source}"
+    );
+    let root = repo(source);
+    assert!(root.join(".claude-plugin/plugin.json").is_file());
+    assert!(root.join("hooks/hooks.json").is_file());
+    // plugin.json alone carries the version, so the two files cannot disagree on it.
+    assert!(entry.get("version").is_none());
+    assert_eq!(entry["license"], plugin["license"]);
+}
+
 /// Per event: (matcher, timeout, hook name) — from a settings or hooks.json document.
 fn registrations(
     doc: &Value,
@@ -351,4 +529,16 @@ fn the_wrapper_is_executable_posix_sh() {
         "{}",
         String::from_utf8_lossy(&check.stderr)
     );
+    match Command::new("shellcheck")
+        .args(["-s", "sh"])
+        .arg(&path)
+        .output()
+    {
+        Ok(lint) => assert!(
+            lint.status.success(),
+            "{}",
+            String::from_utf8_lossy(&lint.stdout)
+        ),
+        Err(_) => eprintln!("notice: shellcheck is not installed; hooks/ctxmon-hook not linted"),
+    }
 }

@@ -84,6 +84,14 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
                      `cargo install --locked --path crates/ctxmon-cli` gives it a stable path"
                 );
             }
+            // `npx ctxmon install` without an install runs the binary from npm's exec cache,
+            // which `npm cache clean` may empty under the hooks.
+            if program.contains("/_npx/") {
+                diag!(
+                    "ctxmon: note: registering a binary in npx's cache ({program}); \
+                     `npm install -g ctxmon` and `ctxmon install` give it a stable path"
+                );
+            }
             if has_bom {
                 diag!("ctxmon: note: {}", bom_note(&target));
             }
