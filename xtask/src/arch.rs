@@ -66,6 +66,9 @@ const INFRA_FS_ALLOWED: &[&str] = &[
     // Vectorised newline search for the backward transcript scan (already in the graph via
     // serde_json); the scalar loop was 97% of the hook's worst-case time.
     "memchr",
+    // Time zone rules (TZif, POSIX `TZ`, the system zone database) for times shown to people
+    // (`local_time`); a maintained library instead of our own zone parser.
+    "jiff",
 ];
 
 /// The allow-list of a workspace crate's normal dependencies and the reason for it; `None`

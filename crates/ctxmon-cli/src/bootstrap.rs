@@ -12,6 +12,7 @@ use ctxmon_infra_fs::config::{
 
 use crate::cli::GlobalArgs;
 use crate::exit::Failure;
+use crate::project_root;
 
 /// The process environment as `(name, value)` pairs (non-UTF-8 entries dropped).
 pub fn env_pairs() -> Vec<(String, String)> {
@@ -67,6 +68,8 @@ pub struct ProjectDir {
     pub source: DirSource,
     /// The input's `cwd` when it was not absolute, and so not used.
     pub ignored_cwd: Option<String>,
+    /// The current directory, when the project was found above it (`project_root`).
+    pub found_from: Option<PathBuf>,
 }
 
 /// Spec §12: `--project-dir`, else `CLAUDE_PROJECT_DIR`, else the hook input's `cwd` when it is
@@ -77,6 +80,7 @@ pub fn resolve_project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> Proje
         path,
         source,
         ignored_cwd: None,
+        found_from: None,
     };
     if let Some(dir) = &global.project_dir {
         return found(dir.clone(), DirSource::Flag);
@@ -95,6 +99,7 @@ pub fn resolve_project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> Proje
         path: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
         source: DirSource::CurrentDir,
         ignored_cwd,
+        found_from: None,
     }
 }
 
@@ -104,6 +109,22 @@ pub fn project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> PathBuf {
 }
 
 impl ProjectDir {
+    /// A command's project (spec §12): from the current directory, the nearest folder at or
+    /// above it holding `.ctxmon`, `.claude` or `.git`, below the home folder, the folders of
+    /// `GIT_CEILING_DIRECTORIES` and `/` (see `project_root`). A folder named by `--project-dir` or `CLAUDE_PROJECT_DIR` is taken as
+    /// it is.
+    pub fn walked_up(mut self) -> ProjectDir {
+        if self.source != DirSource::CurrentDir {
+            return self;
+        }
+        let mut stops = project_root::ceilings(env_var("GIT_CEILING_DIRECTORIES").as_deref());
+        stops.extend(env_var("HOME").map(PathBuf::from));
+        if let Some(root) = project_root::above(&self.path, &stops) {
+            self.found_from = Some(std::mem::replace(&mut self.path, root));
+        }
+        self
+    }
+
     /// The project's layout: it never creates `.ctxmon` in `/` or the home folder unless
     /// `--project-dir` or `CLAUDE_PROJECT_DIR` names that folder (one already there is used).
     pub fn layout(&self) -> ProjectLayout {
@@ -211,9 +232,10 @@ pub fn existing_project_dir(global: &GlobalArgs) -> Result<PathBuf, Failure> {
     existing_project(global).map(|p| p.path)
 }
 
-/// [`existing_project_dir`] with where it came from (for [`ProjectDir::layout`]).
+/// [`existing_project_dir`] with where it came from (for [`ProjectDir::layout`]), walked up
+/// from a subfolder to the project ([`ProjectDir::walked_up`]).
 pub fn existing_project(global: &GlobalArgs) -> Result<ProjectDir, Failure> {
-    let dir = resolve_project_dir(global, None);
+    let dir = resolve_project_dir(global, None).walked_up();
     let Some(problem) = missing_project(&dir.path) else {
         return Ok(dir);
     };

@@ -31,11 +31,13 @@ pub struct Cli {
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct GlobalArgs {
-    /// Print machine-readable JSON instead of text.
+    /// Print machine-readable JSON instead of text (a failure: {"error", "exit_code"}; indented
+    /// on a terminal, one line otherwise).
     #[arg(long, global = true)]
     pub json: bool,
-    /// Project directory (default: $CLAUDE_PROJECT_DIR, then the hook input's cwd, then the
-    /// current directory).
+    /// Project directory, taken as named (default: $CLAUDE_PROJECT_DIR, then a hook input's
+    /// cwd, then the nearest folder at or above the current directory holding .ctxmon, .claude
+    /// or .git, below the home folder).
     #[arg(long, global = true, value_name = "DIR")]
     pub project_dir: Option<PathBuf>,
     /// An extra configuration file, layered above .ctxmon/config.local.toml.
@@ -61,7 +63,8 @@ pub enum Command {
     /// uses the same formula, thresholds and window rules as the hooks. Prints a sparkline
     /// (one block per response, height = share of the window; with more responses than
     /// columns, each block is the fullest of its share and the line below says how many
-    /// responses a column holds) with min, max and last, then
+    /// responses a column holds; a ^ under it marks each compaction's column) with min, max
+    /// and last (what a compaction after the last response left, as `status` says), then
     /// every compaction and every tier crossing with its time. --svg also writes a chart;
     /// --json prints the points, compactions and crossings for programs.
     #[command(after_long_help = crate::help::REPORT)]

@@ -1,7 +1,11 @@
 //! Exit codes (spec §13): 0 ok, 2 usage or configuration error, 1 any other failure; a closed
-//! stdout ends a command with 0 (see `out`).
+//! stdout ends a command with 0 (see `out`); and what a failure prints on stdout under `--json`
+//! (see `json_out`).
 
+use std::fmt;
 use std::process::ExitCode;
+
+use serde_json::{Map, Value};
 
 /// A failure that knows its exit code.
 #[derive(Debug)]
@@ -21,10 +25,15 @@ impl Failure {
     }
 
     pub fn exit_code(&self) -> ExitCode {
+        ExitCode::from(self.code())
+    }
+
+    /// The exit code as a number, for the `--json` error object.
+    pub fn code(&self) -> u8 {
         match self {
-            Failure::Usage(_) => ExitCode::from(2),
-            Failure::Other(_) => ExitCode::from(1),
-            Failure::StdoutClosed => ExitCode::SUCCESS,
+            Failure::Usage(_) => 2,
+            Failure::Other(_) => 1,
+            Failure::StdoutClosed => 0,
         }
     }
 
@@ -33,6 +42,41 @@ impl Failure {
         match self {
             Failure::Usage(e) | Failure::Other(e) => Some(e),
             Failure::StdoutClosed => None,
+        }
+    }
+
+    /// The same failure with `fields` added to its `--json` error object (install names the
+    /// file it refused to change). The message is unchanged.
+    pub fn with_json_fields(self, fields: Map<String, Value>) -> Failure {
+        self.annotate(JsonAnswer::Fields(fields))
+    }
+
+    /// The same failure, whose command already printed its `--json` answer (doctor's checks
+    /// with exit 1): the dispatcher adds no error object, so stdout stays one document.
+    pub fn json_already_printed(self) -> Failure {
+        self.annotate(JsonAnswer::Printed)
+    }
+
+    /// What `--json` prints on stdout for this failure: `{"error", "exit_code"}` plus the
+    /// command's fields; nothing when the command printed its own answer or stdout is gone.
+    pub fn json_error(&self) -> Option<Value> {
+        let error = self.error()?;
+        let mut object = match error.downcast_ref::<Annotated>().map(|a| &a.json) {
+            Some(JsonAnswer::Printed) => return None,
+            Some(JsonAnswer::Fields(fields)) => fields.clone(),
+            None => Map::new(),
+        };
+        object.insert("error".into(), format!("{error:#}").into());
+        object.insert("exit_code".into(), self.code().into());
+        Some(Value::Object(object))
+    }
+
+    fn annotate(self, json: JsonAnswer) -> Failure {
+        let wrap = |error| anyhow::Error::new(Annotated { error, json });
+        match self {
+            Failure::Usage(e) => Failure::Usage(wrap(e)),
+            Failure::Other(e) => Failure::Other(wrap(e)),
+            Failure::StdoutClosed => Failure::StdoutClosed,
         }
     }
 }
@@ -44,3 +88,56 @@ impl From<anyhow::Error> for Failure {
 }
 
 pub type CmdResult = Result<(), Failure>;
+
+/// What a failure's command says about its `--json` answer.
+#[derive(Debug)]
+enum JsonAnswer {
+    Fields(Map<String, Value>),
+    Printed,
+}
+
+/// An error carrying a [`JsonAnswer`]; it displays exactly as the error it wraps, so stderr and
+/// the `error` field read the same with or without it.
+#[derive(Debug)]
+struct Annotated {
+    error: anyhow::Error,
+    json: JsonAnswer,
+}
+
+impl fmt::Display for Annotated {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#}", self.error)
+    }
+}
+
+impl std::error::Error for Annotated {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::anyhow;
+    use serde_json::json;
+
+    #[test]
+    fn every_failure_has_an_error_object_unless_its_command_answered() {
+        let plain = Failure::usage(anyhow!("bad flag"));
+        assert_eq!(
+            plain.json_error(),
+            Some(json!({"error": "bad flag", "exit_code": 2}))
+        );
+        let mut fields = Map::new();
+        fields.insert("agent".into(), "codex".into());
+        let named = Failure::Other(anyhow!("outer: {}", "inner")).with_json_fields(fields);
+        assert_eq!(format!("{:#}", named.error().unwrap()), "outer: inner");
+        assert_eq!(
+            named.json_error(),
+            Some(json!({"agent": "codex", "error": "outer: inner", "exit_code": 1}))
+        );
+        let answered = Failure::Other(anyhow!("2 problems")).json_already_printed();
+        assert_eq!(answered.json_error(), None);
+        assert_eq!(answered.code(), 1);
+        assert_eq!(format!("{:#}", answered.error().unwrap()), "2 problems");
+        // A reader that has gone gets nothing more.
+        assert_eq!(Failure::StdoutClosed.json_error(), None);
+    }
+}

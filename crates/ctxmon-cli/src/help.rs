@@ -19,6 +19,17 @@ Exit codes:
      that does not exist)
   `ctxmon hooks ...` always exits 0: a hook never blocks or breaks Claude Code.
 
+Project: --project-dir, else $CLAUDE_PROJECT_DIR, else the nearest folder at or above the
+current directory that holds .ctxmon, .claude or .git (as git finds its repository), so any
+command works from a subfolder. The search stops below your home folder, /, and the folders of
+GIT_CEILING_DIRECTORIES; with no such folder the current directory is the project. Hooks and
+the status line use the folder Claude Code or Codex names.
+
+JSON (--json): every command either honours it or refuses it (completions: exit 2). Under
+--json a failure prints {\"error\": \"...\", \"exit_code\": N} on stdout as well as the message on
+stderr. JSON is indented when stdout is a terminal and one line otherwise (a pipe, a file), for
+--json output, assemble's bundle and config schema alike; hook answers are always one line.
+
 Files: .ctxmon/ in the project (state, checkpoints, events, logs); configuration in
 ~/.config/ctxmon/config.toml, .ctxmon/config.toml and .ctxmon/config.local.toml.";
 
@@ -29,8 +40,12 @@ Examples:
   ctxmon status --model 'claude-opus-4-6[1m]'       a 1M window the transcript cannot show
   ctxmon --json status | jq .fill_percentage
 
-Exit codes: 0 measured; 1 no transcript, unreadable, or nothing to measure yet; 2 bad flag or
-configuration.";
+A session that has had no answer yet (its transcript empty or holding only the first request)
+shows 0% with the note \"no response yet\" and exits 0; its JSON has
+\"awaiting_first_response\": true.
+
+Exit codes: 0 measured, or no response yet; 1 no transcript, not a transcript, unreadable, or
+no usage record within the scan limit; 2 bad flag or configuration.";
 
 pub const HOOKS: &str = "\
 Claude Code runs these; you rarely need to. Each reads one hook JSON object on stdin (read to
@@ -140,24 +155,33 @@ pub const REPORT: &str = "\
 Output (fixtures/transcripts/session-compactions.jsonl):
   session-compactions.jsonl · claude-sonnet-4-5-20250929 · window 200,000
     ▁▁▂▂▂▂▂▃▃▃▃▃▄▄▄▄▄▅▅▅▅▆▆▆▇▇▇▂▂▃▃▃▃▄▄▄▅▅▅▆▂▂▂▂▂▃
+                               ^            ^ compactions
     46 responses · one column per response · height 0–100% of the window
     min 18,000 (9%) · max 165,010 (82%, response 27) · last 50,148 (25%, NOMINAL)
   compactions (2)
-    2026-11-20T13:28:18.000Z  before response 28  auto  165,972 → 31,870 tokens
-    2026-11-20T13:43:21.000Z  before response 41  manual  130,863 → 24,410 tokens
+    2026-11-20 13:28:18 +00:00  after response 27  auto  165,972 → 31,870 tokens
+    2026-11-20 13:43:21 +00:00  after response 40  manual  130,863 → 24,410 tokens
   tier crossings (6)
-    2026-11-20T13:20:30.000Z  response 20  NOMINAL → LOW  115,398 tokens (57%)
+    2026-11-20 13:20:30 +00:00  response 20  NOMINAL → LOW  115,398 tokens (57%)
     ...
 
 Examples:
   ctxmon report                                   the project's newest session
   ctxmon report --transcript session.jsonl --svg session.svg
-  ctxmon --json report --transcript session.jsonl | jq '.points[] | [.index, .tokens]'
+  ctxmon --json report --transcript session.jsonl | jq '.points[] | [.response, .tokens]'
 
-JSON: {transcript, scope, model, window, thresholds, auto_compact_fill, responses, min, max,
-last, points: [{index (0-based), timestamp, message_id, tokens, fill, tier, window}],
-compactions: [{index (first response after it), timestamp, trigger, pre_tokens, post_tokens}],
-crossings: [{index, timestamp, from, to, tokens, fill}]}.
+A ^ under the sparkline marks the column holding the first response after each compaction.
+Its width is COLUMNS, else the terminal's (stdout's, then stderr's), else 80. `last` is where
+the session ends, as `status` measures it: after a compaction that followed the last response,
+what the compaction left (\"after the compaction\", with a note). Responses are numbered from 1
+in the text and the JSON alike.
+
+JSON: {transcript, scope, model, window, window_note, thresholds, auto_compact_fill, responses,
+min, max, last, points: [{response (from 1), timestamp, message_id, tokens, fill, tier,
+window}], compactions: [{after_response (responses before it), timestamp, trigger,
+pre_tokens, post_tokens}], crossings: [{response, timestamp, from, to, tokens, fill}]};
+last: {source (transcript | compaction), tokens, fill, percent, tier, window, timestamp, note,
+response | after_response}.
 
 Exit codes: 0 reported; 1 missing, empty or non-JSON transcript, no response with usage, or
 the SVG could not be written; 2 bad flag or configuration.";
@@ -188,7 +212,10 @@ Examples:
   fish:  ctxmon completions fish > ~/.config/fish/completions/ctxmon.fish
   once:  source <(ctxmon completions bash)
 
-Exit codes: 0 printed; 2 unknown shell.";
+A completion script is shell code: with --json, completions refuses (exit 2) rather than
+print something else.
+
+Exit codes: 0 printed; 2 unknown shell, or --json.";
 
 // Leaf commands of `checkpoint`, `resume-log` and `config`: each has its own manual page.
 

@@ -23,9 +23,12 @@ mod diag;
 mod exit;
 mod help;
 mod install;
+mod json_out;
 mod out;
+mod project_root;
 mod render;
 mod report;
+mod terminal;
 mod wire;
 
 fn main() -> std::process::ExitCode {

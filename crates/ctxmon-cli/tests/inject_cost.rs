@@ -166,6 +166,11 @@ fn measure(window: Option<u64>, prefixes: &[PathBuf]) -> Vec<Option<Measured>> {
                 return None;
             }
             let v: Value = serde_json::from_str(&run.stdout).unwrap();
+            // Before the first response status says 0 with exit 0 (issue 17.3): nothing
+            // measured yet.
+            if v["awaiting_first_response"] == true {
+                return None;
+            }
             let tier = ThresholdTier::parse(v["threshold_tier"].as_str().unwrap()).unwrap();
             Some(Measured { tier })
         })

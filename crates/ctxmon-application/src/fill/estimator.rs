@@ -60,6 +60,30 @@ impl FillSettings {
         TokenCount(window.get().saturating_mul(self.post_compaction_percent) / 100)
     }
 
+    /// What a compaction left, for as long as no response has measured the context since: the
+    /// boundary's `postTokens` when it recorded them, else `post_compaction_percent` of
+    /// `window`; with the note that says which. `status` and `report` both use it, so their
+    /// figures after a compaction agree.
+    pub fn after_compaction(
+        &self,
+        post_tokens: Option<TokenCount>,
+        window: ContextWindow,
+    ) -> (TokenCount, String) {
+        match post_tokens {
+            Some(post) => (
+                post,
+                "compacted; size from the boundary's postTokens".to_string(),
+            ),
+            None => (
+                self.post_compaction_baseline(window),
+                format!(
+                    "compacted; assuming {}% of the window until the next response",
+                    self.post_compaction_percent
+                ),
+            ),
+        }
+    }
+
     /// The same settings for `agent` (whose auto-compaction rule then applies).
     pub fn for_agent(&self, agent: AgentKind) -> FillSettings {
         FillSettings {
@@ -276,19 +300,7 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
                 .windows
                 .choose(request.payload_window, &models, None)
                 .window;
-            let (tokens, note) = match boundary.post_tokens {
-                Some(post) => (
-                    post,
-                    "compacted; size from the boundary's postTokens".to_string(),
-                ),
-                None => (
-                    s.post_compaction_baseline(window),
-                    format!(
-                        "compacted; assuming {}% of the window until the next response",
-                        s.post_compaction_percent
-                    ),
-                ),
-            };
+            let (tokens, note) = s.after_compaction(boundary.post_tokens, window);
             return s
                 .estimate_for(
                     tokens,

@@ -18,6 +18,6 @@ pub use auto_compact::{AUTO_COMPACT_WINDOW_MAX, AUTO_COMPACT_WINDOW_MIN, AutoCom
 pub use codex::{CODEX_AUTO_COMPACT_PERCENT, CODEX_EFFECTIVE_WINDOW_PERCENT, CodexAutoCompact};
 pub use estimator::{ContextFillEstimator, EstimateRequest, FillSettings, Measurement};
 pub use series::{
-    CompactionMark, FillPoint, FillSeries, FillSeriesBuilder, SeriesScope, TierCrossing,
+    CompactionMark, FillPoint, FillSeries, FillSeriesBuilder, FinalFill, SeriesScope, TierCrossing,
 };
 pub use window::{WindowChoice, WindowReason, WindowRules};

@@ -18,7 +18,7 @@
 
 use std::collections::HashSet;
 
-use ctxmon_domain::{ContextWindow, ThresholdTier, Thresholds, TokenCount};
+use ctxmon_domain::{ContextWindow, FillSource, ThresholdTier, Thresholds, TokenCount};
 use serde::Serialize;
 
 use super::estimator::FillSettings;
@@ -72,6 +72,22 @@ pub struct TierCrossing {
     pub fill: f64,
 }
 
+/// The session's fill at its end, as `ctxmon status` measures it: the newest response's, or,
+/// when a compaction came after it, what the compaction left (`FillSettings::after_compaction`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FinalFill {
+    /// `Transcript` (the newest response) or `Compaction`.
+    pub source: FillSource,
+    pub tokens: TokenCount,
+    pub fill: f64,
+    pub tier: ThresholdTier,
+    pub window: ContextWindow,
+    /// The newest response's time (`Transcript`) or the compaction's (`Compaction`).
+    pub timestamp: Option<String>,
+    /// How the size after a compaction was found (`None` for a response).
+    pub note: Option<String>,
+}
+
 /// The whole session, ready to render.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FillSeries {
@@ -89,6 +105,8 @@ pub struct FillSeries {
     pub points: Vec<FillPoint>,
     pub compactions: Vec<CompactionMark>,
     pub crossings: Vec<TierCrossing>,
+    /// Where the session ended; `None` only for a series without responses or compactions.
+    pub final_fill: Option<FinalFill>,
 }
 
 impl FillSeries {
@@ -250,6 +268,7 @@ impl FillSeriesBuilder {
             }
         };
         let room = window.tokens().saturating_sub(settings.reserve_for(window));
+        let final_fill = final_fill(settings, window, &points, &chain.compactions);
         FillSeries {
             scope,
             model,
@@ -260,8 +279,41 @@ impl FillSeriesBuilder {
             points,
             compactions: chain.compactions,
             crossings,
+            final_fill,
         }
     }
+}
+
+/// The fill at the session's end: a compaction after the newest response replaces that
+/// response's figure, as it does in the backward read `status` makes.
+fn final_fill(
+    settings: &FillSettings,
+    window: ContextWindow,
+    points: &[FillPoint],
+    compactions: &[CompactionMark],
+) -> Option<FinalFill> {
+    if let Some(c) = compactions.last().filter(|c| c.index >= points.len()) {
+        let (tokens, note) = settings.after_compaction(c.post_tokens, window);
+        let fill = window.ratio(tokens);
+        return Some(FinalFill {
+            source: FillSource::Compaction,
+            tokens,
+            fill,
+            tier: settings.thresholds.classify(fill),
+            window,
+            timestamp: c.timestamp.clone(),
+            note: Some(note),
+        });
+    }
+    points.last().map(|p| FinalFill {
+        source: FillSource::Transcript,
+        tokens: p.tokens,
+        fill: p.fill,
+        tier: p.tier,
+        window: p.window,
+        timestamp: p.timestamp.clone(),
+        note: None,
+    })
 }
 
 /// The window of every point: the rules' choice for its model, moved to the next known size

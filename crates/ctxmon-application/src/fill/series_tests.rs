@@ -1,6 +1,6 @@
 //! The session series: one point per response, sidechain rules, compactions, crossings, windows.
 
-use ctxmon_domain::{ContextWindow, ThresholdTier, TokenCount};
+use ctxmon_domain::{ContextWindow, FillSource, ThresholdTier, TokenCount};
 
 use super::series::{FillSeries, FillSeriesBuilder, SeriesScope};
 use super::*;
@@ -202,4 +202,64 @@ fn nothing_in_gives_an_empty_series() {
     assert_eq!(s.window, ContextWindow::DEFAULT);
     assert_eq!(s.model, None);
     assert!(s.max().is_none());
+}
+
+/// The session's end is what `status` would say (issue 17.6): a compaction after the newest
+/// response replaces its figure by what the compaction left, from the boundary's postTokens or,
+/// without them, the post-compaction baseline; a response after the compaction wins again.
+#[test]
+fn the_final_fill_follows_a_compaction_after_the_last_response() {
+    let s = build(vec![main("a", 100_000), main("b", 178_000)]);
+    let end = s.final_fill.as_ref().unwrap();
+    assert_eq!(
+        (end.source, end.tokens, end.tier, end.note.as_deref()),
+        (
+            FillSource::Transcript,
+            TokenCount(178_000),
+            ThresholdTier::Emergency,
+            None
+        )
+    );
+
+    let s = build(vec![
+        main("a", 100_000),
+        main("b", 178_000),
+        boundary(None, false),
+    ]);
+    let end = s.final_fill.as_ref().unwrap();
+    assert_eq!(s.points.len(), 2, "the chart still ends at the response");
+    // 30% of the 200,000 window, the default post_compaction_percent.
+    assert_eq!(
+        (end.source, end.tokens, end.tier, end.timestamp.as_deref()),
+        (
+            FillSource::Compaction,
+            TokenCount(60_000),
+            ThresholdTier::Nominal,
+            Some("tb")
+        )
+    );
+    assert!(end.note.as_deref().unwrap().contains("assuming 30%"));
+
+    let s = build(vec![main("a", 178_000), boundary(Some(31_000), false)]);
+    let end = s.final_fill.as_ref().unwrap();
+    assert_eq!((end.tokens, end.fill), (TokenCount(31_000), 0.155));
+    assert!(end.note.as_deref().unwrap().contains("postTokens"));
+
+    let s = build(vec![
+        main("a", 178_000),
+        boundary(Some(31_000), false),
+        main("b", 40_000),
+    ]);
+    let end = s.final_fill.as_ref().unwrap();
+    assert_eq!(
+        (end.source, end.tokens),
+        (FillSource::Transcript, TokenCount(40_000))
+    );
+    // A session that is only a compaction so far still has an end.
+    let s = build(vec![boundary(Some(19_650), false)]);
+    assert_eq!(
+        s.final_fill.as_ref().map(|e| e.tokens),
+        Some(TokenCount(19_650))
+    );
+    assert!(build(Vec::new()).final_fill.is_none());
 }

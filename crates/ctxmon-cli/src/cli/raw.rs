@@ -15,6 +15,8 @@ pub struct RawInvocation {
     pub hook_command: Option<HookCommand>,
     /// The last non-empty `--project-dir` value.
     pub project_dir: Option<PathBuf>,
+    /// `--json` was given (before any `--`): a refused command line answers in JSON too.
+    pub json: bool,
 }
 
 impl RawInvocation {
@@ -36,6 +38,7 @@ impl RawInvocation {
                 raw.project_dir = Some(PathBuf::from(v));
             }
         };
+        let mut json = false;
         let mut iter = args.iter();
         while let Some(arg) = iter.next() {
             let text = arg.to_string_lossy();
@@ -58,10 +61,13 @@ impl RawInvocation {
                 }
                 continue;
             }
-            if !text.starts_with('-') {
+            if text == "--json" {
+                json = true;
+            } else if !text.starts_with('-') {
                 words.push(text.into_owned());
             }
         }
+        raw.json = json;
         raw.hook = words.first().is_some_and(|w| w == "hooks");
         raw.hook_command = words
             .get(1)

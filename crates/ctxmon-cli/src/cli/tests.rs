@@ -40,6 +40,9 @@ fn raw_invocations_find_the_hooks_word_past_global_flags() {
     assert!(!scan(&["status", "hooks"]).hook);
     assert!(!scan(&[]).hook);
     assert!(scan(&["--", "hooks"]).hook);
+    assert!(scan(&["status", "--json", "--bogus"]).json);
+    assert!(!scan(&["status", "--", "--json"]).json);
+    assert!(!scan(&["--config", "--json", "status"]).json);
 }
 
 /// `--help` reads like a man page on every command and on every leaf under `checkpoint`,

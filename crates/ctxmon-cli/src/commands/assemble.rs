@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::cli::{AssembleArgs, GlobalArgs};
 use crate::exit::{CmdResult, Failure};
+use crate::json_out;
 
 pub fn run(args: &AssembleArgs, _global: &GlobalArgs) -> CmdResult {
     // Flags first: a bad flag should not wait for a 50 MB read.
@@ -40,11 +41,8 @@ pub fn run(args: &AssembleArgs, _global: &GlobalArgs) -> CmdResult {
             }
             AssemblyErrorKind::Internal => Failure::Other(anyhow!("{origin}: {e}")),
         })?;
-    // Serialised in memory first: a failed write is then always stdout's (see `out`).
-    let mut text = serde_json::to_vec_pretty(&bundle)
-        .map_err(|e| Failure::Other(anyhow!("serialising the bundle: {e}")))?;
-    text.push(b'\n');
-    crate::out::bytes(&text)
+    // The bundle is JSON with or without --json, laid out by the one rule for JSON.
+    json_out::print(&bundle)
 }
 
 /// The input's bytes and a name for it in messages (`stdin` or the path).

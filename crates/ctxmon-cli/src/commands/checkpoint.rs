@@ -19,8 +19,9 @@ use serde_json::{Value, json};
 
 use crate::bootstrap;
 use crate::cli::{CheckpointCommand, GlobalArgs};
-use crate::commands::output::{clip, emit, note, pretty, storage};
+use crate::commands::output::{clip, emit, note, storage};
 use crate::exit::{CmdResult, Failure};
+use crate::json_out;
 
 mod text;
 
@@ -58,7 +59,7 @@ fn list(repo: &FsCheckpointRepository, json: bool) -> CmdResult {
             .iter()
             .map(stored_json)
             .collect::<Result<Vec<_>, _>>()?;
-        emit(&pretty(&Value::Array(items)))
+        json_out::print(&Value::Array(items))
     } else if listing.checkpoints.is_empty() {
         emit(&format!("no checkpoints in {}", repo.dir().display()))
     } else {
@@ -72,7 +73,7 @@ fn show(repo: &FsCheckpointRepository, id: &CheckpointId, json: bool) -> CmdResu
         .map_err(storage)?
         .ok_or_else(|| not_found(*id, &repo.dir()))?;
     if json {
-        emit(&stored_json(&stored)?.to_string())
+        json_out::print(&stored_json(&stored)?)
     } else {
         let file = repo.dir().join(id.file_name());
         emit(text::page(&stored, &file.display().to_string()).trim_end())
@@ -103,7 +104,7 @@ fn ack(
     }
     let created = outcome.created;
     if json {
-        emit(
+        json_out::print(
             &json!({"id": id.to_string(), "acknowledged": true, "already_acknowledged": !created})
                 .to_string(),
         )
@@ -126,8 +127,8 @@ fn prune(repo: &FsCheckpointRepository, keep: u64, json: bool) -> CmdResult {
     let pruned = outcome.pruned;
     if json {
         let ids: Vec<String> = pruned.iter().map(ToString::to_string).collect();
-        return emit(
-            &json!({"pruned": ids, "keep": keep, "unreadable": outcome.unreadable}).to_string(),
+        return json_out::print(
+            &json!({"pruned": ids, "keep": keep, "unreadable": outcome.unreadable}),
         );
     }
     let kept = if keep == 0 {

@@ -11,15 +11,17 @@ use serde_json::json;
 
 use crate::bootstrap;
 use crate::cli::{ConfigCommand, GlobalArgs, Scope};
-use crate::commands::output::pretty;
 use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
+use crate::json_out;
 use crate::out::{out, outln};
 
 pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
     if let ConfigCommand::Schema = cmd {
-        outln!("{}", schema_text())?;
-        return Ok(());
+        // The schema is JSON with or without --json, laid out by the one rule for JSON.
+        let schema: serde_json::Value = serde_json::from_str(&schema_text())
+            .map_err(|e| Failure::Other(anyhow!("the built-in schema is not JSON: {e}")))?;
+        return json_out::print(&schema);
     }
     let project = bootstrap::existing_project(global)?;
     let project_dir = project.path.clone();
@@ -28,7 +30,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
             let loaded =
                 bootstrap::load_layers(global, &project_dir, &[]).map_err(Failure::usage)?;
             if global.json {
-                outln!("{}", pretty(&loaded.to_json()))?;
+                json_out::print(&loaded.to_json())?;
             } else {
                 out!("{}", loaded.to_toml(true))?;
             }
@@ -40,8 +42,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
             if global.json
                 && let Some(section) = loaded.section_json(&key)
             {
-                outln!("{}", pretty(&section))?;
-                return Ok(());
+                return json_out::print(&section);
             }
             if !global.json
                 && let Some(section) = loaded.section_toml(&key, false)
@@ -53,9 +54,8 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                 .get(&key)
                 .map_err(|e| Failure::usage(anyhow!("{e}")))?;
             if global.json {
-                outln!(
-                    "{}",
-                    json!({"key": kv.key, "value": kv.value, "source": kv.source.to_string()})
+                json_out::print(
+                    &json!({"key": kv.key, "value": kv.value, "source": kv.source.to_string()}),
                 )?;
             } else {
                 outln!("{}", kv.plain_text())?;
@@ -75,9 +75,8 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
             .map_err(config_failure)?;
             if global.json {
                 let shadowed = outcome.shadowed_by.as_ref().map(ToString::to_string);
-                outln!(
-                    "{}",
-                    json!({"key": outcome.key, "value": outcome.value, "path": outcome.path.display().to_string(), "created": outcome.created, "shadowed_by": shadowed})
+                json_out::print(
+                    &json!({"key": outcome.key, "value": outcome.value, "path": outcome.path.display().to_string(), "created": outcome.created, "shadowed_by": shadowed}),
                 )?;
             } else {
                 outln!(
@@ -117,7 +116,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                     .iter()
                     .map(|e| json!({"layer": e.layer.name(), "path": e.path.as_ref().map(|p| p.display().to_string()), "exists": e.exists}))
                     .collect();
-                outln!("{}", pretty(&serde_json::Value::Array(list)))?;
+                json_out::print(&serde_json::Value::Array(list))?;
             } else {
                 for e in entries {
                     let path = e.path.as_ref().map_or(
@@ -164,17 +163,14 @@ fn report_unset(outcome: &UnsetOutcome, json: bool) -> CmdResult {
             .iter()
             .map(|p| p.display().to_string())
             .collect();
-        return outln!(
-            "{}",
-            json!({
-                "key": outcome.key,
-                "removed": outcome.removed_from.is_some(),
-                "path": outcome.removed_from.as_ref().map(|p| p.display().to_string()),
-                "looked_in": looked,
-                "value": outcome.value,
-                "source": {"layer": outcome.source.layer_name(), "from": from},
-            })
-        );
+        return json_out::print(&json!({
+            "key": outcome.key,
+            "removed": outcome.removed_from.is_some(),
+            "path": outcome.removed_from.as_ref().map(|p| p.display().to_string()),
+            "looked_in": looked,
+            "value": outcome.value,
+            "source": {"layer": outcome.source.layer_name(), "from": from},
+        }));
     }
     let now = match &outcome.value {
         serde_json::Value::Null => "not set".to_string(),

@@ -1021,7 +1021,10 @@ fn fuzz_report() {
             if let Err(e) = roxmltree::Document::parse(&svg) {
                 panic!("the SVG is not XML ({e}):\n{svg}");
             }
-            crate::report::json(&series, "t.jsonl", Some("chart.svg")).expect("JSON");
+            let json = crate::report::json(&series, "t.jsonl", Some("chart.svg"));
+            // Numbered from 1, and the session has an end whenever it has a response.
+            assert_eq!(json["points"][0]["response"], 1);
+            assert!(json["last"]["tokens"].is_u64(), "{}", json["last"]);
             Ok(if series.compactions.is_empty() {
                 "chart"
             } else {

@@ -1,4 +1,6 @@
-//! Command dispatch and error reporting.
+//! Command dispatch and error reporting: the one place a failure becomes an exit code, its
+//! message on stderr and, under `--json`, `{"error": …, "exit_code": …}` on stdout (a refused
+//! command line too), so a program reading stdout never gets nothing.
 
 mod assemble;
 mod checkpoint;
@@ -22,6 +24,8 @@ use std::process::ExitCode;
 
 use crate::cli::{Cli, Command, RawInvocation};
 use crate::diag::diag;
+use crate::exit::Failure;
+use crate::json_out;
 
 pub fn run(cli: Cli) -> ExitCode {
     let global = cli.global;
@@ -38,13 +42,16 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Install(args) => install::install(&args, &global),
         Command::Uninstall(args) => install::uninstall(&args, &global),
         Command::Doctor => doctor::run(&global),
-        Command::Completions(args) => completions::run(&args),
+        Command::Completions(args) => completions::run(&args, &global),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             if let Some(error) = failure.error() {
                 diag!("ctxmon: {error:#}");
+            }
+            if global.json {
+                json_out::print_error(&failure);
             }
             failure.exit_code()
         }
@@ -62,6 +69,12 @@ pub fn usage_error(error: clap::Error) -> ExitCode {
         if raw.hook {
             return hooks::usage_error(&error, &raw);
         }
+        if raw.json {
+            // clap's own report (with its usage line) still goes to stderr.
+            let _ = error.print();
+            json_out::print_error(&Failure::usage(anyhow::anyhow!("{}", clap_message(&error))));
+            return ExitCode::from(2);
+        }
         error.exit();
     }
     let printed = error
@@ -77,4 +90,12 @@ pub fn usage_error(error: clap::Error) -> ExitCode {
             failure.exit_code()
         }
     }
+}
+
+/// clap's message without its `error: ` prefix, usage line and hint: `unexpected argument
+/// '--bogus' found`.
+fn clap_message(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let first = rendered.lines().next().unwrap_or_default();
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
 }

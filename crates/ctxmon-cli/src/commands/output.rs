@@ -1,12 +1,11 @@
-//! What the listing commands (`checkpoint`, `resume-log`, `config`) share for their output:
-//! a column table, text clipped for a terminal, pretty JSON, a line on stdout by the one stdout
-//! rule (`crate::out`) and notes on stderr that never fail.
+//! What the listing commands (`checkpoint`, `resume-log`) share for their text output: a column
+//! table, text clipped for a terminal, a line on stdout by the one stdout rule (`crate::out`;
+//! JSON goes through `crate::json_out`) and notes on stderr that never fail.
 
 use std::io::{self, Write};
 
 use anyhow::anyhow;
 use ctxmon_application::ports::PortError;
-use serde_json::Value;
 
 use crate::exit::{CmdResult, Failure};
 
@@ -71,11 +70,6 @@ pub fn emit(text: &str) -> CmdResult {
 /// A note on stderr (a skipped file, a warning); a closed stderr is no reason to fail.
 pub fn note(text: &str) {
     let _ = writeln!(io::stderr().lock(), "ctxmon: {text}");
-}
-
-/// JSON for people: indented, or on one line should indenting ever fail.
-pub fn pretty(value: &Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
 
 /// A store that could not be read or written: exit 1 with the port's message.

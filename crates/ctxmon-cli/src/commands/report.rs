@@ -16,8 +16,10 @@ use crate::bootstrap;
 use crate::cli::{GlobalArgs, ReportArgs};
 use crate::commands::transcript_target::{self, TranscriptTarget};
 use crate::exit::{CmdResult, Failure};
+use crate::json_out;
 use crate::out::{out, outln};
 use crate::report;
+use crate::terminal;
 
 pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
     // The file says which agent wrote it, and so whose auto-compact point the chart marks.
@@ -62,14 +64,10 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
     }
     if global.json {
         let svg = args.svg.as_ref().map(|p| p.display().to_string());
-        let value =
-            report::json(&series, &shown, svg.as_deref()).map_err(|e| Failure::Other(e.into()))?;
-        outln!("{value}")?;
+        json_out::print(&report::json(&series, &shown, svg.as_deref()))?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
-        let width = bootstrap::env_var("COLUMNS")
-            .and_then(|c| c.trim().parse::<usize>().ok())
-            .unwrap_or(80);
+        let width = terminal::width();
         out!("{}", report::text(&series, &file_name, width, color))?;
         if let Some(svg_path) = &args.svg {
             outln!("wrote {}", svg_path.display())?;

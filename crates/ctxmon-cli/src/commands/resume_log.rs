@@ -32,6 +32,7 @@ use crate::bootstrap;
 use crate::cli::{GlobalArgs, ResumeLogCommand};
 use crate::commands::output::{clip, emit, note};
 use crate::exit::{CmdResult, Failure};
+use crate::json_out;
 
 pub fn run(cmd: ResumeLogCommand, global: &GlobalArgs) -> CmdResult {
     let layout = bootstrap::existing_project(global)?.layout();
@@ -118,8 +119,7 @@ fn report(outcome: &GenerateOutcome, as_json: bool) -> CmdResult {
             .map(|s| (s.section.key().to_string(), s.tokens.get().into()))
             .collect();
         let removed: Vec<&str> = outcome.removed.iter().map(|k| k.as_str()).collect();
-        return emit(
-            &json!({
+        return json_out::print(&json!({
                 "session_id": saved.session_id,
                 "key": saved.key.as_str(),
                 "markdown_path": saved.location,
@@ -130,9 +130,7 @@ fn report(outcome: &GenerateOutcome, as_json: bool) -> CmdResult {
                 "sources": outcome.generated.log.metadata.sources,
                 "removed": removed,
                 "warnings": outcome.warnings,
-            })
-            .to_string(),
-        );
+        }));
     }
     let cut = match rendered.omitted_tokens() {
         0 => String::new(),

@@ -6,14 +6,18 @@ use anyhow::anyhow;
 use ctxmon_application::fill::{ContextFillEstimator, EstimateRequest};
 use ctxmon_application::ports::PathOrigin;
 use ctxmon_domain::FillSource;
-use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
+use ctxmon_infra_fs::transcript::{JsonlTranscriptReader, opens_as_json_lines};
 
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, StatusArgs};
 use crate::commands::transcript_target::{self, TranscriptTarget};
 use crate::exit::{CmdResult, Failure};
-use crate::out::{out, outln};
+use crate::json_out;
+use crate::out::out;
 use crate::render;
+
+/// The note of a session measured before its first answer.
+const NO_RESPONSE_YET: &str = "no response yet: the figure starts with the session's first answer";
 
 pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
     let TranscriptTarget {
@@ -28,14 +32,22 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
         model_hint: args.model.as_deref(),
         ..Default::default()
     });
-    if let Some(error) = measurement.error {
-        let error = error.named_by(PathOrigin::Flag("--transcript"));
-        return Err(Failure::Other(anyhow!("{}: {error}", transcript.display())));
-    }
-    let estimate = measurement.estimate;
-    if estimate.source == FillSource::Unavailable {
-        let why = estimate.note.as_deref().unwrap_or("nothing to measure");
-        return Err(Failure::Other(anyhow!("{}: {why}", transcript.display())));
+    // A session that has had no answer yet (its transcript empty, or holding only the first
+    // request) is at 0 with nothing wrong: the figure starts with the first response.
+    let first_response_pending =
+        measurement.awaits_first_response() && opens_as_json_lines(&transcript);
+    let mut estimate = measurement.estimate;
+    if first_response_pending {
+        estimate.note = Some(NO_RESPONSE_YET.to_string());
+    } else {
+        if let Some(error) = measurement.error {
+            let error = error.named_by(PathOrigin::Flag("--transcript"));
+            return Err(Failure::Other(anyhow!("{}: {error}", transcript.display())));
+        }
+        if estimate.source == FillSource::Unavailable {
+            let why = estimate.note.as_deref().unwrap_or("nothing to measure");
+            return Err(Failure::Other(anyhow!("{}: {why}", transcript.display())));
+        }
     }
     if global.json {
         let mut value = serde_json::to_value(&estimate).map_err(|e| Failure::Other(e.into()))?;
@@ -43,11 +55,15 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
             obj.insert("percent".into(), estimate.percent().into());
             obj.insert("agent".into(), served.key().into());
             obj.insert(
+                "awaiting_first_response".into(),
+                first_response_pending.into(),
+            );
+            obj.insert(
                 "transcript_path".into(),
                 transcript.display().to_string().into(),
             );
         }
-        outln!("{value}")?;
+        json_out::print(&value)?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
         out!("{}", render::status_text(&estimate, color))?;

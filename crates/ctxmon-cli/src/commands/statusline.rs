@@ -32,6 +32,7 @@ use crate::bootstrap;
 use crate::cli::GlobalArgs;
 use crate::diag::diag;
 use crate::exit::CmdResult;
+use crate::json_out;
 use crate::render;
 use crate::wire::hook_input::read_bounded;
 use crate::wire::status_input::StatusInput;
@@ -64,7 +65,9 @@ impl Answer {
     /// What stdout gets: the line, or with `--json` one object.
     fn text(&self, json: bool) -> String {
         if json {
-            self.to_json().to_string()
+            let value = self.to_json();
+            json_out::to_text(&value, json_out::Layout::for_stdout())
+                .unwrap_or_else(|_| value.to_string())
         } else {
             self.line.clone()
         }

@@ -10,9 +10,11 @@ mod svg_tests;
 
 use std::fmt::Write as _;
 
-use ctxmon_application::fill::{FillSeries, SeriesScope};
+use ctxmon_application::fill::{FillPoint, FillSeries, SeriesScope};
+use ctxmon_domain::FillSource;
 use ctxmon_domain::fill::floor_scaled;
 use ctxmon_domain::human::thousands;
+use serde_json::{Value, json};
 
 use crate::render::{RESET, local_time_text, tier_color};
 
@@ -21,8 +23,10 @@ fn pct(fill: f64) -> u64 {
     floor_scaled(fill, 100.0)
 }
 
-/// The human report: header, sparkline, min/max/last, then every compaction and tier crossing
-/// with its time. `width` is the terminal's; the sparkline takes at most that many columns.
+/// The human report: header, sparkline (with a `^` under each column holding a compaction),
+/// min/max/last, then every compaction and tier crossing with its time. `width` is the
+/// terminal's; the sparkline takes at most that many columns. Responses are numbered from 1,
+/// as in the JSON.
 pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> String {
     let mut out = String::new();
     let mut head = vec![file_name.to_string()];
@@ -39,6 +43,16 @@ pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> 
         "  {}",
         sparkline::render(&series.points, columns, color)
     );
+    let marks = sparkline::compaction_marks(n, &series.compactions, columns);
+    if !marks.is_empty() {
+        let legend = match series.compactions.len() {
+            1 => " compaction",
+            _ => " compactions",
+        };
+        // The legend only when it fits beside the last mark.
+        let fits = 2 + marks.chars().count() + legend.len() <= width;
+        let _ = writeln!(out, "  {marks}{}", if fits { legend } else { "" });
+    }
     let per_column = column_share(n, columns);
     let _ = writeln!(
         out,
@@ -47,15 +61,19 @@ pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> 
         0,
         pct(sparkline::scale_top(&series.points))
     );
-    if let (Some(min), Some(max), Some(last)) = (series.min(), series.max(), series.last()) {
+    if let (Some(min), Some(max), Some(last)) = (series.min(), series.max(), &series.final_fill) {
         let tier = if color {
             format!("{}{}{RESET}", tier_color(last.tier), last.tier.name())
         } else {
             last.tier.name().to_string()
         };
+        let after = match last.source {
+            FillSource::Compaction => ", after the compaction",
+            _ => "",
+        };
         let _ = writeln!(
             out,
-            "  min {} ({}%) · max {} ({}%, response {}) · last {} ({}%, {tier})",
+            "  min {} ({}%) · max {} ({}%, response {}) · last {} ({}%, {tier}{after})",
             thousands(min.tokens.get()),
             pct(min.fill),
             thousands(max.tokens.get()),
@@ -64,6 +82,9 @@ pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> 
             thousands(last.tokens.get()),
             pct(last.fill),
         );
+        if let Some(note) = &last.note {
+            let _ = writeln!(out, "  note: {note}");
+        }
     }
     if let Some(note) = &series.window_note {
         let _ = writeln!(out, "  note: {note}");
@@ -83,17 +104,13 @@ pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> 
                 (None, Some(post)) => format!("{} tokens after", thousands(post.get())),
                 (None, None) => "size not recorded".to_string(),
             };
-            let place = if c.index < n {
-                format!("before response {}", c.index + 1)
-            } else {
-                "after the last response".to_string()
-            };
             let _ = writeln!(
                 out,
-                "  {}  {place}  {}  {sizes}",
+                "  {}  {}  {}  {sizes}",
                 c.timestamp
                     .as_deref()
                     .map_or_else(|| "(no time)".to_string(), local_time_text),
+                compaction_place(c.index),
                 c.trigger.as_deref().unwrap_or("?"),
             );
         }
@@ -124,6 +141,14 @@ pub fn text(series: &FillSeries, file_name: &str, width: usize, color: bool) -> 
     out
 }
 
+/// Where a compaction sits, by the responses before it (its `after_response` in the JSON).
+pub fn compaction_place(after_response: usize) -> String {
+    match after_response {
+        0 => "before the first response".to_string(),
+        n => format!("after response {n}"),
+    }
+}
+
 /// How many responses a sparkline column stands for, as `sparkline::columns` splits them:
 /// `n` responses over `columns` give each column ⌊n/columns⌋ or ⌈n/columns⌉ of them.
 fn column_share(n: usize, columns: usize) -> String {
@@ -145,25 +170,72 @@ fn column_share(n: usize, columns: usize) -> String {
     }
 }
 
-/// The JSON document: the series as the application built it (points with 0-based `index`),
-/// plus where it came from and the min/max/last points.
-pub fn json(
-    series: &FillSeries,
-    transcript: &str,
-    svg: Option<&str>,
-) -> serde_json::Result<serde_json::Value> {
-    let mut value = serde_json::to_value(series)?;
-    if let Some(obj) = value.as_object_mut() {
-        obj.insert("transcript".into(), transcript.into());
-        obj.insert("responses".into(), series.points.len().into());
-        obj.insert("min".into(), serde_json::to_value(series.min())?);
-        obj.insert("max".into(), serde_json::to_value(series.max())?);
-        obj.insert("last".into(), serde_json::to_value(series.last())?);
-        if let Some(svg) = svg {
-            obj.insert("svg".into(), svg.into());
+/// The JSON document. Responses are numbered from 1 as in the text: a point's and a
+/// crossing's `response`, a compaction's `after_response` (the responses before it, 0 when it
+/// came first). `last` is the session's end as `status` measures it: the newest response
+/// (`source` "transcript") or what a compaction after it left ("compaction").
+pub fn json(series: &FillSeries, transcript: &str, svg: Option<&str>) -> serde_json::Value {
+    let point = |p: &FillPoint| {
+        json!({
+            "response": p.index + 1, "timestamp": p.timestamp, "message_id": p.message_id,
+            "tokens": p.tokens, "fill": p.fill, "tier": p.tier, "window": p.window,
+        })
+    };
+    let compactions: Vec<Value> = series
+        .compactions
+        .iter()
+        .map(|c| {
+            json!({
+                "after_response": c.index, "timestamp": c.timestamp, "trigger": c.trigger,
+                "pre_tokens": c.pre_tokens, "post_tokens": c.post_tokens,
+            })
+        })
+        .collect();
+    let crossings: Vec<Value> = series
+        .crossings
+        .iter()
+        .map(|c| {
+            json!({
+                "response": c.index + 1, "timestamp": c.timestamp, "from": c.from, "to": c.to,
+                "tokens": c.tokens, "fill": c.fill,
+            })
+        })
+        .collect();
+    let last = series.final_fill.as_ref().map(|f| {
+        let mut v = json!({
+            "source": f.source, "tokens": f.tokens, "fill": f.fill, "percent": pct(f.fill),
+            "tier": f.tier, "window": f.window, "timestamp": f.timestamp, "note": f.note,
+        });
+        if let (FillSource::Transcript, Some(p), Some(obj)) =
+            (f.source, series.last(), v.as_object_mut())
+        {
+            obj.insert("response".into(), (p.index + 1).into());
+            obj.insert("message_id".into(), p.message_id.clone().into());
+        } else if let Some(obj) = v.as_object_mut() {
+            obj.insert("after_response".into(), series.points.len().into());
         }
+        v
+    });
+    let mut value = json!({
+        "transcript": transcript,
+        "scope": series.scope,
+        "model": series.model,
+        "window": series.window,
+        "window_note": series.window_note,
+        "thresholds": series.thresholds,
+        "auto_compact_fill": series.auto_compact_fill,
+        "responses": series.points.len(),
+        "min": series.min().map(point),
+        "max": series.max().map(point),
+        "last": last,
+        "points": series.points.iter().map(point).collect::<Vec<_>>(),
+        "compactions": compactions,
+        "crossings": crossings,
+    });
+    if let (Some(svg), Some(obj)) = (svg, value.as_object_mut()) {
+        obj.insert("svg".into(), svg.into());
     }
-    Ok(value)
+    value
 }
 
 #[cfg(test)]

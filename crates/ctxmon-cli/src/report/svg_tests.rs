@@ -168,7 +168,7 @@ fn the_text_report_lists_compactions_and_crossings_with_times() {
     assert!(
         // Times for people are local (UTC in unit tests), with their offset.
         out.contains(
-            "2026-11-20 11:00:00 +00:00  before response 18  auto  170,000 → 28,000 tokens"
+            "2026-11-20 11:00:00 +00:00  after response 17  auto  170,000 → 28,000 tokens"
         ),
         "{out}"
     );

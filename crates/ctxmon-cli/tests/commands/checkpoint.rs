@@ -345,7 +345,14 @@ fn ack_refuses_unreadable_checkpoints_and_records_the_event() {
         ] {
             let ack = sb.run(args, "");
             assert_eq!(ack.code, 1, "{args:?}: {}", ack.stdout);
-            assert!(ack.stdout.is_empty(), "{}", ack.stdout);
+            // Nothing on stdout but, under --json, the error object (issue 17.4).
+            if args[0] == "--json" {
+                let v: serde_json::Value = serde_json::from_str(&ack.stdout).unwrap();
+                assert_eq!(v["exit_code"], 1);
+                assert!(v["error"].as_str().unwrap().contains(why), "{v}");
+            } else {
+                assert!(ack.stdout.is_empty(), "{}", ack.stdout);
+            }
             assert!(
                 ack.stderr.contains(&format!("cannot acknowledge {id}"))
                     && ack.stderr.contains(why),

@@ -91,6 +91,40 @@ fn times_for_people_are_local_with_their_offset_and_json_stays_utc() {
     assert!(stats["newest"].as_str().unwrap().ends_with('Z'), "{stats}");
 }
 
+/// A zone named in the system's database, and `TZ` values that name nothing readable (a
+/// device, a folder, nonsense): the time is still shown, in UTC, and the command succeeds.
+#[test]
+fn named_zones_and_unreadable_tz_values() {
+    let mut sb = Sandbox::new();
+    seed_checkpoint(&sb);
+    for tz in ["no such zone", "/dev/zero", "/", "../../etc/passwd"] {
+        sb.set_env("TZ", tz);
+        let list = sb.run(&["checkpoint", "list"], "");
+        assert_eq!(list.code, 0, "TZ={tz:?}: {}", list.stderr);
+        assert!(
+            list.stdout.contains("2026-11-18 11:06:40 +00:00"),
+            "TZ={tz:?}: {}",
+            list.stdout
+        );
+    }
+    if !std::path::Path::new("/usr/share/zoneinfo/Europe/Berlin").is_file() {
+        eprintln!("notice: no /usr/share/zoneinfo/Europe/Berlin here; skipping the named zone");
+        return;
+    }
+    for tz in [
+        "Europe/Berlin",
+        ":Europe/Berlin",
+        "/usr/share/zoneinfo/Europe/Berlin",
+    ] {
+        sb.set_env("TZ", tz);
+        let list = sb.run(&["checkpoint", "list"], "").stdout;
+        assert!(
+            list.contains("2026-11-18 12:06:40 +01:00"),
+            "TZ={tz:?}: {list}"
+        );
+    }
+}
+
 #[test]
 fn sentences_use_separators_and_whole_percentages() {
     let sb = Sandbox::new();

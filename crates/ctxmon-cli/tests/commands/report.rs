@@ -147,7 +147,7 @@ fn compactions_and_crossings_in_text_json_and_svg() {
     assert!(out.contains("compactions (2)"), "{out}");
     assert!(
         out.contains(
-            "2026-11-20 13:28:18 +00:00  before response 28  auto  165,972 → 31,870 tokens"
+            "2026-11-20 13:28:18 +00:00  after response 27  auto  165,972 → 31,870 tokens"
         ),
         "{out}"
     );
@@ -159,6 +159,12 @@ fn compactions_and_crossings_in_text_json_and_svg() {
     let spark = out.lines().nth(1).unwrap().trim();
     assert_eq!(spark.chars().count(), 46, "{spark}");
     assert!(spark.chars().all(|c| ('▁'..='█').contains(&c)), "{spark}");
+    // Under the first response after each compaction (responses 28 and 41), a mark.
+    let marks = out.lines().nth(2).unwrap();
+    assert_eq!(
+        marks,
+        format!("  {}^{}^ compactions", " ".repeat(27), " ".repeat(12))
+    );
 
     let doc = roxmltree::Document::parse(&svg).unwrap();
     let class = |c: &str| {
@@ -182,15 +188,15 @@ fn compactions_and_crossings_in_text_json_and_svg() {
     let p = &points[26];
     assert_eq!(
         (
-            p["index"].as_u64(),
+            p["response"].as_u64(),
             p["tokens"].as_u64(),
             p["tier"].as_str()
         ),
-        (Some(26), Some(165_010), Some("critical"))
+        (Some(27), Some(165_010), Some("critical"))
     );
     assert_eq!(p["message_id"], "msg_main_027");
     assert!(p["timestamp"].is_string() && p["fill"].is_f64());
-    assert_eq!(v["compactions"][1]["index"], 40);
+    assert_eq!(v["compactions"][1]["after_response"], 40);
     assert_eq!(v["compactions"][1]["trigger"], "manual");
     assert_eq!(v["compactions"][1]["post_tokens"], 24_410);
     assert_eq!(v["crossings"].as_array().unwrap().len(), 6);

@@ -129,12 +129,10 @@ fn every_real_transcript_gives_its_documented_tokens() {
 #[test]
 fn unreadable_transcripts_are_one_line_errors_with_exit_1() {
     let sb = Sandbox::new();
-    let empty = sb.write("empty.jsonl", "");
     let garbage = sb.write("garbage.jsonl", "not json\n{also not\n\u{0}\u{1}\n");
     let non_utf8 = sb.write("bin.jsonl", [0xff, 0xfe, b'\n', 0x80, 0x81, b'\n']);
     let cases = [
         (sb.path("missing.jsonl"), "not found"),
-        (empty, "empty"),
         (garbage, "no usage record"),
         (non_utf8, "no usage record"),
         (sb.dir().to_path_buf(), "not a regular file"),
@@ -150,7 +148,75 @@ fn unreadable_transcripts_are_one_line_errors_with_exit_1() {
         );
         assert!(run.stderr.contains(needle), "{needle}: {}", run.stderr);
         assert!(run.stdout.is_empty());
+        // Under --json the same failure is an object on stdout (issue 17.4).
+        let run = sb.run(
+            &["--json", "status", "--transcript", path.to_str().unwrap()],
+            "",
+        );
+        assert_eq!(run.code, 1, "{}: {}", path.display(), run.stderr);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(v["exit_code"], 1);
+        assert!(v["error"].as_str().unwrap().contains(needle), "{v}");
     }
+}
+
+/// A session that has had no answer yet (issue 17.3): Claude Code has created the transcript,
+/// empty or holding only the first request. That is 0 and "no response yet" with exit 0, in
+/// text and JSON, also when `status` finds the transcript itself.
+#[test]
+fn a_just_started_session_is_at_zero_not_an_error() {
+    let sb = Sandbox::new();
+    let folder = sb.transcripts_folder();
+    std::fs::create_dir_all(&folder).unwrap();
+    let request = r#"{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"Fix the parser"},"uuid":"u1","timestamp":"2026-11-20T10:00:00.000Z","sessionId":"s1"}"#;
+    let first_request = folder.join("s1.jsonl");
+    std::fs::write(&first_request, format!("{request}\n")).unwrap();
+    let empty = sb.write("empty.jsonl", "");
+    for (args, shown) in [
+        (vec!["status"], "the project's newest"),
+        (
+            vec!["status", "--transcript", empty.to_str().unwrap()],
+            "empty",
+        ),
+    ] {
+        let run = sb.run(&args, "");
+        assert_eq!(run.code, 0, "{shown}: {}", run.stderr);
+        assert!(
+            run.stdout
+                .starts_with("ctx 0% ▱▱▱▱▱▱▱▱▱▱ 0/200,000 tokens  NOMINAL"),
+            "{shown}: {}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("no response yet"), "{}", run.stdout);
+        assert!(run.stderr.is_empty(), "{shown}: {}", run.stderr);
+        let json_args: Vec<&str> = std::iter::once("--json").chain(args.clone()).collect();
+        let run = sb.run(&json_args, "");
+        assert_eq!(run.code, 0, "{shown}: {}", run.stderr);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(
+            (
+                &v["input_tokens"],
+                &v["percent"],
+                &v["threshold_tier"],
+                &v["awaiting_first_response"]
+            ),
+            (&0.into(), &0.into(), &"nominal".into(), &true.into()),
+            "{shown}: {v}"
+        );
+        assert!(v["note"].as_str().unwrap().starts_with("no response yet"));
+    }
+    // Once the first answer is there, the flag is down and the figure is measured.
+    std::fs::write(
+        &first_request,
+        format!("{request}\n{}\n", common::assistant_line("m1", 30_000)),
+    )
+    .unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&sb.run(&["--json", "status"], "").stdout).unwrap();
+    assert_eq!(
+        (&v["input_tokens"], &v["awaiting_first_response"]),
+        (&30_000.into(), &false.into())
+    );
 }
 
 /// A transcript the user may not read is a one-line error with exit 1. As root (tests and CI)
@@ -269,4 +335,16 @@ fn without_a_transcript_the_projects_newest_is_used() {
     let run = lonely.run(&["status"], "");
     assert_eq!(run.code, 1);
     assert!(run.stderr.contains("--transcript"), "{}", run.stderr);
+    // Under --json, the same failure is an object on stdout, not nothing (issue 17.4).
+    let run = lonely.run(&["--json", "status"], "");
+    assert_eq!(run.code, 1);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["exit_code"], 1);
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("no transcript found"),
+        "{v}"
+    );
 }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 pub mod disk;
 pub mod kill;
 pub mod mounts;
+pub mod pty;
 pub mod resume_log;
 pub mod settings;
 
@@ -74,6 +75,12 @@ impl Sandbox {
         cmd.current_dir(self.project.path()).env_clear();
         cmd.env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", self.home.path());
+        // A command's walk up to its project (and git's search) stops below the temp folder: a
+        // `.ctxmon` or `.git` another process left in /tmp must not become every sandbox's
+        // project.
+        if let Some(temp) = self.project.path().parent() {
+            cmd.env("GIT_CEILING_DIRECTORIES", temp);
+        }
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
@@ -88,6 +95,41 @@ impl Sandbox {
         let mut cmd = self.command(args);
         cmd.current_dir(dir);
         self.run_command(cmd, stdin)
+    }
+
+    /// Runs like [`Sandbox::run`] with stdout (`on_stdout`) or stderr on a terminal `columns`
+    /// wide; the terminal's text comes back as stdout or stderr. `None`, with a notice, where
+    /// no pseudo-terminal can be had.
+    pub fn run_on_terminal(&self, args: &[&str], columns: u16, on_stdout: bool) -> Option<Run> {
+        let terminal = pty::open(columns)?;
+        let started = Instant::now();
+        let child = {
+            let mut cmd = self.command(args);
+            cmd.stdin(Stdio::null());
+            if on_stdout {
+                cmd.stdout(terminal.stdio()).stderr(Stdio::piped());
+            } else {
+                cmd.stdout(Stdio::piped()).stderr(terminal.stdio());
+            }
+            // `cmd` and its copy of the slave handle go at the end of this block.
+            cmd.spawn().unwrap()
+        };
+        let reader = std::thread::spawn(move || terminal.read_all());
+        let out = child.wait_with_output().unwrap();
+        let shown = reader.join().unwrap();
+        let piped =
+            String::from_utf8_lossy(if on_stdout { &out.stderr } else { &out.stdout }).into_owned();
+        let (stdout, stderr) = if on_stdout {
+            (shown, piped)
+        } else {
+            (piped, shown)
+        };
+        Some(Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout,
+            stderr,
+            elapsed: started.elapsed(),
+        })
     }
 
     /// Runs `program` (a copy of the binary, say) like [`Sandbox::run`].

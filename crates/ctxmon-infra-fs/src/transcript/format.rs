@@ -9,7 +9,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use ctxmon_application::ports::{AgentKind, TranscriptError};
+use ctxmon_application::ports::{AgentKind, TranscriptError, TranscriptErrorKind};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::open::{io_error, open_regular};
@@ -26,6 +26,23 @@ pub fn agent_of(path: &Path) -> Result<AgentKind, TranscriptError> {
         .read_to_end(&mut head)
         .map_err(|e| io_error(path, &e))?;
     Ok(agent_of_prefix(&head))
+}
+
+/// True when `path` starts like a JSON-lines file (its first non-blank byte opens an object) or
+/// is empty: a session's transcript before its first answer, as opposed to a file that is no
+/// transcript at all. Reads at most [`SNIFF_BYTES`]; a file that cannot be read is `false`.
+pub fn opens_as_json_lines(path: &Path) -> bool {
+    let file = match open_regular(path) {
+        Ok((file, _)) => file,
+        Err(e) => return e.kind == TranscriptErrorKind::Empty,
+    };
+    let mut head = Vec::with_capacity(256);
+    if file.take(SNIFF_BYTES).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    head.iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_none_or(|b| *b == b'{')
 }
 
 /// The agent that wrote a file starting with `bytes` (its first line may be cut).
@@ -98,6 +115,25 @@ mod tests {
         assert_eq!(agent_of_prefix(line), AgentKind::Codex);
         let whole = b"\n  {\"type\":\"session_meta\",\"payload\":{}}\n{\"type\":\"event_msg\"}\n";
         assert_eq!(agent_of_prefix(whole), AgentKind::Codex);
+    }
+
+    #[test]
+    fn json_lines_are_told_from_other_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases: [(&str, &[u8], bool); 5] = [
+            ("user.jsonl", b"{\"type\":\"user\"}\n", true),
+            ("blank.jsonl", b"\n \n{\"type\":\"user\"}", true),
+            ("empty.jsonl", b"", true),
+            ("text.jsonl", b"not json\n{\"type\":\"user\"}\n", false),
+            ("binary.jsonl", b"\xff\xfe\n", false),
+        ];
+        for (name, bytes, expected) in cases {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            assert_eq!(opens_as_json_lines(&path), expected, "{name}");
+        }
+        assert!(!opens_as_json_lines(&dir.path().join("missing.jsonl")));
+        assert!(!opens_as_json_lines(dir.path()));
     }
 
     #[test]

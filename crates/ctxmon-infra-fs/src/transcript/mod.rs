@@ -46,7 +46,7 @@ use backward::{BackLine, BackwardLines};
 use line::{LineEvent, classify};
 use open::{io_error, open_regular};
 
-pub use format::{SNIFF_BYTES, agent_of, agent_of_prefix};
+pub use format::{SNIFF_BYTES, agent_of, agent_of_prefix, opens_as_json_lines};
 pub use forward::ForwardStats;
 pub use records::{RESULT_HEAD_CHARS, RESULT_TAIL_CHARS, RecordParser, records_from_values};
 pub use tail::{TailLines, read_tail_lines};

@@ -24,6 +24,7 @@ use ctxmon_infra_fs::ProjectLayout;
 use crate::bootstrap;
 use crate::cli::GlobalArgs;
 use crate::exit::{CmdResult, Failure};
+use crate::json_out;
 use crate::out::{out, outln};
 
 pub fn run(global: &GlobalArgs) -> CmdResult {
@@ -53,8 +54,7 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     checks.push(payload::payload(&layout));
 
     if global.json {
-        let json = serde_json::to_string(&checks).map_err(|e| Failure::Other(e.into()))?;
-        outln!("{json}")?;
+        json_out::print(&checks)?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
         outln!("ctxmon doctor · project {}", project_dir.display())?;
@@ -63,8 +63,9 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     }
     if checks.iter().any(|c| c.status.is_problem()) {
         // The report above is the explanation; the error line only keeps stderr honest for
-        // scripts that read it.
-        Err(Failure::Other(anyhow!("{}", check::summary(&checks))))
+        // scripts that read it. Under --json the checks are the answer, and stdout stays that
+        // one document.
+        Err(Failure::Other(anyhow!("{}", check::summary(&checks))).json_already_printed())
     } else {
         Ok(())
     }

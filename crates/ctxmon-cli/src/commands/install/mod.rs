@@ -37,6 +37,7 @@ use crate::exit::{CmdResult, Failure};
 use crate::install::command_line::shell_word;
 use crate::install::diff::unified;
 use crate::install::merge::{self, Action, Change, Options, Outcome, PlanError};
+use crate::json_out;
 use crate::out::{out, outln};
 
 mod target;
@@ -49,7 +50,7 @@ const CODEX_TRUST: &str = "Codex runs new or changed hooks only after you trust 
     Codex asks again whenever ctxmon changes one (a new binary path, a new timeout).";
 
 pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
-    with_json_error("install", args.agent, args.scope, global, || {
+    with_json_error("install", args.agent, args.scope, || {
         if args.agent == Agent::Codex && args.statusline {
             return Err(Failure::usage(anyhow!(
                 "--statusline is Claude Code's: Codex has no command status line (`ctxmon \
@@ -112,7 +113,7 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
 }
 
 pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
-    with_json_error("uninstall", args.agent, args.scope, global, || {
+    with_json_error("uninstall", args.agent, args.scope, || {
         let target = Target::resolve(args.agent, args.scope, global)?;
         let Some(current) = target.read()? else {
             let empty = Outcome::new(String::new(), Vec::new());
@@ -142,35 +143,24 @@ pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
     })
 }
 
-/// Runs `body`; with `--json`, a refusal also prints a JSON object on stdout (the message
-/// still goes to stderr), so a program reading stdout never gets nothing.
+/// Runs `body`; a refusal's `--json` error object (printed by the dispatcher, the message still
+/// on stderr) also names the command, agent and scope and says nothing was changed.
 fn with_json_error(
     verb: &str,
     agent: Agent,
     scope: SettingsScope,
-    global: &GlobalArgs,
     body: impl FnOnce() -> CmdResult,
 ) -> CmdResult {
-    let result = body();
-    if let (Err(failure), true) = (&result, global.json)
-        && let Some(error) = failure.error()
-    {
-        let code = match failure {
-            Failure::Usage(_) => 2,
-            _ => 1,
-        };
-        // The refusal stands whether or not this object can be written; its message is on
-        // stderr too.
-        let _ = outln!(
-            "{}",
-            json!({
-                "command": verb, "agent": agent.flag(), "scope": scope_name(scope),
-                "changed": false, "written": false, "exit_code": code,
-                "error": format!("{error:#}"),
-            })
-        );
-    }
-    result
+    body().map_err(|failure| {
+        let fields = json!({
+            "command": verb, "agent": agent.flag(), "scope": scope_name(scope),
+            "changed": false, "written": false,
+        });
+        match fields {
+            serde_json::Value::Object(fields) => failure.with_json_fields(fields),
+            _ => failure,
+        }
+    })
 }
 
 fn bom_note(target: &Target) -> String {
@@ -313,15 +303,12 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
             .iter()
             .map(|c| json!({"target": c.target, "action": c.action.label(), "detail": c.detail}))
             .collect();
-        outln!(
-            "{}",
-            json!({
-                "command": verb, "agent": target.agent.flag(), "scope": scope_name(target.scope),
-                "path": shown, "changed": changed, "written": write, "dry_run": dry_run,
-                "backup": backup, "statusline_record": kept, "file_removed": file_removed,
-                "next_step": trust, "changes": changes, "diff": dry_run.then_some(diff),
-            })
-        )?;
+        json_out::print(&json!({
+            "command": verb, "agent": target.agent.flag(), "scope": scope_name(target.scope),
+            "path": shown, "changed": changed, "written": write, "dry_run": dry_run,
+            "backup": backup, "statusline_record": kept, "file_removed": file_removed,
+            "next_step": trust, "changes": changes, "diff": dry_run.then_some(diff),
+        }))?;
         if let Some(warning) = warning {
             diag!("ctxmon: warning: {warning}");
         }

@@ -10,8 +10,9 @@ use ctxmon_domain::{SessionKey, Timestamp};
 use ctxmon_infra_fs::FsResumeLogStore;
 use serde_json::{Value, json};
 
-use crate::commands::output::{self, Align, clip, emit, note, pretty, storage};
+use crate::commands::output::{self, Align, clip, emit, note, storage};
 use crate::exit::{CmdResult, Failure};
+use crate::json_out;
 use crate::render::local_time;
 
 /// How many candidates an ambiguous id's error names.
@@ -24,7 +25,7 @@ pub fn list(store: &FsResumeLogStore, as_json: bool) -> CmdResult {
     }
     if as_json {
         let items: Vec<Value> = listing.entries.iter().map(entry_json).collect();
-        return emit(&pretty(&Value::Array(items)));
+        return json_out::print(&Value::Array(items));
     }
     if listing.entries.is_empty() {
         return emit(&format!("no resume logs in {}", store.dir().display()));
@@ -56,8 +57,7 @@ pub fn show(store: &FsResumeLogStore, id: Option<&str>, as_json: bool) -> CmdRes
         return Ok(());
     };
     if as_json {
-        let text = serde_json::to_string(&stored.log).map_err(|e| Failure::Other(anyhow!(e)))?;
-        return emit(&text);
+        return json_out::print(&stored.log);
     }
     let markdown = stored.markdown.unwrap_or_else(|| stored.log.to_markdown());
     emit(markdown.trim_end())
@@ -148,7 +148,7 @@ pub fn cleanup(store: &FsResumeLogStore, keep: u64, as_json: bool) -> CmdResult 
     let removed = store.cleanup(keep).map_err(storage)?;
     let names: Vec<&str> = removed.iter().map(SessionKey::as_str).collect();
     if as_json {
-        return emit(&json!({"removed": names, "keep": keep}).to_string());
+        return json_out::print(&json!({"removed": names, "keep": keep}));
     }
     let kept = format!("kept the newest {keep}");
     match names.as_slice() {
@@ -166,17 +166,14 @@ pub fn stats(store: &FsResumeLogStore, as_json: bool) -> CmdResult {
     let stats = store.stats().map_err(storage)?;
     let utc = |t: Option<Timestamp>| t.map(Timestamp::to_rfc3339);
     if as_json {
-        return emit(
-            &json!({
-                "dir": store.dir().display().to_string(),
-                "count": stats.count,
-                "bytes": stats.bytes,
-                "oldest": utc(stats.oldest),
-                "newest": utc(stats.newest),
-                "problems": stats.problems,
-            })
-            .to_string(),
-        );
+        return json_out::print(&json!({
+            "dir": store.dir().display().to_string(),
+            "count": stats.count,
+            "bytes": stats.bytes,
+            "oldest": utc(stats.oldest),
+            "newest": utc(stats.newest),
+            "problems": stats.problems,
+        }));
     }
     for problem in &stats.problems {
         note(problem);

@@ -326,7 +326,7 @@ fn compactions(s: &mut String, series: &FillSeries, f: &Frame) {
             _ => f.y_top - 4.0,
         };
         previous_label = Some((x, label_y));
-        let mut tip = format!("compaction before response {}", c.index + 1);
+        let mut tip = format!("compaction {}", super::compaction_place(c.index));
         if let Some(trigger) = &c.trigger {
             tip.push_str(&format!(" ({trigger})"));
         }
