@@ -39,6 +39,10 @@ pub fn status_estimate(
 pub struct StatusMeasurement {
     pub estimate: FillEstimate,
     pub error: Option<TranscriptError>,
+    /// The transcript has no response yet (a session's start): why a line shows no figure.
+    pub awaits_first_response: bool,
+    /// The reader gave up at `max_scan_bytes` before it met a response.
+    pub hit_scan_limit: bool,
 }
 
 /// [`status_estimate`] with the transcript's error kept.
@@ -55,6 +59,11 @@ pub fn status_measure(
         model_hint: payload.model_id,
     };
     let measurement = ContextFillEstimator::new(transcripts, settings).measure(request);
+    let awaits_first_response = measurement.awaits_first_response();
+    let hit_scan_limit = measurement
+        .reading
+        .as_ref()
+        .is_some_and(|r| r.hit_scan_limit);
     let estimate = match state {
         Some(state) => reset_if_stale(
             measurement.estimate,
@@ -67,6 +76,8 @@ pub fn status_measure(
     StatusMeasurement {
         estimate,
         error: measurement.error,
+        awaits_first_response,
+        hit_scan_limit,
     }
 }
 

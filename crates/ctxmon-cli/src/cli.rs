@@ -71,8 +71,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Entry points for Claude Code hooks (hook JSON on stdin; always exit 0).
     ///
-    /// One subcommand per Claude Code hook event. `ctxmon install` registers all seven with the
-    /// absolute path of this binary: SessionStart without a matcher (Claude Code fires the
+    /// One subcommand per Claude Code hook event. `ctxmon install` registers all seven (by the
+    /// binary's absolute path, or `ctxmon` in a project's shared file when PATH finds it):
+    /// SessionStart without a matcher (Claude Code fires the
     /// `compact` matcher unreliably, so ctxmon branches on the event's source itself),
     /// PreToolUse for Write|Edit|MultiEdit and PostToolUse for every tool.
     #[command(subcommand)]
@@ -82,9 +83,11 @@ pub enum Command {
     ///
     /// As fast as a hook: reads the status-line JSON, measures the fill (payload first, then the
     /// transcript's end) and prints the percentage, a bar, tokens, tier and the room left before
-    /// auto-compaction.
+    /// auto-compaction — or, with --format or `statusline.format`, the fields you choose, e.g.
+    /// as one widget of a combined status line. Never fails: what it cannot do it says on
+    /// stderr, and the line stays.
     #[command(after_long_help = crate::help::STATUSLINE)]
-    Statusline,
+    Statusline(StatuslineArgs),
     /// List, show, acknowledge and prune checkpoints.
     ///
     /// PreCompact saves a checkpoint (.ctxmon/checkpoints/cx-NNN-checkpoint.json) right before
@@ -118,13 +121,17 @@ pub enum Command {
     /// Register ctxmon's hooks (and optionally its status line) in Claude Code's or Codex's settings.
     ///
     /// Merges seven hooks (UserPromptSubmit, SessionStart, PreCompact, PreToolUse for
-    /// Write|Edit|MultiEdit, PostToolUse for every tool, PostCompact, SessionEnd) that run this binary by its absolute path
-    /// into the settings file of --scope. Every other key and hook, and the file's layout, stay
-    /// as they are; an entry pointing at an older ctxmon binary is updated in place. Running it
-    /// twice changes nothing. The previous file is kept beside it as
-    /// `<file>.ctxmon-backup`. Added lines follow the file's line ending, and a leading UTF-8
-    /// byte-order mark is kept. A file that is not strict JSON (comments, trailing commas) or
-    /// has a hook event that is not a list is refused and left untouched (exit 1).
+    /// Write|Edit|MultiEdit, PostToolUse for every tool, PostCompact, SessionEnd) that run this
+    /// binary into the settings file of --scope. The project's file is shared, so it names the
+    /// binary `ctxmon` when that is what PATH finds (else its absolute path, with a note that
+    /// --scope local keeps machine paths out of shared files); local and user scope use the
+    /// absolute path. Every other key and hook, and the file's layout, stay as they are; an
+    /// entry pointing at an older ctxmon binary is updated in place. Running it twice changes
+    /// nothing. The previous file is kept beside it as `<file>.ctxmon-backup`. Added lines
+    /// follow the file's line ending, and a leading UTF-8 byte-order mark is kept. A file that
+    /// is not strict JSON (comments, trailing commas) or has a hook event that is not a list is
+    /// refused and left untouched (exit 1). It ends with what to do next: restart Claude Code
+    /// (or check /hooks), then `ctxmon doctor`.
     ///
     /// With --agent codex the file is Codex's hooks.json (.codex/hooks.json, or
     /// $CODEX_HOME/hooks.json with --scope user) and the hooks are UserPromptSubmit,
@@ -139,7 +146,10 @@ pub enum Command {
     /// Removes ctxmon's hook entries from the settings file of --scope (and lists and objects
     /// they leave empty), and its status line; a status line that `install
     /// --replace-statusline` replaced comes back from `<file>.ctxmon-statusline`, which is then
-    /// deleted. With --agent codex, a hooks.json left with nothing in it is removed.
+    /// deleted. Nothing of ctxmon's is left, so no backup is written and install's
+    /// `<file>.ctxmon-backup` is deleted (the output names it). With --statusline only the
+    /// status line goes and the hooks stay (a backup is kept, as install keeps one). With
+    /// --agent codex, a hooks.json left with nothing in it is removed.
     #[command(after_long_help = crate::help::UNINSTALL)]
     Uninstall(UninstallArgs),
     /// Check the installation and explain what is wrong.
@@ -176,6 +186,17 @@ pub struct StatusArgs {
     /// Model id for window rules, e.g. `claude-opus-4-6[1m]`.
     #[arg(long, value_name = "ID")]
     pub model: Option<String>,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct StatuslineArgs {
+    /// What to print, e.g. '{percent} {bar} {until-compact}' (default: statusline.format).
+    ///
+    /// Text with fields in braces: percent, bar, tokens, window, tier, until-compact, model,
+    /// branch (`{{` and `}}` for braces). An unknown field is named on stderr and the line is
+    /// printed as without --format (exit 0).
+    #[arg(long, value_name = "TEMPLATE")]
+    pub format: Option<String>,
 }
 
 #[derive(Debug, Args, Clone, Default)]
@@ -516,6 +537,9 @@ pub struct UninstallArgs {
     /// Print the change as a diff and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Remove only ctxmon's status line (the one it replaced comes back); the hooks stay.
+    #[arg(long)]
+    pub statusline: bool,
 }
 
 /// The agent whose hooks `install` and `uninstall` edit.

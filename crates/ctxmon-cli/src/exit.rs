@@ -14,6 +14,9 @@ pub enum Failure {
     Usage(anyhow::Error),
     /// Anything else: exit 1.
     Other(anyhow::Error),
+    /// The command's own output already says what failed (doctor's checks and summary): exit 1
+    /// with nothing more on stderr.
+    Reported,
     /// Stdout's reader has gone (`| head -1`): the command stops writing and exits 0 quietly,
     /// as a SIGPIPE would end it (see `out`).
     StdoutClosed,
@@ -32,16 +35,17 @@ impl Failure {
     pub fn code(&self) -> u8 {
         match self {
             Failure::Usage(_) => 2,
-            Failure::Other(_) => 1,
+            Failure::Other(_) | Failure::Reported => 1,
             Failure::StdoutClosed => 0,
         }
     }
 
-    /// What to tell the user; `None` when there is nothing to say (a closed stdout).
+    /// What to tell the user; `None` when there is nothing to say (a closed stdout) or the
+    /// command said it already.
     pub fn error(&self) -> Option<&anyhow::Error> {
         match self {
             Failure::Usage(e) | Failure::Other(e) => Some(e),
-            Failure::StdoutClosed => None,
+            Failure::Reported | Failure::StdoutClosed => None,
         }
     }
 
@@ -51,18 +55,12 @@ impl Failure {
         self.annotate(JsonAnswer::Fields(fields))
     }
 
-    /// The same failure, whose command already printed its `--json` answer (doctor's checks
-    /// with exit 1): the dispatcher adds no error object, so stdout stays one document.
-    pub fn json_already_printed(self) -> Failure {
-        self.annotate(JsonAnswer::Printed)
-    }
-
     /// What `--json` prints on stdout for this failure: `{"error", "exit_code"}` plus the
-    /// command's fields; nothing when the command printed its own answer or stdout is gone.
+    /// command's fields; nothing when the command reported it itself (doctor's checks, which
+    /// stay stdout's one document) or stdout is gone.
     pub fn json_error(&self) -> Option<Value> {
         let error = self.error()?;
         let mut object = match error.downcast_ref::<Annotated>().map(|a| &a.json) {
-            Some(JsonAnswer::Printed) => return None,
             Some(JsonAnswer::Fields(fields)) => fields.clone(),
             None => Map::new(),
         };
@@ -76,6 +74,7 @@ impl Failure {
         match self {
             Failure::Usage(e) => Failure::Usage(wrap(e)),
             Failure::Other(e) => Failure::Other(wrap(e)),
+            Failure::Reported => Failure::Reported,
             Failure::StdoutClosed => Failure::StdoutClosed,
         }
     }
@@ -89,11 +88,10 @@ impl From<anyhow::Error> for Failure {
 
 pub type CmdResult = Result<(), Failure>;
 
-/// What a failure's command says about its `--json` answer.
+/// What a failure's command adds to its `--json` answer.
 #[derive(Debug)]
 enum JsonAnswer {
     Fields(Map<String, Value>),
-    Printed,
 }
 
 /// An error carrying a [`JsonAnswer`]; it displays exactly as the error it wraps, so stderr and
@@ -133,10 +131,10 @@ mod tests {
             named.json_error(),
             Some(json!({"agent": "codex", "error": "outer: inner", "exit_code": 1}))
         );
-        let answered = Failure::Other(anyhow!("2 problems")).json_already_printed();
+        let answered = Failure::Reported;
         assert_eq!(answered.json_error(), None);
         assert_eq!(answered.code(), 1);
-        assert_eq!(format!("{:#}", answered.error().unwrap()), "2 problems");
+        assert!(answered.error().is_none(), "nothing more on stderr");
         // A reader that has gone gets nothing more.
         assert_eq!(Failure::StdoutClosed.json_error(), None);
     }

@@ -71,14 +71,27 @@ pub const STATUSLINE: &str = "\
 Reads Claude Code's status-line JSON on stdin and prints one line such as
   ctx 75% ▰▰▰▰▰▰▰▱▱▱ 150k/200k WARNING · 17k to compact
 Uses context_window.current_usage when present, else the transcript (never the cumulative
-total_input_tokens). Coloured by tier unless NO_COLOR is set; shortened to fit COLUMNS.
-Unreadable input prints `ctx --`.
+total_input_tokens). Coloured by tier unless NO_COLOR is set; shortened to fit COLUMNS. Past the
+auto-compact point it says `compacting soon`. Without a figure it prints `ctx --`: --json says
+why (`reason`, `detail`), and so does `ctxmon doctor`.
+
+Format (--format, else statusline.format): text with fields in braces. The default is
+  ctx {percent} {bar} {tokens}/{window} {tier} · {until-compact}
+Fields: percent (75%), bar, tokens (150k), window (200k), tier (WARNING), until-compact (17k to
+compact, compacting soon, auto-compact off), model (the model id), branch (the project's git
+branch); `{{` and `}}` are braces. A field with nothing to show goes with the text before it;
+a narrow line drops branch, model, until-compact, tokens and window, bar, tier, in that order.
+An unknown field or flag is named on stderr and the line printed as without it.
 
 Settings (or `ctxmon install --statusline`):
   {\"statusLine\": {\"type\": \"command\", \"command\": \"/abs/path/ctxmon statusline\", \"padding\": 0}}
+As a widget of another status line (ccstatusline's Custom Command): the command
+  ctxmon statusline --format '{percent} {bar} {until-compact}'
 
 Examples:
   echo '{\"transcript_path\":\"/tmp/s1.jsonl\",\"model\":{\"id\":\"claude-sonnet-4-5\"}}' | ctxmon statusline
+  ... | ctxmon statusline --format '{percent} {until-compact}'
+  ... | ctxmon --json statusline | jq '.reason'
 
 Exit codes: always 0 (Claude Code would hide a failing status line).";
 
@@ -136,6 +149,10 @@ Examples:
   ctxmon install --agent codex --scope user      $CODEX_HOME/hooks.json (default ~/.codex)
   ctxmon doctor                                  check the result
 
+In the project's file the hooks run `ctxmon hooks …` when the ctxmon on PATH is this binary, so
+the committed file works for the whole team; otherwise this binary's absolute path, with a note
+(`--scope local` keeps machine paths out of shared files).
+
 Exit codes: 0 installed (or nothing to change); 1 the settings file is not strict JSON or has an
 unexpected shape, another status line is in the way, or the file cannot be written (nothing is
 changed); 2 bad flag (an unknown --agent; --statusline or --scope local with --agent codex), or
@@ -145,11 +162,12 @@ pub const UNINSTALL: &str = "\
 Examples:
   ctxmon uninstall --dry-run
   ctxmon uninstall --scope user
+  ctxmon uninstall --statusline                  only the status line; the hooks stay
   ctxmon uninstall --agent codex
 
 Exit codes: 0 removed (or nothing to remove); 1 the settings file cannot be read or written,
 or ctxmon's status line replaced yours and <file>.ctxmon-statusline, which keeps yours, cannot
-be read (nothing is changed); 2 bad flag.";
+be read (nothing is changed); 2 bad flag (--statusline with --agent codex).";
 
 pub const REPORT: &str = "\
 Output (fixtures/transcripts/session-compactions.jsonl):

@@ -25,6 +25,7 @@ mod help;
 mod install;
 mod json_out;
 mod out;
+mod paths;
 mod project_root;
 mod render;
 mod report;

@@ -3,7 +3,9 @@
 
 use ctxmon_domain::fill::floor_scaled;
 use ctxmon_domain::human::thousands;
-use ctxmon_domain::{FillEstimate, ThresholdTier, Timestamp};
+use ctxmon_domain::{
+    FieldText, FillEstimate, StatusField, StatusTemplate, ThresholdTier, Timestamp,
+};
 
 pub const BAR_CELLS: usize = 10;
 
@@ -57,50 +59,61 @@ pub fn compact(n: u64) -> String {
     }
 }
 
-/// The one status line, e.g. `ctx 75% ▰▰▰▰▰▰▰▱▱▱ 150k/200k WARNING · 17k to compact`, shortened
-/// to fit `width` columns (parts dropped from the right, the percentage kept last).
-pub fn status_line(e: &FillEstimate, width: usize, color: bool) -> String {
-    let (on, off) = if color {
-        (tier_color(e.threshold_tier), RESET)
-    } else {
-        ("", "")
-    };
-    let pct = format!("{}%", e.percent());
-    let bar = bar(e.fill_percentage, BAR_CELLS);
-    let tokens = format!(
-        "{}/{}",
-        compact(e.input_tokens.get()),
-        compact(e.context_window_size.get())
-    );
-    let tier = e.threshold_tier.name();
-    let room = match e.tokens_until_auto_compact {
-        Some(until) => format!("· {} to compact", compact(until.get())),
-        None => "· auto-compact off".to_string(),
-    };
-    let candidates: [Vec<&str>; 5] = [
-        vec![&pct, &bar, &tokens, tier, &room],
-        vec![&pct, &bar, &tokens, tier],
-        vec![&pct, &bar, tier],
-        vec![&pct, tier],
-        vec![&pct],
-    ];
-    for parts in candidates {
-        let plain = format!("ctx {}", parts.join(" "));
-        if plain.chars().count() <= width {
-            let mut parts = parts;
-            let colored_pct = format!("{on}{pct}{off}");
-            let colored_tier = format!("{on}{tier}{off}");
-            for p in parts.iter_mut() {
-                if *p == pct.as_str() {
-                    *p = &colored_pct;
-                } else if *p == tier {
-                    *p = &colored_tier;
-                }
-            }
-            return format!("ctx {}", parts.join(" "));
-        }
+/// What the status line shows beside the estimate, when its template asks for it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LineContext<'a> {
+    pub model: Option<&'a str>,
+    pub branch: Option<&'a str>,
+}
+
+/// The room left before auto-compaction, for people: `17k to compact`; at or past the point
+/// `compacting soon` (a `0 to compact` would read as a broken figure); `auto-compact off`.
+pub fn until_compact(e: &FillEstimate) -> String {
+    match e.tokens_until_auto_compact {
+        Some(until) if until.get() == 0 => "compacting soon".to_string(),
+        Some(until) => format!("{} to compact", compact(until.get())),
+        None => "auto-compact off".to_string(),
     }
-    "ctx".to_string()
+}
+
+/// The status line in `template`'s shape, e.g. the default's `ctx 75% ▰▰▰▰▰▰▰▱▱▱ 150k/200k
+/// WARNING · 17k to compact`, shortened to fit `width` columns (see `status_template`). The
+/// percentage and the tier carry the tier's colour when `color`.
+pub fn status_line(
+    e: &FillEstimate,
+    template: &StatusTemplate,
+    context: &LineContext<'_>,
+    width: usize,
+    color: bool,
+) -> String {
+    let tinted = |text: String| {
+        let styled = if color {
+            format!("{}{text}{RESET}", tier_color(e.threshold_tier))
+        } else {
+            text.clone()
+        };
+        FieldText {
+            plain: text,
+            styled,
+        }
+    };
+    let value = |field: StatusField| match field {
+        StatusField::Percent => Some(tinted(format!("{}%", e.percent()))),
+        StatusField::Bar => Some(FieldText::plain(bar(e.fill_percentage, BAR_CELLS))),
+        StatusField::Tokens => Some(FieldText::plain(compact(e.input_tokens.get()))),
+        StatusField::Window => Some(FieldText::plain(compact(e.context_window_size.get()))),
+        StatusField::Tier => Some(tinted(e.threshold_tier.name().to_string())),
+        StatusField::UntilCompact => Some(FieldText::plain(until_compact(e))),
+        StatusField::Model => context.model.map(|m| FieldText::plain(one_line(m))),
+        StatusField::Branch => context.branch.map(|b| FieldText::plain(one_line(b))),
+    };
+    template.render(value, width)
+}
+
+/// Text from outside (a model id, a branch name) as one line without control characters: the
+/// status line is one line, and a stray escape would be the terminal's.
+fn one_line(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control()).collect()
 }
 
 /// The multi-line human status of `ctxmon status`.
@@ -119,6 +132,9 @@ pub fn status_text(e: &FillEstimate, color: bool) -> String {
         e.threshold_tier.name()
     );
     let room = match e.tokens_until_auto_compact {
+        Some(until) if until.get() == 0 => {
+            "past the auto-compact point: compacting soon".to_string()
+        }
         Some(until) => format!("{} tokens until auto-compact", thousands(until.get())),
         None => "auto-compact off".to_string(),
     };
@@ -153,23 +169,31 @@ mod tests {
     /// fill just below a threshold never shows the threshold's percentage.
     #[test]
     fn nothing_is_shown_fuller_than_it_is() {
-        let line = status_line(&estimate(199_000), 200, false);
-        assert!(
-            line.starts_with("ctx 99% ▰▰▰▰▰▰▰▰▰▱ 199k/200k EMERGENCY"),
-            "{line}"
+        let line = |e: &FillEstimate| {
+            status_line(
+                e,
+                &StatusTemplate::default(),
+                &LineContext::default(),
+                200,
+                false,
+            )
+        };
+        assert_eq!(
+            line(&estimate(199_000)),
+            "ctx 99% ▰▰▰▰▰▰▰▰▰▱ 199k/200k EMERGENCY · compacting soon"
         );
         let text = status_text(&estimate(199_000), false);
         assert!(
             text.starts_with("ctx 99% ▰▰▰▰▰▰▰▰▰▱ 199,000/200,000 tokens  EMERGENCY"),
             "{text}"
         );
-        let line = status_line(&estimate(159_999), 200, false);
         assert!(
-            line.starts_with("ctx 79% ▰▰▰▰▰▰▰▱▱▱ 159k/200k WARNING"),
-            "{line}"
+            text.contains("past the auto-compact point: compacting soon"),
+            "{text}"
         );
-        let line = status_line(&estimate(200_000), 200, false);
-        assert!(line.starts_with("ctx 100% ▰▰▰▰▰▰▰▰▰▰"), "{line}");
+        let w = line(&estimate(159_999));
+        assert_eq!(w, "ctx 79% ▰▰▰▰▰▰▰▱▱▱ 159k/200k WARNING · 7k to compact");
+        assert!(line(&estimate(200_000)).starts_with("ctx 100% ▰▰▰▰▰▰▰▰▰▰"));
     }
 
     #[test]

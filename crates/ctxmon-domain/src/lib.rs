@@ -20,6 +20,7 @@ pub mod resume_log;
 pub mod resumption;
 pub mod session;
 pub mod state;
+pub mod status_template;
 pub mod tier;
 pub mod time;
 pub mod tokens;
@@ -40,6 +41,9 @@ pub use resumption::{
 };
 pub use session::SessionKey;
 pub use state::{CompactionsSeen, SessionState};
+pub use status_template::{
+    DEFAULT_STATUS_FORMAT, FieldText, StatusField, StatusTemplate, TemplateError,
+};
 pub use tier::{ThresholdError, ThresholdTier, Thresholds};
 pub use time::Timestamp;
 pub use tokens::{TokenCount, estimate_tokens};

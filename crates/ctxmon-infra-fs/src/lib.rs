@@ -25,6 +25,7 @@ pub mod payload_check_store;
 pub mod resume_log_store;
 pub mod resumption_source;
 pub mod state_store;
+pub mod status_line_problem;
 pub mod transcript;
 
 pub use checkpoint_repo::FsCheckpointRepository;
@@ -37,4 +38,5 @@ pub use payload_check_store::FsPayloadCheckStore;
 pub use resume_log_store::FsResumeLogStore;
 pub use resumption_source::FsResumptionSource;
 pub use state_store::FsSessionStateStore;
+pub use status_line_problem::{FsStatusLineProblems, StatusLineProblem};
 pub use transcript::{JsonlTranscriptReader, read_tail_lines};

@@ -9,7 +9,9 @@ mod schema;
 
 use std::collections::BTreeMap;
 
-use ctxmon_domain::{ContextWindow, ThresholdTier, Thresholds, TokenCount};
+use ctxmon_domain::{
+    ContextWindow, DEFAULT_STATUS_FORMAT, StatusTemplate, ThresholdTier, Thresholds, TokenCount,
+};
 use serde::{Deserialize, Serialize};
 
 pub use deadlines::{
@@ -27,6 +29,7 @@ pub struct Config {
     pub resume_logs: ResumeLogsConfig,
     pub checkpoints: CheckpointsConfig,
     pub codex: CodexConfig,
+    pub statusline: StatusLineConfig,
 }
 
 /// When the `<context-monitor>` tag is injected. Every tag stays in the conversation and is
@@ -227,6 +230,23 @@ pub struct CodexConfig {
     pub auto_compact_token_limit: Option<u64>,
 }
 
+/// `ctxmon statusline`'s shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StatusLineConfig {
+    /// The template (`ctxmon_domain::status_template`); `--format` overrides it. Checked like
+    /// every value, so a typo in a field name is named with its file, not shown as text.
+    pub format: String,
+}
+
+impl Default for StatusLineConfig {
+    fn default() -> Self {
+        StatusLineConfig {
+            format: DEFAULT_STATUS_FORMAT.into(),
+        }
+    }
+}
+
 /// A rule a configuration breaks; `key` is the dotted key so the loader can say which file or
 /// variable the bad value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -327,6 +347,9 @@ impl Config {
                 ),
             );
         }
+        if let Err(e) = StatusTemplate::parse(&self.statusline.format) {
+            bad("statusline.format", e.0);
+        }
         issues
     }
 
@@ -399,6 +422,7 @@ mod tests {
         c.context_monitor.post_compaction_percent = 5;
         c.resume_logs.triggers.push("tier:severe".into());
         c.checkpoints.keep = 0;
+        c.statusline.format = "{percent} {brach}".into();
         let keys: Vec<_> = c.validate().into_iter().map(|i| i.key).collect();
         assert_eq!(
             keys,
@@ -406,9 +430,12 @@ mod tests {
                 "context_monitor.warning_threshold, context_monitor.critical_threshold",
                 "context_monitor.post_compaction_percent",
                 "resume_logs.triggers",
-                "checkpoints.keep"
+                "checkpoints.keep",
+                "statusline.format"
             ]
         );
+        let format = c.validate().pop().unwrap().message;
+        assert!(format.starts_with("unknown field `{brach}`"), "{format}");
     }
 
     #[test]

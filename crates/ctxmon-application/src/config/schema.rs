@@ -227,6 +227,11 @@ pub const FIELDS: &[FieldSpec] = &[
         kind: FieldKind::OptionalInteger { min: 1 },
         description: "Codex CLI's auto-compaction point in tokens; overrides model_auto_compact_token_limit from Codex's config.toml. Unset: that setting, else Codex's default (90% of the model's raw window, 244,800 when Codex reports 258,400). Can only lower Codex's default.",
     },
+    FieldSpec {
+        key: "statusline.format",
+        kind: FieldKind::String,
+        description: "What `ctxmon statusline` prints: text with fields in braces ({percent}, {bar}, {tokens}, {window}, {tier}, {until-compact}, {model}, {branch}; {{ and }} for braces). A narrow line drops branch, model, until-compact, tokens and window, bar, tier, in that order. `--format` overrides it.",
+    },
 ];
 
 /// Looks up a key's description.

@@ -13,6 +13,8 @@ pub struct RawInvocation {
     pub hook: bool,
     /// The hook's name as a known hook, if the word after `hooks` is one.
     pub hook_command: Option<HookCommand>,
+    /// The first such word is `statusline`: Claude Code's status line, which also never fails.
+    pub statusline: bool,
     /// The last non-empty `--project-dir` value.
     pub project_dir: Option<PathBuf>,
     /// `--json` was given (before any `--`): a refused command line answers in JSON too.
@@ -69,6 +71,7 @@ impl RawInvocation {
         }
         raw.json = json;
         raw.hook = words.first().is_some_and(|w| w == "hooks");
+        raw.statusline = words.first().is_some_and(|w| w == "statusline");
         raw.hook_command = words
             .get(1)
             .filter(|_| raw.hook)

@@ -40,6 +40,10 @@ fn raw_invocations_find_the_hooks_word_past_global_flags() {
     assert!(!scan(&["status", "hooks"]).hook);
     assert!(!scan(&[]).hook);
     assert!(scan(&["--", "hooks"]).hook);
+    let raw = scan(&["--project-dir", "/p", "statusline", "--fromat", "x"]);
+    assert!(raw.statusline && !raw.hook);
+    assert_eq!(raw.project_dir, Some(PathBuf::from("/p")));
+    assert!(!scan(&["status", "statusline"]).statusline);
     assert!(scan(&["status", "--json", "--bogus"]).json);
     assert!(!scan(&["status", "--", "--json"]).json);
     assert!(!scan(&["--config", "--json", "status"]).json);

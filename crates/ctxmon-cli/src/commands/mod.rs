@@ -34,7 +34,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Hooks(hook) => return hooks::run(hook, &global),
         Command::Status(args) => status::run(&args, &global),
         Command::Report(args) => report::run(&args, &global),
-        Command::Statusline => statusline::run(&global),
+        Command::Statusline(args) => statusline::run(&args, &global),
         Command::Checkpoint(cmd) => checkpoint::run(cmd, &global),
         Command::ResumeLog(cmd) => resume_log::run(cmd, &global),
         Command::Config(cmd) => config::run(cmd, &global),
@@ -59,7 +59,9 @@ pub fn run(cli: Cli) -> ExitCode {
 }
 
 /// A command line clap refused. `ctxmon hooks …` reports it and exits 0: Claude Code takes exit
-/// 2 from UserPromptSubmit as "block the prompt", and a hook never blocks (spec §13, §14). Help
+/// 2 from UserPromptSubmit as "block the prompt", and a hook never blocks (spec §13, §14).
+/// `ctxmon statusline …` reports it and prints the default line: a status line that printed
+/// nothing would look broken in Claude Code. Help
 /// and version requests are printed as asked, under `out`'s rule for stdout (clap would ignore
 /// a failed write and exit 0 even on a full disk); any other command exits 2 as clap decides.
 pub fn usage_error(error: clap::Error) -> ExitCode {
@@ -68,6 +70,9 @@ pub fn usage_error(error: clap::Error) -> ExitCode {
         let raw = RawInvocation::scan(&args);
         if raw.hook {
             return hooks::usage_error(&error, &raw);
+        }
+        if raw.statusline {
+            return statusline::usage_error(&error, &raw);
         }
         if raw.json {
             // clap's own report (with its usage line) still goes to stderr.

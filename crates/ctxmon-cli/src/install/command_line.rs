@@ -81,9 +81,18 @@ pub fn is_ctxmon_hook(command: &str, hook: &str) -> bool {
     ctxmon_args(command).is_some_and(|args| args == ["hooks", hook])
 }
 
-/// True when `command` runs `ctxmon statusline` (any binary path).
+/// True when `command` runs `ctxmon statusline` (any binary path), with or without flags such
+/// as `--format`: the user's shape of ctxmon's line is still ctxmon's line.
 pub fn is_ctxmon_statusline(command: &str) -> bool {
-    ctxmon_args(command).is_some_and(|args| args == ["statusline"])
+    ctxmon_args(command).is_some_and(|args| args.first() == Some(&"statusline"))
+}
+
+/// What follows the program in a ctxmon command line, verbatim (quoting kept): ` statusline
+/// --format '{percent}'`. Install re-points a status line at another binary with this, so the
+/// user's flags stay as they wrote them.
+pub fn after_program(command: &str) -> Option<&str> {
+    ctxmon_command(command)?;
+    first_word(command).map(|(_, rest)| rest)
 }
 
 #[cfg(test)]
@@ -127,7 +136,16 @@ mod tests {
             assert!(!is_ctxmon_hook(command, "prompt-submit"), "{command}");
         }
         assert!(is_ctxmon_statusline("/a/ctxmon statusline"));
+        assert!(is_ctxmon_statusline(
+            "ctxmon statusline --format '{percent}'"
+        ));
         assert!(!is_ctxmon_statusline("npx ccusage statusline"));
+        assert!(!is_ctxmon_statusline("ctxmon status"));
+        assert_eq!(
+            after_program("'/a b/ctxmon' statusline --format '{percent} {bar}'"),
+            Some(" statusline --format '{percent} {bar}'")
+        );
+        assert_eq!(after_program("npx ccusage statusline"), None);
     }
 
     #[test]

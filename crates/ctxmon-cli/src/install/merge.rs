@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use super::command_line::{is_ctxmon_hook, is_ctxmon_statusline};
+use super::command_line::{after_program, is_ctxmon_hook, is_ctxmon_statusline};
 use super::edit::{EditError, Editor, Out};
 use super::jsontext::{Doc, Step, SyntaxError};
 use super::table::{Registration, hooks_for};
@@ -196,6 +196,24 @@ pub fn uninstall(original: &str, restore: Restore<'_>, agent: Agent) -> Result<O
     {
         changes.push(change);
     }
+    Ok(Outcome::new(format!("{bom}{}", ed.into_text()), changes))
+}
+
+/// Removes ctxmon's status line alone (`uninstall --statusline`, Claude Code's), putting back
+/// `restore`'s; the hooks stay.
+pub fn uninstall_statusline_only(
+    original: &str,
+    restore: Restore<'_>,
+) -> Result<Outcome, PlanError> {
+    let (bom, body) = split_bom(original);
+    if body.trim().is_empty() {
+        return Ok(Outcome::new(original.to_string(), Vec::new()));
+    }
+    let mut ed = Editor::new(Doc::parse(body.to_string()).map_err(PlanError::Syntax)?);
+    check_shape(&ed.doc.value, Agent::Claude)?;
+    let changes = uninstall_statusline(&mut ed, restore)?
+        .into_iter()
+        .collect();
     Ok(Outcome::new(format!("{bom}{}", ed.into_text()), changes))
 }
 
@@ -510,9 +528,13 @@ fn install_statusline(
         return Ok((change(Action::Added, command), None));
     };
     if is_ours(&current) {
-        // Ours already: only the binary path is ctxmon's business; padding and the like stay
-        // as the user tuned them.
+        // Ours already: only the binary path is ctxmon's business; padding, `--format` and the
+        // like stay as the user tuned them.
         let old = statusline_command(&current).unwrap_or_default();
+        let command = match after_program(old) {
+            Some(rest) => format!("{}{rest}", opts.program),
+            None => command,
+        };
         if old == command {
             return Ok((change(Action::Kept, command), None));
         }

@@ -457,3 +457,26 @@ fn only_an_object_with_nothing_in_it_is_empty() {
 fn serde_json_refuses_a_byte_order_mark() {
     assert!(serde_json::from_str::<Value>("\u{feff}{}").is_err());
 }
+
+/// A status line the user shaped (`--format`) is still ctxmon's: install re-points its binary
+/// and keeps the flags as written; uninstall removes it.
+#[test]
+fn a_shaped_status_line_keeps_its_flags() {
+    let before = r#"{"statusLine": {"type": "command", "command": "/old/ctxmon statusline --format '{percent} {bar}'"}}"#;
+    let out = install(Some(before), &opts(true, false)).unwrap();
+    let v = value(&out.text);
+    assert_eq!(
+        v["statusLine"]["command"],
+        format!("{NEW} statusline --format '{{percent}} {{bar}}'").as_str()
+    );
+    let line = out
+        .changes
+        .iter()
+        .find(|c| c.target == "statusLine")
+        .unwrap();
+    assert_eq!(line.action, Action::Updated, "{line:?}");
+    let again = install(Some(&out.text), &opts(true, false)).unwrap();
+    assert_eq!(again.text, out.text);
+    let removed = uninstall(&out.text, Restore::Nothing, Agent::Claude).unwrap();
+    assert_eq!(value(&removed.text).get("statusLine"), None);
+}

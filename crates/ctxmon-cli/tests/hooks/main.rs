@@ -22,5 +22,6 @@ mod resilience;
 mod resilience_bad_input;
 mod resumption_source;
 mod statusline;
+mod statusline_format;
 mod statusline_payload_check;
 mod stderr;

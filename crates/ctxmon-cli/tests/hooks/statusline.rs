@@ -64,7 +64,7 @@ fn percentages_never_round_up_to_a_full_window_or_across_a_boundary() {
     };
     assert_eq!(
         line(&sb, &usage(199_000)),
-        "ctx 99% ▰▰▰▰▰▰▰▰▰▱ 199k/200k EMERGENCY · 0 to compact"
+        "ctx 99% ▰▰▰▰▰▰▰▰▰▱ 199k/200k EMERGENCY · compacting soon"
     );
     assert!(
         line(&sb, &usage(159_999)).starts_with("ctx 79% ▰▰▰▰▰▰▰▱▱▱ 159k/200k WARNING"),

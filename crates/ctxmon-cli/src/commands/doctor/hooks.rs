@@ -10,10 +10,10 @@ use ctxmon_infra_fs::fsutil::{self, OpenRegularError};
 use serde_json::Value;
 
 use super::check::{Check, Status};
-use super::paths::{Resolved, resolve_program};
 use crate::cli::{Agent, HookCommand};
 use crate::install::command_line::ctxmon_command;
 use crate::install::table::{Registration, hooks_for};
+use crate::paths::{Resolved, resolve_program};
 
 /// Settings files are small; anything bigger is not a settings file and is not read whole.
 const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
@@ -311,6 +311,16 @@ pub fn event_check(
         }
         match resolve_program(&r.program, project_dir, env) {
             Resolved::Executable(_) => {}
+            // A bare name that PATH does not find: the file may be a teammate's, written for
+            // every machine with ctxmon installed.
+            Resolved::Missing(why) if !r.program.contains('/') => findings.push((
+                Status::Fail,
+                format!("{} runs `{}`, but {why}", r.file, r.command),
+                Some(format!(
+                    "put ctxmon on PATH (`cargo install --locked --path crates/ctxmon-cli`), or \
+                     run {install} to write this binary's path"
+                )),
+            )),
             Resolved::Missing(why) => findings.push((
                 Status::Fail,
                 format!("{} runs `{}`, but {why}", r.file, r.command),
@@ -320,7 +330,8 @@ pub fn event_check(
                 Status::Warn,
                 format!("cannot check `{}` ({why})", r.command),
                 Some(format!(
-                    "use the absolute path of the binary ({install} does)"
+                    "use a program doctor can find: `ctxmon` on PATH or the binary's absolute \
+                     path ({install} writes one of them)"
                 )),
             )),
         }
@@ -349,7 +360,15 @@ pub fn event_check(
     match findings.iter().map(|f| f.0).max() {
         None => {
             let r = regs[0];
-            Check::ok(name, format!("{} runs {}", r.file, r.command))
+            // A bare `ctxmon` (install's choice for a shared project file) runs what PATH
+            // finds: say which binary that is here.
+            let found = match resolve_program(&r.program, project_dir, env) {
+                Resolved::Executable(path) if !r.program.contains('/') => {
+                    format!(" (on PATH: {})", path.display())
+                }
+                _ => String::new(),
+            };
+            Check::ok(name, format!("{} runs {}{found}", r.file, r.command))
         }
         Some(worst) => {
             let mut fixes: Vec<&str> = Vec::new();
@@ -488,7 +507,7 @@ fn statusline_check(scan: &SettingsScan, project_dir: &Path, env: &[(String, Str
         return Check::new("statusline", Status::Skip, message)
             .with_fix("`ctxmon install --statusline` shows the fill under the prompt");
     };
-    if args != &["statusline"] {
+    if args.first().map(String::as_str) != Some("statusline") {
         return Check::new(
             "statusline",
             Status::Fail,
@@ -502,7 +521,7 @@ fn statusline_check(scan: &SettingsScan, project_dir: &Path, env: &[(String, Str
     match resolve_program(program, project_dir, env) {
         Resolved::Executable(path) => Check::ok(
             "statusline",
-            format!("{file} runs {} statusline", path.display()),
+            format!("{file} runs {} {}", path.display(), args.join(" ")),
         ),
         Resolved::Missing(why) => Check::new(
             "statusline",

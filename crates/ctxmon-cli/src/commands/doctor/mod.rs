@@ -5,20 +5,20 @@
 //! as the hooks would. Exit 0 when every check is ok or skipped, 1 when any warned or failed.
 //!
 //! Layout: `check` is the result type and its rendering, `hooks` reads Claude Code's settings
-//! files, `codex` Codex's hook files, `paths` resolves programs like a shell, `payload`
-//! compares Claude Code's own figure with ctxmon's (as the status line last saw them), `system`
-//! holds the remaining checks.
+//! files, `codex` Codex's hook files (`crate::paths` resolves programs like a shell), `payload`
+//! compares Claude Code's own figure with ctxmon's (as the status line last saw them),
+//! `statusline_problem` says why the status line last showed no figure, `system` holds the
+//! remaining checks.
 
 mod check;
 mod codex;
 mod hooks;
-mod paths;
 mod payload;
+mod statusline_problem;
 mod system;
 
 use std::io::IsTerminal;
 
-use anyhow::anyhow;
 use ctxmon_infra_fs::ProjectLayout;
 
 use crate::bootstrap;
@@ -52,6 +52,7 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     checks.push(system::hook_log(&layout, &config));
     checks.push(system::transcript(&project_dir, &env, &config));
     checks.push(payload::payload(&layout));
+    checks.extend(statusline_problem::problem(&layout));
 
     if global.json {
         json_out::print(&checks)?;
@@ -62,10 +63,10 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
         outln!("{}", check::summary(&checks))?;
     }
     if checks.iter().any(|c| c.status.is_problem()) {
-        // The report above is the explanation; the error line only keeps stderr honest for
-        // scripts that read it. Under --json the checks are the answer, and stdout stays that
-        // one document.
-        Err(Failure::Other(anyhow!("{}", check::summary(&checks))).json_already_printed())
+        // The report above, summary included, is the explanation: exit 1 says the rest,
+        // stderr does not repeat the summary, and under --json the checks stay stdout's one
+        // document (a reported failure has no error object).
+        Err(Failure::Reported)
     } else {
         Ok(())
     }

@@ -15,7 +15,7 @@ use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{HookLog, ProjectLayout, SystemClock};
 
 use super::check::{Check, Status};
-use super::paths::{same_file, which};
+use crate::paths::{same_file, which};
 
 const INSTALL_HINT: &str =
     "`cargo install --locked --path crates/ctxmon-cli` puts it in ~/.cargo/bin";

@@ -10,7 +10,15 @@
 //!   managers link these files); a dangling link is refused.
 //! - One backup, `<file>.ctxmon-backup` beside the path the user knows, holds the file as it
 //!   was before ctxmon's latest change. A run that changes nothing writes nothing, backup
-//!   included.
+//!   included. A full uninstall writes none and deletes the one install left: the file then
+//!   holds nothing of ctxmon's, so the backup could only bring back ctxmon's entries (which
+//!   `ctxmon install` does) or undo the user's edits since; it says so. `uninstall
+//!   --statusline` leaves the hooks, so it keeps a backup as install does.
+//! - At project scope the hooks name the binary `ctxmon` when that is what PATH finds
+//!   (`program`), so the committed file works on every machine with ctxmon installed.
+//! - Install ends with what to do next: restart Claude Code (a running session keeps the hooks
+//!   it started with; `/hooks` lists them), or trust the hooks in Codex's `/hooks`; then
+//!   `ctxmon doctor`.
 //! - A status line `--replace-statusline` replaced is kept in `<file>.ctxmon-statusline`,
 //!   written before the settings and never touched by a later install (the backup is replaced
 //!   by every change, so it cannot be trusted to still hold it). Uninstall puts it back from
@@ -34,12 +42,12 @@ use serde_json::json;
 use crate::cli::{Agent, GlobalArgs, InstallArgs, SettingsScope, UninstallArgs};
 use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
-use crate::install::command_line::shell_word;
 use crate::install::diff::unified;
 use crate::install::merge::{self, Action, Change, Options, Outcome, PlanError};
 use crate::json_out;
 use crate::out::{out, outln};
 
+mod program;
 mod target;
 
 use target::{SavedStatusLine, Target};
@@ -58,7 +66,7 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
             )));
         }
         let target = Target::resolve(args.agent, args.scope, global)?;
-        let program = program()?;
+        let program = program::program(args.scope, &target.path.display().to_string())?;
         let current = target.read()?;
         let has_bom = current.as_deref().is_some_and(merge::has_bom);
         if has_bom && args.agent == Agent::Codex {
@@ -72,24 +80,25 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
         }
         let options = Options {
             agent: args.agent,
-            program: &program,
+            program: &program.word,
             statusline: args.statusline,
             replace_statusline: args.replace_statusline,
         };
         let outcome =
             merge::install(current.as_deref(), &options).map_err(|e| plan_failure(&e, &target))?;
         if !global.json {
-            if program.contains("/target/debug/") || program.contains("/target/release/") {
+            let word = &program.word;
+            if word.contains("/target/debug/") || word.contains("/target/release/") {
                 diag!(
-                    "ctxmon: note: registering a binary inside a cargo build folder ({program}); \
+                    "ctxmon: note: registering a binary inside a cargo build folder ({word}); \
                      `cargo install --locked --path crates/ctxmon-cli` gives it a stable path"
                 );
             }
             // `npx ctxmon install` without an install runs the binary from npm's exec cache,
             // which `npm cache clean` may empty under the hooks.
-            if program.contains("/_npx/") {
+            if word.contains("/_npx/") {
                 diag!(
-                    "ctxmon: note: registering a binary in npx's cache ({program}); \
+                    "ctxmon: note: registering a binary in npx's cache ({word}); \
                      `npm install -g ctxmon` and `ctxmon install` give it a stable path"
                 );
             }
@@ -104,6 +113,8 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
                 outcome: &outcome,
                 record_used: false,
                 remove_file: false,
+                full_uninstall: false,
+                program: Some(&program),
             },
             &target,
             args.dry_run,
@@ -113,31 +124,50 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
 }
 
 pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
-    with_json_error("uninstall", args.agent, args.scope, || {
+    let verb = if args.statusline {
+        "uninstall --statusline"
+    } else {
+        "uninstall"
+    };
+    with_json_error(verb, args.agent, args.scope, || {
+        if args.agent == Agent::Codex && args.statusline {
+            return Err(Failure::usage(anyhow!(
+                "--statusline is Claude Code's: Codex has no command status line, so ctxmon \
+                 never set one there"
+            )));
+        }
         let target = Target::resolve(args.agent, args.scope, global)?;
         let Some(current) = target.read()? else {
             let empty = Outcome::new(String::new(), Vec::new());
             let plan = Plan {
-                verb: "uninstall",
+                verb,
                 original: None,
                 outcome: &empty,
                 record_used: false,
                 remove_file: false,
+                full_uninstall: false,
+                program: None,
             };
             return finish(&plan, &target, args.dry_run, global);
         };
         let saved = target.saved_statusline();
-        let outcome = merge::uninstall(&current, saved.restore(), args.agent)
-            .map_err(|e| plan_failure(&e, &target))?;
+        let outcome = if args.statusline {
+            merge::uninstall_statusline_only(&current, saved.restore())
+        } else {
+            merge::uninstall(&current, saved.restore(), args.agent)
+        }
+        .map_err(|e| plan_failure(&e, &target))?;
         let changed = outcome.changes.iter().any(|c| c.action.is_change());
         let plan = Plan {
-            verb: "uninstall",
+            verb,
             original: Some(&current),
             outcome: &outcome,
             record_used: matches!(saved, SavedStatusLine::Found { record: true, .. }),
             remove_file: args.agent == Agent::Codex
                 && changed
                 && merge::is_empty_object(&outcome.text),
+            full_uninstall: !args.statusline,
+            program: None,
         };
         finish(&plan, &target, args.dry_run, global)
     })
@@ -170,21 +200,6 @@ fn bom_note(target: &Target) -> String {
          as UTF-8 without BOM if you use the app",
         target.path.display()
     )
-}
-
-/// The running binary as one shell word: Claude Code must find it from any directory and
-/// whatever the hook's PATH is.
-fn program() -> Result<String, Failure> {
-    let exe = std::env::current_exe()
-        .and_then(fs::canonicalize)
-        .map_err(|e| anyhow!("cannot find the path of this ctxmon binary: {e}"))?;
-    let path = exe.to_str().ok_or_else(|| {
-        anyhow!(
-            "the binary's path {} is not UTF-8; move ctxmon to a plain path and run again",
-            exe.display()
-        )
-    })?;
-    Ok(shell_word(path))
 }
 
 fn plan_failure(error: &PlanError, target: &Target) -> Failure {
@@ -234,6 +249,24 @@ struct Plan<'a> {
     record_used: bool,
     /// Uninstall of a Codex `hooks.json` left nothing in it: the file goes.
     remove_file: bool,
+    /// Uninstall of everything (not `--statusline`): no backup is written, and install's goes.
+    full_uninstall: bool,
+    /// Install: how the hooks name the binary.
+    program: Option<&'a program::Program>,
+}
+
+/// What a run did, for its report.
+struct Done {
+    changed: bool,
+    /// The backup written.
+    backup: Option<String>,
+    /// Install's backup, deleted by a full uninstall (or, in a dry run, that would be).
+    backup_removed: Option<String>,
+    /// Where a replaced status line is kept.
+    kept: Option<String>,
+    file_removed: bool,
+    next_step: Option<String>,
+    warnings: Vec<String>,
 }
 
 /// Shows the plan, writes it unless it is a dry run or a no-op, and reports.
@@ -244,6 +277,8 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
         outcome,
         record_used,
         remove_file,
+        full_uninstall,
+        program,
     } = *plan;
     let changed = outcome.changes.iter().any(|c| c.action.is_change());
     let shown = target.path.display().to_string();
@@ -271,32 +306,56 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
         .as_deref()
         .map(|raw| merge::statusline_record(raw, &shown));
     let restored = outcome.changes.iter().any(|c| c.action == Action::Restored);
+    // A full uninstall leaves nothing of ctxmon's in the file, so it keeps no backup of it.
+    let back_up = !full_uninstall;
     match (write, remove_file, original) {
-        (true, true, Some(original)) => target.remove(original, &outcome.text)?,
-        (true, _, _) => target.write(original, &outcome.text, record.as_deref())?,
+        (true, true, Some(original)) => target.remove(original, &outcome.text, back_up)?,
+        (true, _, _) => target.write(original, &outcome.text, record.as_deref(), back_up)?,
         (false, _, _) => {}
     }
-    let mut warning = None;
+    let mut warnings = Vec::new();
     if write && restored && record_used {
         // Its job is done; a leftover would only mislead. The settings are already right, so
         // a failure here is a warning, not an error.
         if let Err(e) = fs::remove_file(&target.record) {
-            warning = Some(format!(
+            warnings.push(format!(
                 "restored the status line but could not delete {}: {e}; delete it by hand",
                 target.record.display()
             ));
         }
     }
-    let backup = (write && original.is_some()).then(|| target.backup.display().to_string());
-    let kept = (write && record.is_some()).then(|| target.record.display().to_string());
-    // Only where something was registered or re-registered does Codex ask for trust.
-    let trust = (target.agent == Agent::Codex
-        && outcome
-            .changes
-            .iter()
-            .any(|c| matches!(c.action, Action::Added | Action::Updated)))
-    .then_some(CODEX_TRUST);
-    let file_removed = remove_file && write && target.write_path == target.path;
+    let backup_removed = if full_uninstall && changed {
+        if dry_run {
+            target
+                .backup_exists()
+                .then(|| target.backup.display().to_string())
+        } else {
+            match target.delete_backup() {
+                Ok(true) => Some(target.backup.display().to_string()),
+                Ok(false) => None,
+                Err(e) => {
+                    warnings.push(format!(
+                        "could not delete {}: {e}; delete it by hand",
+                        target.backup.display()
+                    ));
+                    None
+                }
+            }
+        }
+    } else {
+        None
+    };
+    let done = Done {
+        changed,
+        backup: (write && back_up && original.is_some())
+            .then(|| target.backup.display().to_string()),
+        backup_removed,
+        kept: (write && record.is_some()).then(|| target.record.display().to_string()),
+        file_removed: remove_file && write && target.write_path == target.path,
+        next_step: next_step(verb, target, outcome, write),
+        warnings,
+    };
+    let note = program.and_then(|p| p.note.as_deref());
     if global.json {
         let changes: Vec<_> = outcome
             .changes
@@ -306,28 +365,68 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
         json_out::print(&json!({
             "command": verb, "agent": target.agent.flag(), "scope": scope_name(target.scope),
             "path": shown, "changed": changed, "written": write, "dry_run": dry_run,
-            "backup": backup, "statusline_record": kept, "file_removed": file_removed,
-            "next_step": trust, "changes": changes, "diff": dry_run.then_some(diff),
+            "program": program.map(|p| p.word.as_str()), "note": note,
+            "backup": done.backup, "backup_removed": done.backup_removed,
+            "statusline_record": done.kept, "file_removed": done.file_removed,
+            "next_step": done.next_step, "changes": changes, "diff": dry_run.then_some(diff),
         }))?;
-        if let Some(warning) = warning {
+        for warning in &done.warnings {
             diag!("ctxmon: warning: {warning}");
         }
         return Ok(());
     }
-    if !changed {
-        let state = if verb == "install" {
-            "already installed"
-        } else {
-            "not installed"
+    report(plan, target, dry_run, &diff, &done, note)
+}
+
+/// What the user does next, once something was registered: the agent loads hooks when a
+/// session starts (Codex asks for trust first), and doctor checks the result.
+fn next_step(verb: &str, target: &Target, outcome: &Outcome, written: bool) -> Option<String> {
+    if verb != "install" || !written {
+        return None;
+    }
+    let registered = outcome
+        .changes
+        .iter()
+        .any(|c| matches!(c.action, Action::Added | Action::Updated));
+    Some(match target.agent {
+        // Only where something was registered or re-registered does Codex ask for trust.
+        Agent::Codex if registered => format!("{CODEX_TRUST} Then run `ctxmon doctor`."),
+        Agent::Codex => "Run `ctxmon doctor` to check the result.".to_string(),
+        Agent::Claude => "Next: restart Claude Code so it loads the change (a running session \
+            keeps the hooks it started with; /hooks lists the ones it runs), then run \
+            `ctxmon doctor`."
+            .to_string(),
+    })
+}
+
+/// The text report of a run.
+fn report(
+    plan: &Plan<'_>,
+    target: &Target,
+    dry_run: bool,
+    diff: &str,
+    done: &Done,
+    note: Option<&str>,
+) -> CmdResult {
+    let shown = target.path.display();
+    if !done.changed {
+        let state = match plan.verb {
+            "install" => "ctxmon is already installed",
+            "uninstall --statusline" => "ctxmon's status line is not",
+            _ => "ctxmon is not installed",
         };
-        outln!("ctxmon is {state} in {shown}; nothing changed")?;
+        outln!("{state} in {shown}; nothing changed")?;
+        if let Some(note) = note {
+            outln!("note: {note}")?;
+        }
         return Ok(());
     }
     if dry_run {
         out!("{diff}")?;
     }
     outln!(
-        "ctxmon {verb} ({} {} scope): {shown}",
+        "ctxmon {} ({} {} scope): {shown}",
+        plan.verb,
         target.agent.label(),
         scope_name(target.scope)
     )?;
@@ -335,25 +434,34 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
         target,
         action,
         detail,
-    } in &outcome.changes
+    } in &plan.outcome.changes
     {
         outln!("  {:<9} {target:<17} {detail}", action.label())?;
     }
     if dry_run {
         outln!("dry run: nothing was written")?;
-        if remove_file {
+        if plan.remove_file {
             outln!("(nothing else is in the file, so uninstall would remove it)")?;
         }
-    } else if let Some(backup) = backup {
+        if let Some(backup) = &done.backup_removed {
+            outln!("(ctxmon's backup {backup} would be deleted)")?;
+        }
+    } else if let Some(backup) = &done.backup {
         outln!("previous version saved as {backup}")?;
     }
-    if file_removed {
+    if done.file_removed {
         outln!("removed {shown}: nothing but ctxmon's hooks was in it")?;
     }
-    if let Some(kept) = kept {
+    if let (Some(backup), false) = (&done.backup_removed, dry_run) {
+        outln!(
+            "deleted ctxmon's backup {backup}: nothing of ctxmon's is left in the file \
+             (`ctxmon install` puts it back)"
+        )?;
+    }
+    if let Some(kept) = &done.kept {
         outln!("the status line it replaced is kept in {kept}; `ctxmon uninstall` puts it back")?;
     }
-    if let Some(warning) = warning {
+    for warning in &done.warnings {
         diag!("ctxmon: warning: {warning}");
     }
     if target.write_path != target.path && !dry_run {
@@ -362,14 +470,16 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
             target.write_path.display()
         )?;
     }
-    match trust {
-        Some(_) if dry_run => {
-            outln!(
-                "(once written, Codex asks you to trust these hooks in /hooks before it runs them)"
-            )?;
-        }
-        Some(trust) => outln!("{trust}")?,
-        None => {}
+    if dry_run && target.agent == Agent::Codex && plan.verb == "install" {
+        outln!(
+            "(once written, Codex asks you to trust these hooks in /hooks before it runs them)"
+        )?;
+    }
+    if let Some(note) = note {
+        outln!("note: {note}")?;
+    }
+    if let Some(next) = &done.next_step {
+        outln!("{next}")?;
     }
     Ok(())
 }

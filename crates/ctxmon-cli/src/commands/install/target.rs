@@ -281,13 +281,14 @@ impl Target {
         })
     }
 
-    /// Writes the status-line record (when install replaced one), the backup, then the file:
-    /// each step only once the one before it is safely on disk.
+    /// Writes the status-line record (when install replaced one), the backup (when `back_up`),
+    /// then the file: each step only once the one before it is safely on disk.
     pub(super) fn write(
         &self,
         original: Option<&str>,
         text: &str,
         record: Option<&str>,
+        back_up: bool,
     ) -> Result<(), Failure> {
         let permissions = self.check_writable(original.is_some())?;
         if let Some(record) = record {
@@ -298,7 +299,7 @@ impl Target {
                 )
             })?;
         }
-        if let Some(original) = original {
+        if let (Some(original), true) = (original, back_up) {
             self.back_up(original)?;
         }
         write_atomic(&self.write_path, text.as_bytes(), Durability::Fsync)
@@ -315,17 +316,38 @@ impl Target {
         Ok(())
     }
 
-    /// Removes the file after saving `original` as the backup (uninstall of a Codex
-    /// `hooks.json` that held nothing but ctxmon's hooks). A symlinked file is not removed:
-    /// its target gets `empty` instead, so neither the link nor the file it points to is lost.
-    pub(super) fn remove(&self, original: &str, empty: &str) -> Result<(), Failure> {
+    /// Removes the file, after saving `original` as the backup when `back_up` (uninstall of a
+    /// Codex `hooks.json` that held nothing but ctxmon's hooks). A symlinked file is not
+    /// removed: its target gets `empty` instead, so neither the link nor the file it points to
+    /// is lost.
+    pub(super) fn remove(&self, original: &str, empty: &str, back_up: bool) -> Result<(), Failure> {
         if self.write_path != self.path {
-            return self.write(Some(original), empty, None);
+            return self.write(Some(original), empty, None, back_up);
         }
         self.check_writable(true)?;
-        self.back_up(original)?;
+        if back_up {
+            self.back_up(original)?;
+        }
         fs::remove_file(&self.path)
             .map_err(|e| anyhow!("cannot remove {}: {e}", self.path.display()).into())
+    }
+
+    /// Whether install's backup is there (a regular file: a link or folder by that name is not
+    /// ctxmon's, and is left alone).
+    pub(super) fn backup_exists(&self) -> bool {
+        fs::symlink_metadata(&self.backup).is_ok_and(|m| m.is_file())
+    }
+
+    /// Deletes install's backup; `Ok(false)` when there is none.
+    pub(super) fn delete_backup(&self) -> io::Result<bool> {
+        if !self.backup_exists() {
+            return Ok(false);
+        }
+        match fs::remove_file(&self.backup) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
     }
 }
 

@@ -1,4 +1,5 @@
-//! Finding programs the way a shell would: PATH lookup, `~` and the variables Claude Code sets
+//! Finding programs the way a shell would (doctor checks what the hooks run; install asks whether
+//! the `ctxmon` on PATH is this binary): PATH lookup, `~` and the variables Claude Code sets
 //! for hooks, and whether the result is an executable file.
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,120 @@
+//! How the hooks install writes name the binary.
+//!
+//! A project's settings file (`.claude/settings.json`, `.codex/hooks.json`) is committed and
+//! shared: `/home/you/.cargo/bin/ctxmon hooks …` in it fails on every teammate's machine where
+//! that path does not exist. So at project scope, when the binary running is the `ctxmon` that
+//! PATH finds (the same file once links are resolved), install writes the bare `ctxmon hooks
+//! …`, which runs wherever ctxmon is installed; otherwise it writes the absolute path and says
+//! that `--scope local` keeps machine paths out of shared files.
+//!
+//! User and local scope keep the absolute path: those files are one person's, and an absolute
+//! path runs whatever PATH the agent was started with (a desktop app or an IDE may start it
+//! without `~/.cargo/bin`).
+//!
+//! PATH folders inside `node_modules` do not count: `npx ctxmon install` and npm scripts put the
+//! project's `node_modules/.bin` on PATH for that one command, and Claude Code's hooks run
+//! without it. npm's global bin link counts: once npm's launcher has replaced itself with a link
+//! to the native binary (its first run), that link is this binary; where it stays a script
+//! (pnpm, yarn 2+), it is another file, and the native binary's path is written.
+
+use std::fs;
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+
+use crate::bootstrap;
+use crate::cli::SettingsScope;
+use crate::exit::Failure;
+use crate::install::command_line::shell_word;
+use crate::paths::which;
+
+/// The environment with PATH's `node_modules` folders left out (see the module docs).
+fn lasting_path(mut env: Vec<(String, String)>) -> Vec<(String, String)> {
+    for (_, value) in env.iter_mut().filter(|(k, _)| k == "PATH") {
+        let kept: Vec<PathBuf> = std::env::split_paths(value.as_str())
+            .filter(|dir| !dir.components().any(|c| c.as_os_str() == "node_modules"))
+            .collect();
+        *value = std::env::join_paths(kept)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+    }
+    env
+}
+
+/// The binary as the hooks will name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Program {
+    /// One shell word: `ctxmon`, or the absolute path (quoted if need be).
+    pub word: String,
+    /// What to tell the user about it, when the word is a machine's path in a shared file.
+    pub note: Option<String>,
+}
+
+/// The running binary, its links resolved.
+fn this_binary() -> Result<PathBuf, Failure> {
+    std::env::current_exe()
+        .and_then(fs::canonicalize)
+        .map_err(|e| anyhow!("cannot find the path of this ctxmon binary: {e}").into())
+}
+
+pub(super) fn program(scope: SettingsScope, shared_file: &str) -> Result<Program, Failure> {
+    let exe = this_binary()?;
+    let path = exe.to_str().ok_or_else(|| {
+        anyhow!(
+            "the binary's path {} is not UTF-8; move ctxmon to a plain path and run again",
+            exe.display()
+        )
+    })?;
+    let absolute = shell_word(path);
+    if scope != SettingsScope::Project {
+        return Ok(Program {
+            word: absolute,
+            note: None,
+        });
+    }
+    let on_path = which("ctxmon", &lasting_path(bootstrap::env_pairs()));
+    let resolved = on_path.as_ref().and_then(|p| fs::canonicalize(p).ok());
+    if resolved.as_ref() == Some(&exe) {
+        return Ok(Program {
+            word: "ctxmon".into(),
+            note: None,
+        });
+    }
+    let why = match &on_path {
+        Some(other) => format!(
+            "the `ctxmon` on PATH is another binary ({})",
+            other.display()
+        ),
+        None => "ctxmon is not on PATH".to_string(),
+    };
+    Ok(Program {
+        note: Some(format!(
+            "{shared_file} is shared, but it now names this machine's binary ({absolute}) because \
+             {why}: a teammate without that path gets a failing hook. `--scope local` keeps \
+             machine paths out of shared files; or put this binary on PATH as `ctxmon` \
+             (`cargo install --locked --path crates/ctxmon-cli` does) and install again to \
+             write the bare `ctxmon`"
+        )),
+        word: absolute,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_modules_folders_are_not_a_lasting_path() {
+        let env = vec![
+            ("HOME".to_string(), "/h".to_string()),
+            (
+                "PATH".to_string(),
+                "/p/node_modules/.bin:/usr/local/bin:/h/.npm/_npx/1/node_modules/.bin:/bin"
+                    .to_string(),
+            ),
+        ];
+        let kept = lasting_path(env);
+        assert_eq!(kept[0], ("HOME".to_string(), "/h".to_string()));
+        assert_eq!(kept[1].1, "/usr/local/bin:/bin");
+    }
+}
