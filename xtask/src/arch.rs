@@ -7,6 +7,12 @@
 //! `ctxmon-cli`, the composition root stays the only crate that wires adapters in. The source
 //! half lives in [`crate::scan`], the acyclic module graph inside the core crates in
 //! [`crate::modules`].
+//!
+//! Besides the five fixed members the workspace may hold test-support crates, under one rule
+//! (ARCHITECTURE.md, "Test support"): a member named `*-test-support` sets `publish = false`,
+//! is a dev-dependency of the crates that use it and never a normal or build one, and may itself
+//! depend on anything. So shared test code is a crate, not a file included by `#[path]`, and
+//! still cannot reach the binary.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -21,8 +27,18 @@ pub const INFRA_FS: &str = "ctxmon-infra-fs";
 pub const CLI: &str = "ctxmon-cli";
 pub const XTASK: &str = "xtask";
 
-/// Exactly these packages make up the workspace; a sixth is a design change, not a drive-by.
+/// Exactly these packages make up the workspace, besides test-support crates; a sixth is a
+/// design change, not a drive-by.
 pub const MEMBERS: [&str; 5] = [DOMAIN, APPLICATION, INFRA_FS, CLI, XTASK];
+
+/// The name ending of a test-support member: dev-only, unpublished, free in what it uses.
+pub const TEST_SUPPORT_SUFFIX: &str = "-test-support";
+
+/// Whether `name` is a test-support crate's name.
+pub fn is_test_support(name: &str) -> bool {
+    name.strip_suffix(TEST_SUPPORT_SUFFIX)
+        .is_some_and(|stem| !stem.is_empty())
+}
 
 /// The maintained YAML crates the infra crate may pick from; it may use at most one.
 pub const YAML_CRATES: &[&str] = &[
@@ -95,6 +111,9 @@ struct Package {
     id: String,
     manifest_path: String,
     dependencies: Vec<Dependency>,
+    /// `Some([])` for `publish = false`, `None` for publishable anywhere.
+    #[serde(default)]
+    publish: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -110,7 +129,7 @@ pub fn run(root: &Path) -> Result<()> {
     let violations = check(root, MetadataOptions::default())?;
     if violations.is_empty() {
         println!(
-            "check-arch: layer rules hold ({} crates, core sources scanned)",
+            "check-arch: layer rules hold ({} crates and their test support, core sources scanned)",
             MEMBERS.len()
         );
         return Ok(());
@@ -175,9 +194,12 @@ fn check_dependencies(root: &Path, metadata: &Metadata) -> Vec<String> {
     let mut violations = Vec::new();
 
     let names: BTreeSet<&str> = members.iter().map(|p| p.name.as_str()).collect();
-    for extra in names.iter().filter(|n| !MEMBERS.contains(n)) {
+    for extra in names
+        .iter()
+        .filter(|n| !MEMBERS.contains(n) && !is_test_support(n))
+    {
         violations.push(format!(
-            "Cargo.toml: unexpected workspace member {extra} (the workspace is exactly {}; spec §1)",
+            "Cargo.toml: unexpected workspace member {extra} (the workspace is exactly {}, plus dev-only `*{TEST_SUPPORT_SUFFIX}` crates; spec §1)",
             MEMBERS.join(", ")
         ));
     }
@@ -196,6 +218,22 @@ fn check_dependencies(root: &Path, metadata: &Metadata) -> Vec<String> {
             .iter()
             .filter(|d| d.kind.as_deref() != Some("dev"))
             .collect();
+        if is_test_support(&package.name) && package.publish.as_ref().is_none_or(|p| !p.is_empty())
+        {
+            violations.push(format!(
+                "{shown}: {} must set `publish = false` (a test-support crate is never published)",
+                package.name
+            ));
+        }
+        for dep in normal
+            .iter()
+            .filter(|d| is_test_support(&d.name) && names.contains(d.name.as_str()))
+        {
+            violations.push(format!(
+                "{shown}: {} depends on {} outside [dev-dependencies] (test support is dev-only, so it never reaches the binary)",
+                package.name, dep.name
+            ));
+        }
         if let Some((allow, why)) = allowed(&package.name) {
             for dep in &normal {
                 if !allow.contains(&dep.name.as_str()) {

@@ -62,6 +62,10 @@ const STEPS: &[Step] = &[
         action: Action::InProcess(crate::arch::run),
     },
     Step {
+        name: "tidy",
+        action: Action::InProcess(crate::tidy::run),
+    },
+    Step {
         name: "budgets",
         action: Action::InProcess(|_| crate::budgets::run_all()),
     },
@@ -218,6 +222,7 @@ mod tests {
                 "clippy",
                 "test",
                 "check-arch",
+                "tidy",
                 "budgets",
                 "cargo-deny",
                 "bench-smoke",

@@ -1,8 +1,8 @@
 //! `cargo xtask fuzz [--seconds N] [--jobs N]`: runs every fuzz target for N seconds and prints,
 //! per target, the executions and the time they took.
 //!
-//! The targets are ordinary `#[test]`s (the harness is `crates/ctxmon-infra-fs/tests/support/fuzz`,
-//! see ARCHITECTURE.md), so this runs `cargo test` on the suites that hold them with
+//! The targets are ordinary `#[test]`s (the harness is `ctxmon_test_support::fuzz`, see
+//! ARCHITECTURE.md), so this runs `cargo test` on the suites that hold them with
 //! `CTXMON_FUZZ_SECS` set, collects the report each target writes into
 //! `CTXMON_FUZZ_REPORT_DIR`, and fails when a target panicked or did not report at all (a target
 //! renamed or filtered away must not pass silently). `cargo xtask ci` runs it for

@@ -12,6 +12,8 @@ usage: cargo xtask <command>
 
 commands:
   check-arch   layer rules: crate dependencies (cargo metadata) and a source scan of the core
+  tidy         file rules: `//!` headers, at most 600 lines outside tests, workspace lints,
+               no #[path] out of a crate, every application/infra-fs module in ARCHITECTURE.md
   budgets      token-budget checks of injected text
   bench        benchmarks of the release binary; writes docs/benchmarks.md
                [--quick] [--runs N] [--warmups N] [--out FILE]
@@ -22,7 +24,7 @@ commands:
   dist         release archives, SHA256SUMS, install.sh and npm tarballs in target/dist,
                then installs and runs them [--target T]... [--binary FILE] [--out DIR]
                [--assemble] [--no-check]
-  ci           everything CI runs: fmt, clippy, tests, check-arch, budgets, cargo-deny,
+  ci           everything CI runs: fmt, clippy, tests, check-arch, tidy, budgets, cargo-deny,
                bench --quick (answers checked, timings not gated), fuzz";
 
 fn main() -> ExitCode {
@@ -45,6 +47,7 @@ fn run() -> anyhow::Result<()> {
         .as_slice()
     {
         ["check-arch"] => xtask::arch::run(&root),
+        ["tidy"] => xtask::tidy::run(&root),
         ["budgets"] => xtask::budgets::run_all(),
         ["ci"] => xtask::ci::run(&root),
         ["dist", rest @ ..] => xtask::dist::run(&root, &xtask::dist::Options::parse(rest)?),

@@ -1,9 +1,12 @@
 //! The source half of `check-arch`: the core crates never touch files, processes, the network,
-//! the environment or the wall clock.
+//! the environment, stdin or the wall clock.
 //!
 //! Crate-level rules cannot see `std`, so this scan reads the code itself. It is a small lexer,
 //! not a regex: comments are dropped, string and char literals are opaque, and `use` groups are
-//! expanded, so `use std::{env, fs}` is caught and `// std::fs is banned here` is not.
+//! expanded, so `use std::{env, fs}` is caught and `// std::fs is banned here` is not. Besides
+//! paths it knows three shapes that would slip past them: a `Path` method that asks the file
+//! system (`p.exists()`, `Path::metadata(p)`), and a clock type renamed (`use
+//! std::time::SystemTime as T`, `type T = Instant;`) so that its `now()` no longer reads as one.
 
 use std::path::Path;
 
@@ -40,7 +43,35 @@ const FORBIDDEN: &[Forbidden] = &[
         segments: &["Instant", "now"],
         why: "the core reads no clock; time reaches it through the Clock port",
     },
+    Forbidden {
+        segments: &["io", "stdin"],
+        why: "the core reads no stdin; the CLI reads it and passes the values in",
+    },
+    Forbidden {
+        segments: &["io", "Stdin"],
+        why: "the core reads no stdin; the CLI reads it and passes the values in",
+    },
 ];
+
+/// `Path` methods that ask the file system, banned as calls (`p.exists()`) and as paths
+/// (`Path::exists`): a use case that checks a file takes the answer from a port instead.
+const FS_PATH_METHODS: &[&str] = &[
+    "exists",
+    "try_exists",
+    "metadata",
+    "symlink_metadata",
+    "read_dir",
+    "read_link",
+    "is_file",
+    "is_dir",
+    "is_symlink",
+    "canonicalize",
+];
+const FS_PATH_WHY: &str = "the core asks no file system about a path; put the question behind a port with an adapter in ctxmon-infra-fs";
+
+/// Clock types whose renaming would hide `now()` from the path rules.
+const CLOCK_TYPES: &[&str] = &["SystemTime", "Instant"];
+const CLOCK_ALIAS_WHY: &str = "a renamed clock type hides its `now()` from this check; the core reads time through the Clock port";
 
 /// One forbidden use found in a source text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,8 +127,19 @@ fn collect_rs_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<()>
 
 /// Scans one source text; findings are ordered by line and never repeated for one line.
 pub fn scan_source(text: &str) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    for path in &paths(text) {
+    let tokens = lex(text);
+    let mut findings = shape_findings(&tokens);
+    for path in &paths_of(&tokens) {
+        if let [.., (ty, _), (method, line)] = path.as_slice()
+            && ty == "Path"
+            && FS_PATH_METHODS.contains(&method.as_str())
+        {
+            findings.push(Finding {
+                line: *line,
+                thing: format!("Path::{method}"),
+                why: FS_PATH_WHY,
+            });
+        }
         for rule in FORBIDDEN {
             let n = rule.segments.len();
             for window in path.windows(n) {
@@ -121,14 +163,82 @@ pub fn scan_source(text: &str) -> Vec<Finding> {
 /// path come again, which is harmless to a search (and catches `::std::fs` without special
 /// cases).
 pub fn paths(text: &str) -> Vec<Segments> {
-    let tokens = lex(text);
+    paths_of(&lex(text))
+}
+
+fn paths_of(tokens: &[Token]) -> Vec<Segments> {
     let mut paths = Vec::new();
     for start in 0..tokens.len() {
         if matches!(tokens[start].tok, Tok::Ident(_)) {
-            expand(&tokens, start, &[], &mut paths, 0);
+            expand(tokens, start, &[], &mut paths, 0);
         }
     }
     paths
+}
+
+/// The findings that are token shapes rather than paths: `.exists()` and the other file-system
+/// calls on a path, `SystemTime as` / `Instant as`, and `type NAME = …SystemTime;`.
+fn shape_findings(tokens: &[Token]) -> Vec<Finding> {
+    let ident = |k: usize| match tokens.get(k).map(|t| &t.tok) {
+        Some(Tok::Ident(name)) => Some(name.as_str()),
+        _ => None,
+    };
+    let tok = |k: usize| tokens.get(k).map(|t| &t.tok);
+    let mut findings = Vec::new();
+    for (k, token) in tokens.iter().enumerate() {
+        let Tok::Ident(name) = &token.tok else {
+            continue;
+        };
+        let name = name.as_str();
+        let after_dot = k > 0 && tok(k - 1) == Some(&Tok::Dot);
+        // Without arguments, as every one of these `Path` methods is called: a method of the
+        // same name that takes some (`meta.metadata(true)`) is another type's.
+        if after_dot
+            && FS_PATH_METHODS.contains(&name)
+            && tok(k + 1) == Some(&Tok::OpenParen)
+            && tok(k + 2) == Some(&Tok::CloseParen)
+        {
+            findings.push(Finding {
+                line: token.line,
+                thing: format!(".{name}()"),
+                why: FS_PATH_WHY,
+            });
+        }
+        if CLOCK_TYPES.contains(&name) && ident(k + 1) == Some("as") {
+            findings.push(Finding {
+                line: token.line,
+                thing: format!("{name} as"),
+                why: CLOCK_ALIAS_WHY,
+            });
+        }
+        // `type T = std::time::Instant;`: the alias is the last segment before the `;`.
+        if CLOCK_TYPES.contains(&name) && tok(k + 1) == Some(&Tok::Semi) && is_type_alias(tokens, k)
+        {
+            findings.push(Finding {
+                line: token.line,
+                thing: format!("type … = {name}"),
+                why: CLOCK_ALIAS_WHY,
+            });
+        }
+    }
+    findings
+}
+
+/// Whether the path ending at `end` is the right-hand side of `type NAME = …`.
+fn is_type_alias(tokens: &[Token], end: usize) -> bool {
+    let mut k = end;
+    // Walk back over `a::b::` to the `=`.
+    while k >= 2 && tokens[k - 1].tok == Tok::PathSep && matches!(tokens[k - 2].tok, Tok::Ident(_))
+    {
+        k -= 2;
+    }
+    if k > 0 && tokens[k - 1].tok == Tok::PathSep {
+        k -= 1; // a leading `::`
+    }
+    k >= 3
+        && tokens[k - 1].tok == Tok::Eq
+        && matches!(tokens[k - 2].tok, Tok::Ident(_))
+        && tokens[k - 3].tok == Tok::Ident("type".to_owned())
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -138,6 +248,11 @@ enum Tok {
     Open,
     Close,
     Comma,
+    Dot,
+    OpenParen,
+    CloseParen,
+    Semi,
+    Eq,
     Other,
 }
 
@@ -269,13 +384,28 @@ fn lex(src: &str) -> Vec<Token> {
                 i += 2;
                 push(Tok::PathSep);
             }
-            '{' | '}' | ',' => {
+            '{' | '}' | ',' | '(' | ')' | ';' => {
                 i += 1;
                 push(match c {
                     '{' => Tok::Open,
                     '}' => Tok::Close,
+                    '(' => Tok::OpenParen,
+                    ')' => Tok::CloseParen,
+                    ';' => Tok::Semi,
                     _ => Tok::Comma,
                 });
+            }
+            // A lone `.` (a method call or field); `..` and `..=` are ranges.
+            '.' if at(i + 1) != '.' && (i == 0 || chars[i - 1] != '.') => {
+                i += 1;
+                push(Tok::Dot);
+            }
+            // A lone `=`: not `==`, `=>`, `<=`, `>=`, `!=` or a compound assignment.
+            '=' if !matches!(at(i + 1), '=' | '>')
+                && (i == 0 || !"=<>!+-*/%^&|".contains(chars[i - 1])) =>
+            {
+                i += 1;
+                push(Tok::Eq);
             }
             c if c.is_whitespace() => i += 1,
             _ => {

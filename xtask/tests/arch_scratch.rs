@@ -26,6 +26,16 @@ struct Scratch {
     application: Crate,
     infra_fs: Crate,
     extra_member: bool,
+    /// A `ctxmon-test-support` member, used by the CLI as this kind of dependency.
+    test_support: Option<TestSupport>,
+}
+
+/// How the scratch's test-support crate is declared and used.
+struct TestSupport {
+    /// `publish = false` in its manifest.
+    unpublished: bool,
+    /// The CLI's table that names it: `dev-dependencies` or `dependencies`.
+    cli_table: &'static str,
 }
 
 impl Scratch {
@@ -45,6 +55,24 @@ impl Scratch {
         if self.extra_member {
             members.push("crates/ctxmon-utils");
             write_crate(&ws.join("crates/ctxmon-utils"), "ctxmon-utils", "", "");
+        }
+        let mut cli_extra = String::new();
+        if let Some(support) = &self.test_support {
+            members.push("crates/ctxmon-test-support");
+            // It may depend on anything: the infra crate and an outside crate here.
+            write_package(
+                &ws.join("crates/ctxmon-test-support"),
+                "ctxmon-test-support",
+                support.unpublished,
+                "[dependencies]\nctxmon-infra-fs = { path = \"../ctxmon-infra-fs\" }\nanyhow = { path = \"../../../vendor/anyhow\" }\n",
+                "",
+            );
+            let line = "ctxmon-test-support = { path = \"../ctxmon-test-support\" }\n";
+            cli_extra = match support.cli_table {
+                // The CLI's manifest already has `[dependencies]`: the line joins it.
+                "dependencies" => line.to_owned(),
+                table => format!("\n[{table}]\n{line}"),
+            };
         }
         let members: Vec<String> = members.iter().map(|m| format!("{m:?}")).collect();
         let root_manifest = format!(
@@ -87,7 +115,7 @@ impl Scratch {
             &crates.join("ctxmon-cli"),
             "ctxmon-cli",
             &format!(
-                "[dependencies]\n{domain}{application}{infra}anyhow = {{ path = \"../../../vendor/anyhow\" }}\n"
+                "[dependencies]\n{domain}{application}{infra}anyhow = {{ path = \"../../../vendor/anyhow\" }}\n{cli_extra}"
             ),
             "",
         );
@@ -102,9 +130,14 @@ impl Scratch {
 }
 
 fn write_crate(dir: &Path, name: &str, extra_manifest: &str, lib: &str) {
+    write_package(dir, name, true, extra_manifest, lib);
+}
+
+fn write_package(dir: &Path, name: &str, unpublished: bool, extra_manifest: &str, lib: &str) {
     fs::create_dir_all(dir.join("src")).expect("creating a scratch crate");
+    let publish = if unpublished { "publish = false\n" } else { "" };
     let manifest = format!(
-        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n{extra_manifest}"
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n{publish}\n{extra_manifest}"
     );
     fs::write(dir.join("Cargo.toml"), manifest).expect("writing a scratch manifest");
     fs::write(dir.join("src/lib.rs"), format!("//! {name}\n{lib}"))
@@ -219,6 +252,51 @@ fn an_unexpected_member_is_rejected() {
 }
 
 #[test]
+fn a_dev_only_test_support_crate_is_allowed() {
+    let ok = Scratch {
+        test_support: Some(TestSupport {
+            unpublished: true,
+            cli_table: "dev-dependencies",
+        }),
+        ..Scratch::default()
+    };
+    assert_eq!(ok.violations(), Vec::<String>::new());
+}
+
+#[test]
+fn test_support_as_a_normal_dependency_is_rejected() {
+    let bad = Scratch {
+        test_support: Some(TestSupport {
+            unpublished: true,
+            cli_table: "dependencies",
+        }),
+        ..Scratch::default()
+    };
+    assert_one(
+        &bad.violations(),
+        &[
+            "crates/ctxmon-cli/Cargo.toml",
+            "ctxmon-cli depends on ctxmon-test-support outside [dev-dependencies]",
+        ],
+    );
+}
+
+#[test]
+fn a_publishable_test_support_crate_is_rejected() {
+    let bad = Scratch {
+        test_support: Some(TestSupport {
+            unpublished: false,
+            cli_table: "dev-dependencies",
+        }),
+        ..Scratch::default()
+    };
+    assert_one(
+        &bad.violations(),
+        &["ctxmon-test-support must set `publish = false`"],
+    );
+}
+
+#[test]
 fn std_fs_in_domain_source_is_rejected_with_file_and_line() {
     let bad = Scratch {
         domain: Crate {
@@ -246,4 +324,19 @@ fn grouped_imports_in_application_source_are_rejected() {
     assert_eq!(violations.len(), 2, "{violations:#?}");
     assert!(violations[0].contains("crates/ctxmon-application/src/lib.rs:4: forbidden std::env"));
     assert!(violations[1].contains("crates/ctxmon-application/src/lib.rs:4: forbidden std::fs"));
+}
+
+#[test]
+fn file_system_questions_and_renamed_clocks_in_application_source_are_rejected() {
+    let bad = Scratch {
+        application: Crate {
+            extra_manifest: "",
+            lib: "use std::time::Instant as Now;\npub fn f(p: &std::path::Path) -> bool { p.exists() }\n",
+        },
+        ..Scratch::default()
+    };
+    let violations = bad.violations();
+    assert_eq!(violations.len(), 2, "{violations:#?}");
+    assert!(violations[0].contains("crates/ctxmon-application/src/lib.rs:2: forbidden Instant as"));
+    assert!(violations[1].contains("crates/ctxmon-application/src/lib.rs:3: forbidden .exists()"));
 }

@@ -12,13 +12,12 @@
 //! ignored — the monitor tag is never lost over it. With `DISABLE_AUTO_COMPACT` set no file is
 //! read at all: nothing in them could turn auto-compaction back on.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use ctxmon_application::monitor::fill::{
     AUTO_COMPACT_WINDOW_MAX, AUTO_COMPACT_WINDOW_MIN, AutoCompactSettings,
 };
-use ctxmon_infra_fs::fsutil::{self, OpenRegularError};
+use ctxmon_infra_fs::fsutil;
 use serde_json::Value;
 
 /// Claude Code's settings files are small; anything larger is not read past this.
@@ -120,23 +119,9 @@ fn settings_paths(project_dir: &Path, env: &[(String, String)]) -> Vec<PathBuf> 
 /// A settings file's JSON object; `None` (with a warning unless it simply does not exist) when
 /// it cannot be used.
 fn read_json(path: &Path, warnings: &mut Vec<String>) -> Option<Value> {
-    let file = match fsutil::open_regular(path) {
-        Ok((f, _)) => f,
-        Err(OpenRegularError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return None,
-        Err(OpenRegularError::Io(e)) => {
-            warnings.push(format!("{} cannot be read ({e}); ignored", path.display()));
-            return None;
-        }
-        Err(OpenRegularError::NotAFile(what)) => {
-            warnings.push(format!("{} is {what}, not a file; ignored", path.display()));
-            return None;
-        }
-    };
-    let mut text = String::new();
-    if let Err(e) = file.take(MAX_SETTINGS_BYTES).read_to_string(&mut text) {
-        warnings.push(format!("{} cannot be read ({e}); ignored", path.display()));
-        return None;
-    }
+    // No file is the usual case, not a problem worth a warning.
+    let absent = [std::io::ErrorKind::NotFound];
+    let text = fsutil::read_consulted(path, MAX_SETTINGS_BYTES, &absent, warnings)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     match serde_json::from_str::<Value>(text) {
         Ok(v @ Value::Object(_)) => Some(v),

@@ -1,7 +1,8 @@
-//! Human rendering of a fill estimate: the bar, tier colours and thousands separators shared by
+//! Human rendering of a fill estimate: the bar, tier colours and compact counts shared by
 //! `status` and the status line; times in the local zone for every command.
 
 use ctxmon_domain::fill::floor_scaled;
+use ctxmon_domain::human::thousands;
 use ctxmon_domain::{
     FieldText, FillEstimate, StatusField, StatusTemplate, ThresholdTier, Timestamp,
 };
@@ -33,8 +34,6 @@ pub fn tier_color(tier: ThresholdTier) -> &'static str {
 }
 
 pub const RESET: &str = "\x1b[0m";
-
-pub use ctxmon_domain::human::thousands;
 
 /// `at` in the local time zone with its offset, `2026-04-18 15:50:40 +02:00`: every time
 /// shown to people (JSON keeps UTC).
@@ -207,9 +206,6 @@ mod tests {
         assert_eq!(bar(1.7, 10), "▰▰▰▰▰▰▰▰▰▰");
         assert_eq!(bar(f64::NAN, 4), "▱▱▱▱");
         assert_eq!(bar(0.3, 10), "▰▰▰▱▱▱▱▱▱▱");
-        assert_eq!(thousands(150_000), "150,000");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_000_000), "1,000,000");
         assert_eq!(compact(150_000), "150k");
         assert_eq!(compact(1_000_000), "1M");
         assert_eq!(compact(17_437), "17k");

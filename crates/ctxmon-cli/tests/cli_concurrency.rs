@@ -14,19 +14,18 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
-#[path = "common/disk.rs"]
-mod disk;
-#[path = "../../ctxmon-infra-fs/tests/support/proof.rs"]
-mod proof;
 
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::{Run, Sandbox, assistant_line_at, now_rfc3339};
 use ctxmon_domain::{DomainEvent, ThresholdTier};
+use ctxmon_test_support::proof;
 use serde_json::{Value, json};
+
+use crate::common::disk;
+use crate::common::{Run, Sandbox, assistant_line_at, now_rfc3339};
 
 const SESSIONS: usize = 8;
 const WAVES: usize = 10;

@@ -12,18 +12,17 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
-#[path = "common/disk.rs"]
-mod disk;
-#[path = "common/mounts.rs"]
-mod mounts;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{Run, Sandbox, transcript_with};
 use ctxmon_domain::{DomainEvent, EventRecord, Timestamp};
 use mounts::{Built, Hostile, HostileProject};
 use serde_json::{Value, json};
+
+use crate::common::disk;
+use crate::common::mounts;
+use crate::common::{Run, Sandbox, transcript_with};
 
 /// Claude Code's shortest hook timeout (prompt-submit, pre-tool-use, …): whatever the disk
 /// does, a hook must be done well before it.

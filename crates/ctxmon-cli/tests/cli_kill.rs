@@ -3,19 +3,17 @@
 //! checkpoint left visible is complete, ids stay gapless and no torn file is ever listed.
 
 mod common;
-#[path = "common/disk.rs"]
-mod disk;
-#[path = "common/kill.rs"]
-mod kill;
-#[path = "../../ctxmon-infra-fs/tests/support/proof.rs"]
-mod proof;
 
 use std::io::Write;
 use std::process::Stdio;
 use std::time::Instant;
 
-use common::{Sandbox, transcript_with};
+use ctxmon_test_support::proof;
 use serde_json::json;
+
+use crate::common::disk;
+use crate::common::kill;
+use crate::common::{Sandbox, transcript_with};
 
 #[test]
 fn killed_pre_compacts_leave_only_complete_checkpoints() {

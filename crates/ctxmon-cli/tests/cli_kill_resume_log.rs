@@ -11,20 +11,18 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
-#[path = "common/disk.rs"]
-mod disk;
-#[path = "common/kill.rs"]
-mod kill;
-#[path = "../../ctxmon-infra-fs/tests/support/proof.rs"]
-mod proof;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Sandbox, transcript_with};
+use ctxmon_test_support::proof;
 use serde_json::json;
+
+use crate::common::disk;
+use crate::common::kill;
+use crate::common::{Sandbox, transcript_with};
 
 const ROUNDS: usize = 12;
 

@@ -13,6 +13,7 @@ pub mod assembly;
 pub mod checkpoint;
 pub mod events;
 pub mod fill;
+pub mod hash;
 pub mod human;
 pub mod payload_check;
 pub mod resume_log;

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::hash::fnv1a64;
+
 /// A session id as it may appear in a file name: `[A-Za-z0-9_-]{1,128}` kept verbatim, anything
 /// else (a `/`, a 10 KB string, an empty id) replaced by `h-` and a stable 64-bit hash, so hostile
 /// ids can never escape `.ctxmon/state/` yet the same raw id always maps to the same file.
@@ -34,16 +36,6 @@ pub fn is_safe(s: &str) -> bool {
     (1..=128).contains(&s.len())
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
-
-/// FNV-1a: tiny, dependency-free and stable across releases (std's hasher is not).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        hash ^= u64::from(*b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
 }
 
 #[cfg(test)]

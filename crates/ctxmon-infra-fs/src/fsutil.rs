@@ -6,7 +6,7 @@
 //! can never hang a prompt.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -267,6 +267,36 @@ pub fn probe_writable(dir: &Path) -> io::Result<()> {
     tmp.close()
 }
 
+/// Reads a file ctxmon only consults (an agent's settings or config): at most `max_bytes` of a
+/// regular file, as text. `None` when it cannot be used: quietly when the open failed with a
+/// kind in `absent` (the file is simply not there), else with a warning naming the file, so a
+/// broken file is ignored, never fatal, and a FIFO never blocks ([`open_regular`]).
+pub fn read_consulted(
+    path: &Path,
+    max_bytes: u64,
+    absent: &[io::ErrorKind],
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    let file = match open_regular(path) {
+        Ok((file, _)) => file,
+        Err(OpenRegularError::Io(e)) if absent.contains(&e.kind()) => return None,
+        Err(OpenRegularError::Io(e)) => {
+            warnings.push(format!("{} cannot be read ({e}); ignored", path.display()));
+            return None;
+        }
+        Err(OpenRegularError::NotAFile(what)) => {
+            warnings.push(format!("{} is {what}, not a file; ignored", path.display()));
+            return None;
+        }
+    };
+    let mut text = String::new();
+    if let Err(e) = file.take(max_bytes).read_to_string(&mut text) {
+        warnings.push(format!("{} cannot be read ({e}); ignored", path.display()));
+        return None;
+    }
+    Some(text)
+}
+
 /// Maps an I/O error to a port error that names the path.
 pub fn io_error(path: &Path, e: &io::Error) -> PortError {
     let kind = match e.kind() {
@@ -306,6 +336,32 @@ mod tests {
             open_regular(&dir.path().join("missing")),
             Err(OpenRegularError::Io(e)) if e.kind() == io::ErrorKind::NotFound
         ));
+    }
+
+    #[test]
+    fn a_consulted_file_is_read_bounded_and_its_absence_is_quiet() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("settings.json");
+        std::fs::write(&file, "0123456789").unwrap();
+        let mut warnings = Vec::new();
+        let absent = [io::ErrorKind::NotFound];
+        assert_eq!(
+            read_consulted(&file, 4, &absent, &mut warnings).as_deref(),
+            Some("0123")
+        );
+        let missing = dir.path().join("missing.json");
+        assert_eq!(read_consulted(&missing, 4, &absent, &mut warnings), None);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        // A path through a file is quiet only when the caller says so.
+        let through = file.join("x");
+        assert_eq!(read_consulted(&through, 4, &absent, &mut warnings), None);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].ends_with("; ignored"), "{warnings:?}");
+        let both = [io::ErrorKind::NotFound, io::ErrorKind::NotADirectory];
+        assert_eq!(read_consulted(&through, 4, &both, &mut warnings), None);
+        assert_eq!(read_consulted(dir.path(), 4, &both, &mut warnings), None);
+        assert_eq!(warnings.len(), 2, "a folder is not a file: {warnings:?}");
+        assert!(warnings[1].contains("not a file; ignored"), "{warnings:?}");
     }
 
     #[cfg(unix)]

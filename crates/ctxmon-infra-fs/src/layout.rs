@@ -16,7 +16,11 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 
+use ctxmon_application::ports::{PortError, PortErrorKind};
 use ctxmon_domain::SessionKey;
+use serde::Serialize;
+
+use crate::fsutil::{Durability, io_error, write_atomic};
 
 /// What `.ctxmon/.gitignore` holds when ctxmon creates the folder: everything in it stays out
 /// of version control (prompts, commands run and their errors are in there), as pytest and ruff
@@ -53,6 +57,23 @@ impl ProjectLayout {
 
     pub fn project_dir(&self) -> &Path {
         &self.project_dir
+    }
+
+    /// Writes `value` as JSON to `path` in `dir`, a folder below `.ctxmon`: the folder is
+    /// checked (and made) first, a link refused, and the file replaced by rename, which never
+    /// follows a link. A temp file of a writer killed mid-write stays, invisible to readers:
+    /// nothing says it is not someone else's. The session state and the status line's payload
+    /// check are saved this way.
+    pub fn save_json<T: Serialize>(
+        &self,
+        dir: &Path,
+        path: &Path,
+        value: &T,
+    ) -> Result<(), PortError> {
+        let bytes = serde_json::to_vec_pretty(value)
+            .map_err(|e| PortError::new(PortErrorKind::InvalidData, e.to_string()))?;
+        self.ensure_dir(dir).map_err(|e| io_error(dir, &e))?;
+        write_atomic(path, &bytes, Durability::RenameOnly).map_err(|e| io_error(path, &e))
     }
 
     /// Makes sure `dir` (`.ctxmon` or a folder inside it) is a real folder ctxmon may write in,

@@ -9,7 +9,7 @@ use std::path::Path;
 use ctxmon_application::ports::{PayloadCheckStore, PortError, PortErrorKind};
 use ctxmon_domain::{PayloadCheck, SessionKey};
 
-use crate::fsutil::{Durability, io_error, write_atomic};
+use crate::fsutil::io_error;
 use crate::layout::ProjectLayout;
 
 /// Larger files are not records ctxmon wrote (one is a few hundred bytes).
@@ -106,15 +106,8 @@ impl PayloadCheckStore for FsPayloadCheckStore {
 
     fn save(&self, session: &SessionKey, check: &PayloadCheck) -> Result<(), PortError> {
         let path = self.layout.status_line_file(session);
-        let bytes = serde_json::to_vec_pretty(check)
-            .map_err(|e| PortError::new(PortErrorKind::InvalidData, e.to_string()))?;
-        // As for the session state: the folder is checked (a link is refused) first, and the
-        // file is replaced by rename, which never follows a link.
-        let dir = self.layout.status_line_dir();
         self.layout
-            .ensure_dir(&dir)
-            .map_err(|e| io_error(&dir, &e))?;
-        write_atomic(&path, &bytes, Durability::RenameOnly).map_err(|e| io_error(&path, &e))
+            .save_json(&self.layout.status_line_dir(), &path, check)
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use ctxmon_application::ports::{PortError, PortErrorKind, SessionStateStore};
 use ctxmon_domain::{SessionKey, SessionState};
 
-use crate::fsutil::{Durability, io_error, with_lock, write_atomic};
+use crate::fsutil::{io_error, with_lock};
 use crate::layout::ProjectLayout;
 
 /// State files larger than this are not state ctxmon wrote; refusing them bounds the hook's work.
@@ -74,16 +74,8 @@ impl SessionStateStore for FsSessionStateStore {
 
     fn save(&self, session: &SessionKey, state: &SessionState) -> Result<(), PortError> {
         let path = self.layout.state_file(session);
-        let bytes = serde_json::to_vec_pretty(state)
-            .map_err(|e| PortError::new(PortErrorKind::InvalidData, e.to_string()))?;
-        // The folder is checked (a link is refused) before anything is written in it; the
-        // file itself is replaced by rename, which never follows a link. A temp file of a hook
-        // killed mid-write stays (invisible to `load`): nothing says it is not someone else's.
-        let dir = self.layout.state_dir();
         self.layout
-            .ensure_dir(&dir)
-            .map_err(|e| io_error(&dir, &e))?;
-        write_atomic(&path, &bytes, Durability::RenameOnly).map_err(|e| io_error(&path, &e))
+            .save_json(&self.layout.state_dir(), &path, state)
     }
 
     /// `state/<session>.lock`, in the state folder (created, and checked not to be a link,

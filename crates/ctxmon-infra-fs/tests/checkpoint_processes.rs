@@ -6,8 +6,6 @@
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
 
-mod support;
-
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -16,7 +14,7 @@ use std::time::{Duration, Instant};
 use ctxmon_application::ports::{Allocation, CheckpointRepository, PortErrorKind};
 use ctxmon_domain::CheckpointData;
 use ctxmon_infra_fs::{FsCheckpointRepository, ProjectLayout};
-use support::proof::{self, Rng};
+use ctxmon_test_support::proof::{self, Rng};
 
 fn writer(project: &Path, extra: &[&str]) -> Command {
     let mut cmd = Command::new(proof::cargo_example("ctxmon-infra-fs", "checkpoint_writer"));

@@ -3,12 +3,9 @@
 //! JSON), the layered configuration (TOML files and `CTXMON_*` variables), checkpoints, resume
 //! logs, session state and `.git`; and the JSON repair the transcript reader and hook input
 //! share. Each target writes the mutated bytes into a temp project, calls the adapter as the
-//! hooks and commands do, and hands what it returns on to the application code that consumes it. The harness (`support/fuzz`) fails the test on a panic.
+//! hooks and commands do, and hands what it returns on to the application code that consumes it. The harness (`ctxmon_test_support::fuzz`) fails the test on a panic.
 //!
 //! `CTXMON_FUZZ_SECS` sets the time per target (default 2 s; `cargo xtask fuzz` for longer).
-
-#[path = "support/fuzz/mod.rs"]
-mod fuzz;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -42,8 +39,10 @@ use ctxmon_infra_fs::{
     FsCheckpointRepository, FsGitInfo, FsResumeLogStore, FsResumptionSource, FsSessionStateStore,
     JsonlTranscriptReader, ProjectLayout,
 };
-use fuzz::seeds::{ORCHESTRATION_YAML, SYNTHETIC_TRANSCRIPT, TRANSCRIPT_KEYS, transcript_seeds};
-use fuzz::{Format, Fuzz, Outcome};
+use ctxmon_test_support::fuzz::seeds::{
+    ORCHESTRATION_YAML, SYNTHETIC_TRANSCRIPT, TRANSCRIPT_KEYS, transcript_seeds,
+};
+use ctxmon_test_support::fuzz::{Format, Fuzz, Outcome};
 
 /// A temp folder that lives as long as the target runs.
 fn temp() -> tempfile::TempDir {
@@ -1025,8 +1024,8 @@ fn fuzz_git_head() {
     assert!(report.executions > 0);
 }
 
-/// The harness's own unit tests run here too (`support/fuzz`), and this keeps the file honest
-/// about where the temp folders live.
+/// The temp projects of these targets are outside any git work tree, so the git reader's
+/// answer depends on the input alone.
 #[test]
 fn temp_projects_are_outside_any_git_work_tree() {
     let dir = temp();

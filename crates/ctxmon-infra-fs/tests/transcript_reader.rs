@@ -10,11 +10,9 @@ use ctxmon_application::ports::{
 };
 use ctxmon_domain::TokenCount;
 use ctxmon_infra_fs::JsonlTranscriptReader;
-use tempfile::TempDir;
-
 #[cfg(unix)]
-#[path = "support/unprivileged.rs"]
-mod unprivileged;
+use ctxmon_test_support::unprivileged;
+use tempfile::TempDir;
 
 fn assistant(tokens: u64, model: &str, id: &str) -> String {
     format!(
@@ -337,7 +335,7 @@ fn fifo_is_not_a_file_and_does_not_block() {
 }
 
 /// As root (tests and CI) modes do not bind this process: the test binary runs this same test
-/// again as nobody (`support/unprivileged.rs`), where they do.
+/// again as nobody (`ctxmon_test_support::unprivileged`), where they do.
 #[cfg(unix)]
 #[test]
 fn unreadable_file_is_permission_denied() {

@@ -1,7 +1,8 @@
 //! Reaps a child process and reports its peak resident set size, from `wait4(2)`'s rusage.
 //!
-//! This is the only `unsafe` code in xtask, and the reason xtask's `Cargo.toml` lowers the
-//! workspace's `unsafe_code = "forbid"` to `deny` (a `forbid` cannot be allowed locally): std's
+//! This is the only `unsafe` code in the workspace, and the reason the workspace's
+//! `unsafe_code` lint is `deny` rather than `forbid` (a `forbid` cannot be allowed locally;
+//! `cargo xtask tidy` rejects the allow anywhere but here): std's
 //! `Child::wait` throws away the rusage the kernel returns, and no safe wrapper of `wait4` is in
 //! the dependency tree (`rustix` has none). `getrusage(RUSAGE_CHILDREN)` would need `unsafe` as
 //! well and only gives the maximum over all children ever reaped, not one run's peak.

@@ -99,3 +99,64 @@ fn malformed_input_does_not_panic() {
         let _ = scan_source(src);
     }
 }
+
+#[test]
+fn stdin_is_caught() {
+    check("let mut s = std::io::stdin();", &["1:io::stdin"]);
+    check(
+        "use std::io::{self, Read};\nio::stdin().read_to_string(&mut s);",
+        &["2:io::stdin"],
+    );
+    check(
+        "use std::io::{stdin, Stdin};",
+        &["1:io::Stdin", "1:io::stdin"],
+    );
+}
+
+#[test]
+fn file_system_questions_about_paths_are_caught() {
+    check("if path.exists() { }", &["1:.exists()"]);
+    check(
+        "let m = p.metadata()?;\nfor e in dir.read_dir()? {}",
+        &["1:.metadata()", "2:.read_dir()"],
+    );
+    check(
+        "let a = Path::exists(p);\nlet b = std::path::Path::read_dir(p);",
+        &["1:Path::exists", "2:Path::read_dir"],
+    );
+    check(
+        "let ok = self.project_dir.join(\"x\").is_file();",
+        &["1:.is_file()"],
+    );
+}
+
+#[test]
+fn file_system_lookalikes_pass() {
+    // A field or a method of another name, a range, and a word in a string.
+    check(
+        "let e = self.exists; let m = x.metadata_len(); let r = 0..exists;",
+        &[],
+    );
+    check("let s = \"path.exists()\"; let n = meta.len();", &[]);
+    check("metadata: Some(item.meta.metadata(false)),", &[]);
+}
+
+#[test]
+fn renamed_clock_types_are_caught() {
+    check("use std::time::SystemTime as T;", &["1:SystemTime as"]);
+    check(
+        "use std::time::{Duration, Instant as Now};",
+        &["1:Instant as"],
+    );
+    check(
+        "type Wall = std::time::SystemTime;",
+        &["1:type … = SystemTime"],
+    );
+    check("type I = Instant;", &["1:type … = Instant"]);
+}
+
+#[test]
+fn clock_lookalikes_pass() {
+    check("let d: Duration = x; type Millis = u64;", &[]);
+    check("if a == Instant { } let ok = t >= SystemTime;", &[]);
+}

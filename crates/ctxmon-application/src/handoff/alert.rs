@@ -10,14 +10,13 @@
 
 use ctxmon_domain::CheckpointData;
 use ctxmon_domain::human::thousands;
+use ctxmon_domain::tokens::chars_for_tokens;
 use ctxmon_domain::xml::{escape_attr, escape_text};
 
 use crate::handoff::budget_writer::{ItemKind, chars, fit, frame};
 
 pub const ALERT_MAX_TOKENS: u64 = 280;
 const CLOSING: &str = "</compaction-alert>";
-/// Characters per estimated token (the estimate is `ceil(chars / 4)`).
-const CHARS_PER_TOKEN: usize = 4;
 /// Ends custom instructions that had to be shortened.
 pub const SHORTENED_MARKER: &str = " [shortened; the checkpoint has the full text]";
 
@@ -25,7 +24,7 @@ pub const SHORTENED_MARKER: &str = " [shortened; the checkpoint has the full tex
 pub fn render_compaction_alert(cp: &CheckpointData, checkpoint_path: &str) -> String {
     let id = cp.checkpoint_id.to_string();
     let fill = &cp.context_state;
-    let limit = usize::try_from(ALERT_MAX_TOKENS).unwrap_or(usize::MAX) * CHARS_PER_TOKEN;
+    let limit = chars_for_tokens(ALERT_MAX_TOKENS);
 
     let header = format!(
         "<compaction-alert checkpoint=\"{}\" created=\"{}\" fill-at-compaction=\"{}%\" trigger=\"{}\">\n",

@@ -5,10 +5,8 @@
 //! sections in priority order can keep it back.
 
 use ctxmon_domain::human::{plural, thousands};
+use ctxmon_domain::tokens::chars_for_tokens;
 use ctxmon_domain::xml::escape_text;
-
-/// Characters per estimated token (the estimate is `ceil(chars / 4)`).
-const CHARS_PER_TOKEN: usize = 4;
 
 #[derive(Debug)]
 pub struct BudgetWriter {
@@ -31,9 +29,7 @@ pub enum ItemKind {
 impl BudgetWriter {
     /// `max_tokens` for the whole tag; `reserve` is the closing text written by `finish`.
     pub fn new(max_tokens: u64, closing: &str) -> BudgetWriter {
-        let limit = usize::try_from(max_tokens)
-            .unwrap_or(usize::MAX / 8)
-            .saturating_mul(CHARS_PER_TOKEN);
+        let limit = chars_for_tokens(max_tokens);
         BudgetWriter {
             out: String::with_capacity(limit.min(16_384)),
             used: 0,

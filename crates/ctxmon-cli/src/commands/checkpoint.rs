@@ -8,18 +8,18 @@
 //! named on stderr and skipped: one bad file never hides the others; `show` and `ack` refuse
 //! them (exit 1) and `prune` neither counts nor deletes them.
 
-use std::io::{self, Write};
 use std::path::Path;
 
 use anyhow::anyhow;
 use ctxmon_application::handoff::checkpoint_ack::acknowledge_checkpoint;
-use ctxmon_application::ports::{CheckpointRepository, PortError, PortErrorKind, StoredCheckpoint};
+use ctxmon_application::ports::{CheckpointRepository, PortErrorKind, StoredCheckpoint};
 use ctxmon_domain::CheckpointId;
 use ctxmon_infra_fs::{FsCheckpointRepository, FsEventLog, ProjectLayout, SystemClock};
 use serde_json::{Value, json};
 
 use crate::bootstrap;
 use crate::cli::{CheckpointCommand, GlobalArgs};
+use crate::commands::output::{clip, emit, note, storage};
 use crate::exit::{CmdResult, Failure};
 use crate::json_out;
 
@@ -40,7 +40,7 @@ fn parse_id(text: &str) -> Result<CheckpointId, Failure> {
     CheckpointId::parse_short(text).ok_or_else(|| {
         Failure::usage(anyhow!(
             "invalid checkpoint id {:?}: expected its number, like 4, cx-4 or cx-004 (`ctxmon checkpoint list` shows the ids)",
-            text::clip(text, 40)
+            clip(text, 40)
         ))
     })
 }
@@ -164,23 +164,9 @@ fn stored_json(stored: &StoredCheckpoint) -> Result<Value, Failure> {
     Ok(value)
 }
 
-/// Prints `text` and a newline (see `out` for a reader that stopped early).
-fn emit(text: &str) -> CmdResult {
-    crate::out::outln!("{text}")
-}
-
-/// A skipped-file note on stderr; a closed stderr is no reason to fail the listing.
-fn note(text: &str) {
-    let _ = writeln!(io::stderr().lock(), "ctxmon: {text}");
-}
-
 fn not_found(id: CheckpointId, dir: &Path) -> Failure {
     Failure::Other(anyhow!(
         "no checkpoint {id} in {}; `ctxmon checkpoint list` shows the ids there are",
         dir.display()
     ))
-}
-
-fn storage(e: PortError) -> Failure {
-    Failure::Other(anyhow!("{e}"))
 }

@@ -3,19 +3,13 @@
 //! `ctxmon assemble` input with its JSON-path errors, the `resume-log generate --from` document,
 //! the settings file `install` and `uninstall` edit, and a transcript as `ctxmon report` charts
 //! it. They live inside the binary crate (a unit-test module) because that is where this code
-//! is; the harness is shared with the adapters' targets
-//! (`crates/ctxmon-infra-fs/tests/support/fuzz`).
+//! is; the harness is shared with the adapters' targets (`ctxmon_test_support::fuzz`).
 //!
 //! Besides "never panics", each target checks what the binary promises about its output: a
 //! hook answers nothing or one JSON object whose injected text is well-formed XML under
 //! 10,000 characters; the status line is one line; a bundle fits its budget; a generated resume
 //! log stays within 10,000 tokens and round-trips; install is idempotent and undone exactly by
 //! uninstall; the SVG chart is XML.
-
-// The shared harness prints its progress and tables to the test's stderr.
-#[allow(clippy::print_stderr)]
-#[path = "../../../ctxmon-infra-fs/tests/support/fuzz/mod.rs"]
-mod fuzz;
 
 use std::path::{Path, PathBuf};
 
@@ -32,8 +26,10 @@ use crate::cli::{Agent, GlobalArgs, HookCommand};
 use crate::exit::Failure;
 use crate::install::merge::{self, Options};
 use crate::wire::status_input::StatusInput;
-use fuzz::seeds::{SYNTHETIC_TRANSCRIPT, TRANSCRIPT_KEYS, file_seeds, shared_seeds};
-use fuzz::{Format, Fuzz, Outcome};
+use ctxmon_test_support::fuzz::seeds::{
+    SYNTHETIC_TRANSCRIPT, TRANSCRIPT_KEYS, file_seeds, shared_seeds,
+};
+use ctxmon_test_support::fuzz::{self, Format, Fuzz, Outcome};
 
 /// A temp project with a transcript, a resumption source and one checkpoint, and the global
 /// flags that pin every command to it (`--project-dir`, so a fuzzed `cwd` cannot move a hook

@@ -10,10 +10,12 @@ mod deadline;
 mod doctor;
 mod hooks;
 mod install;
+mod output;
 mod report;
 mod resume_log;
 mod status;
 mod statusline;
+mod transcript_target;
 
 #[cfg(test)]
 mod fuzz_targets;

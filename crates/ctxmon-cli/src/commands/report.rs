@@ -5,17 +5,16 @@
 //! command only picks the file, writes the outputs and maps failures to exit codes.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::anyhow;
-use ctxmon_application::monitor::fill::{FillSeriesBuilder, FillSettings};
+use ctxmon_application::monitor::fill::FillSeriesBuilder;
 use ctxmon_application::ports::PathOrigin;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
-use crate::agent;
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, ReportArgs};
-use crate::diag::diag;
+use crate::commands::transcript_target::{self, TranscriptTarget};
 use crate::exit::{CmdResult, Failure};
 use crate::json_out;
 use crate::out::{out, outln};
@@ -23,27 +22,12 @@ use crate::report;
 use crate::terminal;
 
 pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
-    let mut flags = Vec::new();
-    if let Some(window) = args.window {
-        flags.push((
-            "context_monitor.context_window".to_string(),
-            window.to_string(),
-        ));
-    }
-    let project = bootstrap::project(global, &flags)?;
-    let mut settings = FillSettings::from_config(&project.config)
-        .map_err(|e| Failure::usage(anyhow!("invalid configuration: {e}")))?;
-    let transcript = match &args.transcript {
-        Some(path) => path.clone(),
-        None => newest_transcript(project.layout.project_dir())?,
-    };
     // The file says which agent wrote it, and so whose auto-compact point the chart marks.
-    agent::apply_auto_compact(
-        &mut settings,
-        agent::of_transcript(&transcript),
-        project.layout.project_dir(),
-        |w| diag!("ctxmon report: {w}"),
-    );
+    let TranscriptTarget {
+        transcript,
+        settings,
+        ..
+    } = transcript_target::resolve("report", global, args.window, args.transcript.as_deref())?;
     let shown = transcript.display().to_string();
 
     let mut builder = FillSeriesBuilder::new();
@@ -90,15 +74,6 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
         }
     }
     Ok(())
-}
-
-fn newest_transcript(project_dir: &Path) -> Result<PathBuf, Failure> {
-    agent::project_transcript(project_dir).ok_or_else(|| {
-        Failure::Other(anyhow!(
-            "no transcript found for {} under Claude Code's projects folder or Codex's sessions folder; pass --transcript PATH",
-            project_dir.display()
-        ))
-    })
 }
 
 /// A chart is the user's own output file, not ctxmon state: it is written in place with the

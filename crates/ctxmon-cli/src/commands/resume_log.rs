@@ -30,9 +30,9 @@ use serde_json::json;
 
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, ResumeLogCommand};
+use crate::commands::output::{clip, emit, note};
 use crate::exit::{CmdResult, Failure};
 use crate::json_out;
-use view::{emit, note};
 
 pub fn run(cmd: ResumeLogCommand, global: &GlobalArgs) -> CmdResult {
     let layout = bootstrap::existing_project(global)?.layout();
@@ -98,7 +98,7 @@ fn generate(global: &GlobalArgs, session: Option<&str>, from: Option<&str>) -> C
     if transcript.is_none() {
         note(&format!(
             "warning: no Claude Code transcript found for session {}; the log holds only what --from, checkpoints and git say",
-            view::clip(&session_id, 40)
+            clip(&session_id, 40)
         ));
     }
     let outcome = generate_now(&ctx, &ports, &store, draft.as_ref())
@@ -138,7 +138,7 @@ fn report(outcome: &GenerateOutcome, as_json: bool) -> CmdResult {
     };
     emit(&format!(
         "resume log for session {} written to {} ({}{cut})",
-        view::clip(&saved.session_id, 40),
+        clip(&saved.session_id, 40),
         saved.location,
         human::tokens(rendered.total_tokens().get())
     ))
@@ -211,7 +211,7 @@ fn check_session_id(id: &str, origin: &str) -> Result<(), Failure> {
     if !is_safe(id) {
         return Err(Failure::usage(anyhow!(
             "{origin} {}: not a session id (1 to 128 letters, digits, '-' or '_'); pass the transcript's file name without .jsonl",
-            view::clip(id, 60)
+            clip(id, 60)
         )));
     }
     Ok(())

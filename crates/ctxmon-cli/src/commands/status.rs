@@ -3,15 +3,14 @@
 use std::io::IsTerminal;
 
 use anyhow::anyhow;
-use ctxmon_application::monitor::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
+use ctxmon_application::monitor::fill::{ContextFillEstimator, EstimateRequest};
 use ctxmon_application::ports::PathOrigin;
 use ctxmon_domain::FillSource;
 use ctxmon_infra_fs::transcript::{JsonlTranscriptReader, opens_as_json_lines};
 
-use crate::agent;
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, StatusArgs};
-use crate::diag::diag;
+use crate::commands::transcript_target::{self, TranscriptTarget};
 use crate::exit::{CmdResult, Failure};
 use crate::json_out;
 use crate::out::out;
@@ -21,30 +20,11 @@ use crate::render;
 const NO_RESPONSE_YET: &str = "no response yet: the figure starts with the session's first answer";
 
 pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
-    let mut flags = Vec::new();
-    if let Some(window) = args.window {
-        flags.push((
-            "context_monitor.context_window".to_string(),
-            window.to_string(),
-        ));
-    }
-    let project = bootstrap::project(global, &flags)?;
-    let mut settings = FillSettings::from_config(&project.config)
-        .map_err(|e| Failure::usage(anyhow!("invalid configuration: {e}")))?;
-    let transcript = match &args.transcript {
-        Some(path) => path.clone(),
-        None => agent::project_transcript(project.layout.project_dir()).ok_or_else(|| {
-            Failure::Other(anyhow!(
-                "no transcript found for {} under Claude Code's projects folder or Codex's sessions folder; pass --transcript PATH",
-                project.layout.project_dir().display()
-            ))
-        })?,
-    };
-    // The file says which agent wrote it, and so whose auto-compact point counts.
-    let served = agent::of_transcript(&transcript);
-    agent::apply_auto_compact(&mut settings, served, project.layout.project_dir(), |w| {
-        diag!("ctxmon status: {w}")
-    });
+    let TranscriptTarget {
+        transcript,
+        agent: served,
+        settings,
+    } = transcript_target::resolve("status", global, args.window, args.transcript.as_deref())?;
     let reader = JsonlTranscriptReader::new();
     let estimator = ContextFillEstimator::new(&reader, &settings);
     let measurement = estimator.measure(EstimateRequest {

@@ -13,9 +13,10 @@ use std::fmt::Write as _;
 use ctxmon_application::monitor::fill::{FillPoint, FillSeries, SeriesScope};
 use ctxmon_domain::FillSource;
 use ctxmon_domain::fill::floor_scaled;
+use ctxmon_domain::human::thousands;
 use serde_json::{Value, json};
 
-use crate::render::{RESET, local_time_text, thousands, tier_color};
+use crate::render::{RESET, local_time_text, tier_color};
 
 /// Whole percent for people, rounded down like every fill ctxmon shows: 0.526 → 52.
 fn pct(fill: f64) -> u64 {

@@ -3,7 +3,7 @@
 //! `.gitignore` must be what its name says it is. A torn or interleaved file fails the audit with
 //! its name; what the test then asserts about the contents (counts, ids, chains) is up to the test.
 //!
-//! Included with `#[path = "common/disk.rs"] mod disk;` by the hardening tests.
+//! Used by the hardening tests (`common::disk`).
 
 // Test support: a panic is how a broken precondition fails the test.
 #![allow(dead_code, clippy::unwrap_used)]

@@ -4,7 +4,7 @@
 //! the renames of a pair, or just after. Where `/proc` is missing the kill falls back to a
 //! random moment of the process's life.
 //!
-//! Included with `#[path = "common/kill.rs"] mod kill;` (needs `proof` for the RNG and SIGKILL).
+//! Used by the kill tests (`common::kill`; `ctxmon_test_support::proof` gives the RNG and SIGKILL).
 
 // Test support: a panic is how a broken precondition fails the test.
 #![allow(dead_code, clippy::unwrap_used)]
@@ -13,7 +13,7 @@ use std::fs;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use crate::proof::{self, Rng};
+use ctxmon_test_support::proof::{self, Rng};
 
 /// When one child is killed.
 #[derive(Debug, Clone, Copy)]

@@ -9,11 +9,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-#[cfg(unix)]
-#[path = "../../../ctxmon-infra-fs/tests/support/unprivileged.rs"]
-pub mod unprivileged;
-
+pub mod disk;
+pub mod kill;
+pub mod mounts;
 pub mod pty;
+pub mod resume_log;
+pub mod settings;
+
+#[cfg(unix)]
+pub use ctxmon_test_support::unprivileged;
 
 pub struct Run {
     pub code: i32,

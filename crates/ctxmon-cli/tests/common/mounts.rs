@@ -5,7 +5,7 @@
 //! that every `mkdir` and write below it fails.
 //!
 //! Mounts live inside the sandbox's temp dir and are undone by `Drop`, also when a test fails.
-//! Included with `#[path = "common/mounts.rs"] mod mounts;`.
+//! Used as `common::mounts`.
 
 // Test support: a panic is how a broken precondition fails the test.
 #![allow(dead_code, clippy::unwrap_used)]

@@ -1,7 +1,7 @@
 //! Resume-log CLI test support: a project whose transcript sits where Claude Code keeps it,
 //! and what the resume-log folder holds.
 //!
-//! Included with `#[path = "common/resume_log.rs"] mod resume_log;` by the resume-log tests.
+//! Used by the resume-log tests (`common::resume_log`).
 
 // Test support: a panic is how a broken precondition fails the test.
 #![allow(dead_code, clippy::unwrap_used)]
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use ctxmon_infra_fs::claude_paths::project_slugs;
 use serde_json::json;
 
-use super::common::Sandbox;
+use super::Sandbox;
 
 pub const SESSION: &str = "2f1e5d0c-aaaa-4bbb-8ccc-123456789abc";
 

@@ -1,7 +1,10 @@
 //! How assembly counts tokens: a trait, so embedders can plug in a real tokenizer, with the
 //! product's default rule `ceil(chars / 4)` (the same as `estimate_tokens`).
 
-use crate::tokens::estimate_tokens;
+use crate::tokens::{chars_for_tokens, estimate_tokens, tokens_for_chars};
+
+/// The most bytes UTF-8 spends on one character, so `bytes / 4` is the fewest characters.
+const MAX_UTF8_BYTES: u64 = 4;
 
 /// Counts tokens of text. Implementations must be deterministic and monotonic (a longer prefix
 /// never counts fewer tokens), which is what makes truncation-to-fit sound.
@@ -76,19 +79,23 @@ impl TokenCounter for CharsPerFour {
     /// Exact without concatenating: the rule only depends on the total number of characters.
     fn count_parts(&self, parts: &[&str]) -> u64 {
         let chars: u64 = parts.iter().map(|p| p.chars().count() as u64).sum();
-        chars.div_ceil(4)
+        tokens_for_chars(chars).get()
     }
 
     /// From byte lengths alone: UTF-8 spends one to four bytes per character.
     fn bounds_parts(&self, parts: &[&str]) -> (u64, u64) {
         let bytes: u64 = parts.iter().map(|p| p.len() as u64).sum();
-        (bytes.div_ceil(4).div_ceil(4), bytes.div_ceil(4))
+        let fewest_chars = bytes.div_ceil(MAX_UTF8_BYTES);
+        (
+            tokens_for_chars(fewest_chars).get(),
+            tokens_for_chars(bytes).get(),
+        )
     }
 
     /// `budget * 4` characters, found in one forward pass that stops there, so fitting a slice
     /// of a 50 MB file costs what the slice costs.
     fn fit_prefix(&self, text: &str, budget: u64) -> usize {
-        let chars = usize::try_from(budget.saturating_mul(4)).unwrap_or(usize::MAX);
+        let chars = chars_for_tokens(budget);
         text.char_indices()
             .nth(chars)
             .map_or(text.len(), |(index, _)| index)

@@ -25,6 +25,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::tokens::chars_for_tokens;
+
 use super::context::retain_leaves;
 use super::fit_meta::{MetaPlan, apply_meta, plan_meta};
 use super::fit_plan::{Cut, Plan, plan};
@@ -101,9 +103,7 @@ impl Part {
     /// The part's share of the document, in characters: its section's budget (the seed's),
     /// the critical-context section's split so that the metadata may use up to 40% of its body.
     pub(super) fn share(self) -> usize {
-        let chars = |s: ResumeLogSection| {
-            usize::try_from(s.budget().get().saturating_mul(4)).unwrap_or(usize::MAX)
-        };
+        let chars = |s: ResumeLogSection| chars_for_tokens(s.budget().get());
         match self {
             Part::Metrics => chars(ResumeLogSection::ContextMetrics),
             Part::Mission => chars(ResumeLogSection::MissionSummary),
@@ -125,8 +125,7 @@ pub(super) fn critical_overhead() -> usize {
 }
 
 fn metadata_share() -> usize {
-    let section =
-        usize::try_from(ResumeLogSection::CriticalContext.budget().get() * 4).unwrap_or(usize::MAX);
+    let section = chars_for_tokens(ResumeLogSection::CriticalContext.budget().get());
     section.saturating_sub(critical_overhead()) * 2 / 5
 }
 

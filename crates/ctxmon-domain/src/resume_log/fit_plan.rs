@@ -3,6 +3,8 @@
 //! far fill less than 80% of the room (the seed's rule, an item boundary counting as a
 //! sentence end), else dropped; everything after it is dropped.
 
+use crate::tokens::tokens_for_chars;
+
 use super::Decision;
 use super::pieces::{Piece, RATIONALE, Shape, body, decision_head, item, quote};
 use super::truncate::{cut_point, marker, sentence_point};
@@ -99,7 +101,7 @@ pub(super) fn boundary(avail: usize, used: usize) -> Boundary {
 }
 
 pub(super) fn tokens(chars: usize) -> u64 {
-    chars.div_ceil(4) as u64
+    tokens_for_chars(chars as u64).get()
 }
 
 /// Where a shortened text may end.

@@ -11,6 +11,7 @@
 //! (list items indented, the mission quoted, keys on one line), but otherwise shown as written.
 
 use crate::human::{percent_of_100, thousands};
+use crate::tokens::tokens_for_chars;
 use crate::{TokenCount, estimate_tokens};
 
 use super::fit::{
@@ -58,7 +59,7 @@ impl RenderedLog {
             .iter()
             .map(|s| s.text.chars().count() as u64)
             .sum();
-        TokenCount(chars.div_ceil(4))
+        tokens_for_chars(chars)
     }
 
     pub fn omitted_tokens(&self) -> u64 {

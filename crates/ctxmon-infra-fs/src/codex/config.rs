@@ -13,10 +13,9 @@
 //! from a hook. Reading is bounded and fails open: regular files only, at most
 //! [`MAX_CONFIG_BYTES`] each, and a file or value that cannot be used is a warning, ignored.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::fsutil::{self, OpenRegularError};
+use crate::fsutil;
 
 /// Codex's config files are small; anything larger is not read past this.
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
@@ -106,30 +105,12 @@ fn trusted(user: &toml::Table, project_dir: &Path) -> bool {
 /// A config file as a TOML table; `None` (with a warning unless it simply does not exist)
 /// when it cannot be used.
 fn read_table(path: &Path, warnings: &mut Vec<String>) -> Option<toml::Table> {
-    let file = match fsutil::open_regular(path) {
-        Ok((f, _)) => f,
-        Err(OpenRegularError::Io(e))
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return None;
-        }
-        Err(OpenRegularError::Io(e)) => {
-            warnings.push(format!("{} cannot be read ({e}); ignored", path.display()));
-            return None;
-        }
-        Err(OpenRegularError::NotAFile(what)) => {
-            warnings.push(format!("{} is {what}, not a file; ignored", path.display()));
-            return None;
-        }
-    };
-    let mut text = String::new();
-    if let Err(e) = file.take(MAX_CONFIG_BYTES).read_to_string(&mut text) {
-        warnings.push(format!("{} cannot be read ({e}); ignored", path.display()));
-        return None;
-    }
+    // No file (or a path through a file) is the usual case, not a problem worth a warning.
+    let absent = [
+        std::io::ErrorKind::NotFound,
+        std::io::ErrorKind::NotADirectory,
+    ];
+    let text = fsutil::read_consulted(path, MAX_CONFIG_BYTES, &absent, warnings)?;
     match toml::from_str::<toml::Table>(&text) {
         Ok(table) => Some(table),
         Err(e) => {

@@ -11,7 +11,9 @@ use ctxmon_application::ports::{TranscriptError, TranscriptRecord};
 
 use super::records::RolloutRecords;
 use crate::json_repair;
-use crate::transcript::tail::{for_each_tail_line, read_head_filtered};
+use crate::transcript::tail::{
+    LineRecords, for_each_tail_line, read_head_filtered, read_head_records,
+};
 
 /// Most bytes read from a rollout's start for its `session_meta` line (Codex's base
 /// instructions make it tens of kilobytes).
@@ -54,16 +56,14 @@ pub(crate) fn read_head(
     max_bytes: u64,
     visit: &mut dyn FnMut(&TranscriptRecord) -> ControlFlow<()>,
 ) -> Result<(), TranscriptError> {
-    let mut parser = RolloutRecords::default();
-    let mut records = Vec::new();
-    let wanted = |line: &[u8]| RolloutRecords::default().wants(line);
-    read_head_filtered(path, max_bytes, wanted, &mut |value| {
-        records.clear();
-        parser.push(value, &mut records);
-        for record in &records {
-            visit(record)?;
-        }
-        ControlFlow::Continue(())
-    })
-    .map(|_| ())
+    read_head_records::<RolloutRecords>(path, max_bytes, visit)
+}
+
+impl LineRecords for RolloutRecords {
+    fn wants(&self, line: &[u8]) -> bool {
+        RolloutRecords::wants(self, line)
+    }
+    fn push(&mut self, line: &serde_json::Value, out: &mut Vec<TranscriptRecord>) {
+        RolloutRecords::push(self, line, out);
+    }
 }

@@ -193,19 +193,45 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         if super::agent_of(path)? == AgentKind::Codex {
             return crate::codex::read_head(path, max_bytes, visit);
         }
-        let mut parser = RecordParser::default();
-        let mut records = Vec::new();
-        let wanted = |line: &[u8]| RecordParser::default().wants(line);
-        read_head_filtered(path, max_bytes, wanted, &mut |value| {
-            records.clear();
-            parser.push(value, &mut records);
-            for record in &records {
-                visit(record)?;
-            }
-            ControlFlow::Continue(())
-        })
-        .map(|_| ())
+        read_head_records::<RecordParser>(path, max_bytes, visit)
     }
+}
+
+/// What turns one agent's lines into the tail port's records: Claude Code's [`RecordParser`]
+/// and Codex's `RolloutRecords`. `wants` is the raw-byte filter that spares a parse.
+pub(crate) trait LineRecords: Default {
+    fn wants(&self, line: &[u8]) -> bool;
+    fn push(&mut self, line: &serde_json::Value, out: &mut Vec<TranscriptRecord>);
+}
+
+impl LineRecords for RecordParser {
+    fn wants(&self, line: &[u8]) -> bool {
+        RecordParser::wants(self, line)
+    }
+    fn push(&mut self, line: &serde_json::Value, out: &mut Vec<TranscriptRecord>) {
+        RecordParser::push(self, line, out);
+    }
+}
+
+/// Hands the records of the file's first `max_bytes` to `visit`, oldest first, until it
+/// answers `Break`; only the lines `P` wants are parsed. One reading for either agent's format.
+pub(crate) fn read_head_records<P: LineRecords>(
+    path: &Path,
+    max_bytes: u64,
+    visit: &mut dyn FnMut(&TranscriptRecord) -> ControlFlow<()>,
+) -> Result<(), TranscriptError> {
+    let mut parser = P::default();
+    let mut records = Vec::new();
+    let wanted = |line: &[u8]| P::default().wants(line);
+    read_head_filtered(path, max_bytes, wanted, &mut |value| {
+        records.clear();
+        parser.push(value, &mut records);
+        for record in &records {
+            visit(record)?;
+        }
+        ControlFlow::Continue(())
+    })
+    .map(|_| ())
 }
 
 /// Most subagent files read, newest first, and the bytes read from each and from all: a hook

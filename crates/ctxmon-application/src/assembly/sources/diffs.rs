@@ -1,8 +1,10 @@
 //! Uncommitted changes, in the order of their files' relevance (then path), under one header.
 
-use ctxmon_domain::assembly::{ContextMessage, MessageRole};
+use ctxmon_domain::assembly::MessageRole;
 
-use super::{ContextSource, DIFFS, SourceCandidates, SourceContext, earlier_duplicates};
+use super::{
+    ContextSource, DIFFS, Rank, SourceCandidates, SourceContext, best_first, earlier_duplicates,
+};
 use crate::assembly::candidate::{Candidate, ItemMeta, Prefix, TextItem};
 use crate::assembly::format::{diff_parts, diff_stats};
 use crate::assembly::notes::Notes;
@@ -35,13 +37,20 @@ impl ContextSource for DiffSource {
                 });
                 continue;
             }
-            ranked.push((ctx.file_relevance(&diff.file), diff));
+            // Diffs carry no time: the file's relevance, then the (unique) path.
+            let rank = Rank {
+                score: ctx.file_relevance(&diff.file),
+                newest: 0,
+                key: &diff.file,
+                position: i,
+            };
+            ranked.push((rank, diff));
         }
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.file.cmp(&b.1.file)));
+        best_first(&mut ranked);
         let candidates = ranked
             .into_iter()
             .enumerate()
-            .map(|(rank, (score, diff))| {
+            .map(|(rank, (Rank { score, .. }, diff))| {
                 let (prefix, suffix) = diff_parts(diff);
                 let item = TextItem {
                     role: MessageRole::User,
@@ -59,18 +68,7 @@ impl ContextSource for DiffSource {
                 Candidate::text(ctx.counter, item, rank, None)
             })
             .collect();
-        SourceCandidates {
-            candidates,
-            header: Some(ContextMessage {
-                role: MessageRole::System,
-                content: "## Uncommitted Changes".into(),
-                tool_call_id: None,
-                tool_name: None,
-                metadata: None,
-            }),
-            unavailable,
-            notes,
-            contiguous: false,
-        }
+        SourceCandidates::offer(candidates, unavailable, notes)
+            .with_header("## Uncommitted Changes")
     }
 }

@@ -8,7 +8,9 @@ use ctxmon_domain::assembly::{
     ContextMessage, MessageMetadata, MessageRole, RuntimeEvent, RuntimeEventType,
 };
 
-use super::{ContextSource, EVENTS, SourceCandidates, SourceContext, earlier_duplicates};
+use super::{
+    ContextSource, EVENTS, Rank, SourceCandidates, SourceContext, best_first, earlier_duplicates,
+};
 use crate::assembly::candidate::Candidate;
 use crate::assembly::format::event_text;
 use crate::assembly::notes::Notes;
@@ -113,20 +115,26 @@ impl ContextSource for EventSource {
         for (rank, &u) in by_time.iter().enumerate() {
             present_rank[u] = rank;
         }
-        // Selection: newest first.
-        let mut by_recency: Vec<usize> = (0..units.len()).collect();
-        by_recency.sort_by(|&a, &b| {
-            let (ua, ub) = (&units[a], &units[b]);
-            newest(ub)
-                .cmp(&newest(ua))
-                .then_with(|| key(ua).cmp(key(ub)))
-                .then(first(ua).cmp(&first(ub)))
-        });
+        // Selection: newest first (every event scores alike).
+        let mut by_recency: Vec<(Rank<'_>, usize)> = units
+            .iter()
+            .enumerate()
+            .map(|(u, unit)| {
+                let rank = Rank {
+                    score: 0.0,
+                    newest: newest(unit),
+                    key: key(unit),
+                    position: first(unit),
+                };
+                (rank, u)
+            })
+            .collect();
+        best_first(&mut by_recency);
         let mut members: Vec<Option<Vec<usize>>> =
             units.into_iter().map(|u| Some(u.members)).collect();
         let candidates = by_recency
             .into_iter()
-            .map(|u| {
+            .map(|(_, u)| {
                 let unit = members[u].take().unwrap_or_default();
                 Candidate::lazy_group(unit.len() as u64, present_rank[u], move || {
                     unit.iter().map(|&i| message(&events[i])).collect()
@@ -134,13 +142,10 @@ impl ContextSource for EventSource {
             })
             .collect();
         SourceCandidates {
-            candidates,
-            header: None,
-            unavailable,
-            notes,
             // Newest first without gaps: an older event is never shown while a newer one is
             // left out, and units past the first that does not fit are never even written.
             contiguous: true,
+            ..SourceCandidates::offer(candidates, unavailable, notes)
         }
     }
 }

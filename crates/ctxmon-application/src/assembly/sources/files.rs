@@ -2,7 +2,7 @@
 
 use ctxmon_domain::assembly::MessageRole;
 
-use super::{ContextSource, FILES, SourceCandidates, SourceContext};
+use super::{ContextSource, FILES, Rank, SourceCandidates, SourceContext, best_first};
 use crate::assembly::candidate::{Candidate, ItemMeta, Prefix, TextItem};
 use crate::assembly::format::file_parts;
 use crate::assembly::notes::{Notes, sanitize_score};
@@ -43,51 +43,51 @@ impl ContextSource for FileSource {
                 unavailable += 1;
                 continue;
             };
-            ranked.push((
-                relevance,
-                file.last_modified.unwrap_or(i64::MIN),
-                file,
-                content,
-            ));
+            let rank = Rank {
+                score: relevance,
+                newest: file.last_modified.unwrap_or(i64::MIN),
+                key: &file.path,
+                position: i,
+            };
+            ranked.push((rank, (file, content)));
         }
-        // A total order: equal relevance and age fall back to the (unique) path.
-        ranked.sort_by(|a, b| {
-            b.0.total_cmp(&a.0)
-                .then(b.1.cmp(&a.1))
-                .then_with(|| a.2.path.cmp(&b.2.path))
-        });
+        best_first(&mut ranked);
         let candidates = ranked
             .into_iter()
             .enumerate()
-            .map(|(rank, (relevance, _, file, content))| {
-                let (parts, suffix) = file_parts(file);
-                let size = if file.size > 0 {
-                    file.size
-                } else {
-                    content.len() as u64
-                };
-                let item = TextItem {
-                    role: MessageRole::User,
-                    prefix: Prefix::Parts(parts),
-                    text: content,
-                    suffix,
-                    meta: ItemMeta {
-                        source_prefix: "",
-                        source: &file.path,
-                        priority: relevance,
-                        original_size: Some(size),
-                    },
-                    fallback: None,
-                };
-                Candidate::text(ctx.counter, item, rank, Some(file.path.as_str()))
-            })
+            .map(
+                |(
+                    rank,
+                    (
+                        Rank {
+                            score: relevance, ..
+                        },
+                        (file, content),
+                    ),
+                )| {
+                    let (parts, suffix) = file_parts(file);
+                    let size = if file.size > 0 {
+                        file.size
+                    } else {
+                        content.len() as u64
+                    };
+                    let item = TextItem {
+                        role: MessageRole::User,
+                        prefix: Prefix::Parts(parts),
+                        text: content,
+                        suffix,
+                        meta: ItemMeta {
+                            source_prefix: "",
+                            source: &file.path,
+                            priority: relevance,
+                            original_size: Some(size),
+                        },
+                        fallback: None,
+                    };
+                    Candidate::text(ctx.counter, item, rank, Some(file.path.as_str()))
+                },
+            )
             .collect();
-        SourceCandidates {
-            candidates,
-            header: None,
-            unavailable,
-            notes,
-            contiguous: false,
-        }
+        SourceCandidates::offer(candidates, unavailable, notes)
     }
 }

@@ -3,8 +3,8 @@
 use ctxmon_domain::assembly::{MemoryChunk, MemorySnapshot, MessageRole};
 
 use super::{
-    ContextSource, MEMORY_PINNED, MEMORY_RECENT, MEMORY_SUMMARIES, SourceCandidates, SourceContext,
-    earlier_duplicates,
+    ContextSource, MEMORY_PINNED, MEMORY_RECENT, MEMORY_SUMMARIES, Rank, SourceCandidates,
+    SourceContext, best_first, earlier_duplicates,
 };
 use crate::assembly::candidate::{Candidate, ItemMeta, Prefix, TextItem};
 use crate::assembly::format::memory_prefix;
@@ -102,39 +102,45 @@ impl ContextSource for MemorySource {
                 || format!("memory.{key}[{i}].importance"),
                 &mut notes,
             );
-            ranked.push((importance, chunk.timestamp.unwrap_or(i64::MIN), chunk));
+            let rank = Rank {
+                score: importance,
+                newest: chunk.timestamp.unwrap_or(i64::MIN),
+                key: &chunk.id,
+                position: i,
+            };
+            ranked.push((rank, chunk));
         }
-        ranked.sort_by(|a, b| {
-            b.0.total_cmp(&a.0)
-                .then(b.1.cmp(&a.1))
-                .then_with(|| a.2.id.cmp(&b.2.id))
-        });
+        best_first(&mut ranked);
         let candidates = ranked
             .into_iter()
             .enumerate()
-            .map(|(rank, (importance, _, chunk))| {
-                let item = TextItem {
-                    role: MessageRole::System,
-                    prefix: Prefix::Owned(memory_prefix(chunk, importance)),
-                    text: &chunk.content,
-                    suffix: "",
-                    meta: ItemMeta {
-                        source_prefix: "memory:",
-                        source: &chunk.id,
-                        priority: importance,
-                        original_size: Some(chunk.content.len() as u64),
-                    },
-                    fallback: None,
-                };
-                Candidate::text(ctx.counter, item, rank, None)
-            })
+            .map(
+                |(
+                    rank,
+                    (
+                        Rank {
+                            score: importance, ..
+                        },
+                        chunk,
+                    ),
+                )| {
+                    let item = TextItem {
+                        role: MessageRole::System,
+                        prefix: Prefix::Owned(memory_prefix(chunk, importance)),
+                        text: &chunk.content,
+                        suffix: "",
+                        meta: ItemMeta {
+                            source_prefix: "memory:",
+                            source: &chunk.id,
+                            priority: importance,
+                            original_size: Some(chunk.content.len() as u64),
+                        },
+                        fallback: None,
+                    };
+                    Candidate::text(ctx.counter, item, rank, None)
+                },
+            )
             .collect();
-        SourceCandidates {
-            candidates,
-            header: None,
-            unavailable,
-            notes,
-            contiguous: false,
-        }
+        SourceCandidates::offer(candidates, unavailable, notes)
     }
 }

@@ -7,7 +7,8 @@ mod files;
 mod memory;
 mod symbols;
 
-use ctxmon_domain::assembly::{ContextBuildInput, ContextMessage, TokenCounter};
+use ctxmon_domain::assembly::{ContextBuildInput, ContextMessage, MessageRole, TokenCounter};
+use ctxmon_domain::hash::fnv1a64;
 
 use super::candidate::Candidate;
 use super::notes::Notes;
@@ -120,6 +121,55 @@ pub struct SourceCandidates<'a> {
     pub contiguous: bool,
 }
 
+impl<'a> SourceCandidates<'a> {
+    /// An offer of `candidates` (best first), skipping over what does not fit, without a header.
+    fn offer(candidates: Vec<Candidate<'a>>, unavailable: u64, notes: Notes) -> Self {
+        SourceCandidates {
+            candidates,
+            header: None,
+            unavailable,
+            notes,
+            contiguous: false,
+        }
+    }
+
+    /// The same with a section heading shown before the first message kept.
+    fn with_header(self, title: &str) -> Self {
+        SourceCandidates {
+            header: Some(ContextMessage {
+                role: MessageRole::System,
+                content: title.to_owned(),
+                tool_call_id: None,
+                tool_name: None,
+                metadata: None,
+            }),
+            ..self
+        }
+    }
+}
+
+/// Where a candidate stands among its source's: the higher score first, then the newer, then
+/// the key (a path or an id), then the input position, so the order never depends on how the
+/// sort ran. Every source that ranks by score or age sorts with [`best_first`].
+#[derive(Debug, Clone, Copy)]
+struct Rank<'a> {
+    score: f64,
+    newest: i64,
+    key: &'a str,
+    position: usize,
+}
+
+/// Sorts `ranked` best first by [`Rank`], a total order.
+fn best_first<T>(ranked: &mut [(Rank<'_>, T)]) {
+    ranked.sort_by(|(a, _), (b, _)| {
+        b.score
+            .total_cmp(&a.score)
+            .then(b.newest.cmp(&a.newest))
+            .then_with(|| a.key.cmp(b.key))
+            .then(a.position.cmp(&b.position))
+    });
+}
+
 pub trait ContextSource: std::fmt::Debug + Send + Sync {
     /// Unique among a builder's sources.
     fn name(&self) -> &str;
@@ -159,22 +209,15 @@ pub fn earlier_duplicates(keys: &[Option<&str>]) -> Vec<Option<usize>> {
     out
 }
 
-/// 64-bit FNV-1a: tiny, deterministic across runs and platforms, good enough to spread paths.
-pub fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+/// The domain's FNV-1a of a key's bytes: deterministic across runs and platforms, good enough
+/// to spread paths.
+fn fnv1a(text: &str) -> u64 {
+    fnv1a64(text.as_bytes())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fnv1a_matches_the_reference_values() {
-        assert_eq!(fnv1a(""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a("a"), 0xaf63_dc4c_8601_ec8c);
-    }
 
     #[test]
     fn earlier_duplicates_point_at_the_first() {

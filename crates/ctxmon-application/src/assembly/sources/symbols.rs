@@ -5,6 +5,7 @@ use ctxmon_domain::assembly::{ContextMessage, MessageMetadata, MessageRole};
 use super::{ContextSource, SYMBOLS, SourceCandidates, SourceContext};
 use crate::assembly::candidate::Candidate;
 use crate::assembly::format::symbol_text;
+use crate::assembly::notes::Notes;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SymbolSource;
@@ -50,18 +51,6 @@ impl ContextSource for SymbolSource {
                 Candidate::group(ctx.counter, vec![message], rank)
             })
             .collect();
-        SourceCandidates {
-            candidates,
-            header: Some(ContextMessage {
-                role: MessageRole::System,
-                content: "## Code Symbols".into(),
-                tool_call_id: None,
-                tool_name: None,
-                metadata: None,
-            }),
-            unavailable: 0,
-            notes: Default::default(),
-            contiguous: false,
-        }
+        SourceCandidates::offer(candidates, 0, Notes::new()).with_header("## Code Symbols")
     }
 }

@@ -9,6 +9,7 @@ use ctxmon_application::ports::StoredCheckpoint;
 use ctxmon_domain::human::{percent, plural, thousands};
 use ctxmon_domain::resumption::ResumptionState;
 
+use crate::commands::output::{self, Align, clip};
 use crate::render::local_time;
 
 /// The widest value a line of `show` prints before cutting it with `…`.
@@ -18,7 +19,6 @@ const LIST_ITEMS: usize = 5;
 
 /// The table of `list`: one row per checkpoint, in the order given (newest first).
 pub fn table(checkpoints: &[StoredCheckpoint]) -> String {
-    let header = ["ID", "CREATED", "SESSION", "TRIGGER", "FILL", "TIER", "ACK"];
     let rows: Vec<[String; 7]> = checkpoints
         .iter()
         .map(|c| {
@@ -37,35 +37,19 @@ pub fn table(checkpoints: &[StoredCheckpoint]) -> String {
             ]
         })
         .collect();
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let mut push_row = |cells: &[String]| {
-        let line: Vec<String> = cells
-            .iter()
-            .zip(widths)
-            .enumerate()
-            // The fill column is a number: right-aligned so the percentages line up.
-            .map(|(i, (cell, w))| {
-                if i == 4 {
-                    format!("{cell:>w$}")
-                } else {
-                    format!("{cell:<w$}")
-                }
-            })
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    };
-    push_row(&header.map(String::from));
-    for row in &rows {
-        push_row(row);
-    }
-    out
+    output::table(
+        [
+            ("ID", Align::Left),
+            ("CREATED", Align::Left),
+            ("SESSION", Align::Left),
+            ("TRIGGER", Align::Left),
+            // A number: right-aligned so the percentages line up.
+            ("FILL", Align::Right),
+            ("TIER", Align::Left),
+            ("ACK", Align::Left),
+        ],
+        &rows,
+    )
 }
 
 /// One checkpoint as a page: a heading line, the facts, then what the session was doing.
@@ -245,20 +229,6 @@ fn one_line(text: &str) -> String {
     clip(&joined, VALUE_CHARS)
 }
 
-/// At most `max` characters, control characters made visible: ids and text come from outside
-/// and must not garble the terminal or flood it.
-pub fn clip(s: &str, max: usize) -> String {
-    let mut out: String = s
-        .chars()
-        .take(max)
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect();
-    if s.chars().nth(max).is_some() {
-        out.push('…');
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,7 +239,5 @@ mod tests {
         assert_eq!(one_line("\u{1b}[31mred"), "?[31mred");
         let long = "x".repeat(300);
         assert_eq!(one_line(&long).chars().count(), VALUE_CHARS + 1);
-        assert_eq!(clip("abcdef", 3), "abc…");
-        assert_eq!(clip("abc", 3), "abc");
     }
 }

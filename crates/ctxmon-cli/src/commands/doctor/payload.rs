@@ -4,11 +4,11 @@
 //! application's `payload_check`), and this check reports the newest of them.
 
 use ctxmon_application::ports::Clock;
+use ctxmon_domain::human::thousands;
 use ctxmon_domain::{FillSource, PayloadCheck, Timestamp};
 use ctxmon_infra_fs::{FsPayloadCheckStore, ProjectLayout, SystemClock};
 
 use super::check::{Check, Status};
-use crate::render::thousands;
 
 const NAME: &str = "statusline figure";
 /// A disagreement older than this is history, as for the hook log.

@@ -6,6 +6,7 @@ use std::path::Path;
 use ctxmon_application::config::Config;
 use ctxmon_application::monitor::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
 use ctxmon_application::ports::Clock;
+use ctxmon_domain::human::thousands;
 use ctxmon_domain::{FillSource, Timestamp};
 use ctxmon_infra_fs::claude_paths::{latest_transcript, project_slugs, projects_dirs};
 use ctxmon_infra_fs::config::{ConfigError, ConfigErrorKind, LoadedConfig};
@@ -15,7 +16,6 @@ use ctxmon_infra_fs::{HookLog, ProjectLayout, SystemClock};
 
 use super::check::{Check, Status};
 use crate::paths::{same_file, which};
-use crate::render::thousands;
 
 const INSTALL_HINT: &str =
     "`cargo install --locked --path crates/ctxmon-cli` puts it in ~/.cargo/bin";

@@ -3,17 +3,14 @@
 //! unique beginning of one (the tables cut long ids); a beginning several logs share is a usage
 //! error (exit 2) that names them.
 
-use std::io::{self, Write};
-
 use anyhow::anyhow;
-use ctxmon_application::ports::{
-    PortError, PortErrorKind, ResumeLogEntry, ResumeLogStore, StoredResumeLog,
-};
+use ctxmon_application::ports::{PortErrorKind, ResumeLogEntry, ResumeLogStore, StoredResumeLog};
 use ctxmon_domain::human::{count, thousands};
 use ctxmon_domain::{SessionKey, Timestamp};
 use ctxmon_infra_fs::FsResumeLogStore;
 use serde_json::{Value, json};
 
+use crate::commands::output::{self, Align, clip, emit, note, storage};
 use crate::exit::{CmdResult, Failure};
 use crate::json_out;
 use crate::render::local_time;
@@ -220,7 +217,6 @@ fn entry_json(e: &ResumeLogEntry) -> Value {
 }
 
 fn table(entries: &[ResumeLogEntry]) -> String {
-    let header = ["SESSION", "GENERATED", "TRIGGER", "BYTES"];
     let rows: Vec<[String; 4]> = entries
         .iter()
         .map(|e| {
@@ -232,61 +228,14 @@ fn table(entries: &[ResumeLogEntry]) -> String {
             ]
         })
         .collect();
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let mut push_row = |cells: &[String]| {
-        let line: Vec<String> = cells
-            .iter()
-            .zip(widths)
-            .enumerate()
+    output::table(
+        [
+            ("SESSION", Align::Left),
+            ("GENERATED", Align::Left),
+            ("TRIGGER", Align::Left),
             // Sizes are numbers: right-aligned so they line up.
-            .map(|(i, (cell, w))| {
-                if i == 3 {
-                    format!("{cell:>w$}")
-                } else {
-                    format!("{cell:<w$}")
-                }
-            })
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    };
-    push_row(&header.map(String::from));
-    for row in &rows {
-        push_row(row);
-    }
-    out
-}
-
-/// At most `max` characters, control characters made visible: session ids come from outside
-/// and must not garble the terminal or flood it.
-pub fn clip(s: &str, max: usize) -> String {
-    let mut out: String = s
-        .chars()
-        .take(max)
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect();
-    if s.chars().nth(max).is_some() {
-        out.push('…');
-    }
-    out
-}
-
-/// Prints `text` and a newline (see `out` for a reader that stopped early).
-pub fn emit(text: &str) -> CmdResult {
-    crate::out::outln!("{text}")
-}
-
-/// A note on stderr; a closed stderr is no reason to fail.
-pub fn note(text: &str) {
-    let _ = writeln!(io::stderr().lock(), "ctxmon: {text}");
-}
-
-fn storage(e: PortError) -> Failure {
-    Failure::Other(anyhow!("{e}"))
+            ("BYTES", Align::Right),
+        ],
+        &rows,
+    )
 }

@@ -12,10 +12,11 @@ use std::fmt::Write as _;
 
 use ctxmon_application::monitor::fill::{FillPoint, FillSeries, SeriesScope};
 use ctxmon_domain::ThresholdTier;
+use ctxmon_domain::human::thousands;
 use ctxmon_domain::xml::escape_text;
 
 use super::sparkline::scale_top;
-use crate::render::{local_time_text, thousands};
+use crate::render::local_time_text;
 
 pub(super) const WIDTH: f64 = 960.0;
 pub(super) const HEIGHT: f64 = 500.0;

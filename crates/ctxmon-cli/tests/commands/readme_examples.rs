@@ -1,0 +1,266 @@
+//! README.md's "what the agent sees" examples are real output: this runs the session the README
+//! tells (a prompt at 75%, a compaction at 85%, SessionStart, the next prompt, an edit of a stale
+//! ORCHESTRATION.yaml) through the real binary and requires every ```xml block of the README to
+//! be, in order, what the hooks injected. Only what differs between runs is set aside: the
+//! project folder (shown as /home/you/shop) and timestamps. A block fenced as
+//! ```` ```xml <fixture>:<lines> ```` is the hand-back of a real session instead: the first
+//! `<lines>` lines of that shared Claude Code transcript through PreCompact and
+//! SessionStart(compact).
+
+// Test helpers: a panic is how a broken precondition fails the test.
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::common;
+use crate::common::{Sandbox, additional_context};
+
+const SESSION: &str = "3f2c9a4e-8b1d-4c7e-9f60-2a5d8e1b7c43";
+const SHOWN_PROJECT: &str = "/home/you/shop";
+
+fn line(value: &Value) -> String {
+    value.to_string() + "\n"
+}
+
+/// The user's request and the todo list, then a response at `tokens`.
+fn request_and_todos(tokens: u64) -> String {
+    line(
+        &json!({"type": "user", "uuid": "u1", "timestamp": "2026-11-22T03:00:00.000Z",
+        "message": {"role": "user", "content": "Refactor billing and add tax.rs"}}),
+    ) + &line(
+        &json!({"type": "assistant", "uuid": "a1", "timestamp": "2026-11-22T03:00:05.000Z",
+        "message": {"model": "claude-sonnet-4-5", "id": "m1", "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "TodoWrite", "input": {"todos": [
+                {"content": "Split billing.rs", "status": "completed"},
+                {"content": "Write tax.rs", "status": "in_progress"},
+                {"content": "Run cargo test", "status": "pending"}]}}],
+            "usage": {"input_tokens": 3, "cache_creation_input_tokens": 1000, "cache_read_input_tokens": tokens - 1003}}}),
+    )
+}
+
+/// An edit of tax.rs in a response at `tokens`.
+fn edit(tokens: u64) -> String {
+    line(
+        &json!({"type": "assistant", "uuid": "a2", "timestamp": "2026-11-22T03:00:06.000Z",
+        "message": {"model": "claude-sonnet-4-5", "id": "m2", "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t2", "name": "Edit", "input": {
+                "file_path": "/home/you/shop/src/tax.rs", "old_string": "a", "new_string": "b"}}],
+            "usage": {"input_tokens": 3, "cache_creation_input_tokens": 1000, "cache_read_input_tokens": tokens - 1003}}}),
+    )
+}
+
+fn hook(sb: &Sandbox, name: &str, event: &str, transcript: &Path, extra: Value) -> String {
+    hook_in(sb, SESSION, name, event, transcript, extra)
+}
+
+fn hook_in(
+    sb: &Sandbox,
+    session: &str,
+    name: &str,
+    event: &str,
+    transcript: &Path,
+    extra: Value,
+) -> String {
+    let mut input = json!({"session_id": session, "transcript_path": transcript, "cwd": sb.dir(),
+        "hook_event_name": event});
+    input
+        .as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    let run = sb.run(&["hooks", name], input.to_string());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout
+}
+
+/// The additional contexts the README's session produces, in the order the README shows them.
+fn injected() -> (Sandbox, Vec<String>) {
+    let sb = Sandbox::new();
+    let t = sb.write("t.jsonl", request_and_todos(150_000));
+    let mut out = Vec::new();
+    let prompt = json!({"prompt": "go on"});
+    let stdout = hook(&sb, "prompt-submit", "UserPromptSubmit", &t, prompt.clone());
+    out.push(additional_context(&stdout, "UserPromptSubmit"));
+
+    sb.write("t.jsonl", request_and_todos(150_000) + &edit(170_000));
+    let stdout = hook(
+        &sb,
+        "pre-compact",
+        "PreCompact",
+        &t,
+        json!({"trigger": "auto"}),
+    );
+    assert!(
+        stdout.contains("Checkpoint cx-001 saved at 85%"),
+        "{stdout}"
+    );
+    let stdout = hook(
+        &sb,
+        "session-start",
+        "SessionStart",
+        &t,
+        json!({"source": "compact"}),
+    );
+    out.push(additional_context(&stdout, "SessionStart"));
+    let stdout = hook(&sb, "prompt-submit", "UserPromptSubmit", &t, prompt);
+    out.push(additional_context(&stdout, "UserPromptSubmit"));
+
+    let source = sb.write(
+        "ORCHESTRATION.yaml",
+        "resumption:\n  updated_at: \"2026-11-22T01:00:00Z\"\n  next_steps: [\"Write tax.rs\"]\n",
+    );
+    let stdout = hook(
+        &sb,
+        "pre-tool-use",
+        "PreToolUse",
+        &t,
+        json!({"tool_name": "Edit", "tool_input": {"file_path": source, "old_string": "a", "new_string": "b"}}),
+    );
+    out.push(additional_context(&stdout, "PreToolUse"));
+
+    // The session ends (its resume log is written); the next one starts with a pointer to it.
+    hook(
+        &sb,
+        "session-end",
+        "SessionEnd",
+        &t,
+        json!({"reason": "prompt_input_exit"}),
+    );
+    let next = sb.write("next.jsonl", "");
+    let stdout = hook_in(
+        &sb,
+        "9d41b7e2-5c3a-4f08-b6e1-0a7c2d9f4e15",
+        "session-start",
+        "SessionStart",
+        &next,
+        json!({"source": "startup"}),
+    );
+    out.push(additional_context(&stdout, "SessionStart"));
+    (sb, out)
+}
+
+/// `text` with the sandbox's folder shown as the README's project.
+fn as_in_readme(sb: &Sandbox, text: &str) -> String {
+    let dir = sb.dir().display().to_string();
+    let canonical = std::fs::canonicalize(sb.dir())
+        .unwrap()
+        .display()
+        .to_string();
+    text.replace(&canonical, SHOWN_PROJECT)
+        .replace(&dir, SHOWN_PROJECT)
+}
+
+/// Every ```` ```xml ```` block of README.md, in order, with the rest of its fence line (empty
+/// for the hooks' session, `<fixture>:<lines>` for a real session's hand-back).
+fn readme_xml_fences() -> Vec<(String, String)> {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let mut blocks = Vec::new();
+    let mut rest = readme.as_str();
+    while let Some(start) = rest.find("```xml") {
+        let after = &rest[start + "```xml".len()..];
+        let (info, body) = after.split_once('\n').unwrap();
+        let end = body.find("\n```").unwrap();
+        blocks.push((info.trim().to_string(), body[..end].to_string()));
+        rest = &body[end..];
+    }
+    blocks
+}
+
+/// The ```xml blocks of the hooks' session (no fixture named), in order.
+fn readme_xml_blocks() -> Vec<String> {
+    readme_xml_fences()
+        .into_iter()
+        .filter(|(info, _)| info.is_empty())
+        .map(|(_, body)| body)
+        .collect()
+}
+
+#[test]
+fn the_readme_shows_what_the_hooks_really_inject() {
+    let (sb, injected) = injected();
+    let shown: Vec<String> = injected.iter().map(|t| as_in_readme(&sb, t)).collect();
+    let readme = readme_xml_blocks();
+    let same = readme.len() == shown.len()
+        && readme
+            .iter()
+            .zip(&shown)
+            .all(|(r, s)| common::without_times(r) == common::without_times(s));
+    assert!(
+        same,
+        "README.md's ```xml blocks are not what the hooks inject; the real output, in order:\n\n{}",
+        shown.join("\n\n---\n\n")
+    );
+    // One example of every tag ctxmon injects.
+    let all = readme.concat();
+    for tag in [
+        "<context-monitor ",
+        "<resumption-context ",
+        "<compaction-alert ",
+        "<resumption-staleness ",
+    ] {
+        assert!(all.contains(tag), "README.md has no example of {tag}");
+    }
+}
+
+#[test]
+fn times_are_set_aside_and_nothing_else() {
+    assert_eq!(
+        common::without_times(
+            "created=\"2026-11-22T04:59:04.463Z\" at 2026-11-22T01:00:00Z; 2026-11 ok"
+        ),
+        "created=\"[TIME]\" at [TIME]; 2026-11 ok"
+    );
+}
+
+/// The README's ```` ```xml <fixture>:<lines> ```` blocks: (fixture, lines, body).
+fn readme_fixture_blocks() -> Vec<(String, usize, String)> {
+    readme_xml_fences()
+        .into_iter()
+        .filter(|(info, _)| !info.is_empty())
+        .map(|(info, body)| {
+            let (fixture, lines) = info.rsplit_once(':').unwrap();
+            (fixture.to_string(), lines.parse().unwrap(), body)
+        })
+        .collect()
+}
+
+#[test]
+fn the_readme_shows_a_real_sessions_hand_back() {
+    let blocks = readme_fixture_blocks();
+    assert!(
+        !blocks.is_empty(),
+        "README.md shows no real session's hand-back"
+    );
+    let Some(fixtures) = common::shared_fixtures() else {
+        return;
+    };
+    for (fixture, lines, shown) in blocks {
+        let text = std::fs::read_to_string(fixtures.join(&fixture)).unwrap();
+        let head: String = text.lines().take(lines).map(|l| format!("{l}\n")).collect();
+        let sb = Sandbox::new();
+        let t = sb.write("t.jsonl", head);
+        let saved = hook(
+            &sb,
+            "pre-compact",
+            "PreCompact",
+            &t,
+            json!({"trigger": "auto"}),
+        );
+        assert!(saved.contains("Checkpoint cx-001 saved"), "{saved}");
+        let stdout = hook(
+            &sb,
+            "session-start",
+            "SessionStart",
+            &t,
+            json!({"source": "compact"}),
+        );
+        let real = as_in_readme(&sb, &additional_context(&stdout, "SessionStart"));
+        assert_eq!(
+            common::without_times(&shown),
+            common::without_times(&real),
+            "README.md's block for {fixture}:{lines} is not what the hooks inject; the real output:\n\n{real}"
+        );
+    }
+}

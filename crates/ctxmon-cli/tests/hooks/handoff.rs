@@ -1,0 +1,146 @@
+//! The handoff end to end (issue 13): PreCompact then SessionStart(compact) with the real
+//! binary on a transcript that has what a resuming agent needs — a goal behind a slash
+//! command, many later requests, task tools, a commit, a test run that failed after a banner,
+//! a subagent still running, a refused edit with a reason — in a project that is a git work
+//! tree with uncommitted changes. The injected context must carry each of them.
+
+use std::process::Command;
+
+use ctxmon_domain::estimate_tokens;
+use serde_json::{Value, json};
+
+use crate::common::{Sandbox, additional_context};
+
+fn user(content: Value) -> String {
+    json!({"type": "user", "isSidechain": false, "gitBranch": "feature/vat",
+           "timestamp": "2026-11-20T10:00:00.000Z",
+           "message": {"role": "user", "content": content}})
+    .to_string()
+}
+
+fn call(id: &str, name: &str, input: Value) -> String {
+    json!({"type": "assistant", "isSidechain": false, "gitBranch": "feature/vat",
+           "timestamp": "2026-11-20T10:00:00.000Z",
+           "message": {"role": "assistant", "id": format!("m-{id}"), "model": "claude-sonnet-4-5",
+                       "content": [{"type": "tool_use", "id": id, "name": name, "input": input}],
+                       "usage": {"input_tokens": 10, "cache_creation_input_tokens": 0,
+                                 "cache_read_input_tokens": 169_990, "output_tokens": 5}}})
+    .to_string()
+}
+
+fn result(id: &str, is_error: bool, text: &str) -> String {
+    user(json!([{"type": "tool_result", "tool_use_id": id, "is_error": is_error, "content": text}]))
+}
+
+fn transcript() -> String {
+    let mut test_output = String::from("============ test session starts ============\n");
+    for i in 0..40 {
+        test_output.push_str(&format!("tests/test_{i}.py . [{i}%]\n"));
+    }
+    test_output
+        .push_str("FAILED tests/test_tax.py::test_rounding - AssertionError: 1999 != 2000\n");
+    test_output.push_str("========= 1 failed, 39 passed in 2.1s =========");
+    let mut lines = vec![
+        user(json!("<command-name>/init</command-name>")),
+        user(json!(
+            "Add VAT to the invoice totals and keep the ledger export byte-identical"
+        )),
+    ];
+    for i in 0..6 {
+        lines.push(user(json!(format!("Intermediate request number {i}"))));
+    }
+    lines.extend([
+        call("c1", "TaskCreate", json!({"subject": "Write tax.rs", "description": "d", "activeForm": "Writing"})),
+        result("c1", false, "Task #1 created successfully: Write tax.rs"),
+        call("c2", "TaskCreate", json!({"subject": "Run the ledger export check", "description": "d", "activeForm": "Checking"})),
+        result("c2", false, "Task #2 created successfully: Run the ledger export check"),
+        call("u1", "TaskUpdate", json!({"taskId": "1", "status": "in_progress"})),
+        result("u1", false, "Updated task #1 status"),
+        call("g1", "Bash", json!({"command": "git commit -am 'Split billing'"})),
+        result("g1", false, "[feature/vat 1a2b3c4] Split billing\n 2 files changed"),
+        call("e1", "Edit", json!({"file_path": "/w/shop/setup.py", "old_string": "a", "new_string": "b"})),
+        result("e1", true, "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). The user provided the following reason for the rejection:  keep setup.py as it is"),
+        call("a1", "Task", json!({"description": "Review the ledger format", "prompt": "p", "subagent_type": "general-purpose"})),
+        call("b1", "Bash", json!({"command": "uv run pytest -q"})),
+        result("b1", true, &format!("Exit code 1\n{test_output}")),
+        user(json!("Now make the tax tests pass")),
+    ]);
+    lines.join("\n") + "\n"
+}
+
+fn git(sb: &Sandbox, args: &[&str]) -> bool {
+    Command::new("git")
+        .args(args)
+        .current_dir(sb.dir())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", sb.home.path())
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn the_context_carries_goal_tasks_work_tree_failure_subagents_and_constraints() {
+    let sb = Sandbox::new();
+    let repo = git(&sb, &["init", "-q", "-b", "feature/vat"])
+        && git(
+            &sb,
+            &[
+                "-c",
+                "user.email=a@b",
+                "-c",
+                "user.name=a",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "init",
+            ],
+        );
+    sb.write("a.txt", "x");
+    sb.write("b.txt", "y");
+    let t = sb.write("t.jsonl", transcript());
+    let pre = sb.run(
+        &["hooks", "pre-compact"],
+        sb.hook_input("PreCompact", "s-1", &t, json!({"trigger": "auto"})),
+    );
+    assert_eq!(pre.code, 0, "{}", pre.stderr);
+    let start = sb.run(
+        &["hooks", "session-start"],
+        sb.hook_input("SessionStart", "s-1", &t, json!({"source": "compact"})),
+    );
+    let text = additional_context(&start.stdout, "SessionStart");
+    roxmltree::Document::parse(&text).unwrap();
+    assert!(estimate_tokens(&text).get() <= 760, "{text}");
+    for expected in [
+        "<last-request>Now make the tax tests pass</last-request>",
+        "<goal>Add VAT to the invoice totals and keep the ledger export byte-identical</goal>",
+        "- [in progress] Write tax.rs",
+        "- Run the ledger export check",
+        "branch feature/vat",
+        "- 1a2b3c4 Split billing",
+        "$ uv run pytest -q",
+        "FAILED tests/test_tax.py::test_rounding - AssertionError: 1999 != 2000",
+        "1 failed, 39 passed",
+        "- Review the ledger format",
+        "- keep setup.py as it is",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+    // The banner is not what failed; the refusal is not a failure; nothing says abandoned.
+    assert!(!text.contains("test session starts"), "{text}");
+    assert!(!text.contains("abandon"), "{text}");
+    if repo {
+        // a.txt, b.txt and .ctxmon/ are untracked: counted by the bounded `git status`.
+        assert!(text.contains(" uncommitted changes"), "{text}");
+    }
+    // The checkpoint keeps what the context shows.
+    let cp: Value = serde_json::from_slice(
+        &std::fs::read(sb.path(".ctxmon/checkpoints/cx-001-checkpoint.json")).unwrap(),
+    )
+    .unwrap();
+    let state = &cp["resumption_state"];
+    assert_eq!(state["commits"][0], "1a2b3c4 Split billing");
+    assert_eq!(state["tasks"][0]["status"], "in_progress");
+    assert_eq!(state["subagents_running"][0], "Review the ledger format");
+    assert_eq!(state["failure"]["command"], "uv run pytest -q");
+}

@@ -1,0 +1,146 @@
+//! Tests of the tidy rules: each rule is fed a bad example and must fail it, a good one and
+//! must pass it; the last test runs every rule on this very workspace.
+
+use std::fs;
+use std::path::Path;
+
+use super::*;
+
+#[test]
+fn a_file_without_a_header_fails() {
+    assert!(header("a.rs", "use std::fs;\n").is_some());
+    assert!(header("a.rs", "// a plain comment\nfn f() {}\n").is_some());
+    assert!(header("a.rs", "").is_some());
+    assert_eq!(header("a.rs", "//! What this holds.\nfn f() {}\n"), None);
+    assert_eq!(
+        header("a.rs", "#![cfg(unix)]\n\n//! Unix only.\n"),
+        None,
+        "inner attributes may come first"
+    );
+}
+
+#[test]
+fn a_long_file_fails() {
+    let long = "x\n".repeat(MAX_LINES + 1);
+    let message = length("src/big.rs", &long).expect("601 lines fail");
+    assert!(message.contains("601 lines"), "{message}");
+    assert_eq!(length("src/ok.rs", &"x\n".repeat(MAX_LINES)), None);
+}
+
+#[test]
+fn long_test_code_passes_and_long_code_fails_in_a_tree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let long = format!("//! Long.\n{}", "x\n".repeat(MAX_LINES));
+    write(root, "crates/c/Cargo.toml", "[lints]\nworkspace = true\n");
+    write(
+        root,
+        "crates/c/src/lib.rs",
+        "//! Lib.\n#[cfg(test)]\nmod helpers;\nmod big;\n#[cfg(test)]\nmod deep;\n",
+    );
+    write(root, "crates/c/src/helpers.rs", &long);
+    write(root, "crates/c/src/deep/mod.rs", "//! Deep.\nmod inner;\n");
+    write(root, "crates/c/src/deep/inner.rs", &long);
+    write(root, "crates/c/src/big_tests.rs", &long);
+    write(root, "crates/c/tests/t.rs", &long);
+    write(
+        root,
+        "crates/c-test-support/Cargo.toml",
+        "[lints]\nworkspace = true\n",
+    );
+    write(root, "crates/c-test-support/src/lib.rs", &long);
+    write(root, "crates/c/src/big.rs", &long);
+    let violations = check_without_map(root);
+    assert_eq!(violations.len(), 1, "{violations:#?}");
+    assert!(violations[0].starts_with("crates/c/src/big.rs: 601 lines"));
+}
+
+#[test]
+fn a_crate_without_workspace_lints_fails() {
+    assert!(lints("x/Cargo.toml", "[package]\nname = \"x\"\n").is_some());
+    assert!(lints("x/Cargo.toml", "[lints.rust]\nunsafe_code = \"deny\"\n").is_some());
+    assert!(lints("x/Cargo.toml", "[lints]\nworkspace = false\n").is_some());
+    assert_eq!(
+        lints(
+            "x/Cargo.toml",
+            "[package]\n\n[lints]\n# the workspace's\nworkspace = true\n"
+        ),
+        None
+    );
+}
+
+#[test]
+fn allowing_unsafe_code_fails_outside_its_one_file() {
+    let found = unsafe_allowed("src/a.rs", "//! A.\n#[allow(unsafe_code)]\nfn f() {}\n");
+    assert_eq!(found.len(), 1);
+    assert!(found[0].starts_with("src/a.rs:2:"), "{found:?}");
+    assert!(unsafe_allowed("src/a.rs", "#![expect(unsafe_code)]\n").len() == 1);
+    assert!(unsafe_allowed("src/a.rs", "// unsafe_code is denied\n").is_empty());
+}
+
+#[test]
+fn a_path_attribute_out_of_the_crate_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(root, "crates/a/Cargo.toml", "");
+    write(root, "crates/b/Cargo.toml", "");
+    let file = root.join("crates/a/tests/t.rs");
+    let text = "//! T.\n#[path = \"common/x.rs\"]\nmod x;\n#[path = \"../../b/tests/support.rs\"]\nmod s;\n";
+    let found = path_attributes(root, &file, "crates/a/tests/t.rs", text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("crates/a/tests/t.rs:4:"), "{found:?}");
+    // Up and back into its own crate is fine.
+    let nested = root.join("crates/a/tests/group/main.rs");
+    let inside = "#[path = \"../common/mod.rs\"]\nmod common;\n";
+    assert!(path_attributes(root, &nested, "m.rs", inside).is_empty());
+}
+
+#[test]
+fn a_module_the_map_does_not_name_fails() {
+    let map = "# Architecture\n\n### `crates/ctxmon-application`\n`fill/` estimates; `hooks::run` runs.\n\n### `crates/ctxmon-infra-fs`\n`memory` is here.\n";
+    let lib =
+        "//! App.\npub mod fill;\npub mod hooks;\npub mod memory;\n#[cfg(test)]\nmod test_world;\n";
+    let found = unnamed_modules("ctxmon-application", "lib.rs", lib, map);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("lib.rs:4: module `memory`"),
+        "named in another crate's section only: {found:?}"
+    );
+    let none = unnamed_modules("ctxmon-cli", "lib.rs", lib, map);
+    assert!(none[0].contains("no section for ctxmon-cli"), "{none:?}");
+}
+
+#[test]
+fn cfg_test_modules_are_found() {
+    let text = "mod a;\n#[cfg(test)]\nmod b;\n#[cfg(test)]\n#[path = \"x.rs\"]\npub(crate) mod c;\n#[cfg(test)]\nmod d {\n}\n";
+    assert_eq!(cfg_test_mods(text), ["b", "c"]);
+}
+
+/// The rules hold for this very workspace, so `cargo test --workspace` keeps it tidy.
+#[test]
+fn workspace_is_tidy() {
+    let violations = check(&crate::workspace_root()).unwrap();
+    assert!(violations.is_empty(), "tidy:\n{}", violations.join("\n"));
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+/// `check` on a tree whose mapped crates are empty and mapped.
+fn check_without_map(root: &Path) -> Vec<String> {
+    let mut map = String::from("# Map\n");
+    for (name, lib) in MAPPED_CRATES {
+        map.push_str(&format!("\n## {name}\n"));
+        write(root, lib, "//! Empty.\n");
+        write(
+            root,
+            &format!("crates/{name}/Cargo.toml"),
+            "[lints]\nworkspace = true\n",
+        );
+    }
+    write(root, "ARCHITECTURE.md", &map);
+    check(root).unwrap()
+}
