@@ -308,7 +308,9 @@ impl Adapters {
             // The session lock's wait is bounded well inside the deadline: past it the hook
             // runs unlocked rather than not at all.
             states: FsSessionStateStore::new(env.layout.clone()).with_lock_wait(env.deadline / 3),
-            events: FsEventLog::new(env.layout.clone()),
+            // Never shorter than the adapter's own second; a third of the deadline beyond it.
+            events: FsEventLog::new(env.layout.clone())
+                .with_lock_wait((env.deadline / 3).max(Duration::from_secs(1))),
             // A lock held by a stuck peer must cost this hook less than its own deadline.
             checkpoints: FsCheckpointRepository::new(env.layout.clone())
                 .with_lock_wait(env.deadline * 2 / 3),
