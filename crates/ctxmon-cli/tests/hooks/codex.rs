@@ -477,3 +477,39 @@ fn resume_log_generate_finds_a_codex_session_with_or_without_its_id() {
         run.stderr
     );
 }
+
+#[test]
+fn doctor_measures_the_projects_codex_session() {
+    let mut sb = Sandbox::new();
+    // No session of either agent yet: a skip that names both places.
+    codex_home_with(&mut sb, "019c-other", "");
+    let checks = |sb: &Sandbox| -> Value {
+        let run = sb.run(&["--json", "doctor"], "");
+        let all: Value = serde_json::from_str(&run.stdout).unwrap();
+        all.as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == "transcript")
+            .cloned()
+            .unwrap()
+    };
+    let none = checks(&sb);
+    assert_eq!(none["status"], "skip", "{none}");
+    let message = none["message"].as_str().unwrap();
+    assert!(message.contains("Claude Code or Codex"), "{message}");
+    assert!(message.contains("codex-home/sessions"), "{message}");
+
+    let rollout = codex_rollout(
+        SESSION,
+        &std::fs::canonicalize(sb.dir()).unwrap(),
+        &[40_000, 63_727],
+    );
+    codex_home_with(&mut sb, SESSION, &rollout);
+    let found = checks(&sb);
+    assert_eq!(found["status"], "ok", "{found}");
+    let message = found["message"].as_str().unwrap();
+    assert!(
+        message.contains("measures 24% (63,727 of 258,400 tokens"),
+        "{message}"
+    );
+}
