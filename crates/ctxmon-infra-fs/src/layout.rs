@@ -1,4 +1,4 @@
-//! Where ctxmon keeps its files inside a project (spec §12), and the one place that creates
+//! Where ctxmon keeps its files inside a project (contract C12), and the one place that creates
 //! `.ctxmon` and the folders below it.
 //!
 //! Nothing inside `.ctxmon` is followed through a symbolic link when written, appended, locked
@@ -324,7 +324,7 @@ fn not_a_folder(dir: &Path, meta: &fs::Metadata) -> io::Error {
     )
 }
 
-/// One folder (its parent exists), mode 0700 (spec §15). `mkdir` never follows a link: an
+/// One folder (its parent exists), mode 0700 (contract C15). `mkdir` never follows a link: an
 /// existing name of any kind is `AlreadyExists`.
 fn create_private_dir(dir: &Path) -> io::Result<()> {
     let mut builder = fs::DirBuilder::new();

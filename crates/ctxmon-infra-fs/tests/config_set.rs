@@ -386,7 +386,7 @@ fn creating_the_project_folder_writes_its_gitignore() {
     );
 }
 
-/// Spec §12: nothing inside `.ctxmon` is followed through a link when written; a project file
+/// Contract C12: nothing inside `.ctxmon` is followed through a link when written; a project file
 /// that is a link (a cloned repository's) is refused, its target untouched. The user's own file
 /// is still written through (dotfile managers).
 #[cfg(unix)]

@@ -1,5 +1,5 @@
 //! `ctxmon resume-log generate|list|show|latest|cleanup|stats`: write the handoff documents of
-//! spec §9 on request and manage what `.ctxmon/resume-logs/` holds.
+//! contract C9 on request and manage what `.ctxmon/resume-logs/` holds.
 //!
 //! `generate` writes the log of one session (`--session`, else `$CLAUDE_CODE_SESSION_ID`, else
 //! the `--from` document's `session_id`, else the project's newest Claude Code transcript or

@@ -1,4 +1,4 @@
-//! Layered configuration (spec §11): built-in defaults < user file < project file < local
+//! Layered configuration (contract C11): built-in defaults < user file < project file < local
 //! project file < `--config FILE` < `CTXMON_*` environment variables < command-line flags.
 //!
 //! Every value is checked where it is written, so an error names the key and the file, variable

@@ -150,7 +150,7 @@ pub(super) fn nothing_written(mut error: ConfigError) -> ConfigError {
 }
 
 /// Replaces a file inside `.ctxmon` atomically (0600, fsync). `.ctxmon` is created or checked
-/// by the layout, and a file that is a symbolic link is refused: spec §12 follows no link
+/// by the layout, and a file that is a symbolic link is refused: contract C12 follows no link
 /// inside `.ctxmon`, and renaming over it would silently turn the link into a file.
 pub(super) fn write_in_ctxmon(layout: &ProjectLayout, path: &Path, text: &str) -> io::Result<()> {
     layout.ensure_dir(layout.root())?;
