@@ -16,7 +16,7 @@ use crate::fsutil::{self, OpenRegularError};
 /// configuration, and hooks read the configuration on every prompt.
 pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
-/// The prefix of configuration variables; matched case-insensitively, as figment's `Env` does.
+/// The prefix of configuration variables; matched case-insensitively, like the rest of the name.
 const ENV_PREFIX: &str = "CTXMON_";
 
 /// Where a value came from.
