@@ -18,6 +18,7 @@
 //! [`LoadedConfig::to_json`], [`LoadedConfig::get`], [`set_value`], [`unset_value_in`],
 //! [`ConfigPaths::entries`] and [`schema_text`].
 
+mod edit;
 mod env;
 mod error;
 mod kinds;
