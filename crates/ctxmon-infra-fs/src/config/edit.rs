@@ -190,9 +190,9 @@ fn push_inline(table: &mut dyn TableLike, key: &str, mut value: Value) {
     table.insert(key, Item::Value(value));
 }
 
-/// Removes `key` and the comment directly above it; true when it was there. A table the removal
-/// empties goes too (`[context_monitor.models]` without its last rule), unless a comment sits on
-/// its header: that comment is the user's, and stays with the header.
+/// Removes `key` and the comment lines directly above it; true when it was there. A table the
+/// removal empties goes too (`[context_monitor.models]` without its last rule), unless a comment
+/// sits on its header: that comment is the user's, and stays with the header.
 pub(super) fn remove(doc: &mut DocumentMut, key: &KeyRef) -> bool {
     fn walk(table: &mut dyn TableLike, segs: &[String], inline: bool) -> bool {
         match segs {

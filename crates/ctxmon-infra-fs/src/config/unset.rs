@@ -6,8 +6,8 @@
 //! checked like `config set` checks one: the file without the key, layered with the others,
 //! must still be a valid configuration (removing `low_threshold` can leave a `warning_threshold`
 //! below the default `low_threshold`), else nothing is written. Like `config set`, the file is
-//! edited in place (`edit.rs`): the key and the comment directly above it go, everything else
-//! stays as written. A key no file sets is not an error: the result says so and nothing is
+//! edited in place (`edit.rs`): the key and the comment lines directly above it go, everything
+//! else stays as written. A key no file sets is not an error: the result says so and nothing is
 //! written.
 
 use std::path::{Path, PathBuf};

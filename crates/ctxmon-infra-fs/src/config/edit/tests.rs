@@ -155,6 +155,9 @@ fn removing_a_key_takes_the_comment_above_it_and_nothing_else() {
             ""
         )
     );
+    let block = "[hooks]\ndeadline_ms = 900\n# Two lines\n# about this key.\nlog_max_bytes = 1\n";
+    let (_, text) = remove_text(block, "hooks.log_max_bytes");
+    assert_eq!(text, "[hooks]\ndeadline_ms = 900\n");
     let (removed, same) = remove_text(FILE, "checkpoints.keep");
     assert!(!removed);
     assert_eq!(same, FILE);
