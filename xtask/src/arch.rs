@@ -64,6 +64,9 @@ const INFRA_FS_ALLOWED: &[&str] = &[
     "libc",
     "rustix",
     "toml",
+    // `config set` and `config unset` change one key of a file and keep the user's comments,
+    // order and layout (`config/edit.rs`); toml alone can only re-serialise a parsed table.
+    "toml_edit",
     // Vectorised newline search for the backward transcript scan (already in the graph via
     // serde_json); the scalar loop was 97% of the hook's worst-case time.
     "memchr",
