@@ -13,6 +13,8 @@
 //!   crate's section of ARCHITECTURE.md, so the map stays honest;
 //! - sources and documents cite the repository's own contract, `docs/contract.md`, by a section
 //!   it has, and never the spec outside the repository (`citations`).
+//! - every relative link of the markdown pages (root and `docs/`) leads to a file and heading
+//!   that exist (`links`).
 //!
 //! It also runs as a `#[test]`, so `cargo test --workspace` keeps the tree tidy, and as a step
 //! of `cargo xtask ci`.
@@ -23,6 +25,7 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 pub mod citations;
+mod links;
 
 /// The most lines a file that is not test code may have.
 pub const MAX_LINES: usize = 600;
@@ -40,7 +43,9 @@ pub const MAPPED_CRATES: &[(&str, &str)] = &[
 pub fn run(root: &Path) -> Result<()> {
     let violations = check(root)?;
     if violations.is_empty() {
-        println!("tidy: headers, lengths, lints, #[path], the module map and citations hold");
+        println!(
+            "tidy: headers, lengths, lints, #[path], the module map, citations and the docs' links hold"
+        );
         return Ok(());
     }
     for violation in &violations {
@@ -75,6 +80,7 @@ pub fn check(root: &Path) -> Result<Vec<String>> {
     }
     violations.extend(module_map(root)?);
     violations.extend(citations::check_tree(root)?);
+    violations.extend(links::check(root)?);
     violations.sort();
     Ok(violations)
 }

@@ -1,6 +1,6 @@
 //! End-to-end tests of ctxmon's commands for people and scripts (`assemble`, `checkpoint`,
 //! `completions`, `doctor`, `install`/`uninstall`, `report`, `resume-log`, `status`, the
-//! command-line contract) and of the README's documented session. One test binary, linked once
+//! command-line contract) and of what README.md and `docs/` show. One test binary, linked once
 //! instead of once per file; each module is named for what it tests, so a test reads as
 //! `doctor::…` (`cargo test -p ctxmon-cli --test commands doctor::`).
 
@@ -20,6 +20,7 @@ mod install_codex;
 mod install_portable;
 mod json_everywhere;
 mod project_discovery;
+mod readme_commands;
 mod readme_config;
 mod readme_examples;
 mod report;

@@ -1,16 +1,18 @@
-//! README.md's "what the agent sees" examples are real output: this runs the session the README
-//! tells (a prompt at 75%, a compaction at 85%, SessionStart, the next prompt, an edit of a stale
-//! ORCHESTRATION.yaml) through the real binary and requires every ```xml block of the README to
-//! be, in order, what the hooks injected. Only what differs between runs is set aside: the
-//! project folder (shown as /home/you/shop) and timestamps. A block fenced as
-//! ```` ```xml <fixture>:<lines> ```` is the hand-back of a real session instead: the first
-//! `<lines>` lines of that shared Claude Code transcript through PreCompact and
-//! SessionStart(compact).
+//! The "what the agent sees" examples of README.md and `docs/` are real output: this runs the
+//! session they tell (a prompt at 75%, a compaction at 85%, SessionStart, the next prompt, an
+//! edit of a stale ORCHESTRATION.yaml, the session's end and the next session's start) through
+//! the real binary. docs/hooks.md tells the whole session: its ```xml blocks must be, in order,
+//! exactly what the hooks injected. Any other page (the README shows the first two) may show
+//! fewer, but each of its blocks must be one of them, in the session's order. Only what differs
+//! between runs is set aside: the project folder (shown as /home/you/shop) and timestamps. A
+//! block fenced as ```` ```xml <fixture>:<lines> ```` is the hand-back of a real session
+//! instead: the first `<lines>` lines of that shared Claude Code transcript through PreCompact
+//! and SessionStart(compact).
 
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
@@ -74,7 +76,7 @@ fn hook_in(
     run.stdout
 }
 
-/// The additional contexts the README's session produces, in the order the README shows them.
+/// The additional contexts the documented session produces, in the order docs/hooks.md shows them.
 fn injected() -> (Sandbox, Vec<String>) {
     let sb = Sandbox::new();
     let t = sb.write("t.jsonl", request_and_todos(150_000));
@@ -140,7 +142,7 @@ fn injected() -> (Sandbox, Vec<String>) {
     (sb, out)
 }
 
-/// `text` with the sandbox's folder shown as the README's project.
+/// `text` with the sandbox's folder shown as the docs' project.
 fn as_in_readme(sb: &Sandbox, text: &str) -> String {
     let dir = sb.dir().display().to_string();
     let canonical = std::fs::canonicalize(sb.dir())
@@ -151,13 +153,34 @@ fn as_in_readme(sb: &Sandbox, text: &str) -> String {
         .replace(&dir, SHOWN_PROJECT)
 }
 
-/// Every ```` ```xml ```` block of README.md, in order, with the rest of its fence line (empty
+/// The page that tells the whole session, block by block.
+const WHOLE_SESSION: &str = "docs/hooks.md";
+
+/// README.md, then every page of `docs/`, by name: (shown name, text).
+pub fn documents() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"))
+        .collect();
+    pages.sort();
+    let mut docs = vec![(
+        "README.md".to_string(),
+        std::fs::read_to_string(root.join("README.md")).unwrap(),
+    )];
+    for page in pages {
+        let name = format!("docs/{}", page.file_name().unwrap().to_string_lossy());
+        docs.push((name, std::fs::read_to_string(&page).unwrap()));
+    }
+    docs
+}
+
+/// Every ```` ```xml ```` block of `text`, in order, with the rest of its fence line (empty
 /// for the hooks' session, `<fixture>:<lines>` for a real session's hand-back).
-fn readme_xml_fences() -> Vec<(String, String)> {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+fn xml_fences(text: &str) -> Vec<(String, String)> {
     let mut blocks = Vec::new();
-    let mut rest = readme.as_str();
+    let mut rest = text;
     while let Some(start) = rest.find("```xml") {
         let after = &rest[start + "```xml".len()..];
         let (info, body) = after.split_once('\n').unwrap();
@@ -168,40 +191,84 @@ fn readme_xml_fences() -> Vec<(String, String)> {
     blocks
 }
 
-/// The ```xml blocks of the hooks' session (no fixture named), in order.
-fn readme_xml_blocks() -> Vec<String> {
-    readme_xml_fences()
+/// The ```xml blocks of the hooks' session (no fixture named) in `text`, in order.
+fn session_blocks(text: &str) -> Vec<String> {
+    xml_fences(text)
         .into_iter()
         .filter(|(info, _)| info.is_empty())
         .map(|(_, body)| body)
         .collect()
 }
 
+/// The indices in `real` of `shown`'s blocks, matched in order (each after the one before), or
+/// the first block that matches none.
+fn in_order(shown: &[String], real: &[String]) -> Result<Vec<usize>, String> {
+    let mut next = 0;
+    let mut found = Vec::new();
+    for block in shown {
+        let Some(i) = (next..real.len())
+            .find(|&i| common::without_times(block) == common::without_times(&real[i]))
+        else {
+            return Err(block.clone());
+        };
+        found.push(i);
+        next = i + 1;
+    }
+    Ok(found)
+}
+
 #[test]
-fn the_readme_shows_what_the_hooks_really_inject() {
+fn the_docs_show_what_the_hooks_really_inject() {
     let (sb, injected) = injected();
-    let shown: Vec<String> = injected.iter().map(|t| as_in_readme(&sb, t)).collect();
-    let readme = readme_xml_blocks();
-    let same = readme.len() == shown.len()
-        && readme
-            .iter()
-            .zip(&shown)
-            .all(|(r, s)| common::without_times(r) == common::without_times(s));
-    assert!(
-        same,
-        "README.md's ```xml blocks are not what the hooks inject; the real output, in order:\n\n{}",
-        shown.join("\n\n---\n\n")
-    );
+    let real: Vec<String> = injected.iter().map(|t| as_in_readme(&sb, t)).collect();
+    let real_text = real.join("\n\n---\n\n");
+    let mut shown_anywhere = 0;
+    for (doc, text) in documents() {
+        let shown = session_blocks(&text);
+        shown_anywhere += shown.len();
+        let found = in_order(&shown, &real).unwrap_or_else(|block| {
+            panic!(
+                "{doc} shows an ```xml block the hooks did not inject (or not in the session's \
+                 order):\n\n{block}\n\nthe real output, in order:\n\n{real_text}"
+            )
+        });
+        if doc == WHOLE_SESSION {
+            assert_eq!(
+                found,
+                (0..real.len()).collect::<Vec<_>>(),
+                "{doc} must show every tag of the session, in order; the real output:\n\n{real_text}"
+            );
+        }
+        if doc == "README.md" {
+            assert!(!shown.is_empty(), "README.md shows no tag the agent sees");
+        }
+    }
+    assert!(shown_anywhere >= real.len(), "{WHOLE_SESSION} is missing");
     // One example of every tag ctxmon injects.
-    let all = readme.concat();
+    let whole = documents()
+        .into_iter()
+        .find(|(doc, _)| doc == WHOLE_SESSION)
+        .unwrap()
+        .1;
+    let all = session_blocks(&whole).concat();
     for tag in [
         "<context-monitor ",
         "<resumption-context ",
         "<compaction-alert ",
         "<resumption-staleness ",
     ] {
-        assert!(all.contains(tag), "README.md has no example of {tag}");
+        assert!(all.contains(tag), "{WHOLE_SESSION} has no example of {tag}");
     }
+}
+
+#[test]
+fn blocks_match_in_order_or_not_at_all() {
+    let real: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+    let shown = |blocks: &[&str]| blocks.iter().map(|b| b.to_string()).collect::<Vec<_>>();
+    assert_eq!(in_order(&shown(&["a", "c"]), &real), Ok(vec![0, 2]));
+    assert_eq!(in_order(&shown(&[]), &real), Ok(vec![]));
+    assert_eq!(in_order(&shown(&["c", "a"]), &real), Err("a".to_string()));
+    assert_eq!(in_order(&shown(&["d"]), &real), Err("d".to_string()));
 }
 
 #[test]
@@ -214,29 +281,38 @@ fn times_are_set_aside_and_nothing_else() {
     );
 }
 
-/// The README's ```` ```xml <fixture>:<lines> ```` blocks: (fixture, lines, body).
-fn readme_fixture_blocks() -> Vec<(String, usize, String)> {
-    readme_xml_fences()
-        .into_iter()
-        .filter(|(info, _)| !info.is_empty())
-        .map(|(info, body)| {
+/// The ```` ```xml <fixture>:<lines> ```` blocks of README.md and `docs/`: (page, fixture,
+/// lines, body).
+fn fixture_blocks() -> Vec<(String, String, usize, String)> {
+    let mut blocks = Vec::new();
+    for (doc, text) in documents() {
+        for (info, body) in xml_fences(&text) {
+            if info.is_empty() {
+                continue;
+            }
             let (fixture, lines) = info.rsplit_once(':').unwrap();
-            (fixture.to_string(), lines.parse().unwrap(), body)
-        })
-        .collect()
+            blocks.push((
+                doc.clone(),
+                fixture.to_string(),
+                lines.parse().unwrap(),
+                body,
+            ));
+        }
+    }
+    blocks
 }
 
 #[test]
-fn the_readme_shows_a_real_sessions_hand_back() {
-    let blocks = readme_fixture_blocks();
+fn the_docs_show_a_real_sessions_hand_back() {
+    let blocks = fixture_blocks();
     assert!(
         !blocks.is_empty(),
-        "README.md shows no real session's hand-back"
+        "neither README.md nor docs/ shows a real session's hand-back"
     );
     let Some(fixtures) = common::shared_fixtures() else {
         return;
     };
-    for (fixture, lines, shown) in blocks {
+    for (doc, fixture, lines, shown) in blocks {
         let text = std::fs::read_to_string(fixtures.join(&fixture)).unwrap();
         let head: String = text.lines().take(lines).map(|l| format!("{l}\n")).collect();
         let sb = Sandbox::new();
@@ -260,7 +336,7 @@ fn the_readme_shows_a_real_sessions_hand_back() {
         assert_eq!(
             common::without_times(&shown),
             common::without_times(&real),
-            "README.md's block for {fixture}:{lines} is not what the hooks inject; the real output:\n\n{real}"
+            "{doc}'s block for {fixture}:{lines} is not what the hooks inject; the real output:\n\n{real}"
         );
     }
 }
