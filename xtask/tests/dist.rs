@@ -81,7 +81,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 #[test]
-fn the_archive_holds_binary_readme_and_licenses_and_sums_match() {
+fn the_archive_holds_binary_readme_docs_and_licenses_and_sums_match() {
     let Some(d) = dist() else { return };
     let listing = Command::new("tar")
         .arg("-tzvf")
@@ -96,6 +96,10 @@ fn the_archive_holds_binary_readme_and_licenses_and_sums_match() {
         ("README.md", "-rw-r--r--"),
         ("LICENSE-MIT", "-rw-r--r--"),
         ("LICENSE-APACHE", "-rw-r--r--"),
+        // README's links lead into docs/, which travels with it.
+        ("docs/", "drwxr-xr-x"),
+        ("docs/hooks.md", "-rw-r--r--"),
+        ("docs/contract.md", "-rw-r--r--"),
     ] {
         let line = listing
             .lines()

@@ -27,7 +27,21 @@ const BLOCK: usize = 512;
 pub fn tar(folder: &str, entries: &[Entry], mtime: u64) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     out.extend(header(&format!("{folder}/"), 0o755, 0, mtime, b'5')?);
+    let mut folders = std::collections::BTreeSet::new();
     for entry in entries {
+        // A file in a subfolder (`docs/x.md`) follows its folder's own entry, so the folder
+        // gets the archive's fixed mode and time rather than whatever `tar` would make.
+        if let Some((parent, _)) = entry.name.rsplit_once('/')
+            && folders.insert(parent.to_string())
+        {
+            out.extend(header(
+                &format!("{folder}/{parent}/"),
+                0o755,
+                0,
+                mtime,
+                b'5',
+            )?);
+        }
         let mode = if entry.executable { 0o755 } else { 0o644 };
         let name = format!("{folder}/{}", entry.name);
         out.extend(header(&name, mode, entry.bytes.len() as u64, mtime, b'0')?);

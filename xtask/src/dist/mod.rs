@@ -176,7 +176,7 @@ pub fn package_target(
     let folder = format!("ctxmon-{}-{}", meta.version, platform.target);
     let read =
         |path: &Path| std::fs::read(path).with_context(|| format!("reading {}", path.display()));
-    let entries = vec![
+    let mut entries = vec![
         archive::Entry {
             name: "ctxmon".into(),
             bytes: read(binary)?,
@@ -198,6 +198,23 @@ pub fn package_target(
             executable: false,
         },
     ];
+    // README links into docs/: the pages travel with it, so the links work offline too.
+    let mut pages: Vec<_> = std::fs::read_dir(root.join("docs"))
+        .context("reading docs/")?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    for page in pages {
+        let Some(name) = page.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        entries.push(archive::Entry {
+            name: format!("docs/{name}"),
+            bytes: read(&page)?,
+            executable: false,
+        });
+    }
     let tar = archive::tar(&folder, &entries, source_date(root))?;
     let path = out.join(platform.archive(&meta.version));
     std::fs::write(&path, archive::gzip(&tar)?)
