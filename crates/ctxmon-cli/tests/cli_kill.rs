@@ -58,8 +58,14 @@ fn killed_pre_compacts_leave_only_complete_checkpoints() {
     // The rest of .ctxmon too: state, events, markers, `.next-id`, resume-log pairs.
     let (disk, caught) = disk::audit_repairing(&sb);
     eprintln!(
-        "kill proof: {spawned} hooks spawned, {} killed ({} while writing a file), {} checkpoints checked ({} bytes), {} files checked in all, {caught} resume-log pairs repaired, {} temp files left",
-        kills.landed, kills.in_write, audit.files, audit.bytes, disk.files, audit.temps
+        "kill proof: {spawned} hooks spawned, {} killed ({} while writing a file), {} checkpoints checked ({} bytes), {} files checked in all, {caught} resume-log pairs repaired, {} event lines cut by a kill, {} temp files left",
+        kills.landed,
+        kills.in_write,
+        audit.files,
+        audit.bytes,
+        disk.files,
+        disk.cut_lines,
+        audit.temps
     );
     assert!(audit.files >= 1, "some writers finished");
     assert!(kills.landed >= 1, "some kills landed");
@@ -74,4 +80,42 @@ fn killed_pre_compacts_leave_only_complete_checkpoints() {
     // A new hook still works after all those kills (no stale lock).
     let after = sb.run(&["hooks", "pre-compact"], json!({"session_id":"after","transcript_path":t,"cwd":sb.dir(),"hook_event_name":"PreCompact"}).to_string());
     assert!(after.stdout.contains("systemMessage"), "{}", after.stdout);
+}
+
+/// The audit accepts what a kill can leave (a line cut short, even inside a character) only
+/// where kills happened, and never an interleaved line.
+#[test]
+fn the_audit_tells_a_cut_line_from_an_interleaved_one() {
+    let sb = Sandbox::new();
+    // One real event line, written by a hook.
+    let run = sb.run(
+        &["hooks", "session-end"],
+        json!({"session_id": "s", "hook_event_name": "SessionEnd", "reason": "exit"}).to_string(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let events = sb.path(".ctxmon/events.jsonl");
+    let written = std::fs::read(&events).unwrap();
+    let line = written.split(|&b| b == b'\n').next().unwrap().to_vec();
+    assert!(line.len() > 20, "{}", String::from_utf8_lossy(&written));
+    let whole = [&line[..], b"\n"].concat();
+    let plant = |bytes: &[u8]| std::fs::write(&events, bytes).unwrap();
+
+    // Cut short (and again after the next append's newline), and cut inside "é".
+    plant(
+        &[
+            &whole[..],
+            &line[..line.len() / 2],
+            b"\n",
+            &whole[..],
+            "{\"x\":\"\u{e9}".as_bytes()[..7].as_ref(),
+        ]
+        .concat(),
+    );
+    assert_eq!(disk::audit_after_kills(sb.dir()).cut_lines, 2);
+    assert_eq!(disk::audit_after_kills(sb.dir()).events.len(), 2);
+    assert!(std::panic::catch_unwind(|| disk::audit(sb.dir())).is_err());
+
+    // Two lines run together is no cut.
+    plant(&[&line[..line.len() / 2], &whole[..]].concat());
+    assert!(std::panic::catch_unwind(|| disk::audit_after_kills(sb.dir())).is_err());
 }

@@ -179,7 +179,7 @@ fn killed_resume_log_writers_leave_complete_files_and_matching_pairs() {
     );
     let list = sb.run(&["--json", "resume-log", "list"], "");
     assert!(!list.stderr.contains("skipped"), "{}", list.stderr);
-    let final_disk = disk::audit(sb.dir());
+    let final_disk = disk::audit_after_kills(sb.dir());
     assert!(final_disk.unpaired_logs.is_empty());
     assert_eq!(
         final_disk.logs["gen-0"].mission_summary,

@@ -36,6 +36,10 @@ pub struct Disk {
     pub unpaired_logs: Vec<String>,
     /// `.tmp-*` files anywhere below `.ctxmon/`.
     pub temps: Vec<PathBuf>,
+    /// Lines of `events.jsonl` that stop short (valid JSON cut off): a writer killed inside its
+    /// one `write`, which the kernel may end at a page boundary. Readers skip them and the
+    /// next append starts a new line; only [`audit_after_kills`] accepts them.
+    pub cut_lines: usize,
 }
 
 impl Disk {
@@ -103,6 +107,18 @@ fn read_number(path: &Path) -> u64 {
 /// Reads `<project>/.ctxmon` and panics, naming the file, at the first thing that is not a
 /// complete file of its kind.
 pub fn audit(project: &Path) -> Disk {
+    let disk = audit_after_kills(project);
+    assert_eq!(
+        disk.cut_lines, 0,
+        "events.jsonl has lines cut short although no writer was killed"
+    );
+    disk
+}
+
+/// [`audit`] of a folder whose writers were killed with SIGKILL: a line of `events.jsonl` may
+/// stop short (counted in [`Disk::cut_lines`]), but no line may be interleaved with another
+/// or be anything but a prefix of an event.
+pub fn audit_after_kills(project: &Path) -> Disk {
     let root = project.join(".ctxmon");
     let mut disk = Disk {
         temps: crate::common::temp_leftovers(&root),
@@ -124,21 +140,28 @@ pub fn audit(project: &Path) -> Disk {
     let events = root.join("events.jsonl");
     if events.exists() {
         let bytes = read(&events);
-        let text = String::from_utf8(bytes)
-            .unwrap_or_else(|e| panic!("events.jsonl is not UTF-8 (torn write?): {e}"));
-        assert!(
-            text.is_empty() || text.ends_with('\n'),
-            "events.jsonl ends inside a line: {:?}",
-            &text[text.len().saturating_sub(200)..]
-        );
-        for (n, line) in text.lines().enumerate() {
-            let record: EventRecord = serde_json::from_str(line).unwrap_or_else(|e| {
-                panic!(
-                    "events.jsonl line {} is torn or interleaved ({e}): {line}",
+        for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+            if line.is_empty() {
+                continue;
+            }
+            // A cut may fall inside a character: only an incomplete one at the very end.
+            let text = match std::str::from_utf8(line) {
+                Ok(text) => text,
+                Err(e) if e.error_len().is_none() => {
+                    disk.cut_lines += 1;
+                    continue;
+                }
+                Err(e) => panic!("events.jsonl line {} is not UTF-8 ({e})", n + 1),
+            };
+            match serde_json::from_str::<EventRecord>(text) {
+                Ok(record) => disk.events.push(record),
+                // Cut short: valid JSON up to its end. Interleaved lines fail otherwise.
+                Err(e) if e.is_eof() => disk.cut_lines += 1,
+                Err(e) => panic!(
+                    "events.jsonl line {} is torn or interleaved ({e}): {text}",
                     n + 1
-                )
-            });
-            disk.events.push(record);
+                ),
+            }
         }
         disk.files += 1;
     }
@@ -226,12 +249,12 @@ pub fn audit(project: &Path) -> Disk {
     disk
 }
 
-/// [`audit`] after a storm of kills: a resume log caught between its two renames (its new JSON
+/// [`audit_after_kills`] after a storm of kills: a resume log caught between its two renames (its new JSON
 /// beside the old markdown) must be repaired by the next reader, so each such pair is read once
 /// with `ctxmon resume-log show` and the folder audited again. Returns the final audit (every
 /// pair matching) and how many pairs needed the repair.
 pub fn audit_repairing(sb: &crate::common::Sandbox) -> (Disk, usize) {
-    let disk = audit(sb.dir());
+    let disk = audit_after_kills(sb.dir());
     let caught = disk.unpaired_logs.len();
     if caught == 0 {
         return (disk, 0);
@@ -240,7 +263,7 @@ pub fn audit_repairing(sb: &crate::common::Sandbox) -> (Disk, usize) {
         let show = sb.run(&["resume-log", "show", key], "");
         assert_eq!(show.code, 0, "{key}: {}", show.stderr);
     }
-    let disk = audit(sb.dir());
+    let disk = audit_after_kills(sb.dir());
     assert!(
         disk.unpaired_logs.is_empty(),
         "markdown that is not its JSON's rendering, even after reading: {:?}",
