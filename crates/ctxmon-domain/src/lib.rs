@@ -51,3 +51,8 @@ pub use tier::{ThresholdError, ThresholdTier, Thresholds};
 pub use time::Timestamp;
 pub use tokens::{TokenCount, estimate_tokens};
 pub use window::ContextWindow;
+
+// The README's example is compiled and run with the doc tests, so it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;
