@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ThresholdTier {
-    /// Below the LOW threshold: nothing to say.
+    /// Below LOW: plenty of room.
     Nominal,
     /// At or above LOW (55 % by default).
     Low,
@@ -15,7 +15,7 @@ pub enum ThresholdTier {
     Warning,
     /// At or above CRITICAL (80 % by default); resume logs are written from here by default.
     Critical,
-    /// At or above EMERGENCY (88 % by default), near the auto-compaction point.
+    /// At or above EMERGENCY (88 % by default).
     Emergency,
 }
 

@@ -23,9 +23,10 @@ pub struct PreToolUseOutcome {
     pub warnings: Vec<Warning>,
 }
 
-/// Checks a `Write`, `Edit` or `MultiEdit` of `file_path` (relative to `cwd`): when it is the
-/// resumption source file and its `updated_at` is older than `resumption.stale_after_minutes`,
-/// a reminder to update it. Other calls cost a few string comparisons.
+/// Checks a `Write`, `Edit` or `MultiEdit` of `file_path` (relative to `cwd`, else the
+/// project): when it is the resumption source file and its `updated_at` is older than
+/// `resumption.stale_after_minutes`, a reminder to update it. Other calls cost a few string
+/// comparisons.
 pub fn pre_tool_use(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,

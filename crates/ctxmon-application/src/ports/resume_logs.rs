@@ -69,7 +69,8 @@ pub struct StoredResumeLog {
     pub entry: ResumeLogEntry,
     /// The log's data.
     pub log: ResumeLog,
-    /// The stored markdown; `None` when only the JSON could be read.
+    /// The stored markdown; `None` when the store has none (the JSON is the record, and the
+    /// markdown is its rendering).
     pub markdown: Option<String>,
 }
 

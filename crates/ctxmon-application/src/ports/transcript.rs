@@ -12,8 +12,8 @@ use ctxmon_domain::TokenCount;
 /// How far back a scan may look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScanLimits {
-    /// Bytes from the end a scan may read at most (default 32 MiB); a line that straddles the
-    /// limit is read whole.
+    /// The most bytes from the transcript's end a scan reads (default 32 MiB); a line that
+    /// reaches back past them is not read.
     pub max_scan_bytes: u64,
 }
 
