@@ -1,4 +1,4 @@
-//! `cargo xtask check-arch`: the layer rules of spec §1 (H-07, H-08) in one place.
+//! `cargo xtask check-arch`: the layer rules of contract C1 (H-07, H-08) in one place.
 //!
 //! Crate edges come from `cargo metadata`, so a dependency cannot hide behind a rename, a
 //! target table or an optional feature: every declared normal or build dependency of a core
@@ -64,6 +64,9 @@ const INFRA_FS_ALLOWED: &[&str] = &[
     "libc",
     "rustix",
     "toml",
+    // `config set` and `config unset` change one key of a file and keep the user's comments,
+    // order and layout (`config/edit.rs`); toml alone can only re-serialise a parsed table.
+    "toml_edit",
     // Vectorised newline search for the backward transcript scan (already in the graph via
     // serde_json); the scalar loop was 97% of the hook's worst-case time.
     "memchr",
@@ -86,7 +89,7 @@ fn allowed(crate_name: &str) -> Option<(Vec<&'static str>, &'static str)> {
         )),
         INFRA_FS => Some((
             [INFRA_FS_ALLOWED, YAML_CRATES].concat(),
-            "adapters use the storage and config crates of spec §1; ctxmon-cli is the only composition root",
+            "adapters use the storage and config crates of contract C1; ctxmon-cli is the only composition root",
         )),
         _ => None,
     }
@@ -138,7 +141,7 @@ pub fn run(root: &Path) -> Result<()> {
         eprintln!("{violation}");
     }
     bail!(
-        "check-arch: {} violation(s) of the layer rules (spec §1); fix the code, not the rules",
+        "check-arch: {} violation(s) of the layer rules (contract C1); fix the code, not the rules",
         violations.len()
     )
 }
@@ -199,13 +202,13 @@ fn check_dependencies(root: &Path, metadata: &Metadata) -> Vec<String> {
         .filter(|n| !MEMBERS.contains(n) && !is_test_support(n))
     {
         violations.push(format!(
-            "Cargo.toml: unexpected workspace member {extra} (the workspace is exactly {}, plus dev-only `*{TEST_SUPPORT_SUFFIX}` crates; spec §1)",
+            "Cargo.toml: unexpected workspace member {extra} (the workspace is exactly {}, plus dev-only `*{TEST_SUPPORT_SUFFIX}` crates; contract C1)",
             MEMBERS.join(", ")
         ));
     }
     for missing in MEMBERS.iter().filter(|n| !names.contains(*n)) {
         violations.push(format!(
-            "Cargo.toml: workspace member {missing} is missing (the workspace is exactly {}; spec §1)",
+            "Cargo.toml: workspace member {missing} is missing (the workspace is exactly {}; contract C1)",
             MEMBERS.join(", ")
         ));
     }

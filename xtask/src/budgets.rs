@@ -42,10 +42,10 @@ pub const CHECKS: &[Check] = &[
     },
 ];
 
-/// The `<context-monitor>` tag's size at every tier (spec §3).
+/// The `<context-monitor>` tag's size at every tier (contract C3).
 pub const MONITOR_TAG_BUDGET: RangeInclusive<u64> = 40..=200;
 
-/// The auto-compact buffer Claude Code reserves (spec §2), used for the sample estimates.
+/// The auto-compact buffer Claude Code reserves (contract C2), used for the sample estimates.
 const AUTO_COMPACT_BUFFER: TokenCount = TokenCount(33_000);
 
 /// Runs every check, prints one line each, and fails if any failed.
@@ -168,7 +168,7 @@ fn first_tokens_at(thresholds: &Thresholds, window: ContextWindow, tier: Thresho
     tokens
 }
 
-/// Context assembly (spec §10): bundles for generated inputs (no files to 10,000, budgets from
+/// Context assembly (contract C10): bundles for generated inputs (no files to 10,000, budgets from
 /// 1 token to 200,000, every strategy, NaN and negative scores, duplicate paths, orphaned tool
 /// results) never exceed `maxTokens`, count to exactly what they report, and refuse only
 /// budgets below the system prompt and tools.

@@ -1,8 +1,8 @@
 //! Budget checks for the compaction-resilience tags: `<resumption-context>` (760 tokens) and
 //! `<compaction-alert>` (280 tokens), rendered from the largest inputs the readers let through
 //! (200 items per list, 2,000-character texts full of characters that escaping lengthens,
-//! 4,096-character paths). Fitting is not enough: each check also asserts that the parts the
-//! spec requires are present, so a render that stays small by leaving them out fails.
+//! 4,096-character paths). Fitting is not enough: each check also asserts that the required
+//! parts (contract C6, C7) are present, so a render that stays small by leaving them out fails.
 
 use ctxmon_application::handoff::alert::{
     ALERT_MAX_TOKENS, SHORTENED_MARKER, render_compaction_alert,

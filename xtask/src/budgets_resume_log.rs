@@ -1,5 +1,5 @@
-//! Budget check for resume logs (spec §9): rendered from oversized sections — every section at
-//! once, each one alone, long single words, multi-byte text, line-break storms — the document
+//! Budget check for resume logs (contract C9): rendered from oversized sections — every section
+//! at once, each one alone, long single words, multi-byte text, line-break storms — the document
 //! must stay within 10,000 tokens, every section that did not fit must say so with a visible
 //! marker and hold at least its own budget (500/1,000/2,000/2,500/1,500/1,500/1,000) less one
 //! item, and a section alone over its budget must get the room the others leave: the document

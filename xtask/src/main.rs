@@ -1,6 +1,6 @@
 //! `cargo xtask <verb>`: the entry point; parsing the verb is all it does.
 
-// Production code never unwraps or expects: bad input is data (spec §15), so a failure is
+// Production code never unwraps or expects: bad input is data (contract C15), so a failure is
 // handled, and a truly infallible case carries an `#[allow]` that says why. Test code (unit
 // test modules, integration tests) may panic on a broken precondition; see clippy.toml.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
@@ -13,7 +13,8 @@ usage: cargo xtask <command>
 commands:
   check-arch   layer rules: crate dependencies (cargo metadata) and a source scan of the core
   tidy         file rules: `//!` headers, at most 600 lines outside tests, workspace lints,
-               no #[path] out of a crate, every application/infra-fs module in ARCHITECTURE.md
+               no #[path] out of a crate, every application/infra-fs module in ARCHITECTURE.md,
+               citations only of sections docs/contract.md has
   budgets      token-budget checks of injected text
   bench        benchmarks of the release binary; writes docs/benchmarks.md
                [--quick] [--runs N] [--warmups N] [--out FILE]

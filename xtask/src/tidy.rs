@@ -10,7 +10,9 @@
 //! - no `#[path]` attribute reaches out of its own crate (shared test code is a crate:
 //!   `ctxmon-test-support`);
 //! - every top-level module of `ctxmon-application` and `ctxmon-infra-fs` is named in that
-//!   crate's section of ARCHITECTURE.md, so the map stays honest.
+//!   crate's section of ARCHITECTURE.md, so the map stays honest;
+//! - sources and documents cite the repository's own contract, `docs/contract.md`, by a section
+//!   it has, and never the spec outside the repository (`citations`).
 //!
 //! It also runs as a `#[test]`, so `cargo test --workspace` keeps the tree tidy, and as a step
 //! of `cargo xtask ci`.
@@ -19,6 +21,8 @@ use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+
+pub mod citations;
 
 /// The most lines a file that is not test code may have.
 pub const MAX_LINES: usize = 600;
@@ -36,7 +40,7 @@ pub const MAPPED_CRATES: &[(&str, &str)] = &[
 pub fn run(root: &Path) -> Result<()> {
     let violations = check(root)?;
     if violations.is_empty() {
-        println!("tidy: headers, lengths, lints, #[path] and the module map hold");
+        println!("tidy: headers, lengths, lints, #[path], the module map and citations hold");
         return Ok(());
     }
     for violation in &violations {
@@ -70,6 +74,7 @@ pub fn check(root: &Path) -> Result<Vec<String>> {
         violations.extend(lints(&shown.to_string(), &text));
     }
     violations.extend(module_map(root)?);
+    violations.extend(citations::check_tree(root)?);
     violations.sort();
     Ok(violations)
 }

@@ -1,4 +1,4 @@
-//! Benchmark of context assembly (spec §16): 2,000 files + 200 memories + 500 events in at most
+//! Benchmark of context assembly (contract C16): 2,000 files + 200 memories + 500 events in at most
 //! 5 ms (median), 10,000 files / 50 MB in at most 100 ms, and linear growth (a 10× input takes
 //! about 10× as long). Also reports how much of the budget each strategy fills.
 //!

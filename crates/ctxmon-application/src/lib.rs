@@ -192,7 +192,7 @@
 //! # Ok::<(), ctxmon_application::assembly::AssemblyError>(())
 //! ```
 
-// Production code never unwraps or expects: bad input is data (spec §15), so a failure is
+// Production code never unwraps or expects: bad input is data (contract C15), so a failure is
 // handled, and a truly infallible case carries an `#[allow]` that says why. Test code (unit
 // test modules, integration tests) may panic on a broken precondition; see clippy.toml.
 #![deny(clippy::unwrap_used, clippy::expect_used)]

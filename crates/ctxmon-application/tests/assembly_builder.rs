@@ -1,5 +1,5 @@
 //! The seed's ContextBuilder and pipeline tests, ported, plus the behaviour the product adds
-//! (spec §10): strategies, sources, filters, shortening, pairing and budget flow.
+//! (contract C10): strategies, sources, filters, shortening, pairing and budget flow.
 
 #![allow(clippy::unwrap_used)] // a panic fails the test, as it should
 
@@ -93,7 +93,7 @@ fn respects_the_budget_and_reports_the_breakdown() {
 
 #[test]
 fn debug_is_always_present_even_without_summarization() {
-    // The seed hid debug when summarization was off; the spec needs the breakdown always.
+    // The seed hid debug when summarization was off; contract C10 needs the breakdown always.
     let mut input = sample_input(S::Balanced, 10_000);
     input.constraints.allow_summarization = false;
     assert!(builder().build(&input).unwrap().debug.is_some());

@@ -1,4 +1,4 @@
-//! Properties of assembly over random inputs (spec §10): the budget is never exceeded, the
+//! Properties of assembly over random inputs (contract C10): the budget is never exceeded, the
 //! breakdown sums to the estimate, output is deterministic and order-independent, results
 //! travel with their calls, pinned memory is dropped last, unused budget reaches the next
 //! source, and shortened content says so.

@@ -260,7 +260,7 @@ fn a_hand_edited_timestamp_cannot_break_the_alert() {
     }
 }
 
-/// The parts of the alert spec §7 requires, whatever else it carries: the checkpoint id, its
+/// The parts of the alert contract C7 requires, whatever else it carries: the checkpoint id, its
 /// time and the fill at compaction, what happened, what to do, and how to read the checkpoint.
 fn assert_required_alert_parts(text: &str) {
     assert!(estimate_tokens(text).get() <= ALERT_MAX_TOKENS, "{text}");

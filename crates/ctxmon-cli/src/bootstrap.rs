@@ -41,7 +41,7 @@ pub fn local_zone() -> &'static ctxmon_infra_fs::local_time::LocalZone {
     })
 }
 
-/// Where the project directory came from (spec §12, in this order of precedence).
+/// Where the project directory came from (contract C12, in this order of precedence).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DirSource {
     Flag,
@@ -72,7 +72,7 @@ pub struct ProjectDir {
     pub found_from: Option<PathBuf>,
 }
 
-/// Spec §12: `--project-dir`, else `CLAUDE_PROJECT_DIR`, else the hook input's `cwd` when it is
+/// Contract C12: `--project-dir`, else `CLAUDE_PROJECT_DIR`, else the hook input's `cwd` when it is
 /// absolute, else the current directory. A relative `cwd` would be resolved against wherever
 /// the process happens to run (`"../.."` put `.ctxmon` two folders up), so it is ignored.
 pub fn resolve_project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> ProjectDir {
@@ -109,7 +109,7 @@ pub fn project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> PathBuf {
 }
 
 impl ProjectDir {
-    /// A command's project (spec §12): from the current directory, the nearest folder at or
+    /// A command's project (contract C12): from the current directory, the nearest folder at or
     /// above it holding `.ctxmon`, `.claude` or `.git`, below the home folder, the folders of
     /// `GIT_CEILING_DIRECTORIES` and `/` (see `project_root`). A folder named by `--project-dir` or `CLAUDE_PROJECT_DIR` is taken as
     /// it is.
@@ -252,7 +252,7 @@ pub struct Project {
     pub config: Config,
 }
 
-/// Loads the layered configuration (spec §11). `flags` are dotted-key overrides from the
+/// Loads the layered configuration (contract C11). `flags` are dotted-key overrides from the
 /// command line, the highest layer. The error is a configuration error (exit 2).
 pub fn load_config(
     global: &GlobalArgs,

@@ -1,4 +1,4 @@
-//! The command tree (spec §13), declared with clap.
+//! The command tree (contract C13), declared with clap.
 
 use std::path::PathBuf;
 

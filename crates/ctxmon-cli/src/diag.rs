@@ -4,7 +4,7 @@
 //! gone: Rust ignores SIGPIPE, so that is an EPIPE error, not a signal). In a hook the panic
 //! took the worker's answer with it and then the main thread's report of the lost worker, and
 //! the process exited 101. A diagnostic is a courtesy to whoever reads stderr; the answer on
-//! stdout and the exit code are the contract (spec §14), so every write here drops its error.
+//! stdout and the exit code are what a hook promises (contract C14), so every write here drops its error.
 //! `clippy::print_stderr` is denied in this crate (`main.rs`) so that `eprintln!` cannot come
 //! back unnoticed.
 

@@ -1,4 +1,4 @@
-//! Exit codes (spec §13): 0 ok, 2 usage or configuration error, 1 any other failure; a closed
+//! Exit codes (contract C13): 0 ok, 2 usage or configuration error, 1 any other failure; a closed
 //! stdout ends a command with 0 (see `out`); and what a failure prints on stdout under `--json`
 //! (see `json_out`).
 

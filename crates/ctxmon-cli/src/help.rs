@@ -473,9 +473,9 @@ Arguments:
 
 Writes one key into the file of --scope (created if absent, mode 0600), and only when the files
 it is layered with are still valid afterwards (thresholds ordered, values in range); a refused
-change leaves the file exactly as it was. The file is written back as plain TOML: its other keys
-keep their values, but comments are not kept. A note says when a higher layer (a later file or
-a CTXMON_* variable) still overrides the value. With --json: {key, value, path, created,
+change leaves the file exactly as it was. Only that key changes: the file's comments, blank
+lines, key order and inline tables stay as written. A note says when a higher layer (a later
+file or a CTXMON_* variable) still overrides the value. With --json: {key, value, path, created,
 shadowed_by}.
 
 Examples:
@@ -498,9 +498,9 @@ the built-in default) applies again; then prints the key's value now and where i
 key no file sets is not an error: it says so and changes nothing (a CTXMON_* variable is unset
 in the shell, not here). The change is checked like `config set` checks one: when the files
 without the key are no longer valid together (a warning_threshold left below the default
-low_threshold), nothing is written. Like `config set`, the file is written back as plain TOML:
-its other keys stay, comments do not; a table left empty is removed. With --json: {key,
-removed, path, looked_in, value, source}.
+low_threshold), nothing is written. Like `config set`, only that key changes (with the comments
+right above it); a table left empty is removed unless a comment sits on its header. With
+--json: {key, removed, path, looked_in, value, source}.
 
 Output:
   unset context_monitor.inject in /home/me/shop/.ctxmon/config.toml; it is now \"tiered\",

@@ -1,6 +1,6 @@
 //! The `ctxmon` binary: parse arguments, run the command, map the result to an exit code.
 
-// Production code never unwraps or expects: bad input is data (spec §15), so a failure is
+// Production code never unwraps or expects: bad input is data (contract C15), so a failure is
 // handled, and a truly infallible case carries an `#[allow]` that says why. Test code (unit
 // test modules, integration tests) may panic on a broken precondition; see clippy.toml.
 // Nor does it `eprintln!`, which panics when stderr cannot be written: diagnostics go through

@@ -1,4 +1,4 @@
-//! Finding the project from a folder inside it (spec §12): a command run in `proj/src` works
+//! Finding the project from a folder inside it (contract C12): a command run in `proj/src` works
 //! on `proj`, as git finds its repository from any folder of its work tree.
 //!
 //! The project is the nearest folder, at or above the start, that holds `.ctxmon`, `.claude`

@@ -1,4 +1,4 @@
-//! `.ctxmon/` on a full and on a read-only file system (spec §14, §15; issue 8). Every hook and
+//! `.ctxmon/` on a full and on a read-only file system (contract C14, C15; issue 8). Every hook and
 //! the status line still exit 0 in time with a valid (possibly empty) answer and say what went
 //! wrong on stderr (and in `hooks.log` where it can still be written); the commands that write
 //! (`checkpoint ack`, `resume-log generate`, `config set`) fail with a clear message and exit 1;

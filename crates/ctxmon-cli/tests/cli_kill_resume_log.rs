@@ -1,4 +1,4 @@
-//! SIGKILL at random points of resume-log writes (spec §9, §15; issue 8): `ctxmon resume-log
+//! SIGKILL at random points of resume-log writes (contract C9, C15; issue 8): `ctxmon resume-log
 //! generate --from FILE` with a large document, and the hooks whose triggers write logs
 //! (`pre-compact`, `session-end`) next to their checkpoints, state and events. Afterwards every
 //! file in `.ctxmon/` is a complete version (checkpoints, markers, `.next-id`, state, events,

@@ -1,11 +1,11 @@
-//! Checkpoints: the snapshot PreCompact writes so the work survives compaction (spec §5).
+//! Checkpoints: the snapshot PreCompact writes so the work survives compaction (contract C5).
 
 use serde::{Deserialize, Serialize};
 
 use crate::{FillEstimate, ResumptionState, Timestamp};
 
-/// The fill at the moment of the checkpoint. The spec names it separately because it is the
-/// context the agent had, not the one it will have.
+/// The fill at the moment of the checkpoint. The checkpoint names it apart (contract C5) because it is
+/// the context the agent had, not the one it will have.
 pub type ContextState = FillEstimate;
 
 /// `cx-NNN`: monotonic per project, at least three digits. Parsing is strict because ids reach

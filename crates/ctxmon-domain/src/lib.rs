@@ -4,7 +4,7 @@
 //! depends on nothing but `serde`. Everything here is a total function of its inputs, so it
 //! cannot fail for reasons outside the caller's data.
 
-// Production code never unwraps or expects: bad input is data (spec §15), so a failure is
+// Production code never unwraps or expects: bad input is data (contract C15), so a failure is
 // handled, and a truly infallible case carries an `#[allow]` that says why. Test code (unit
 // test modules, integration tests) may panic on a broken precondition; see clippy.toml.
 #![deny(clippy::unwrap_used, clippy::expect_used)]

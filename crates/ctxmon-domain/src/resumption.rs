@@ -1,4 +1,4 @@
-//! Resumption state: what the agent needs handed back after a compaction (spec §5).
+//! Resumption state: what the agent needs handed back after a compaction (contract C5).
 //!
 //! It comes either from the project's resumption source file (`ORCHESTRATION.yaml`'s
 //! `resumption:` section, written by the agent or its orchestrator) or, for most users, is

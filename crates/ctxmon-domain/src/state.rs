@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{ThresholdTier, Timestamp};
 
-/// The state file `.ctxmon/state/<session>.json` (spec §4). Every field has a default so that a
+/// The state file `.ctxmon/state/<session>.json` (contract C4). Every field has a default so that a
 /// state file from an older release (or a hand-edited one) still loads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default)]
@@ -38,8 +38,8 @@ pub struct SessionState {
     /// prompt-submit fallback), so it is delivered once.
     pub resumption_delivered: Option<String>,
     /// The resume-log triggers (`pre_compact`, `tier:critical`, …) that already fired in this
-    /// session's current context: a log is written at most once per trigger per context (spec
-    /// §9). A compaction re-arms all but `session_end`, which fires once per session.
+    /// session's current context: a log is written at most once per trigger per context
+    /// (contract C9). A compaction re-arms all but `session_end`, which fires once per session.
     #[serde(default)]
     pub resume_log_triggers: Vec<String>,
     /// When the state was last saved (the hook's clock).

@@ -1,6 +1,6 @@
 //! A stand-alone checkpoint writer for process-level tests of `FsCheckpointRepository`: many of
 //! these run at once, or get SIGKILLed mid-write, to prove ids never collide and no torn file is
-//! ever visible (spec §15).
+//! ever visible (contract C15).
 //!
 //! ```text
 //! checkpoint_writer PROJECT_DIR [--payload BYTES] [--count N] [--session ID]

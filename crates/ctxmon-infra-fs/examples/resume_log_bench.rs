@@ -1,4 +1,4 @@
-//! Benchmark of resume-log generate + save (spec §16: at most 1 ms median, in process): a log
+//! Benchmark of resume-log generate + save (contract C16: at most 1 ms median, in process): a log
 //! whose sections are filled to their budgets (about 10,000 tokens of markdown) is generated
 //! from an agent document and a transcript tail, rendered, and saved through the file store —
 //! JSON and markdown, each an atomic replacement by rename (the store's default), under the

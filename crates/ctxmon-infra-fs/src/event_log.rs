@@ -31,6 +31,14 @@ impl FsEventLog {
         }
     }
 
+    /// The longest wait for the events lock. A hook gives it a share of its deadline: fifty
+    /// hooks appending at once on a loaded machine can queue for more than the default second,
+    /// and an event dropped at the lock is an acknowledgement lost.
+    pub fn with_lock_wait(mut self, wait: Duration) -> Self {
+        self.lock_wait = wait;
+        self
+    }
+
     /// For tests of rotation without writing 10 MiB.
     pub fn with_rotation(mut self, bytes: u64) -> Self {
         self.rotate_at = bytes;

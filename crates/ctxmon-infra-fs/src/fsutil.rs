@@ -22,7 +22,7 @@ pub enum Durability {
     RenameOnly,
 }
 
-/// Creates `dir` and its parents with mode 0700 (spec §15: ctxmon's files are private).
+/// Creates `dir` and its parents with mode 0700 (contract C15: ctxmon's files are private).
 pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
     if dir.is_dir() {
         return Ok(());
@@ -148,7 +148,7 @@ pub fn is_symlink(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
-/// The error for a symbolic link where ctxmon writes, appends, locks or deletes (spec §12:
+/// The error for a symbolic link where ctxmon writes, appends, locks or deletes (contract C12:
 /// nothing inside `.ctxmon` is followed through a link). `PermissionDenied`: it is a refusal,
 /// not a missing file, and hooks report it as a warning and still answer.
 pub fn symlink_refused(path: &Path) -> io::Error {

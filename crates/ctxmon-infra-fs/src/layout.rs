@@ -1,4 +1,4 @@
-//! Where ctxmon keeps its files inside a project (spec §12), and the one place that creates
+//! Where ctxmon keeps its files inside a project (contract C12), and the one place that creates
 //! `.ctxmon` and the folders below it.
 //!
 //! Nothing inside `.ctxmon` is followed through a symbolic link when written, appended, locked
@@ -19,6 +19,7 @@ use std::path::{Component, Path, PathBuf};
 use ctxmon_application::ports::{PortError, PortErrorKind};
 use ctxmon_domain::SessionKey;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::fsutil::{Durability, io_error, write_atomic};
 
@@ -74,6 +75,55 @@ impl ProjectLayout {
             .map_err(|e| PortError::new(PortErrorKind::InvalidData, e.to_string()))?;
         self.ensure_dir(dir).map_err(|e| io_error(dir, &e))?;
         write_atomic(path, &bytes, Durability::RenameOnly).map_err(|e| io_error(path, &e))
+    }
+
+    /// Reads a small JSON record ctxmon wrote with [`Self::save_json`]: `Ok(None)` when it (or
+    /// its folder) is missing; an error for anything that is not a regular file of at most
+    /// `max_bytes`, does not parse, or carries a `schema_version` (given by `version`) newer
+    /// than `known`, since its fields may mean something this ctxmon does not know.
+    pub fn load_json<T: DeserializeOwned>(
+        &self,
+        path: &Path,
+        max_bytes: u64,
+        version: impl Fn(&T) -> u32,
+        known: u32,
+    ) -> Result<Option<T>, PortError> {
+        let meta = match fs::metadata(path) {
+            Ok(m) => m,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ) =>
+            {
+                return Ok(None);
+            }
+            Err(e) => return Err(io_error(path, &e)),
+        };
+        if !meta.is_file() || meta.len() > max_bytes {
+            return Err(PortError::new(
+                PortErrorKind::InvalidData,
+                format!("{} is not a record ctxmon wrote", path.display()),
+            ));
+        }
+        let bytes = fs::read(path).map_err(|e| io_error(path, &e))?;
+        let record: T = serde_json::from_slice(&bytes).map_err(|e| {
+            PortError::new(
+                PortErrorKind::InvalidData,
+                format!("{}: {e}", path.display()),
+            )
+        })?;
+        let found = version(&record);
+        if found > known {
+            return Err(PortError::new(
+                PortErrorKind::InvalidData,
+                format!(
+                    "{} has schema version {found} (this ctxmon knows {known})",
+                    path.display()
+                ),
+            ));
+        }
+        Ok(Some(record))
     }
 
     /// Makes sure `dir` (`.ctxmon` or a folder inside it) is a real folder ctxmon may write in,
@@ -274,7 +324,7 @@ fn not_a_folder(dir: &Path, meta: &fs::Metadata) -> io::Error {
     )
 }
 
-/// One folder (its parent exists), mode 0700 (spec §15). `mkdir` never follows a link: an
+/// One folder (its parent exists), mode 0700 (contract C15). `mkdir` never follows a link: an
 /// existing name of any kind is `AlreadyExists`.
 fn create_private_dir(dir: &Path) -> io::Result<()> {
     let mut builder = fs::DirBuilder::new();

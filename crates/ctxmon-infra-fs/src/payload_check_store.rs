@@ -6,7 +6,7 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
-use ctxmon_application::ports::{PayloadCheckStore, PortError, PortErrorKind};
+use ctxmon_application::ports::{PayloadCheckStore, PortError};
 use ctxmon_domain::{PayloadCheck, SessionKey};
 
 use crate::fsutil::io_error;
@@ -61,47 +61,23 @@ impl FsPayloadCheckStore {
         Ok(files
             .iter()
             .take(MAX_SCANNED)
-            .filter_map(|(_, path)| read(path).ok().flatten())
+            .filter_map(|(_, path)| read(&self.layout, path).ok().flatten())
             .max_by_key(|c| c.checked_at))
     }
 }
 
-fn read(path: &Path) -> Result<Option<PayloadCheck>, PortError> {
-    let meta = match fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_error(path, &e)),
-    };
-    if !meta.is_file() || meta.len() > MAX_RECORD_BYTES {
-        return Err(PortError::new(
-            PortErrorKind::InvalidData,
-            format!("{} is not a record ctxmon wrote", path.display()),
-        ));
-    }
-    let bytes = fs::read(path).map_err(|e| io_error(path, &e))?;
-    let check: PayloadCheck = serde_json::from_slice(&bytes).map_err(|e| {
-        PortError::new(
-            PortErrorKind::InvalidData,
-            format!("{}: {e}", path.display()),
-        )
-    })?;
-    if check.schema_version > PayloadCheck::SCHEMA_VERSION {
-        return Err(PortError::new(
-            PortErrorKind::InvalidData,
-            format!(
-                "{} has schema version {} (this ctxmon knows {})",
-                path.display(),
-                check.schema_version,
-                PayloadCheck::SCHEMA_VERSION
-            ),
-        ));
-    }
-    Ok(Some(check))
+fn read(layout: &ProjectLayout, path: &Path) -> Result<Option<PayloadCheck>, PortError> {
+    layout.load_json(
+        path,
+        MAX_RECORD_BYTES,
+        |c: &PayloadCheck| c.schema_version,
+        PayloadCheck::SCHEMA_VERSION,
+    )
 }
 
 impl PayloadCheckStore for FsPayloadCheckStore {
     fn load(&self, session: &SessionKey) -> Result<Option<PayloadCheck>, PortError> {
-        read(&self.layout.status_line_file(session))
+        read(&self.layout, &self.layout.status_line_file(session))
     }
 
     fn save(&self, session: &SessionKey, check: &PayloadCheck) -> Result<(), PortError> {

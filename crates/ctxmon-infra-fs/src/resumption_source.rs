@@ -1,9 +1,9 @@
-//! The resumption source file adapter (spec §5): reads `resumption.source_file` (default
+//! The resumption source file adapter (contract C5): reads `resumption.source_file` (default
 //! `ORCHESTRATION.yaml`) from the project and hands its `resumption:` section over as JSON.
 //!
 //! Decisions:
 //! - With the default setting the file may also be `ORCHESTRATION.yml` or `ORCHESTRATION.json`
-//!   (spec §5: ".json also accepted"): the first of the three that exists is the file in use
+//!   (contract C5: JSON as well as YAML): the first of the three that exists is the file in use
 //!   (`locate`), so a project never gets two sources mixed. A configured name is the only one.
 //! - The path is user configuration, so it is trusted like any other setting: a relative path
 //!   is taken from the project folder, an absolute one (or one through `..`) is used as given.

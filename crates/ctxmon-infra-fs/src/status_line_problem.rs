@@ -60,43 +60,12 @@ impl FsStatusLineProblems {
     /// The latest problem, `Ok(None)` when the last runs had none (or there is no folder).
     pub fn load(&self) -> Result<Option<StatusLineProblem>, PortError> {
         let path = self.path();
-        let meta = match fs::metadata(&path) {
-            Ok(m) => m,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-                ) =>
-            {
-                return Ok(None);
-            }
-            Err(e) => return Err(io_error(&path, &e)),
-        };
-        if !meta.is_file() || meta.len() > MAX_RECORD_BYTES {
-            return Err(PortError::new(
-                PortErrorKind::InvalidData,
-                format!("{} is not a record ctxmon wrote", path.display()),
-            ));
-        }
-        let bytes = fs::read(&path).map_err(|e| io_error(&path, &e))?;
-        let problem: StatusLineProblem = serde_json::from_slice(&bytes).map_err(|e| {
-            PortError::new(
-                PortErrorKind::InvalidData,
-                format!("{}: {e}", path.display()),
-            )
-        })?;
-        if problem.schema_version > StatusLineProblem::SCHEMA_VERSION {
-            return Err(PortError::new(
-                PortErrorKind::InvalidData,
-                format!(
-                    "{} has schema version {} (this ctxmon knows {})",
-                    path.display(),
-                    problem.schema_version,
-                    StatusLineProblem::SCHEMA_VERSION
-                ),
-            ));
-        }
-        Ok(Some(problem))
+        self.layout.load_json(
+            &path,
+            MAX_RECORD_BYTES,
+            |p: &StatusLineProblem| p.schema_version,
+            StatusLineProblem::SCHEMA_VERSION,
+        )
     }
 
     /// Keeps `problem` unless the record already says the same (reason, detail and session)

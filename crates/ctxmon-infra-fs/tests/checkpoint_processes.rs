@@ -1,4 +1,4 @@
-//! Real processes against one checkpoint folder (spec §15): 50 concurrent writers get 50
+//! Real processes against one checkpoint folder (contract C15): 50 concurrent writers get 50
 //! distinct, gapless ids (and, of one session, 50 distinct, gapless compaction sequences);
 //! writers SIGKILLed mid-write never leave a torn checkpoint visible; a killed lock holder
 //! does not wedge the lock.

@@ -1,13 +1,14 @@
 //! `config set|get|show|path|schema`: edits are typed, validated against every file, atomic and
-//! private, and refused edits leave the file untouched.
+//! private, keep the rest of the file as written, and refused edits leave the file untouched.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use ctxmon_application::config::Config;
+use ctxmon_infra_fs::ProjectLayout;
 use ctxmon_infra_fs::config::{
     ConfigError, ConfigErrorKind, EnvVars, FileLayer, Scope, SetOutcome, ValueSource, load_config,
-    schema_text, set_value,
+    schema_text, set_value, unset_value_in,
 };
 
 struct Fx {
@@ -142,6 +143,47 @@ fn set_preserves_unrelated_keys_and_their_order() {
         table["context_monitor"]["inject"].as_str(),
         Some("on-change")
     );
+}
+
+#[test]
+fn set_and_unset_keep_comments_blank_lines_order_and_inline_tables() {
+    let fx = Fx::new();
+    let file = "\
+# Shared settings (see README).
+resumption.tail_bytes = 65536
+
+[hooks]
+deadline_ms = 900   # milliseconds
+
+# Earlier warnings for this repository.
+[context_monitor]
+warning_threshold = 0.7
+models = { \"claude-opus-4\" = 1000000 }
+";
+    fx.write(&fx.project(), file);
+    let text = || fs::read_to_string(fx.project()).expect("read");
+
+    fx.set(Scope::Project, "hooks.deadline_ms", "1200")
+        .expect("set");
+    let after_set = file.replace("= 900   #", "= 1200   #");
+    assert_eq!(text(), after_set);
+
+    fx.set(Scope::Project, "context_monitor.models.gpt-4.1", "1047576")
+        .expect("set a model");
+    let with_model = after_set.replace("1000000 }", "1000000, \"gpt-4.1\" = 1047576 }");
+    assert_eq!(text(), with_model);
+
+    let layout = ProjectLayout::new(fx.project_dir());
+    let out = unset_value_in(
+        &layout,
+        &fx.env,
+        None,
+        None,
+        "context_monitor.warning_threshold",
+    )
+    .expect("unset");
+    assert_eq!(out.removed_from, Some(fx.project()));
+    assert_eq!(text(), with_model.replace("warning_threshold = 0.7\n", ""));
 }
 
 #[test]
@@ -386,7 +428,7 @@ fn creating_the_project_folder_writes_its_gitignore() {
     );
 }
 
-/// Spec §12: nothing inside `.ctxmon` is followed through a link when written; a project file
+/// Contract C12: nothing inside `.ctxmon` is followed through a link when written; a project file
 /// that is a link (a cloned repository's) is refused, its target untouched. The user's own file
 /// is still written through (dotfile managers).
 #[cfg(unix)]

@@ -355,7 +355,7 @@ fn a_time_limit_gives_up_on_a_slow_parse_with_a_warning() {
     );
 }
 
-/// Spec §5 accepts `.json` beside the default `ORCHESTRATION.yaml`: with the default setting
+/// Contract C5 accepts `.json` beside the default `ORCHESTRATION.yaml`: with the default setting
 /// the first of `ORCHESTRATION.yaml`, `.yml` and `.json` that exists is read; a configured name
 /// is the only one looked for.
 #[test]

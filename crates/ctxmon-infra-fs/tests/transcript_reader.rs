@@ -1,4 +1,4 @@
-//! The JSONL transcript reader on hand-made files: the selection rules of spec §2, bad input,
+//! The JSONL transcript reader on hand-made files: the selection rules of contract C2, bad input,
 //! file-type and permission errors, the scan limit and block boundaries.
 
 use std::io::Write;

@@ -9,13 +9,13 @@ use serde_json::Value;
 use super::runner::RunOutput;
 use super::transcript_gen::Generated;
 
-/// Spec §16: hooks answer in ≤ 5 ms median with ≤ 16 MiB peak RSS.
+/// Contract C16: hooks answer in ≤ 5 ms median with ≤ 16 MiB peak RSS.
 pub const HOOK_TARGET: Target = Target {
     median_ms: Some(5.0),
     rss_kib: Some(16 * 1024),
 };
 
-/// Spec §16: the 1 GiB / 1 KiB median ratio of a hook stays ≤ 1.5.
+/// Contract C16: the 1 GiB / 1 KiB median ratio of a hook stays ≤ 1.5.
 pub const MAX_SIZE_RATIO: f64 = 1.5;
 
 /// What a row is held to; `None` fields are not targeted.
@@ -189,7 +189,7 @@ pub fn post_tool_use(name: &str, transcript: &Generated, response_bytes: usize) 
     }
 }
 
-/// `ctxmon --json status --transcript PATH`, held to the hook's bar (spec §16 sets none for it).
+/// `ctxmon --json status --transcript PATH`, held to the hooks' bar (contract C16).
 pub fn status(name: &str, transcript: &Generated) -> BenchCase {
     BenchCase {
         name: name.to_owned(),

@@ -1,4 +1,4 @@
-//! Benchmark cases for the hooks and commands beyond prompt-submit: pre-compact (spec §16:
+//! Benchmark cases for the hooks and commands beyond prompt-submit: pre-compact (contract C16:
 //! ≤ 50 ms with transcript derivation), session-start and the status line (held to the hook
 //! bar).
 
@@ -12,7 +12,7 @@ use serde_json::json;
 use super::cases::{BenchCase, Check, HOOK_TARGET, Target};
 use super::transcript_gen::Generated;
 
-/// Spec §16: PreCompact ≤ 50 ms (it reads the transcript's tail to derive resumption state).
+/// Contract C16: PreCompact ≤ 50 ms (it reads the transcript's tail to derive resumption state).
 pub const PRE_COMPACT_TARGET: Target = Target {
     median_ms: Some(50.0),
     rss_kib: None,

@@ -34,7 +34,7 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// The spec §2 formula: input + cache creation + cache read (output does not count).
+    /// The formula of contract C2: input + cache creation + cache read (output does not count).
     pub const fn context_tokens(self) -> u64 {
         self.input + self.cache_creation + self.cache_read
     }

@@ -1,5 +1,5 @@
 //! `cargo xtask bench`: measures the release binary on transcripts generated at run time and
-//! writes `docs/benchmarks.md` (spec §16).
+//! writes `docs/benchmarks.md` (contract C16).
 //!
 //! Layout: `transcript_gen` (with `lines` and `text`) writes the transcripts, `cases` says what to
 //! run and how to check its answer, `measure` (with `wait`) runs and times it, `external` folds in

@@ -290,7 +290,7 @@ const METHOD: &str = r#"
   written the transcript when the hook runs.
 - **Process floor.** `ctxmon --version` is process start, argument parsing and exit with no
   work; subtract it from a row to see what the row's work costs.
-- **`status`** has no target of its own in spec §16; it is held to the hooks' bar.
+- **`status`** is held to the hooks' bar (contract C16).
 - **External rows** (when present) come from the `BENCH {json}` lines of in-process benchmarks
   such as `cargo run --release -p ctxmon-application --example assembly_bench`: they time a
   function call, not a process, with their own iteration counts, so their peak RSS is n/a.

@@ -1,5 +1,5 @@
 //! Tests of the transcript generator: every line is JSON, the newest qualifying main-chain usage
-//! (found here by an independent reading of spec §2) is the expected value, and the mix holds
+//! (found here by an independent reading of contract C2) is the expected value, and the mix holds
 //! what a realistic transcript holds. Small sizes only: no test writes more than a megabyte.
 
 use serde_json::Value;
@@ -46,7 +46,7 @@ fn int(v: &Value) -> u64 {
     v.as_u64().unwrap_or(0)
 }
 
-/// The spec §2 sum of a qualifying assistant line, `None` for every other line.
+/// The sum of contract C2 for a qualifying assistant line, `None` for every other line.
 fn qualifying_tokens(line: &Value) -> Option<u64> {
     if line["type"] != "assistant"
         || line["isApiErrorMessage"] == true

@@ -116,6 +116,131 @@ fn cfg_test_modules_are_found() {
     assert_eq!(cfg_test_mods(text), ["b", "c"]);
 }
 
+/// A section sign and number, and the spec's citation, built here so that this file does not
+/// hold what the rule forbids.
+fn section(n: u32) -> String {
+    format!("{}{n}", '\u{a7}')
+}
+
+fn spec_citation(n: u32) -> String {
+    format!("spec {}", section(n))
+}
+
+/// A contract citation of section `n`, built for the same reason (a bad number here would be
+/// a violation of this very file).
+fn contract_citation(n: u32) -> String {
+    format!("contract C{n}")
+}
+
+const SMALL_CONTRACT: &str = "# The contract\n\n[C2](#c2-fill-measurement)\n\n## C1. Layers\n\n## C2. Fill measurement\n\n```\n## C9. Not a heading inside a fence\n```\n";
+
+#[test]
+fn the_contract_s_sections_and_anchors_are_read_from_its_headings() {
+    let contract = citations::Contract::parse(SMALL_CONTRACT);
+    assert_eq!(
+        contract.sections.iter().copied().collect::<Vec<_>>(),
+        [1, 2]
+    );
+    assert!(contract.anchors.contains("c2-fill-measurement"));
+    assert!(contract.anchors.contains("the-contract"));
+    assert_eq!(
+        citations::anchor("C3. Tiers and the context-monitor tag"),
+        "c3-tiers-and-the-context-monitor-tag"
+    );
+}
+
+#[test]
+fn a_citation_of_the_spec_fails_also_when_wrapped() {
+    let contract = citations::Contract::parse(SMALL_CONTRACT);
+    let text = format!(
+        "//! Fill ({}).\n/// Spec {}: x.\n/// state per context (spec\n/// {}). more\n/// the spec says so\n",
+        spec_citation(2),
+        section(14),
+        section(9),
+    );
+    let found = citations::citations("a.rs", &text, Some(&contract));
+    let lines: Vec<&str> = found
+        .iter()
+        .map(|m| m.split(": ").next().unwrap())
+        .collect();
+    assert_eq!(lines, ["a.rs:1", "a.rs:2", "a.rs:3"], "{found:#?}");
+    assert!(found[0].contains("docs/contract.md"), "{found:?}");
+}
+
+#[test]
+fn a_citation_of_a_missing_section_fails() {
+    let contract = citations::Contract::parse(SMALL_CONTRACT);
+    let good = format!(
+        "//! Window ({}). {} and C1; {}, C2.\n",
+        contract_citation(2),
+        contract_citation(1),
+        contract_citation(1).replace('c', "C")
+    );
+    assert!(citations::citations("a.rs", &good, Some(&contract)).is_empty());
+    let bad = format!(
+        "//! ({}, C17). Nor {} and C99.\n//! subcontract C7 and contract Codex are not citations.\n",
+        contract_citation(2),
+        contract_citation(16)
+    );
+    let found = citations::citations("a.rs", &bad, Some(&contract));
+    assert_eq!(found.len(), 3, "{found:#?}");
+    for (message, n) in found.iter().zip([17, 16, 99]) {
+        assert!(message.starts_with("a.rs:1: cites contract C"), "{message}");
+        assert!(message.contains(&format!("C{n},")), "{message}");
+    }
+    let without = citations::citations("a.rs", &good, None);
+    assert!(without[0].contains("is missing"), "{without:?}");
+}
+
+#[test]
+fn a_link_to_an_anchor_the_contract_lacks_fails() {
+    let contract = citations::Contract::parse(SMALL_CONTRACT);
+    let good = "[fill](docs/contract.md#c2-fill-measurement)\n";
+    assert!(citations::citations("README.md", good, Some(&contract)).is_empty());
+    let bad = format!("[fill](docs/contract.md{}c2-fill)\n", '#');
+    let found = citations::citations("README.md", &bad, Some(&contract));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("#c2-fill,"), "{found:?}");
+    // Inside the contract, a bare `#anchor` is checked too.
+    let own = "[layers](#c1-layers) [gone](#c4-state)\n";
+    let found = citations::citations("docs/contract.md", own, Some(&contract));
+    assert_eq!(found.len(), 1, "{found:?}");
+}
+
+#[test]
+fn a_tree_citing_the_spec_or_a_missing_section_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(root, "docs/contract.md", SMALL_CONTRACT);
+    write(
+        root,
+        "crates/c/src/lib.rs",
+        &format!("//! Lib ({}).\n", contract_citation(2)),
+    );
+    write(
+        root,
+        "crates/c/src/bad.rs",
+        &format!("//! Bad ({}).\n", contract_citation(5)),
+    );
+    write(root, "README.md", &format!("See {}.\n", spec_citation(3)));
+    write(
+        root,
+        "target/skipped.rs",
+        &format!("//! {}\n", spec_citation(3)),
+    );
+    let mut found = citations::check_tree(root).unwrap();
+    found.sort();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(
+        found[0].starts_with("README.md:1: cites the spec"),
+        "{found:?}"
+    );
+    assert!(
+        found[1].starts_with("crates/c/src/bad.rs:1: cites contract C5"),
+        "{found:?}"
+    );
+}
+
 /// The rules hold for this very workspace, so `cargo test --workspace` keeps it tidy.
 #[test]
 fn workspace_is_tidy() {

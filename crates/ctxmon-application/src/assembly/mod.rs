@@ -1,4 +1,4 @@
-//! Context assembly (spec §10): packs a snapshot of the world (goal, agent, files, diffs,
+//! Context assembly (contract C10): packs a snapshot of the world (goal, agent, files, diffs,
 //! symbols, memories, events) into the exact context an agent should see, within a hard token
 //! budget.
 //!

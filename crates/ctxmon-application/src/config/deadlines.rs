@@ -1,4 +1,4 @@
-//! Each hook's own internal deadline (spec §14), and the status line's.
+//! Each hook's own internal deadline (contract C14), and the status line's.
 //!
 //! Claude Code waits for a hook up to the timeout `ctxmon install` registers for it, and the
 //! plugin's wrapper (`hooks/ctxmon-hook`) stops it earlier still: it is given one second less

@@ -182,8 +182,8 @@ pub struct ResumptionConfig {
 impl ResumptionConfig {
     /// The default `source_file`.
     pub const DEFAULT_SOURCE_FILE: &'static str = "ORCHESTRATION.yaml";
-    /// What the default also accepts, in the order looked for (spec §5: ".json also
-    /// accepted"; `.yml` because it is the same format under its other common name).
+    /// What the default also accepts, in the order looked for (contract C5: JSON as well
+    /// as YAML; `.yml` because it is the same format under its other common name).
     pub const DEFAULT_SOURCE_FILES: [&'static str; 3] = [
         Self::DEFAULT_SOURCE_FILE,
         "ORCHESTRATION.yml",

@@ -1,5 +1,5 @@
 //! `<compaction-alert>`: the first prompt after a checkpoint tells the agent that its context
-//! was compacted and where the checkpoint is (spec §7). At most 280 tokens.
+//! was compacted and where the checkpoint is (contract C7). At most 280 tokens.
 //!
 //! The required parts (the checkpoint id, its time and the fill at compaction in the opening
 //! tag, what happened, what to do, and the command that reads the checkpoint) are each bounded,

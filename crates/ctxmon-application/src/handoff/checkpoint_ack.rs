@@ -1,4 +1,4 @@
-//! Acknowledging checkpoints (spec §5, §7): the marker the repository keeps and one
+//! Acknowledging checkpoints (contract C5, C7): the marker the repository keeps and one
 //! `CheckpointAcknowledged` event per marker created, whoever acknowledges — the prompt that
 //! alerted the agent, or a person running `ctxmon checkpoint ack`.
 //!

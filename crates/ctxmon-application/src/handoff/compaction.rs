@@ -1,4 +1,4 @@
-//! What a compaction does to the session state (spec §5, BUG-329): PreCompact knows one is
+//! What a compaction does to the session state (contract C5, BUG-329): PreCompact knows one is
 //! coming (`note_checkpoint`); prompt-submit may be the first to notice one, from the
 //! checkpoint or from the transcript's boundary (`note_boundary`). Either way the state then
 //! describes the new context (`start_new_context`). The fill's own reset after a compaction is
@@ -23,7 +23,7 @@ pub fn note_checkpoint(state: &mut SessionState, cp: &CheckpointData) -> bool {
     true
 }
 
-/// After a compaction the state describes the new context (spec §5, BUG-329): the time the
+/// After a compaction the state describes the new context (contract C5, BUG-329): the time the
 /// old one crossed WARNING and its handoff (a resume log written for the old context hands
 /// nothing of the new one over) are cleared, and the resume-log triggers that fire once per
 /// context are re-armed — `tier:*`, so a context that fills up again gets its own log, and

@@ -1,4 +1,4 @@
-//! PreCompact: checkpoint the session right before Claude Code compacts it (spec §5).
+//! PreCompact: checkpoint the session right before Claude Code compacts it (contract C5).
 
 use std::cell::OnceCell;
 use std::collections::BTreeSet;

@@ -1,7 +1,7 @@
 //! PreToolUse: warn when the agent edits the resumption source file — the one in use, when the
 //! default lets it be `ORCHESTRATION.yaml`, `.yml` or `.json` — while its
-//! `resumption.updated_at` is stale (spec §8). Never blocks: the decision is always `allow`,
-//! and any other tool call costs nothing but a few string comparisons.
+//! `resumption.updated_at` is stale (contract C8). Never blocks: the answer carries no permission
+//! decision, and any other tool call costs nothing but a few string comparisons.
 
 use std::path::{Component, Path, PathBuf};
 

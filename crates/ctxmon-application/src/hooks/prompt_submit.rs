@@ -1,7 +1,7 @@
 //! UserPromptSubmit: measure the fill, remember it per session, record tier changes, decide
-//! whether to inject `<context-monitor>` (spec §3, §4) and, on the first prompt after a
+//! whether to inject `<context-monitor>` (contract C3, C4) and, on the first prompt after a
 //! checkpoint, add `<compaction-alert>` — with the resumption context when SessionStart's
-//! delivery never happened (spec §7).
+//! delivery never happened (contract C7).
 
 use ctxmon_domain::{
     CheckpointData, CheckpointId, FillEstimate, FillSource, SessionState, ThresholdTier,
@@ -33,7 +33,7 @@ pub struct PromptSubmitOutcome {
     pub warnings: Vec<Warning>,
 }
 
-/// `logs` receives the resume log of a `tier:*` trigger (spec §9) when one is due.
+/// `logs` receives the resume log of a `tier:*` trigger (contract C9) when one is due.
 pub fn prompt_submit(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
@@ -156,7 +156,7 @@ fn monitor_tag(run: &mut HookRun<'_>, estimate: &FillEstimate) -> Option<String>
     }
 }
 
-/// The injection policy of spec §3 (and `tiered`, the default): whether this prompt gets a
+/// The injection policy of contract C3 (and `tiered`, the default): whether this prompt gets a
 /// `<context-monitor>` tag, given the session's last tag and this prompt's estimate.
 pub fn should_inject(policy: InjectPolicy, state: &SessionState, estimate: &FillEstimate) -> bool {
     let tier = estimate.threshold_tier;

@@ -1,6 +1,6 @@
 //! Several compactions in one session: one alert about the newest checkpoint, which
-//! acknowledges the older ones too (spec §7), and a state that after each compaction describes
-//! the new context (spec §5, §9).
+//! acknowledges the older ones too (contract C7), and a state that after each compaction describes
+//! the new context (contract C5, C9).
 
 use crate::fakes::records;
 use ctxmon_domain::DomainEvent;

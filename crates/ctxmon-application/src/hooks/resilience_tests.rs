@@ -452,7 +452,7 @@ fn pre_tool_use_passes_on_why_the_source_file_was_ignored() {
     );
 }
 
-/// Spec §5 accepts `.json` beside the default `ORCHESTRATION.yaml`: the staleness check
+/// Contract C5 accepts `.json` beside the default `ORCHESTRATION.yaml`: the staleness check
 /// follows whichever of the default's names is in use, and only that one.
 #[test]
 fn staleness_follows_the_source_file_in_use() {

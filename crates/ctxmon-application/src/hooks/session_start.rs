@@ -1,4 +1,4 @@
-//! SessionStart: hand the essentials back after a compaction or at the next session (spec §6).
+//! SessionStart: hand the essentials back after a compaction or at the next session (contract C6).
 //!
 //! Registered without a matcher: Claude Code fires the `compact` matcher unreliably, so the
 //! decision is taken here from `source`. With a checkpoint to hand back, the agent gets its

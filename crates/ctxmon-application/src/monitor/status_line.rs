@@ -1,5 +1,5 @@
-//! The status line's estimate (spec §2 payload rules): Claude Code's own `current_usage` when it
-//! has one, else the transcript, with the post-compaction reset applied from the session's
+//! The status line's estimate (the payload rules of contract C2): Claude Code's own
+//! `current_usage` when it has one, else the transcript, with the post-compaction reset applied from the session's
 //! state so the line drops right after a compaction instead of showing the old size.
 
 use std::path::Path;

@@ -1,5 +1,5 @@
-//! The `<context-monitor>` tag injected on prompts, as `context_monitor.inject` decides (spec §3;
-//! the default, `tiered`, is in `hooks/prompt_submit.rs`).
+//! The `<context-monitor>` tag injected on prompts, as `context_monitor.inject` decides
+//! (contract C3; the default, `tiered`, is in `hooks/prompt_submit.rs`).
 //!
 //! It is paid for again on every later turn (injected text stays in the history), so it is
 //! short: 40–200 estimated tokens at every tier, a check `cargo xtask budgets` enforces.

@@ -60,7 +60,7 @@ pub struct AutoPrune<'a> {
     pub max_removals: usize,
 }
 
-/// `.ctxmon/checkpoints/` (spec §5).
+/// `.ctxmon/checkpoints/` (contract C5).
 pub trait CheckpointRepository {
     /// Allocates the next id and `session`'s next compaction sequence under the repository's
     /// lock, asks `build` for the data with them, and writes it atomically. Concurrent callers

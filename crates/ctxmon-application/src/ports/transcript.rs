@@ -99,7 +99,7 @@ pub struct CompactionBoundary {
 /// reports (the session report), as opposed to the newest one a hook needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TranscriptEvent {
-    /// A qualifying usage record (spec §2); streaming writes one per content block, so several
+    /// A qualifying usage record (contract C2); streaming writes one per content block, so several
     /// events may share a `message_id`.
     Usage {
         /// True for a subagent's line (`isSidechain`).
@@ -229,7 +229,7 @@ impl std::error::Error for TranscriptError {}
 /// Finds the newest fill figure in a transcript. The adapter knows the file format; a test or
 /// an embedder can read from memory ([`crate::fakes::FakeTranscripts`]).
 pub trait TranscriptReader {
-    /// Scans `path` from the end, newest line first, per spec §2. Never reads more than
+    /// Scans `path` from the end, newest line first, per contract C2. Never reads more than
     /// `limits.max_scan_bytes` (plus one block) and never the whole file unless it is smaller.
     fn read_latest(
         &self,

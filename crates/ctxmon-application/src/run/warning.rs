@@ -1,7 +1,7 @@
 //! Every problem a use case reports instead of failing, as data, and the one place that words
 //! them for the hook log, stderr and `--json` output ([`Warning`]'s `Display`).
 //!
-//! A use case never fails (spec §15): what went wrong beside its answer becomes a warning. The
+//! A use case never fails (contract C15): what went wrong beside its answer becomes a warning. The
 //! wording is part of the contract (the hook log is read by people and by `doctor`, tests look
 //! for phrases), so it lives here and nowhere else.
 

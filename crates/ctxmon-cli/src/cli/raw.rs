@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::{Cli, HookCommand};
 
 /// What the words of a command line clap refused still say: whether it runs `ctxmon hooks …`
-/// (which must exit 0 whatever its arguments, spec §14) and which project it names.
+/// (which must exit 0 whatever its arguments, contract C14) and which project it names.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RawInvocation {
     /// The first word that is neither a flag nor a global flag's value is `hooks`.

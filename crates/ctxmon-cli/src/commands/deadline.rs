@@ -1,4 +1,4 @@
-//! Running a command's work under an internal deadline (spec §14), for the hooks and the status
+//! Running a command's work under an internal deadline (contract C14), for the hooks and the status
 //! line: both block Claude Code while they run.
 //!
 //! The work runs on a worker thread; the calling thread waits for its answer until the deadline

@@ -1,5 +1,5 @@
 //! `ctxmon hooks …`: the Claude Code (and Codex CLI) entry points. Whatever happens, they exit 0, write nothing
-//! but a valid answer to stdout, and answer within their own deadline (spec §14; the
+//! but a valid answer to stdout, and answer within their own deadline (contract C14; the
 //! `hooks.*_deadline_ms` keys, `config/deadlines.rs` in the application): short for the hooks
 //! the user or the agent waits for, most of the registered timeout for PreCompact and
 //! SessionStart, which must not lose a checkpoint to a busy machine.
@@ -308,7 +308,9 @@ impl Adapters {
             // The session lock's wait is bounded well inside the deadline: past it the hook
             // runs unlocked rather than not at all.
             states: FsSessionStateStore::new(env.layout.clone()).with_lock_wait(env.deadline / 3),
-            events: FsEventLog::new(env.layout.clone()),
+            // Never shorter than the adapter's own second; a third of the deadline beyond it.
+            events: FsEventLog::new(env.layout.clone())
+                .with_lock_wait((env.deadline / 3).max(Duration::from_secs(1))),
             // A lock held by a stuck peer must cost this hook less than its own deadline.
             checkpoints: FsCheckpointRepository::new(env.layout.clone())
                 .with_lock_wait(env.deadline * 2 / 3),

@@ -59,7 +59,7 @@ pub fn run(cli: Cli) -> ExitCode {
 }
 
 /// A command line clap refused. `ctxmon hooks …` reports it and exits 0: Claude Code takes exit
-/// 2 from UserPromptSubmit as "block the prompt", and a hook never blocks (spec §13, §14).
+/// 2 from UserPromptSubmit as "block the prompt", and a hook never blocks (contract C13, C14).
 /// `ctxmon statusline …` reports it and prints the default line: a status line that printed
 /// nothing would look broken in Claude Code. Help
 /// and version requests are printed as asked, under `out`'s rule for stdout (clap would ignore

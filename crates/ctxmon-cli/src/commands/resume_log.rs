@@ -1,8 +1,9 @@
 //! `ctxmon resume-log generate|list|show|latest|cleanup|stats`: write the handoff documents of
-//! spec §9 on request and manage what `.ctxmon/resume-logs/` holds.
+//! contract C9 on request and manage what `.ctxmon/resume-logs/` holds.
 //!
 //! `generate` writes the log of one session (`--session`, else `$CLAUDE_CODE_SESSION_ID`, else
-//! the `--from` document's `session_id`, else the project's newest transcript), from the
+//! the `--from` document's `session_id`, else the project's newest Claude Code transcript or
+//! Codex rollout, whichever was written last), from the
 //! agent's own JSON document (`--from FILE|-`) and what ctxmon reads itself. An id that is not a session id (a path, a dot) and a bad `--from`
 //! document are usage errors (exit 2, nothing read or written), the document's naming the JSON
 //! path of the problem; a folder that cannot be written is exit 1, and the logs already there
@@ -17,10 +18,12 @@ use std::time::Duration;
 use anyhow::anyhow;
 use ctxmon_application::handoff::resume_log::{GenerateOutcome, generate_now};
 use ctxmon_application::monitor::fill::FillSettings;
+use ctxmon_application::ports::{AgentKind, Clock};
 use ctxmon_application::run::{HookContext, HookPorts};
 use ctxmon_domain::session::is_safe;
 use ctxmon_domain::{ResumeLogDraft, human};
-use ctxmon_infra_fs::claude_paths::{latest_transcript, project_slugs, projects_dirs};
+use ctxmon_infra_fs::claude_paths::{project_slugs, projects_dirs};
+use ctxmon_infra_fs::codex;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{
     FsCheckpointRepository, FsEventLog, FsGitInfo, FsResumeLogStore, FsResumptionSource,
@@ -59,12 +62,21 @@ fn generate(global: &GlobalArgs, session: Option<&str>, from: Option<&str>) -> C
     }
     let draft: Option<ResumeLogDraft> = from.map(from::read_draft).transpose()?;
     let project = bootstrap::project(global, &[])?;
-    let settings = FillSettings::from_config(&project.config)
+    let mut settings = FillSettings::from_config(&project.config)
         .map_err(|e| Failure::usage(anyhow!("invalid thresholds: {e}")))?;
     let env = bootstrap::env_pairs();
     let project_dir = project.layout.project_dir().to_path_buf();
     let documented = draft.as_ref().and_then(|d| d.session_id.as_deref());
     let (session_id, transcript) = resolve_session(&project_dir, &env, session, documented)?;
+    if let Some(path) = &transcript {
+        // The file says which agent wrote it, and so whose auto-compact point the log quotes.
+        crate::agent::apply_auto_compact(
+            &mut settings,
+            crate::agent::of_transcript(path),
+            &project_dir,
+            |w| note(&format!("warning: {w}")),
+        );
+    }
 
     let layout = project.layout.clone();
     let reader = JsonlTranscriptReader::new();
@@ -97,7 +109,7 @@ fn generate(global: &GlobalArgs, session: Option<&str>, from: Option<&str>) -> C
     };
     if transcript.is_none() {
         note(&format!(
-            "warning: no Claude Code transcript found for session {}; the log holds only what --from, checkpoints and git say",
+            "warning: no Claude Code transcript or Codex rollout found for session {}; the log holds only what --from, checkpoints and git say",
             clip(&session_id, 40)
         ));
     }
@@ -159,7 +171,8 @@ fn cleanup_keep(global: &GlobalArgs, keep: Option<u64>) -> Result<u64, Failure> 
 /// The session to write for and its transcript: `--session`, else `CLAUDE_CODE_SESSION_ID`
 /// (set inside a Claude Code session: it names the session the agent runs in, whatever its
 /// document says), else the `--from` document's `session_id` (the seed's format names its
-/// session), else the project's newest transcript, whose file stem is its session id.
+/// session), else the project's newest transcript (its file stem is the session id) or Codex
+/// rollout (its `session_meta` names the session).
 fn resolve_session(
     project_dir: &Path,
     env: &[(String, String)],
@@ -186,16 +199,22 @@ fn resolve_session(
         let transcript = transcript_of(project_dir, env, &id);
         return Ok((id, transcript));
     }
-    let Some(path) = latest_transcript(project_dir, env) else {
+    let Some(path) = crate::agent::project_transcript(project_dir) else {
         return Err(Failure::usage(anyhow!(
-            "no session to write a log for: no Claude Code transcript found for {}; pass --session ID",
+            "no session to write a log for: no Claude Code transcript or Codex rollout found for {}; pass --session ID",
             project_dir.display()
         )));
     };
-    let id = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let id = match crate::agent::of_transcript(&path) {
+        AgentKind::Codex => codex::session_id(&path),
+        AgentKind::ClaudeCode => path.file_stem().map(|s| s.to_string_lossy().into_owned()),
+    };
+    let Some(id) = id.filter(|id| is_safe(id)) else {
+        return Err(Failure::usage(anyhow!(
+            "no session to write a log for: {} names no session id; pass --session ID",
+            path.display()
+        )));
+    };
     Ok((id, Some(path)))
 }
 
@@ -217,8 +236,9 @@ fn check_session_id(id: &str, origin: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `<session>.jsonl` in the project's transcript folders. Only a file-name-safe id is looked
-/// up: an id with `/` or `..` must not become a path.
+/// `<session>.jsonl` in the project's transcript folders, else the session's Codex rollout
+/// (searched the way a hook without a transcript path searches). Only a file-name-safe id is
+/// looked up: an id with `/` or `..` must not become a path.
 fn transcript_of(project_dir: &Path, env: &[(String, String)], session: &str) -> Option<PathBuf> {
     if !is_safe(session) {
         return None;
@@ -231,4 +251,8 @@ fn transcript_of(project_dir: &Path, env: &[(String, String)], session: &str) ->
         .flat_map(|base| slugs.iter().map(move |slug| base.join(slug)))
         .map(|dir| dir.join(format!("{session}.jsonl")))
         .find(|p| p.is_file())
+        .or_else(|| {
+            let home = codex::codex_home(env)?;
+            codex::find_session_rollout(&home, session, SystemClock.now())
+        })
 }

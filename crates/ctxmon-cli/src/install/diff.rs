@@ -1,135 +1,28 @@
 //! A unified diff of two small texts, for `ctxmon install --dry-run`: the user sees exactly the
 //! lines that would change, in the form every reviewer already reads.
+//!
+//! The diff itself is `similar`'s (Myers on lines, hunks and headers as diff(1) writes them);
+//! this module fixes the context and bounds the time it may take.
+
+use std::time::Duration;
+
+use similar::TextDiff;
 
 /// Lines of context around each change.
 const CONTEXT: usize = 3;
-/// Settings files are small; beyond this many line pairs the diff falls back to "all changed"
-/// rather than spend quadratic time.
-const MAX_CELLS: usize = 4_000_000;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
-    Same(usize, usize),
-    Del(usize),
-    Ins(usize),
-}
+/// Settings files are small; a pathological pair stops refining after this long and shows the
+/// rest of the difference as replaced lines, still a correct diff, rather than hang the command.
+const TIMEOUT: Duration = Duration::from_secs(1);
 
 /// `--- old_name` / `+++ new_name` and `@@` hunks; empty when the texts are equal.
 pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
-    if old == new {
-        return String::new();
-    }
-    let a: Vec<&str> = old.split_inclusive('\n').collect();
-    let b: Vec<&str> = new.split_inclusive('\n').collect();
-    let ops = line_ops(&a, &b);
-    let mut out = format!("--- {old_name}\n+++ {new_name}\n");
-    let changed: Vec<usize> = ops
-        .iter()
-        .enumerate()
-        .filter(|(_, op)| !matches!(op, Op::Same(..)))
-        .map(|(i, _)| i)
-        .collect();
-    let mut i = 0;
-    while i < changed.len() {
-        // A hunk runs while the next change is within two contexts of the previous one.
-        let mut j = i;
-        while j + 1 < changed.len() && changed[j + 1] - changed[j] <= 2 * CONTEXT + 1 {
-            j += 1;
-        }
-        let from = changed[i].saturating_sub(CONTEXT);
-        let to = (changed[j] + CONTEXT + 1).min(ops.len());
-        hunk(&mut out, &ops[from..to], &a, &b);
-        i = j + 1;
-    }
-    out
-}
-
-fn hunk(out: &mut String, ops: &[Op], a: &[&str], b: &[&str]) {
-    let (mut a_start, mut b_start, mut a_len, mut b_len) = (None, None, 0, 0);
-    for op in ops {
-        match *op {
-            Op::Same(i, j) => {
-                a_start.get_or_insert(i);
-                b_start.get_or_insert(j);
-                a_len += 1;
-                b_len += 1;
-            }
-            Op::Del(i) => {
-                a_start.get_or_insert(i);
-                a_len += 1;
-            }
-            Op::Ins(j) => {
-                b_start.get_or_insert(j);
-                b_len += 1;
-            }
-        }
-    }
-    // A side with no lines in the hunk can only be an empty file (every other hunk has
-    // context), which diff(1) writes as line 0.
-    let a_at = a_start.map_or(0, |s| s + 1);
-    let b_at = b_start.map_or(0, |s| s + 1);
-    out.push_str(&format!("@@ -{a_at},{a_len} +{b_at},{b_len} @@\n"));
-    for op in ops {
-        let (sign, line) = match *op {
-            Op::Same(i, _) => (' ', a[i]),
-            Op::Del(i) => ('-', a[i]),
-            Op::Ins(j) => ('+', b[j]),
-        };
-        out.push(sign);
-        out.push_str(line);
-        if !line.ends_with('\n') {
-            out.push_str("\n\\ No newline at end of file\n");
-        }
-    }
-}
-
-/// Longest-common-subsequence alignment of two line lists, after trimming the common ends.
-fn line_ops(a: &[&str], b: &[&str]) -> Vec<Op> {
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let suffix = a[prefix..]
-        .iter()
-        .rev()
-        .zip(b[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (ma, mb) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
-    let mut ops: Vec<Op> = (0..prefix).map(|i| Op::Same(i, i)).collect();
-    if ma.len().saturating_mul(mb.len()) > MAX_CELLS {
-        ops.extend((0..ma.len()).map(|i| Op::Del(prefix + i)));
-        ops.extend((0..mb.len()).map(|j| Op::Ins(prefix + j)));
-    } else {
-        // lcs[i][j]: the LCS length of ma[i..] and mb[j..].
-        let w = mb.len() + 1;
-        let mut lcs = vec![0u32; (ma.len() + 1) * w];
-        for i in (0..ma.len()).rev() {
-            for j in (0..mb.len()).rev() {
-                lcs[i * w + j] = if ma[i] == mb[j] {
-                    lcs[(i + 1) * w + j + 1] + 1
-                } else {
-                    lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
-                };
-            }
-        }
-        let (mut i, mut j) = (0, 0);
-        while i < ma.len() || j < mb.len() {
-            if i < ma.len() && j < mb.len() && ma[i] == mb[j] {
-                ops.push(Op::Same(prefix + i, prefix + j));
-                i += 1;
-                j += 1;
-            } else if i < ma.len() && (j == mb.len() || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1])
-            {
-                // Deletions before insertions, as diff(1) prints them.
-                ops.push(Op::Del(prefix + i));
-                i += 1;
-            } else {
-                ops.push(Op::Ins(prefix + j));
-                j += 1;
-            }
-        }
-    }
-    let (sa, sb) = (a.len() - suffix, b.len() - suffix);
-    ops.extend((0..suffix).map(|k| Op::Same(sa + k, sb + k)));
-    ops
+    TextDiff::configure()
+        .timeout(TIMEOUT)
+        .diff_lines(old, new)
+        .unified_diff()
+        .context_radius(CONTEXT)
+        .header(old_name, new_name)
+        .to_string()
 }
 
 #[cfg(test)]
@@ -169,5 +62,24 @@ mod tests {
     fn a_new_file_is_all_additions() {
         let d = unified("", "{\n}\n", "/dev/null", "b");
         assert_eq!(d, "--- /dev/null\n+++ b\n@@ -0,0 +1,2 @@\n+{\n+}\n");
+    }
+
+    #[test]
+    fn a_one_line_range_is_written_as_diff_writes_it() {
+        assert_eq!(
+            unified("a\n", "b\n", "x", "y"),
+            "--- x\n+++ y\n@@ -1 +1 @@\n-a\n+b\n"
+        );
+    }
+
+    #[test]
+    fn two_large_unrelated_texts_still_diff_quickly_and_completely() {
+        let old: String = (0..20_000).map(|i| format!("old {i}\n")).collect();
+        let new: String = (0..20_000).map(|i| format!("new {i}\n")).collect();
+        let started = std::time::Instant::now();
+        let d = unified(&old, &new, "a", "b");
+        assert!(started.elapsed() < TIMEOUT * 10, "{:?}", started.elapsed());
+        assert_eq!(d.lines().filter(|l| l.starts_with("-old ")).count(), 20_000);
+        assert_eq!(d.lines().filter(|l| l.starts_with("+new ")).count(), 20_000);
     }
 }

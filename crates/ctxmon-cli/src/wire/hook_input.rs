@@ -1,4 +1,4 @@
-//! Hook input (spec §14): stdin JSON, at most 1 MiB parsed, every field optional and read
+//! Hook input (contract C14): stdin JSON, at most 1 MiB parsed, every field optional and read
 //! leniently.
 //!
 //! Fields are pulled out of a `serde_json::Value` one by one rather than derived: a field of the

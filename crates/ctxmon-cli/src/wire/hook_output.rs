@@ -1,4 +1,4 @@
-//! Hook answers (spec §14): `hookSpecificOutput` JSON with the event name, or nothing.
+//! Hook answers (contract C14): `hookSpecificOutput` JSON with the event name, or nothing.
 
 use serde_json::json;
 

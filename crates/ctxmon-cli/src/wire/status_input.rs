@@ -1,4 +1,4 @@
-//! Claude Code's status-line JSON (spec §2): read leniently, field by field. Older versions
+//! Claude Code's status-line JSON (contract C2): read leniently, field by field. Older versions
 //! (1.0.88) have no `context_window`; `current_usage` is null before the first response and
 //! right after `/compact`. `total_input_tokens` is never used: it was cumulative before 2.1.132.
 

@@ -1,7 +1,8 @@
 //! `ctxmon config unset` and the model rules in `config show` (issue 17, point 10), end to end:
 //! the key leaves the file that sets it and the layer below applies again; a key no file sets
 //! changes nothing and exits 0; an unknown key, or a removal that would leave the files invalid
-//! together, exits 2 and writes nothing.
+//! together, exits 2 and writes nothing. `config set` and `unset` leave the rest of a file as
+//! the user wrote it (issue 15, point 7).
 
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
@@ -199,5 +200,62 @@ fn a_value_from_a_variable_is_named_and_left_to_the_shell() {
         ),
         "{}",
         run.stdout
+    );
+}
+
+#[test]
+fn set_and_unset_leave_the_rest_of_a_commented_file_byte_for_byte() {
+    let sb = Sandbox::new();
+    let file = "\
+# Team settings: keep in sync with docs/ctxmon.md.
+
+[resume_logs]
+keep = 20 # a month of work
+triggers = [\"manual\", \"tier:critical\"]
+
+# Thresholds tuned for long sessions.
+[context_monitor]
+inject = \"on-change\"
+models = { \"claude-opus-4\" = 1000000, \"gpt-4.1\" = 1047576 }
+
+[hooks]
+deadline_ms = 900
+";
+    sb.write(".ctxmon/config.toml", file);
+
+    let run = sb.run(
+        &[
+            "config",
+            "set",
+            "resume_logs.keep",
+            "30",
+            "--scope",
+            "project",
+        ],
+        "",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let after_set = file.replace("keep = 20 #", "keep = 30 #");
+    assert_eq!(read(&sb, ".ctxmon/config.toml"), after_set);
+
+    set(&sb, "context_monitor.models.o3", "200000", "project");
+    let with_o3 = after_set.replace("1047576 }", "1047576, o3 = 200000 }");
+    assert_eq!(read(&sb, ".ctxmon/config.toml"), with_o3);
+
+    let run = sb.run(&["config", "unset", "context_monitor.inject"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        read(&sb, ".ctxmon/config.toml"),
+        with_o3.replace("inject = \"on-change\"\n", "")
+    );
+
+    let run = sb.run(&["config", "unset", "hooks.deadline_ms"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // The emptied `[hooks]` goes, with the blank line that set it apart; nothing else moves.
+    assert_eq!(
+        read(&sb, ".ctxmon/config.toml"),
+        with_o3
+            .replace("inject = \"on-change\"\n", "")
+            .replace("\n[hooks]\ndeadline_ms = 900\n", "")
     );
 }

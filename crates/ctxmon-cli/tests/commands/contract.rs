@@ -1,4 +1,4 @@
-//! The command tree of spec §13 and the config commands, end to end.
+//! The command tree of contract C13 and the config commands, end to end.
 
 use crate::common::Sandbox;
 

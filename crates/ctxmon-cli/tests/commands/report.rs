@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::common;
 use crate::common::{Sandbox, repo_fixture, shared_fixtures, transcript_with};
 
-/// Distinct message ids of qualifying assistant lines (spec §2) on one chain, with serde_json
+/// Distinct message ids of qualifying assistant lines (contract C2) on one chain, with serde_json
 /// alone: the count the chart must match, computed without ctxmon's reader.
 fn responses(path: &Path, sidechain: bool) -> usize {
     let text = std::fs::read_to_string(path).unwrap();

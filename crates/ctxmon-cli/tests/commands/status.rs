@@ -1,4 +1,4 @@
-//! `ctxmon status` end to end: output, JSON contract (spec §13), errors and exit codes.
+//! `ctxmon status` end to end: output, its JSON (contract C13), errors and exit codes.
 
 use crate::common;
 use crate::common::{Sandbox, repo_fixture, shared_fixtures, transcript_with};

@@ -171,7 +171,7 @@ fn a_full_stdout_is_a_clear_error_and_exit_1_never_a_panic() {
     );
 }
 
-/// The hooks keep their own contract (spec §14): exit 0 whatever stdout does.
+/// The hooks keep their own rule (contract C14): exit 0 whatever stdout does.
 #[test]
 fn hooks_still_exit_0_whatever_stdout_does() {
     let (sb, transcript) = project();

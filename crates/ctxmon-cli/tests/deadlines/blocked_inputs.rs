@@ -1,6 +1,6 @@
 //! Every hook and the status line finish within their internal deadline (each hook its own,
-//! `hooks.<hook>_deadline_ms`; spec §14) whatever blocks or bloats their inputs: a transcript, resumption
-//! file, `.git/HEAD` or `.ctxmon/config.toml` that is a FIFO without a writer, a 200 MB
+//! `hooks.<hook>_deadline_ms`; contract C14) whatever blocks or bloats their inputs: a
+//! transcript, resumption file, `.git/HEAD` or `.ctxmon/config.toml` that is a FIFO without a writer, a 200 MB
 //! resumption file, a stdin that never closes. Each run must exit 0, print a valid fail-open
 //! answer and say what was wrong on stderr and in `.ctxmon/logs/hooks.log`. The commands that
 //! also read transcripts and settings (status, report, doctor) must give a clear error instead
@@ -105,7 +105,7 @@ fn assert_in_time(run: &Run, deadline: Duration, what: &str) {
     );
 }
 
-/// Nothing, or exactly one line holding the answer this hook may give (spec §14).
+/// Nothing, or exactly one line holding the answer this hook may give (contract C14).
 fn assert_valid_answer(run: &Run, hook: &Hook, what: &str) {
     let out = run.stdout.trim();
     if out.is_empty() {

@@ -429,3 +429,87 @@ fn status_without_a_transcript_takes_the_projects_newest_session_of_either_agent
         (Some(70_000), Some("claude-code"))
     );
 }
+
+#[test]
+fn resume_log_generate_finds_a_codex_session_with_or_without_its_id() {
+    let mut sb = Sandbox::new();
+    let rollout = codex_rollout(
+        SESSION,
+        &std::fs::canonicalize(sb.dir()).unwrap(),
+        &[40_000, 63_727],
+    );
+    codex_home_with(&mut sb, SESSION, &rollout);
+
+    // Without --session: the project's newest session is the rollout, named by its session_meta.
+    let run = sb.run(&["--json", "resume-log", "generate"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["session_id"], SESSION, "{v}");
+    let shown = sb.run(&["resume-log", "show", SESSION], "");
+    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    assert!(
+        shown.stdout.contains("- Used: 63,727 tokens"),
+        "{}",
+        shown.stdout
+    );
+    assert!(
+        shown.stdout.contains("- Sources: transcript"),
+        "{}",
+        shown.stdout
+    );
+
+    // With --session: the rollout is found under $CODEX_HOME by the id; no warning about it.
+    let run = sb.run(&["resume-log", "generate", "--session", SESSION], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("no Claude Code transcript"),
+        "{}",
+        run.stderr
+    );
+
+    // An id with no transcript and no rollout writes what else there is, and says so.
+    let run = sb.run(&["resume-log", "generate", "--session", "019c-nowhere"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("no Claude Code transcript or Codex rollout found"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn doctor_measures_the_projects_codex_session() {
+    let mut sb = Sandbox::new();
+    // No session of either agent yet: a skip that names both places.
+    codex_home_with(&mut sb, "019c-other", "");
+    let checks = |sb: &Sandbox| -> Value {
+        let run = sb.run(&["--json", "doctor"], "");
+        let all: Value = serde_json::from_str(&run.stdout).unwrap();
+        all.as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == "transcript")
+            .cloned()
+            .unwrap()
+    };
+    let none = checks(&sb);
+    assert_eq!(none["status"], "skip", "{none}");
+    let message = none["message"].as_str().unwrap();
+    assert!(message.contains("Claude Code or Codex"), "{message}");
+    assert!(message.contains("codex-home/sessions"), "{message}");
+
+    let rollout = codex_rollout(
+        SESSION,
+        &std::fs::canonicalize(sb.dir()).unwrap(),
+        &[40_000, 63_727],
+    );
+    codex_home_with(&mut sb, SESSION, &rollout);
+    let found = checks(&sb);
+    assert_eq!(found["status"], "ok", "{found}");
+    let message = found["message"].as_str().unwrap();
+    assert!(
+        message.contains("measures 24% (63,727 of 258,400 tokens"),
+        "{message}"
+    );
+}

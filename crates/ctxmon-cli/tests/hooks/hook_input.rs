@@ -118,7 +118,7 @@ fn the_newest_request_with_a_lone_surrogate_is_kept_for_resumption() {
 /// Issue 12: `"postTokens": 1e999` made serde_json refuse the compact-boundary line: the
 /// compaction went unseen and the fill stayed at the pre-compaction value. The boundary counts
 /// now, with the figure that does not fit treated as missing, so the fill is what a boundary
-/// without `postTokens` gives (spec §2).
+/// without `postTokens` gives (contract C2).
 #[test]
 fn a_boundary_whose_post_tokens_does_not_fit_still_counts_as_a_compaction() {
     let sb = Sandbox::new();

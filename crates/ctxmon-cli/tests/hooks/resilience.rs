@@ -415,7 +415,7 @@ fn one_sessions_concurrent_hooks_lose_no_state_update() {
     );
 }
 
-/// The parts spec §7 requires in every alert: the checkpoint id, its time, the fill at
+/// The parts contract C7 requires in every alert: the checkpoint id, its time, the fill at
 /// compaction, and how to read the checkpoint.
 fn assert_alert_is_complete(text: &str, id: &str) {
     let start = text.find("<compaction-alert").expect("an alert");

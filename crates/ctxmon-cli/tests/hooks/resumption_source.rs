@@ -1,5 +1,5 @@
 //! The resumption source file through the real hooks: with the default setting a project may
-//! keep `ORCHESTRATION.json` (or `.yml`) instead of `ORCHESTRATION.yaml` (spec §5), and the
+//! keep `ORCHESTRATION.json` (or `.yml`) instead of `ORCHESTRATION.yaml` (contract C5), and the
 //! PreToolUse staleness check follows the file in use.
 
 // Test helpers: a panic is how a broken precondition fails the test.

@@ -1,5 +1,5 @@
 //! Context assembly types: the input snapshot, the output bundle, the token budget ledger and
-//! the token-counting port (spec §10). The packing itself lives in `ctxmon-application`.
+//! the token-counting port (contract C10). The packing itself lives in `ctxmon-application`.
 //!
 //! Shapes follow the seed's TypeScript plan with camelCase JSON, so its examples deserialize as
 //! written. Where the seed uses `unknown` JSON, `JsonValue` stands in (the domain depends on

@@ -1,4 +1,4 @@
-//! Fitting a log to its budget (spec §9): what the document cannot show is removed from the
+//! Fitting a log to its budget (contract C9): what the document cannot show is removed from the
 //! data itself, so the JSON holds no more than the markdown shows and both describe the same
 //! log.
 //!

@@ -1,5 +1,5 @@
 //! Resume logs: the handoff document written when a session is compacted, ends or turns
-//! critical (spec §9, seed `resume-log-system-architecture.md`).
+//! critical (contract C9, seed `resume-log-system-architecture.md`).
 //!
 //! A [`ResumeLog`] is data — it round-trips through JSON exactly — and has one deterministic
 //! markdown rendering ([`ResumeLog::render`]) in which every section stays within its token
@@ -36,7 +36,7 @@ pub use truncate::{Truncated, cut_at_boundary, marker, truncate_chars};
 pub struct ContextMetrics {
     /// The context window, in tokens.
     pub total_budget: u64,
-    /// Tokens in the context (spec §2's fill, not a cumulative count).
+    /// Tokens in the context (the fill of contract C2, not a cumulative count).
     pub used_tokens: u64,
     /// `used / total × 100`, rounded to hundredths (see [`round_percent`]).
     #[serde(deserialize_with = "percent_field")]
@@ -134,7 +134,7 @@ fn optional_percent<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::E
 
 /// The figures an agent reported about its own context: the seed's `context_metrics` in a
 /// `--from` document, every field optional. Shown beside ctxmon's measurement, never instead
-/// of it: ctxmon reads the fill from the transcript's usage (spec §2), while an agent cannot
+/// of it: ctxmon reads the fill from the transcript's usage (contract C2), while an agent cannot
 /// see its own token count, and the seed's `used_tokens` is a cumulative count, not the fill.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]

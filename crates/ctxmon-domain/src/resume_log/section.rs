@@ -1,4 +1,4 @@
-//! The seven budgeted sections of a resume log and what each may cost (spec §9).
+//! The seven budgeted sections of a resume log and what each may cost (contract C9).
 
 use serde::{Deserialize, Serialize};
 

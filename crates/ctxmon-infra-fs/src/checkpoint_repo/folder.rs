@@ -14,7 +14,7 @@ use ctxmon_domain::CheckpointId;
 
 use crate::fsutil::{TEMP_PREFIX, io_error};
 
-/// The lock every writer of the folder holds (spec §12).
+/// The lock every writer of the folder holds (contract C12).
 pub(super) const LOCK_NAME: &str = ".lock";
 /// The next sequence to allocate, so that deleting the newest files never brings an id back.
 pub(super) const NEXT_ID_NAME: &str = ".next-id";

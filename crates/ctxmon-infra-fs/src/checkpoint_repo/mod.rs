@@ -1,4 +1,4 @@
-//! `.ctxmon/checkpoints/`: the file-system `CheckpointRepository` (spec §5, §12).
+//! `.ctxmon/checkpoints/`: the file-system `CheckpointRepository` (contract C5, C12).
 //!
 //! Layout: `cx-NNN-checkpoint.json` (the data, replaced only atomically), `cx-NNN.acknowledged`
 //! (an empty marker), `.lock` (held by every writer), `.next-id` (the next sequence, so ids never

@@ -28,7 +28,7 @@ pub use forward::ForwardEvents;
 pub use records::RolloutRecords;
 pub use sessions::{
     MAX_ROLLOUTS_EXAMINED, SESSION_LOOKBACK_DAYS, codex_home, find_session_rollout,
-    latest_project_rollout, session_cwd,
+    latest_project_rollout, session_cwd, session_id,
 };
 
 pub(crate) use scan::scan;

@@ -1,4 +1,4 @@
-//! The backward scan of a rollout (spec §2, for Codex): newest line first, in the same fixed
+//! The backward scan of a rollout (contract C2, for Codex): newest line first, in the same fixed
 //! blocks and under the same byte bound as Claude Code's transcripts, so a hook's cost does not
 //! grow with the session.
 //!

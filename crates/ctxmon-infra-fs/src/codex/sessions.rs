@@ -129,6 +129,15 @@ pub fn session_cwd(path: &Path) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The session id a rollout's `session_meta` line records (the id hooks receive); `None` when
+/// the file is no rollout.
+pub fn session_id(path: &Path) -> Option<String> {
+    let meta = session_meta(path)?;
+    meta.pointer("/payload/id")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
 /// A rollout's first line when it is its `session_meta`.
 fn session_meta(path: &Path) -> Option<Value> {
     let (file, _) = fsutil::open_regular(path).ok()?;

@@ -16,7 +16,7 @@ use crate::fsutil::{self, OpenRegularError};
 /// configuration, and hooks read the configuration on every prompt.
 pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
-/// The prefix of configuration variables; matched case-insensitively, as figment's `Env` does.
+/// The prefix of configuration variables; matched case-insensitively, like the rest of the name.
 const ENV_PREFIX: &str = "CTXMON_";
 
 /// Where a value came from.
@@ -90,6 +90,27 @@ fn is_absent(e: &std::io::Error) -> bool {
 /// `--config FILE` must exist); so is a path through a regular file (a file named `.ctxmon`
 /// holds no `.ctxmon/config.toml`). An empty file is an empty table.
 pub(crate) fn read_file(path: &Path, required: bool) -> Result<Option<toml::Table>, ConfigError> {
+    match read_text(path, required)? {
+        Some(text) => parse_table(path, &text).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// A file's text as TOML, or a parse error naming the file, line and column.
+pub(crate) fn parse_table(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
+    toml::from_str::<toml::Table>(text).map_err(|e| {
+        ConfigError::new(
+            ConfigErrorKind::Parse,
+            None,
+            path.display().to_string(),
+            describe_toml_error(text, &e),
+        )
+    })
+}
+
+/// A configuration file's text, read the way [`read_file`] reads it (only a regular file, at
+/// most [`MAX_FILE_BYTES`], UTF-8); `config set` and `unset` edit this text in place.
+pub(crate) fn read_text(path: &Path, required: bool) -> Result<Option<String>, ConfigError> {
     let shown = path.display().to_string();
     let io = |message: String| ConfigError::new(ConfigErrorKind::Io, None, shown.clone(), message);
     let parse =
@@ -129,16 +150,13 @@ pub(crate) fn read_file(path: &Path, required: bool) -> Result<Option<toml::Tabl
             "it is larger than {MAX_FILE_BYTES} bytes; a configuration file is a few lines of TOML"
         )));
     }
-    let text = String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes).map(Some).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let (line, column) = line_column(&String::from_utf8_lossy(e.as_bytes()), at);
         parse(format!(
             "line {line}, column {column}: not valid UTF-8; save the file as UTF-8 TOML"
         ))
-    })?;
-    toml::from_str::<toml::Table>(&text)
-        .map(Some)
-        .map_err(|e| parse(describe_toml_error(&text, &e)))
+    })
 }
 
 /// `line 3, column 7: expected `=`; fix the TOML syntax` from toml's multi-line report.
@@ -263,9 +281,7 @@ fn one_key_layer(
     };
     match kinds::parse(&key_ref, raw) {
         Ok(Parsed::Set(value)) => {
-            let mut table = toml::Table::new();
-            // A fresh table has no non-table values in the way, so insertion cannot fail.
-            let _ = insert(&mut table, &key_ref, Some(value));
+            let table = one_key_table(&key_ref, value);
             Ok(Some(Layer { source, table }))
         }
         Ok(Parsed::Unset) => Ok(None),
@@ -292,62 +308,20 @@ pub(crate) fn segments(key: &KeyRef) -> Vec<String> {
     }
 }
 
-/// Sets (or with `None`, removes) a key in a table, creating tables on the way. Fails, naming
-/// the obstacle, when a value that should be a table is not one.
-pub(crate) fn insert(
-    table: &mut toml::Table,
-    key: &KeyRef,
-    value: Option<toml::Value>,
-) -> Result<(), String> {
-    let segs = segments(key);
-    let Some((leaf, parents)) = segs.split_last() else {
-        return Ok(());
-    };
-    let mut current = table;
-    let mut walked = Vec::new();
-    for seg in parents {
-        walked.push(seg.as_str());
-        if value.is_none() && !current.contains_key(seg) {
-            return Ok(());
-        }
-        let entry = current
-            .entry(seg.clone())
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        current = entry
-            .as_table_mut()
-            .ok_or_else(|| format!("{} is not a table; fix the file by hand", walked.join(".")))?;
+/// A table holding only `key = value`, with its parents as tables (`[context_monitor.models]`
+/// for a model rule): one variable's or flag's layer.
+pub(crate) fn one_key_table(key: &KeyRef, value: toml::Value) -> toml::Table {
+    let mut item = value;
+    for seg in segments(key).into_iter().rev() {
+        let mut table = toml::Table::new();
+        table.insert(seg, item);
+        item = toml::Value::Table(table);
     }
-    match value {
-        Some(v) => {
-            current.insert(leaf.clone(), v);
-        }
-        None => {
-            current.remove(leaf);
-        }
+    match item {
+        toml::Value::Table(table) => table,
+        // Only for a key without segments, which `KeyRef` cannot be.
+        _ => toml::Table::new(),
     }
-    Ok(())
-}
-
-/// Removes `key` from `table`, and the tables that leave empty (`[context_monitor.models]`
-/// without its last rule); true when the key was there.
-pub(crate) fn remove(table: &mut toml::Table, key: &KeyRef) -> bool {
-    fn walk(table: &mut toml::Table, segs: &[String]) -> bool {
-        match segs {
-            [] => false,
-            [leaf] => table.remove(leaf).is_some(),
-            [first, rest @ ..] => {
-                let Some(toml::Value::Table(inner)) = table.get_mut(first) else {
-                    return false;
-                };
-                let removed = walk(inner, rest);
-                if removed && inner.is_empty() {
-                    table.remove(first);
-                }
-                removed
-            }
-        }
-    }
-    walk(table, &segments(key))
 }
 
 /// Checks every key and value of a file layer against the key table.
@@ -439,31 +413,12 @@ mod tests {
     }
 
     #[test]
-    fn insert_creates_and_removes() {
-        let mut t = toml::Table::new();
-        let k = KeyRef::ModelEntry("gpt-4.1".into());
-        assert_eq!(insert(&mut t, &k, Some(toml::Value::Integer(5))), Ok(()));
-        assert_eq!(t.to_string(), "[context_monitor.models]\n\"gpt-4.1\" = 5\n");
-        assert_eq!(insert(&mut t, &k, None), Ok(()));
-        assert_eq!(t.to_string(), "[context_monitor.models]\n");
-        let mut blocked: toml::Table = toml::from_str("context_monitor = 3").unwrap_or_default();
-        assert!(insert(&mut blocked, &k, Some(toml::Value::Integer(5))).is_err());
-    }
-
-    #[test]
-    fn remove_says_whether_the_key_was_there_and_drops_emptied_tables() {
-        let mut t: toml::Table = toml::from_str(
-            "[context_monitor]\ninject = \"on-change\"\n[context_monitor.models]\n\"gpt-4.1\" = 5\n",
-        )
-        .unwrap();
+    fn one_key_tables_nest_the_key() {
         let model = KeyRef::ModelEntry("gpt-4.1".into());
-        assert!(remove(&mut t, &model));
-        assert_eq!(t.to_string(), "[context_monitor]\ninject = \"on-change\"\n");
-        assert!(!remove(&mut t, &model));
-        let inject = KeyRef::resolve("context_monitor.inject").unwrap();
-        assert!(remove(&mut t, &inject));
-        assert!(t.is_empty(), "{t}");
-        let mut blocked: toml::Table = toml::from_str("context_monitor = 3").unwrap();
-        assert!(!remove(&mut blocked, &inject));
+        let t = one_key_table(&model, toml::Value::Integer(5));
+        assert_eq!(t.to_string(), "[context_monitor.models]\n\"gpt-4.1\" = 5\n");
+        let keep = KeyRef::resolve("resume_logs.keep").expect("a known key");
+        let t = one_key_table(&keep, toml::Value::Integer(20));
+        assert_eq!(t.to_string(), "[resume_logs]\nkeep = 20\n");
     }
 }

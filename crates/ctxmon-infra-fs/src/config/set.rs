@@ -1,20 +1,19 @@
 //! `config set KEY VALUE --scope …`: edit one file, but only if the result is valid.
 //!
 //! Order matters: parse the value by its key's type, read and parse the target file, apply the
-//! change in memory, re-load every file layer with the changed table, and only then write it,
-//! atomically and privately. A refused change leaves the file exactly as it was.
+//! change to it in place (`edit.rs`: the file's comments, order and layout stay), re-load every
+//! file layer with the changed file, and only then write it, atomically and privately. A refused
+//! change leaves the file exactly as it was.
 
-use crate::fsutil::{Durability, is_symlink, symlink_refused, write_atomic};
 use crate::layout::ProjectLayout;
-use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 
+use super::edit::{self, Edited, nothing_written};
 use super::env::EnvVars;
 use super::error::{ConfigError, ConfigErrorKind, Setting};
 use super::kinds::{self, KeyRef, Parsed};
-use super::layers::{self, ValueSource};
-use super::load::{load_config, load_files_with};
+use super::layers::ValueSource;
+use super::load::load_config;
 use super::paths::{ConfigPaths, Scope};
 
 /// What `config set` did.
@@ -88,10 +87,19 @@ pub fn set_value_in(
              relative); set one of them or use --scope project",
         ));
     };
-    let existing = layers::read_file(&target, false).map_err(nothing_written)?;
+    let existing = Edited::read(&target).map_err(nothing_written)?;
     let created = existing.is_none();
-    let mut table = existing.unwrap_or_default();
-    layers::insert(&mut table, &key_ref, value.clone()).map_err(|message| {
+    let mut file = existing.unwrap_or_else(Edited::new);
+    let edited = match &value {
+        Some(value) => {
+            edit::to_edit_value(value).and_then(|v| edit::set(&mut file.doc, &key_ref, v))
+        }
+        None => {
+            edit::remove(&mut file.doc, &key_ref);
+            Ok(())
+        }
+    };
+    edited.map_err(|message| {
         ConfigError::new(
             ConfigErrorKind::InvalidValue,
             Some(key.to_string()),
@@ -99,29 +107,7 @@ pub fn set_value_in(
             format!("{message}; nothing was written"),
         )
     })?;
-
-    load_files_with(&paths, (scope.layer(), &table)).map_err(nothing_written)?;
-
-    let text = toml::to_string(&table).map_err(|e| {
-        ConfigError::new(
-            ConfigErrorKind::InvalidValue,
-            Some(key.to_string()),
-            target.display().to_string(),
-            format!("{e}; nothing was written"),
-        )
-    })?;
-    let written = match scope {
-        Scope::User => write_private(&target, &text),
-        Scope::Project | Scope::Local => write_in_ctxmon(layout, &target, &text),
-    };
-    written.map_err(|e| {
-        ConfigError::new(
-            ConfigErrorKind::Io,
-            None,
-            target.display().to_string(),
-            format!("cannot write it: {e}; check the folder's permissions and free space"),
-        )
-    })?;
+    file.check_and_write(layout, &paths, scope, &target, key)?;
 
     let shadowed_by = match value {
         None => None,
@@ -142,30 +128,4 @@ pub fn set_value_in(
         created,
         shadowed_by,
     })
-}
-
-pub(super) fn nothing_written(mut error: ConfigError) -> ConfigError {
-    error.message.push_str("; nothing was written");
-    error
-}
-
-/// Replaces a file inside `.ctxmon` atomically (0600, fsync). `.ctxmon` is created or checked
-/// by the layout, and a file that is a symbolic link is refused: spec §12 follows no link
-/// inside `.ctxmon`, and renaming over it would silently turn the link into a file.
-pub(super) fn write_in_ctxmon(layout: &ProjectLayout, path: &Path, text: &str) -> io::Result<()> {
-    layout.ensure_dir(layout.root())?;
-    if is_symlink(path) {
-        return Err(symlink_refused(path));
-    }
-    write_atomic(path, text.as_bytes(), Durability::Fsync)
-}
-
-/// Replaces the user's file atomically (0600, folders 0700, fsync). A symlinked file is
-/// written through to its target, so dotfile managers keep working.
-pub(super) fn write_private(path: &Path, text: &str) -> io::Result<()> {
-    let path = match fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)?,
-        _ => path.to_path_buf(),
-    };
-    write_atomic(&path, text.as_bytes(), Durability::Fsync)
 }

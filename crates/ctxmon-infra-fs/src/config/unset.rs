@@ -6,18 +6,19 @@
 //! checked like `config set` checks one: the file without the key, layered with the others,
 //! must still be a valid configuration (removing `low_threshold` can leave a `warning_threshold`
 //! below the default `low_threshold`), else nothing is written. Like `config set`, the file is
-//! written again from its parsed form: other keys stay, comments do not. A key no file sets is
-//! not an error: the result says so and nothing is written.
+//! edited in place (`edit.rs`): the key and the comment lines directly above it go, everything
+//! else stays as written. A key no file sets is not an error: the result says so and nothing is
+//! written.
 
 use std::path::{Path, PathBuf};
 
+use super::edit::{self, Edited, nothing_written};
 use super::env::EnvVars;
 use super::error::{ConfigError, ConfigErrorKind};
 use super::kinds::KeyRef;
-use super::layers::{self, ValueSource};
-use super::load::{load_config, load_files_with};
+use super::layers::ValueSource;
+use super::load::load_config;
 use super::paths::{ConfigPaths, Scope};
-use super::set::{nothing_written, write_in_ctxmon, write_private};
 use crate::layout::ProjectLayout;
 
 /// What `config unset` did.
@@ -63,15 +64,15 @@ pub fn unset_value_in(
             continue;
         };
         looked_in.push(path.to_path_buf());
-        let Some(mut table) = layers::read_file(path, false).map_err(nothing_written)? else {
+        let Some(mut file) = Edited::read(path).map_err(nothing_written)? else {
             continue;
         };
-        if layers::remove(&mut table, &key_ref) {
-            found = Some((scope, path.to_path_buf(), table));
+        if edit::remove(&mut file.doc, &key_ref) {
+            found = Some((scope, path.to_path_buf(), file));
             break;
         }
     }
-    let Some((scope, target, table)) = found else {
+    let Some((scope, target, file)) = found else {
         let (value, source) = current(project_dir, env, explicit_file, key);
         return Ok(UnsetOutcome {
             key: key.to_string(),
@@ -82,27 +83,7 @@ pub fn unset_value_in(
         });
     };
 
-    load_files_with(&paths, (scope.layer(), &table)).map_err(nothing_written)?;
-    let text = toml::to_string(&table).map_err(|e| {
-        ConfigError::new(
-            ConfigErrorKind::InvalidValue,
-            Some(key.to_string()),
-            target.display().to_string(),
-            format!("{e}; nothing was written"),
-        )
-    })?;
-    let written = match scope {
-        Scope::User => write_private(&target, &text),
-        Scope::Project | Scope::Local => write_in_ctxmon(layout, &target, &text),
-    };
-    written.map_err(|e| {
-        ConfigError::new(
-            ConfigErrorKind::Io,
-            None,
-            target.display().to_string(),
-            format!("cannot write it: {e}; check the folder's permissions and free space"),
-        )
-    })?;
+    file.check_and_write(layout, &paths, scope, &target, key)?;
     let (value, source) = current(project_dir, env, explicit_file, key);
     Ok(UnsetOutcome {
         key: key.to_string(),

@@ -1,4 +1,4 @@
-//! `.ctxmon/resume-logs/`: the file-system `ResumeLogStore` (spec §9, §12).
+//! `.ctxmon/resume-logs/`: the file-system `ResumeLogStore` (contract C9, C12).
 //!
 //! Layout: `session-<key>.json` (the data) and `session-<key>.md` (the rendering people and
 //! agents open), one pair per session, `<key>` a [`SessionKey`] so a session id with `/` or
@@ -60,7 +60,8 @@ impl FsResumeLogStore {
 
     /// `RenameOnly` (the default) replaces each file by rename, so a crash or a SIGKILL never
     /// leaves a torn log — the reader sees the old version or the new one — and keeps
-    /// generating and saving within spec §16's 1 ms (about 0.8 ms; `examples/resume_log_bench.rs`). `Fsync`
+    /// generating and saving within contract C16's 1 ms (about 0.8 ms;
+    /// `examples/resume_log_bench.rs`). `Fsync`
     /// adds four fsyncs per save (each file, and the folder after each rename) so a saved log
     /// also survives a power loss, at 1.5 to 3 ms. Logs are derived data: the checkpoint they
     /// come from is fsynced, and `ctxmon resume-log generate` rebuilds a lost one, so the

@@ -1,4 +1,4 @@
-//! Classifies one transcript line: a usage record, a compaction boundary, or nothing (spec §2).
+//! Classifies one transcript line: a usage record, a compaction boundary, or nothing (contract C2).
 //!
 //! Claude Code calls its transcript format internal and changes it between versions, so every
 //! field is optional and every field we read is *lenient* (see `lenient`): a value of the wrong
@@ -168,7 +168,7 @@ impl RawLine {
             (Scalar::Str(kind), _) if kind == "assistant" => self.assistant_event(sidechain),
             // "Without `type`": a JSON null is treated like a missing key.
             (Scalar::Absent | Scalar::Null, _) => match self.input_tokens {
-                // The spec says the simple format "qualifies with that value", so unlike an
+                // Contract C2: the simple format qualifies with its value, so unlike an
                 // assistant record a zero here is a real (empty) reading, not a placeholder.
                 Scalar::Uint(n) => LineEvent::Usage {
                     sidechain,

@@ -1,5 +1,5 @@
 //! The JSONL transcript adapter: finds the newest qualifying usage record or compaction boundary
-//! at the end of a Claude Code transcript (spec §2) without reading the whole file. A Codex CLI
+//! at the end of a Claude Code transcript (contract C2) without reading the whole file. A Codex CLI
 //! rollout is JSONL too: `format` tells the two apart by the first line, and every entry point
 //! (`scan`, `read_events`, the tail port) hands a rollout to `crate::codex`, so callers need
 //! one reader whichever agent wrote the file.
@@ -9,7 +9,7 @@
 //! derivations, `records` (with `prompt`) turns those lines into the tail port's typed records,
 //! and `forward` streams the whole file through the same line rules for the session report.
 //!
-//! Decisions the spec leaves open, taken here:
+//! Decisions behind the reading rules of contract C2, taken here:
 //! - A usage whose summed fields have the wrong type (a string, a negative number, a float) does
 //!   not qualify: the line is skipped and the scan goes on to older lines. Reading such a field
 //!   as 0 would under-report the fill; fields outside the formula may hold anything.
@@ -73,7 +73,7 @@ pub struct ScanReport {
     pub stats: ScanStats,
 }
 
-/// Reads Claude Code JSONL transcripts backwards from the end (spec §2).
+/// Reads Claude Code JSONL transcripts backwards from the end (contract C2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JsonlTranscriptReader {
     block_size: usize,

@@ -1,4 +1,4 @@
-//! Resume logs (spec §9): the handoff document written when a session is compacted, ends or
+//! Resume logs (contract C9): the handoff document written when a session is compacted, ends or
 //! turns critical, and on request.
 //!
 //! - `trigger`: when a log is due ([`TriggerKind`], the [`TriggerCondition`] extension point,

@@ -1,5 +1,5 @@
 //! `<resumption-context source="resume-log">`: what SessionStart injects when it has no
-//! checkpoint to hand back but a resume log records where the work stopped (spec §6, §9).
+//! checkpoint to hand back but a resume log records where the work stopped (contract C6, C9).
 //!
 //! A pointer, not the log: the log's path, its mission in one line and a sentence saying
 //! whose log it is, within [`POINTER_MAX_TOKENS`]. The agent reads the file when the work

@@ -1,6 +1,6 @@
 //! Section providers: each source of content fills what the sources before it left empty.
 //!
-//! Priority (spec §9): the agent's own document, the session's latest checkpoint, the
+//! Priority (contract C9): the agent's own document, the session's latest checkpoint, the
 //! transcript tail, git. For the narrative sections (mission, accomplishments, findings,
 //! decisions, next steps) the first source that has any content owns the section, because
 //! mixing an agent's curated list with raw todo items would blur both; critical-context keys

@@ -1,4 +1,4 @@
-//! The resumption state a checkpoint carries (spec §5) and its rendering: the source file's
+//! The resumption state a checkpoint carries (contract C5) and its rendering: the source file's
 //! `resumption:` section (`from_section`) and the transcript tail (`derive_from_tail`) give
 //! the state; `context` renders it as `<resumption-context>`.
 //!

@@ -155,7 +155,7 @@ pub struct EstimateRequest<'a> {
     /// The transcript to read; without it (and without `payload_usage`) the estimate is
     /// unavailable.
     pub transcript_path: Option<&'a Path>,
-    /// The status-line payload's `current_usage`, already summed (spec §2 formula).
+    /// The status-line payload's `current_usage`, already summed (the formula of contract C2).
     pub payload_usage: Option<TokenCount>,
     /// The status-line payload's `context_window_size`.
     pub payload_window: Option<u64>,

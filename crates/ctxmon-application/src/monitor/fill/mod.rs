@@ -1,4 +1,4 @@
-//! Context fill estimation (spec §2): from a transcript reading or a status-line payload to a
+//! Context fill estimation (contract C2): from a transcript reading or a status-line payload to a
 //! `FillEstimate`, failing open to NOMINAL; and a whole session's fill over time (`series`).
 //! Auto-compaction follows the agent that wrote the transcript: Claude Code's rule and the
 //! user's Claude Code settings (`auto_compact`), or Codex's (`codex`).

@@ -3,7 +3,7 @@
 //!
 //! The builder is fed the transcript's qualifying lines in file order (the reader streams them,
 //! so memory grows with the number of responses, never with the file) and applies the rules of
-//! spec §2 that a whole-session view needs beyond the newest record:
+//! contract C2 that a whole-session view needs beyond the newest record:
 //! - Streaming writes one line per content block; the lines of one response share `message.id`
 //!   and their input and cache counts, so the first qualifying line of an id is the response's
 //!   point and later ones add nothing. Lines without an id (the simple format) are one point each.

@@ -1,4 +1,4 @@
-//! Choosing the context window: configuration > payload > model rules > default (spec §2).
+//! Choosing the context window: configuration > payload > model rules > default (contract C2).
 
 use ctxmon_domain::{ContextWindow, TokenCount};
 

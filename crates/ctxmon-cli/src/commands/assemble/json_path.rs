@@ -3,9 +3,15 @@
 //!
 //! serde_json's own errors give a line and column, which point into a 50 MB single-line input
 //! uselessly. Wrapping the value in a deserializer that knows where it is costs about a hundred
-//! lines and no dependency (`serde_path_to_error` would do the same as an extra crate). Leaves
-//! and enums are delegated to serde_json's `&Value` deserializer; only objects and arrays are
-//! walked here, which is where the path grows.
+//! lines and no dependency. Leaves and enums are delegated to serde_json's `&Value`
+//! deserializer; only objects and arrays are walked here, which is where the path grows.
+//!
+//! `serde_path_to_error` (0.1.20) was tried in its place (issue 15) and kept out: it wraps
+//! serde_json's deserializer, which lets a derived struct be read from an array of its fields
+//! in order. So `["a", null, [1, 2]]` where an object belongs is silently accepted, and a
+//! top-level `[1]` is reported as ``[0]: invalid type: integer `1`, expected a sequence`` instead
+//! of `top level: invalid type: array, expected an object` (both tested below, the second also
+//! end to end). Paths and the other messages matched once `plain_words` was applied.
 
 use std::fmt;
 
@@ -318,6 +324,11 @@ mod tests {
         assert_eq!(
             err(r#"{"items":{}}"#),
             "items: invalid type: object, expected an array"
+        );
+        // What serde_json alone would read as an `Inner` (its fields in order) is refused.
+        assert_eq!(
+            err(r#"{"items":[["a", null, [1, 2]]]}"#),
+            "items[0]: invalid type: array, expected an object"
         );
     }
 }

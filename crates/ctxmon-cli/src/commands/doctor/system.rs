@@ -8,7 +8,7 @@ use ctxmon_application::monitor::fill::{ContextFillEstimator, EstimateRequest, F
 use ctxmon_application::ports::Clock;
 use ctxmon_domain::human::thousands;
 use ctxmon_domain::{FillSource, Timestamp};
-use ctxmon_infra_fs::claude_paths::{latest_transcript, project_slugs, projects_dirs};
+use ctxmon_infra_fs::claude_paths::{project_slugs, projects_dirs};
 use ctxmon_infra_fs::config::{ConfigError, ConfigErrorKind, LoadedConfig};
 use ctxmon_infra_fs::fsutil::{self, probe_writable};
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
@@ -231,7 +231,8 @@ fn hook_log_at(layout: &ProjectLayout, config: &Config, now: Timestamp) -> Check
 }
 
 pub fn transcript(project_dir: &Path, env: &[(String, String)], config: &Config) -> Check {
-    let Some(path) = latest_transcript(project_dir, env) else {
+    // The newer of the project's Claude Code transcript and Codex rollout, as `status` takes.
+    let Some(path) = crate::agent::project_transcript(project_dir) else {
         let canonical =
             std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_path_buf());
         let slug = project_slugs(&canonical)
@@ -246,16 +247,26 @@ pub fn transcript(project_dir: &Path, env: &[(String, String)], config: &Config)
             "transcript",
             Status::Skip,
             format!(
-                "no Claude Code session for this project yet (looked in {})",
-                places.join(", ")
+                "no Claude Code or Codex session for this project yet (looked in {}{})",
+                places.join(", "),
+                ctxmon_infra_fs::codex::codex_home(env)
+                    .map(|h| format!(", {}", h.join("sessions").display()))
+                    .unwrap_or_default()
             ),
         );
     };
     let settings = FillSettings::from_config(config)
         .or_else(|_| FillSettings::from_config(&Config::default()));
-    let Ok(settings) = settings else {
+    let Ok(mut settings) = settings else {
         return Check::new("transcript", Status::Fail, "no usable thresholds");
     };
+    // Problems in the agent's own settings are not this check's; the figure uses what counts.
+    crate::agent::apply_auto_compact(
+        &mut settings,
+        crate::agent::of_transcript(&path),
+        project_dir,
+        |_| {},
+    );
     let shown = path.display();
     // Claude Code creates the file when a session starts and writes its first line later.
     if std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == 0) {

@@ -24,7 +24,7 @@
 //!   by every change, so it cannot be trusted to still hold it). Uninstall puts it back from
 //!   there (from the backup only when there is no record, as before records existed), then
 //!   deletes the record; a record it cannot read stops uninstall rather than lose the line.
-//! - An existing file keeps its permissions; a new one is private (0600, spec §15).
+//! - An existing file keeps its permissions; a new one is private (0600, contract C15).
 //! - Codex (`--agent codex`) gets the same edit of `.codex/hooks.json` or
 //!   `$CODEX_HOME/hooks.json`, with these differences: no status line (Codex has no command
 //!   status line), no local scope, a file starting with a byte-order mark is refused by
