@@ -2,8 +2,8 @@
 //! without a file system (an embedder's tests, the crate's examples): a settable clock, session
 //! states, events, checkpoints, the resumption source, transcripts read for the fill
 //! (`transcripts`) and their tail as records, git and resume logs (`resume_logs`); the stores
-//! have a switch that makes them fail, for the fail-open paths. There is none for
-//! `PayloadCheckStore`. `records` builds transcript records and events by hand.
+//! have a switch that makes them fail, for the fail-open paths; and the status line's payload
+//! checks. `records` builds transcript records and events by hand.
 //!
 //! They are ordinary public code, not test-only: an embedder's tests depend on them as they
 //! are, so they behave like the adapters wherever a use case could tell the difference.
@@ -11,9 +11,11 @@
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
-use ctxmon_domain::{EventRecord, SessionKey, SessionState, Timestamp};
+use ctxmon_domain::{EventRecord, PayloadCheck, SessionKey, SessionState, Timestamp};
 
-use crate::ports::{Clock, EventLog, PortError, PortErrorKind, SessionStateStore};
+use crate::ports::{
+    Clock, EventLog, PayloadCheckStore, PortError, PortErrorKind, SessionStateStore,
+};
 
 pub mod records;
 mod resume_logs;
@@ -82,6 +84,40 @@ impl SessionStateStore for FakeStates {
         self.states
             .borrow_mut()
             .insert(session.clone(), state.clone());
+        Ok(())
+    }
+}
+
+/// The status line's payload checks in a map, one per session; `fail` makes every call fail.
+#[derive(Debug, Default)]
+pub struct FakePayloadChecks {
+    /// The stored checks, by session key.
+    pub checks: RefCell<BTreeMap<SessionKey, PayloadCheck>>,
+    /// When true, every load and save fails (`PermissionDenied`).
+    pub fail: Cell<bool>,
+}
+
+impl PayloadCheckStore for FakePayloadChecks {
+    fn load(&self, session: &SessionKey) -> Result<Option<PayloadCheck>, PortError> {
+        if self.fail.get() {
+            return Err(PortError::new(
+                PortErrorKind::PermissionDenied,
+                "status-line folder is read-only",
+            ));
+        }
+        Ok(self.checks.borrow().get(session).cloned())
+    }
+
+    fn save(&self, session: &SessionKey, check: &PayloadCheck) -> Result<(), PortError> {
+        if self.fail.get() {
+            return Err(PortError::new(
+                PortErrorKind::PermissionDenied,
+                "status-line folder is read-only",
+            ));
+        }
+        self.checks
+            .borrow_mut()
+            .insert(session.clone(), check.clone());
         Ok(())
     }
 }

@@ -1,6 +1,6 @@
 //! An in-memory transcript reader: transcripts kept as the events a file would hold (usage
 //! records and compaction boundaries, in file order), read back by the rules the file adapter
-//! follows (spec §2). Tests of the fill, and embedders who run the use cases without files,
+//! follows (contract C2). Tests of the fill, and embedders who run the use cases without files,
 //! measure a transcript without writing one.
 //!
 //! The rules applied, as `ctxmon-infra-fs`'s reader applies them to a file read backwards:
