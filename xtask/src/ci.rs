@@ -14,6 +14,16 @@ pub const TEST_COMMAND: &str = "cargo test --workspace --locked";
 pub const FMT_COMMAND: &str = "cargo fmt --all -- --check";
 pub const CLIPPY_COMMAND: &str = "cargo clippy --workspace --all-targets --locked -- -D warnings";
 pub const DENY_COMMAND: &str = "cargo deny check bans licenses sources";
+/// The two library crates' API documentation, every rustdoc warning an error: a public item
+/// without docs (`missing_docs`) or a broken intra-doc link fails. Their doc examples run in the
+/// test step (`cargo test --workspace` runs doc tests).
+pub const DOCS_COMMAND: &str =
+    "cargo doc --no-deps --locked -p ctxmon-domain -p ctxmon-application";
+/// What `cargo publish` would upload for the two library crates, built from the packaged files
+/// alone (ctxmon-application against the packaged ctxmon-domain): a file the build needs but
+/// the package leaves out fails here, not after a release. Offline, and nothing is published.
+pub const PACKAGE_COMMAND: &str =
+    "cargo package --locked --offline -p ctxmon-domain -p ctxmon-application";
 /// A process of its own, not a call into this one: the test step may have rebuilt (replaced)
 /// the xtask binary this process runs from, and the benchmark spawns that binary as its runner.
 pub const BENCH_SMOKE_COMMAND: &str = "cargo xtask bench --quick";
@@ -56,6 +66,14 @@ const STEPS: &[Step] = &[
             TEST_COMMAND,
             &[("INSTA_UPDATE", "no"), ("CTXMON_FUZZ_SECS", "0")],
         ),
+    },
+    Step {
+        name: "docs",
+        action: Action::Cargo(DOCS_COMMAND, &[("RUSTDOCFLAGS", "-D warnings")]),
+    },
+    Step {
+        name: "package",
+        action: Action::Cargo(PACKAGE_COMMAND, &[]),
     },
     Step {
         name: "check-arch",
@@ -221,6 +239,8 @@ mod tests {
                 "format",
                 "clippy",
                 "test",
+                "docs",
+                "package",
                 "check-arch",
                 "tidy",
                 "budgets",

@@ -14,16 +14,20 @@ pub type ContextState = FillEstimate;
 pub struct CheckpointId(u32);
 
 impl CheckpointId {
+    /// The first id a project gives, `cx-001`.
     pub const FIRST: CheckpointId = CheckpointId(1);
 
+    /// The id with this sequence number; `None` for 0 (ids start at 1).
     pub fn new(sequence: u32) -> Option<CheckpointId> {
         (sequence > 0).then_some(CheckpointId(sequence))
     }
 
+    /// The sequence number, `cx-004` → 4.
     pub fn sequence(self) -> u32 {
         self.0
     }
 
+    /// The id after this one; `None` past `u32::MAX`.
     pub fn next(self) -> Option<CheckpointId> {
         self.0.checked_add(1).map(CheckpointId)
     }
@@ -84,16 +88,21 @@ impl<'de> Deserialize<'de> for CheckpointId {
     }
 }
 
+/// Who started a compaction, as Claude Code reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum CompactionTrigger {
+    /// The user ran `/compact`.
     Manual,
+    /// Claude Code compacted on its own, near the window's end.
     Auto,
+    /// Not reported, or a value ctxmon does not know.
     #[default]
     Unknown,
 }
 
 impl CompactionTrigger {
+    /// Reads Claude Code's `trigger` field, ignoring case and spaces; anything else is `Unknown`.
     pub fn parse(s: Option<&str>) -> CompactionTrigger {
         match s.map(str::trim) {
             Some(t) if t.eq_ignore_ascii_case("manual") => CompactionTrigger::Manual,
@@ -102,6 +111,7 @@ impl CompactionTrigger {
         }
     }
 
+    /// The lower-case name stored in checkpoints and events: `manual`, `auto` or `unknown`.
     pub fn key(self) -> &'static str {
         match self {
             CompactionTrigger::Manual => "manual",
@@ -115,32 +125,47 @@ impl CompactionTrigger {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct SessionInfo {
+    /// The agent's session id.
     pub session_id: Option<String>,
+    /// The project folder the hook ran for.
     pub project_dir: Option<String>,
+    /// The agent's working folder, as the hook input gave it (`cwd`).
     pub cwd: Option<String>,
+    /// The transcript the fill was measured from.
     pub transcript_path: Option<String>,
+    /// The git branch at the time, when the project is a repository.
     pub git_branch: Option<String>,
+    /// The commit checked out at the time (full hash).
     pub git_head: Option<String>,
 }
 
 /// `.ctxmon/checkpoints/cx-NNN-checkpoint.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointData {
+    /// The file format's version; [`CheckpointData::SCHEMA_VERSION`] when written by this build.
     pub schema_version: u32,
+    /// The checkpoint's id, unique in the project.
     pub checkpoint_id: CheckpointId,
     /// RFC 3339, for people; `created_at_ms` is what code compares.
     pub timestamp: String,
+    /// When it was written, in milliseconds since the Unix epoch.
     pub created_at_ms: Timestamp,
     /// 1 for the session's first compaction, 2 for its second, …
     pub compaction_sequence: u32,
+    /// Who started the compaction.
     pub trigger: CompactionTrigger,
+    /// The instructions the user gave `/compact`, if any.
     pub custom_instructions: Option<String>,
+    /// The fill just before the compaction.
     pub context_state: ContextState,
+    /// What the agent was doing, for `<resumption-context>`; `None` when nothing was found.
     pub resumption_state: Option<ResumptionState>,
+    /// Where the session was.
     pub session_info: SessionInfo,
 }
 
 impl CheckpointData {
+    /// The version this build writes.
     pub const SCHEMA_VERSION: u32 = 1;
 }
 

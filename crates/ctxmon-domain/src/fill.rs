@@ -19,6 +19,7 @@ pub enum FillSource {
 }
 
 impl FillSource {
+    /// The lower-case name used in JSON and `status` output.
     pub fn key(self) -> &'static str {
         match self {
             FillSource::Transcript => "transcript",
@@ -34,10 +35,16 @@ impl FillSource {
 pub struct FillEstimate {
     /// Tokens / window as a ratio (0.75 = 75%); not clamped, > 1 means over-full.
     pub fill_percentage: f64,
+    /// Tokens in the context (for a transcript: input + cache creation + cache read of the
+    /// newest usage record).
     pub input_tokens: TokenCount,
+    /// The window the fill is measured against.
     pub context_window_size: ContextWindow,
+    /// The tier `fill_percentage` falls in under the thresholds in force.
     pub threshold_tier: ThresholdTier,
+    /// Where `input_tokens` came from.
     pub source: FillSource,
+    /// The model the figure belongs to, when known.
     pub model: Option<String>,
     /// Room left before Claude Code's auto-compaction; `None` (JSON `null`) when the user
     /// turned auto-compaction off (`DISABLE_AUTO_COMPACT`, `autoCompactEnabled: false`).
@@ -94,6 +101,7 @@ impl FillEstimate {
         }
     }
 
+    /// The same estimate with `note` set.
     pub fn with_note(mut self, note: impl Into<String>) -> FillEstimate {
         self.note = Some(note.into());
         self

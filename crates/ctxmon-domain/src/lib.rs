@@ -8,6 +8,9 @@
 // handled, and a truly infallible case carries an `#[allow]` that says why. Test code (unit
 // test modules, integration tests) may panic on a broken precondition; see clippy.toml.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
+// The domain is a library others embed (issue 15): every public item says what it is, its units
+// and its invariants.
+#![deny(missing_docs)]
 
 pub mod assembly;
 pub mod checkpoint;
@@ -48,3 +51,8 @@ pub use tier::{ThresholdError, ThresholdTier, Thresholds};
 pub use time::Timestamp;
 pub use tokens::{TokenCount, estimate_tokens};
 pub use window::ContextWindow;
+
+// The README's example is compiled and run with the doc tests, so it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;

@@ -9,6 +9,7 @@ use crate::{FillSource, Timestamp};
 /// One comparison, as stored in `.ctxmon/status-line/<session>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PayloadCheck {
+    /// The file format's version; [`PayloadCheck::SCHEMA_VERSION`] when written by this build.
     pub schema_version: u32,
     /// The raw session id of the payload, when it had one (shown by doctor).
     #[serde(default)]
@@ -19,7 +20,9 @@ pub struct PayloadCheck {
     pub ctxmon_percentage: f64,
     /// What ctxmon's figure was made of.
     pub tokens: u64,
+    /// The window ctxmon measured against, in tokens.
     pub window: u64,
+    /// Where ctxmon's token figure came from.
     pub source: FillSource,
     /// The payload's `context_window_size`, when it had one.
     #[serde(default)]
@@ -33,6 +36,7 @@ pub struct PayloadCheck {
 }
 
 impl PayloadCheck {
+    /// The version this build writes.
     pub const SCHEMA_VERSION: u32 = 1;
     /// Differences up to this many percentage points are rounding (Claude Code shows whole
     /// percents, ctxmon rounds down) and the payload's lag behind the transcript.

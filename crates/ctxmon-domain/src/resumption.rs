@@ -7,6 +7,7 @@
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+/// Where a resumption state came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum ResumptionOrigin {
@@ -17,19 +18,25 @@ pub enum ResumptionOrigin {
     Transcript,
 }
 
+/// How the work's quality has moved, as an orchestrator records it in the source file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct QualityTrajectory {
+    /// The latest quality score, on whatever scale the orchestrator uses (e.g. 0.0 to 1.0).
     pub score: Option<f64>,
+    /// Which iteration of the work the score belongs to.
     pub iteration: Option<u64>,
 }
 
+/// A file the next context should read first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct FileToRead {
+    /// The path as the source file gives it (relative to the project or absolute).
     pub path: String,
     /// Lower numbers first; files without a priority come last.
     pub priority: Option<i64>,
+    /// Why it matters, when the source file says.
     pub reason: Option<String>,
 }
 
@@ -39,11 +46,14 @@ pub struct FileToRead {
 /// decisions, so older ones load unchanged), else as `{decision, rationale}`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct KeyDecision {
+    /// What was decided.
     pub decision: String,
+    /// Why, when the source file says.
     pub rationale: Option<String>,
 }
 
 impl KeyDecision {
+    /// A decision with an optional rationale.
     pub fn new(decision: impl Into<String>, rationale: Option<String>) -> KeyDecision {
         KeyDecision {
             decision: decision.into(),
@@ -123,25 +133,36 @@ impl<'de> Deserialize<'de> for KeyDecision {
     }
 }
 
+/// One entry of a todo or task list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct Todo {
+    /// What is to be done.
     pub content: String,
     /// `pending`, `in_progress` or `completed` (TodoWrite's statuses; others kept as given).
     pub status: String,
 }
 
+/// What the agent needs handed back after a compaction. Every field is optional or may be
+/// empty; [`ResumptionState::is_empty`] says whether any of it helps.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct ResumptionState {
+    /// Which source this state came from.
     pub origin: ResumptionOrigin,
     /// `recovery_state` or `summary` from the source file.
     pub summary: Option<String>,
+    /// From the source file only.
     pub quality_trajectory: Option<QualityTrajectory>,
+    /// Decisions from the source file, in document order.
     pub decisions: Vec<KeyDecision>,
+    /// One line per agent from the source file (`agent (status): summary`).
     pub agent_summaries: Vec<String>,
+    /// From the source file, lowest priority number first.
     pub files_to_read: Vec<FileToRead>,
+    /// What to do next, from the source file, in order.
     pub next_steps: Vec<String>,
+    /// When the source file says it was last updated, as written there.
     pub updated_at: Option<String>,
     /// Newest last, verbatim but trimmed.
     pub last_user_requests: Vec<String>,
@@ -149,6 +170,7 @@ pub struct ResumptionState {
     pub todos: Vec<Todo>,
     /// Files written or edited, most recent last, without duplicates.
     pub files_touched: Vec<String>,
+    /// The agent's newest answer text in the transcript tail.
     pub last_assistant_text: Option<String>,
     /// The session's goal: its first request typed by the user (leading slash commands
     /// skipped), from the transcript's start.
@@ -186,7 +208,9 @@ pub struct Failure {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct Check {
+    /// The command as it ran (shell commands verbatim).
     pub command: String,
+    /// True when it exited 0 (or the tool reported no error).
     pub passed: bool,
 }
 

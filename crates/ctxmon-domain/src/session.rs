@@ -12,6 +12,7 @@ use crate::hash::fnv1a64;
 pub struct SessionKey(String);
 
 impl SessionKey {
+    /// The key for a raw session id: the id itself when safe, else `h-` and its FNV-1a hash.
     pub fn from_raw(raw: &str) -> SessionKey {
         if is_safe(raw) {
             SessionKey(raw.to_string())
@@ -20,6 +21,7 @@ impl SessionKey {
         }
     }
 
+    /// The key as it appears in file names.
     pub fn as_str(&self) -> &str {
         &self.0
     }

@@ -9,7 +9,9 @@ use crate::{ThresholdTier, Timestamp};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct SessionState {
+    /// The file format's version; [`SessionState::SCHEMA_VERSION`] when written by this build.
     pub schema_version: u32,
+    /// The tier of the newest measurement; a change of tier records `ContextThresholdReached`.
     pub last_tier: Option<ThresholdTier>,
     /// The tier of the last `<context-monitor>` tag injected into this session, by
     /// prompt-submit or post-tool-use (the record both share).
@@ -21,10 +23,16 @@ pub struct SessionState {
     /// The fill ratio the last `<context-monitor>` tag showed (the `tiered` policy says it
     /// again at NOMINAL once the fill has moved far enough from it).
     pub last_injected_fill: Option<f64>,
+    /// The newest measured fill, as a fraction of the window.
     pub last_fill: Option<f64>,
+    /// The newest measured context size, in tokens.
     pub last_tokens: Option<u64>,
+    /// The compactions this session has been seen to go through.
     pub compactions_seen: CompactionsSeen,
+    /// True once a resume log was written for the current context (cleared by a compaction).
     pub handoff_complete: bool,
+    /// When the fill first reached WARNING or above in this context; cleared when it falls
+    /// below WARNING or the context is compacted.
     pub threshold_crossed_at: Option<Timestamp>,
     /// The checkpoint whose resumption context was handed to this session (SessionStart or the
     /// prompt-submit fallback), so it is delivered once.
@@ -34,21 +42,28 @@ pub struct SessionState {
     /// (contract C9). A compaction re-arms all but `session_end`, which fires once per session.
     #[serde(default)]
     pub resume_log_triggers: Vec<String>,
+    /// When the state was last saved (the hook's clock).
     pub updated_at: Option<Timestamp>,
 }
 
+/// What the monitor knows about a session's compactions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct CompactionsSeen {
+    /// How many compaction boundaries were seen in the transcript.
     pub count: u32,
+    /// The newest boundary seen: its uuid, else its timestamp (so each is counted once).
     pub last_boundary_uuid: Option<String>,
+    /// The newest boundary's timestamp, as the transcript spells it.
     pub last_boundary_timestamp: Option<String>,
     /// The newest checkpoint taken for this session (BUG-329): a usage record older than
     /// `last_checkpoint_at` predates the compaction and no longer describes the context.
     pub last_checkpoint_id: Option<String>,
+    /// When `last_checkpoint_id` was written.
     pub last_checkpoint_at: Option<Timestamp>,
 }
 
 impl SessionState {
+    /// The version this build writes.
     pub const SCHEMA_VERSION: u32 = 1;
 }

@@ -43,6 +43,7 @@ pub enum StatusField {
 }
 
 impl StatusField {
+    /// Every field, in the order error messages and help list them ([`StatusField::names`]).
     pub const ALL: [StatusField; 8] = [
         StatusField::Percent,
         StatusField::Bar,
@@ -68,6 +69,7 @@ impl StatusField {
         }
     }
 
+    /// The field named `name` inside braces (`until-compact`); `None` for an unknown name.
     pub fn parse(name: &str) -> Option<StatusField> {
         StatusField::ALL.into_iter().find(|f| f.name() == name)
     }
@@ -124,11 +126,14 @@ impl std::error::Error for TemplateError {}
 /// take no room).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FieldText {
+    /// The text as it takes room on the terminal, without escape codes.
     pub plain: String,
+    /// The text as printed; the same as `plain` when unstyled.
     pub styled: String,
 }
 
 impl FieldText {
+    /// Unstyled text: `styled` equals `plain`.
     pub fn plain(text: impl Into<String>) -> FieldText {
         let text = text.into();
         FieldText {
@@ -149,6 +154,9 @@ impl Default for StatusTemplate {
 }
 
 impl StatusTemplate {
+    /// Parses a format such as [`DEFAULT_STATUS_FORMAT`]: fields in braces, `{{` and `}}` for
+    /// literal braces. Rejects an empty format, one over [`MAX_FORMAT_CHARS`], a line break, or an
+    /// unknown field, with a message that says what to write.
     pub fn parse(format: &str) -> Result<StatusTemplate, TemplateError> {
         if format.trim().is_empty() {
             return Err(TemplateError(format!(

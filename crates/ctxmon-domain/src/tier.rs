@@ -7,14 +7,20 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ThresholdTier {
+    /// Below LOW: plenty of room.
     Nominal,
+    /// At or above LOW (55 % by default).
     Low,
+    /// At or above WARNING (70 % by default).
     Warning,
+    /// At or above CRITICAL (80 % by default); resume logs are written from here by default.
     Critical,
+    /// At or above EMERGENCY (88 % by default).
     Emergency,
 }
 
 impl ThresholdTier {
+    /// Every tier, least urgent first.
     pub const ALL: [ThresholdTier; 5] = [
         ThresholdTier::Nominal,
         ThresholdTier::Low,
@@ -63,7 +69,9 @@ impl std::fmt::Display for ThresholdTier {
 /// point at them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThresholdError {
+    /// The configuration key or keys at fault, e.g. `low_threshold < warning_threshold`.
     pub keys: &'static str,
+    /// What is wrong, naming the value.
     pub message: String,
 }
 
@@ -97,6 +105,8 @@ impl Default for Thresholds {
 }
 
 impl Thresholds {
+    /// Validates four fill ratios (fractions of the window, not percentages): each finite,
+    /// `0 < low < warning < critical < emergency <= 1`; the error names the key at fault.
     pub fn new(
         low: f64,
         warning: f64,
@@ -154,15 +164,19 @@ impl Thresholds {
         })
     }
 
+    /// The LOW boundary, as a fraction of the window.
     pub fn low(&self) -> f64 {
         self.low
     }
+    /// The WARNING boundary, as a fraction of the window.
     pub fn warning(&self) -> f64 {
         self.warning
     }
+    /// The CRITICAL boundary, as a fraction of the window.
     pub fn critical(&self) -> f64 {
         self.critical
     }
+    /// The EMERGENCY boundary, as a fraction of the window.
     pub fn emergency(&self) -> f64 {
         self.emergency
     }

@@ -10,10 +10,12 @@ use serde::{Deserialize, Serialize};
 pub struct Timestamp(pub i64);
 
 impl Timestamp {
+    /// The instant `ms` milliseconds after the Unix epoch (negative before it).
     pub fn from_millis(ms: i64) -> Timestamp {
         Timestamp(ms)
     }
 
+    /// Milliseconds since the Unix epoch.
     pub fn millis(self) -> i64 {
         self.0
     }

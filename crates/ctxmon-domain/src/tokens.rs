@@ -13,8 +13,10 @@ use serde::{Deserialize, Serialize};
 pub struct TokenCount(pub u64);
 
 impl TokenCount {
+    /// No tokens.
     pub const ZERO: TokenCount = TokenCount(0);
 
+    /// The count as a number.
     pub fn get(self) -> u64 {
         self.0
     }
@@ -24,6 +26,7 @@ impl TokenCount {
         TokenCount(self.0.saturating_add(other.0))
     }
 
+    /// `self - other`, stopping at zero.
     pub fn saturating_sub(self, other: TokenCount) -> TokenCount {
         TokenCount(self.0.saturating_sub(other.0))
     }

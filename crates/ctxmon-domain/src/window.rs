@@ -21,10 +21,12 @@ impl ContextWindow {
         (tokens > 0).then_some(ContextWindow(tokens))
     }
 
+    /// The window's size as a token count.
     pub fn tokens(self) -> TokenCount {
         TokenCount(self.0)
     }
 
+    /// The window's size in tokens (never 0).
     pub fn get(self) -> u64 {
         self.0
     }

@@ -1,6 +1,7 @@
 //! The reader against the two sanitized Codex CLI rollouts in
 //! `../shared/fixtures/codex-rollouts/` (expected figures in its SOURCES.md): the backward
-//! scan, the forward read and the tail records, whole and cut around the compaction.
+//! scan, the forward read and the tail records, whole and cut around the compaction; and the
+//! in-memory reader (`fakes::FakeTranscripts`) fed the forward read's events.
 //!
 //! The corpus lives outside the repository; without it these tests print a notice and pass.
 
@@ -9,6 +10,7 @@ mod corpus;
 
 use std::path::{Path, PathBuf};
 
+use ctxmon_application::fakes::FakeTranscripts;
 use ctxmon_application::ports::{
     AgentKind, RecordBody, RequestKind, ScanLimits, ToolKind, TranscriptEvent, TranscriptReader,
     TranscriptReading, TranscriptTail,
@@ -234,10 +236,28 @@ fn the_backward_scan_agrees_with_the_forward_read_at_every_cut() {
             .with_block_size(4096)
             .read_latest(&path, ScanLimits::default())
             .expect("readable");
-        let mut last = None;
+        let mut events = Vec::new();
         JsonlTranscriptReader::new()
-            .read_events(&path, |e| last = Some(e))
+            .read_events(&path, |e| events.push(e))
             .expect("readable");
+        let last = events.last().cloned();
+        // The in-memory reader embedders test with, given the same events, reads them to the
+        // same answer (the window Codex reported included, across the compaction).
+        let memory = FakeTranscripts::new();
+        memory.insert_for(reading.agent, &path, events);
+        let fake = memory
+            .read_latest(&path, ScanLimits::default())
+            .expect("stored");
+        assert_eq!(
+            (&fake.usage, &fake.boundary, fake.scope, fake.agent_window),
+            (
+                &reading.usage,
+                &reading.boundary,
+                reading.scope,
+                reading.agent_window
+            ),
+            "cut at {keep}"
+        );
         match last {
             Some(TranscriptEvent::Usage { record, .. }) => {
                 assert_eq!(reading.usage.as_ref(), Some(&record), "cut at {keep}");

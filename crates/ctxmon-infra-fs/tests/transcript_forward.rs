@@ -1,6 +1,6 @@
 //! The forward reader and the session series against the real Claude Code transcripts: one
 //! point per distinct main-chain response, and the last point agrees with the backward scan a
-//! hook does.
+//! hook does; so does the in-memory reader embedders test with, fed the forward read's events.
 //!
 //! The corpus lives outside the repository; without `../shared` these tests print a notice and
 //! pass.
@@ -17,6 +17,7 @@ mod corpus;
 use corpus::jsonl_files as transcripts;
 
 use ctxmon_application::config::Config;
+use ctxmon_application::fakes::FakeTranscripts;
 use ctxmon_application::monitor::fill::{FillSeries, FillSeriesBuilder, FillSettings, SeriesScope};
 use ctxmon_application::ports::{ScanLimits, TranscriptReader};
 use ctxmon_infra_fs::JsonlTranscriptReader;
@@ -116,4 +117,38 @@ fn known_shapes_of_the_corpus() {
     let rewind = series(&dir.join("synthetic-compact-after-rewind.jsonl"), 64 * 1024);
     assert_eq!(rewind.compactions.len(), 1);
     assert!(rewind.compactions[0].index > 0 && rewind.compactions[0].index < rewind.points.len());
+}
+
+/// `fakes::FakeTranscripts` claims to read a transcript kept as events by the file reader's
+/// rules (the newest main-chain event, a boundary newer than every usage, the sidechain
+/// fallback, the reported window). Fed the events the forward read finds in each real
+/// transcript, it must report what the backward scan of the file reports.
+#[test]
+fn the_in_memory_reader_agrees_with_the_file_reader() {
+    let Some(dir) = corpus::corpus("in-memory reader comparison") else {
+        return;
+    };
+    let reader = JsonlTranscriptReader::new();
+    // The whole file, as the in-memory reader sees the whole transcript.
+    let whole = ScanLimits {
+        max_scan_bytes: u64::MAX,
+    };
+    let mut compared = 0;
+    for path in transcripts(&dir) {
+        let name = path.display().to_string();
+        let Ok(file) = reader.read_latest(&path, whole) else {
+            continue;
+        };
+        let mut events = Vec::new();
+        reader.read_events(&path, |e| events.push(e)).unwrap();
+        let memory = FakeTranscripts::new();
+        memory.insert_for(file.agent, &path, events);
+        let fake = memory.read_latest(&path, whole).unwrap();
+        assert_eq!(fake.usage, file.usage, "{name}");
+        assert_eq!(fake.boundary, file.boundary, "{name}");
+        assert_eq!(fake.scope, file.scope, "{name}");
+        assert_eq!(fake.agent_window, file.agent_window, "{name}");
+        compared += 1;
+    }
+    assert!(compared >= 8, "only {compared} transcripts compared");
 }

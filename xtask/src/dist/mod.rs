@@ -71,7 +71,9 @@ impl Options {
 pub struct Meta {
     pub version: String,
     pub license: String,
-    pub repository: String,
+    /// Cargo.toml's `repository`, else the GitHub repository a release workflow runs in
+    /// ([`release_repository`]); `None` leaves the npm packages without one (a local build).
+    pub repository: Option<String>,
     pub description: String,
 }
 
@@ -107,13 +109,31 @@ impl Meta {
         Ok(Meta {
             version: cli.version,
             license: cli.license.unwrap_or_else(|| "MIT OR Apache-2.0".into()),
-            repository: cli.repository.unwrap_or_default(),
+            repository: cli.repository.or_else(|| {
+                release_repository(
+                    std::env::var("GITHUB_SERVER_URL").ok(),
+                    std::env::var("GITHUB_REPOSITORY").ok(),
+                )
+            }),
             description: "Keeps a coding agent's work alive across context-window limits: \
                           context-fill warnings, checkpoints before compaction, the essentials \
                           handed back after it (Claude Code hooks and status line)"
                 .into(),
         })
     }
+}
+
+/// The repository a GitHub Actions run builds (`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY`), when
+/// both are set. Cargo.toml names no repository while the project has no public address, but a
+/// release runs in one, and npm's provenance check wants `repository` to name it.
+pub fn release_repository(server: Option<String>, repository: Option<String>) -> Option<String> {
+    let server = server.filter(|s| !s.trim().is_empty())?;
+    let repository = repository.filter(|r| !r.trim().is_empty())?;
+    Some(format!(
+        "{}/{}",
+        server.trim_end_matches('/'),
+        repository.trim()
+    ))
 }
 
 pub fn run(root: &Path, options: &Options) -> Result<()> {
@@ -375,6 +395,19 @@ fn file_name(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_release_names_the_repository_it_runs_in() {
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(
+            release_repository(some("https://github.com/"), some("acme/ctxmon")).as_deref(),
+            Some("https://github.com/acme/ctxmon")
+        );
+        // Outside GitHub Actions (or half set) nothing is made up.
+        assert_eq!(release_repository(None, some("acme/ctxmon")), None);
+        assert_eq!(release_repository(some("https://github.com"), None), None);
+        assert_eq!(release_repository(some(" "), some("acme/ctxmon")), None);
+    }
 
     #[test]
     fn options_parse_and_refuse_what_cannot_work() {

@@ -176,8 +176,10 @@ fn copy_executable(from: &Path, to: &Path) -> Result<()> {
 }
 
 /// A JSON object with its keys in the order given (package.json reads best that way, and
-/// serde_json sorts keys without its `preserve_order` feature).
+/// serde_json sorts keys without its `preserve_order` feature). A `null` field is left out: a
+/// repository a local build does not know is absent, not `null`.
 fn object(fields: &[(&str, Value)]) -> String {
+    let fields: Vec<&(&str, Value)> = fields.iter().filter(|(_, v)| !v.is_null()).collect();
     let mut out = String::from("{\n");
     for (index, (key, value)) in fields.iter().enumerate() {
         let pretty = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".into());
@@ -195,7 +197,11 @@ mod tests {
 
     #[test]
     fn objects_keep_key_order_and_parse_back() {
-        let text = object(&[("b", json!(1)), ("a", json!({"z": [1, 2], "y": "x"}))]);
+        let text = object(&[
+            ("b", json!(1)),
+            ("a", json!({"z": [1, 2], "y": "x"})),
+            ("repository", Value::Null),
+        ]);
         assert!(text.find("\"b\"").unwrap() < text.find("\"a\"").unwrap());
         let back: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back, json!({"b": 1, "a": {"z": [1, 2], "y": "x"}}));

@@ -11,6 +11,8 @@ use super::sources::{
 };
 use super::strategies::{AssemblyStrategy, BalancedStrategy, ConservativeStrategy, GreedyStrategy};
 
+/// Asks every [`ContextSource`] for its candidates and has the chosen [`AssemblyStrategy`]
+/// pack them into the budget that is left after the fixed costs.
 #[derive(Debug)]
 pub struct ContextAssembler {
     /// In bundle order; names must be unique (a repeated name is never served).
@@ -19,6 +21,8 @@ pub struct ContextAssembler {
 }
 
 impl ContextAssembler {
+    /// An assembler over `sources` (in bundle order, unique names) and `strategies` (one per
+    /// kind; the first of a kind is used).
     pub fn new(
         sources: Vec<Box<dyn ContextSource>>,
         strategies: Vec<Box<dyn AssemblyStrategy>>,

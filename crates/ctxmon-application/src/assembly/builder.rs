@@ -18,6 +18,9 @@ use super::filters::{RoleBasedFilter, ToolFilter};
 use super::notes::Notes;
 use super::system_prompt::SystemPromptBuilder;
 
+/// Input in, bundle out: writes the system prompt, filters the tools, has the assembler pack
+/// the messages, then counts the finished bundle itself. [`create_context_builder`] makes the
+/// standard one.
 #[derive(Debug)]
 pub struct ContextBuilder {
     assembler: ContextAssembler,
@@ -28,6 +31,7 @@ pub struct ContextBuilder {
     default_strategy: AssemblyStrategyType,
 }
 
+/// What [`create_context_builder`] may change about the standard builder.
 #[derive(Debug, Clone)]
 pub struct ContextBuilderOptions {
     /// Replaces the default tool registry.
@@ -58,6 +62,8 @@ pub fn create_context_builder(options: ContextBuilderOptions) -> ContextBuilder 
 }
 
 impl ContextBuilder {
+    /// A builder from its parts, counting with `ceil(chars / 4)` and defaulting to the balanced
+    /// strategy.
     pub fn new(
         assembler: ContextAssembler,
         tool_filter: Box<dyn ToolFilter>,
@@ -80,11 +86,13 @@ impl ContextBuilder {
         self
     }
 
+    /// Uses `strategy` when the input names none.
     pub fn with_default_strategy(mut self, strategy: AssemblyStrategyType) -> ContextBuilder {
         self.default_strategy = strategy;
         self
     }
 
+    /// The counter every figure in the bundle is measured with.
     pub fn counter(&self) -> &dyn TokenCounter {
         &*self.counter
     }

@@ -33,6 +33,8 @@ pub fn message_tokens(counter: &dyn TokenCounter, message: &ContextMessage) -> u
     message_text_tokens(counter, message).saturating_add(MESSAGE_OVERHEAD)
 }
 
+/// One item a source could add to the bundle (a file, a diff, a memory, a symbol, or a tool
+/// call with its results), priced exactly before it is written.
 #[derive(Debug)]
 pub struct Candidate<'a> {
     /// A lower bound on `cost`, known without counting the text.
@@ -47,9 +49,11 @@ pub struct Candidate<'a> {
     pub message_count: u64,
     /// The file path, for the debug lists; `None` for other sources.
     pub file_path: Option<&'a str>,
+    /// What the item is made of.
     pub body: CandidateBody<'a>,
 }
 
+/// What a candidate is made of.
 #[derive(Debug)]
 pub enum CandidateBody<'a> {
     /// One message: `prefix + text + suffix`, which may be shortened.
@@ -80,12 +84,18 @@ impl std::fmt::Debug for LazyGroup<'_> {
     }
 }
 
+/// A message written as `prefix + text + suffix`, where only `text` may be shortened.
 #[derive(Debug)]
 pub struct TextItem<'a> {
+    /// Who speaks the message.
     pub role: MessageRole,
+    /// The fixed text before the item's own (a file's header and fence, …).
     pub prefix: Prefix<'a>,
+    /// The item's own text: the part shortening cuts.
     pub text: &'a str,
+    /// The fixed text after it (a closing fence, …).
     pub suffix: &'static str,
+    /// What becomes the message's metadata.
     pub meta: ItemMeta<'a>,
     /// A smaller stand-in for when the whole item does not fit and shortening is allowed.
     pub fallback: Option<String>,
@@ -97,8 +107,11 @@ pub struct TextItem<'a> {
 pub struct ItemMeta<'a> {
     /// Written before `source` (`memory:`, `diff:`, or empty for a file path).
     pub source_prefix: &'static str,
+    /// The item's name in its source: a path, a memory id, an event type.
     pub source: &'a str,
+    /// The source's ranking score (0–1).
     pub priority: f64,
+    /// The item's size before shortening, in bytes, when it has one.
     pub original_size: Option<u64>,
 }
 
@@ -117,7 +130,9 @@ impl ItemMeta<'_> {
 /// costs no allocation until it is kept).
 #[derive(Debug)]
 pub enum Prefix<'a> {
+    /// Written out already.
     Owned(String),
+    /// Borrowed pieces, written out in order.
     Parts([&'a str; 5]),
 }
 
@@ -152,9 +167,12 @@ impl TextItem<'_> {
 pub enum Shortened {
     /// `prefix + text[..end] + suffix + marker`.
     Prefix {
+        /// The byte offset in `text` where the shown part ends (a character boundary).
         end: usize,
+        /// The message as written.
         content: String,
     },
+    /// The item's smaller stand-in (a diff's stats line instead of the diff).
     Fallback(String),
 }
 

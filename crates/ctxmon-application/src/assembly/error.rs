@@ -12,13 +12,17 @@ pub enum AssemblyErrorKind {
     Internal,
 }
 
+/// Why an assembly run returned no bundle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AssemblyError {
+    /// What went wrong.
     pub kind: AssemblyErrorKind,
+    /// What went wrong, in words for people, with the figures.
     pub message: String,
 }
 
 impl AssemblyError {
+    /// An error of `kind` with `message`.
     pub fn new(kind: AssemblyErrorKind, message: impl Into<String>) -> AssemblyError {
         AssemblyError {
             kind,

@@ -4,6 +4,8 @@ use ctxmon_domain::assembly::{
     AgentCapability, AgentDescriptor, AgentRole, ToolCategory, ToolDescriptor,
 };
 
+/// Decides which tools an agent is offered: [`RoleBasedFilter`] by role (the standard one),
+/// [`CapabilityBasedFilter`] by capabilities.
 pub trait ToolFilter: std::fmt::Debug + Send + Sync {
     /// The tools `agent` may use, in registry order.
     fn filter(&self, tools: &[ToolDescriptor], agent: &AgentDescriptor) -> Vec<ToolDescriptor>;

@@ -38,6 +38,8 @@ pub fn file_parts(file: &FileDescriptor) -> ([&str; 5], &'static str) {
     )
 }
 
+/// `--- Diff: path ---` with the change type and line counts, then the patch: the prefix
+/// written out, and the suffix.
 pub fn diff_parts(diff: &GitDiff) -> (String, &'static str) {
     let mut prefix = format!("--- Diff: {} ---\n", diff.file);
     if let Some(change) = &diff.change_type {

@@ -7,6 +7,7 @@ use ctxmon_domain::human::count;
 /// a debug section larger than the bundle.
 pub const MAX_NOTES: usize = 50;
 
+/// Notes on how odd input was read, at most [`MAX_NOTES`] of them plus a count of the rest.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Notes {
     list: Vec<String>,
@@ -14,6 +15,7 @@ pub struct Notes {
 }
 
 impl Notes {
+    /// No notes.
     pub fn new() -> Notes {
         Notes::default()
     }
@@ -27,6 +29,7 @@ impl Notes {
         }
     }
 
+    /// Adds `other`'s notes after these (still at most [`MAX_NOTES`]).
     pub fn append(&mut self, other: Notes) {
         for note in other.list {
             self.push_with(|| note);
@@ -34,6 +37,7 @@ impl Notes {
         self.omitted += other.omitted;
     }
 
+    /// The notes, with a last one saying how many were left out when there were too many.
     pub fn into_vec(mut self) -> Vec<String> {
         if self.omitted > 0 {
             self.list.push(format!(

@@ -15,6 +15,7 @@ pub const EXCLUDED_FILES_LISTED: usize = 100;
 /// Whether an offer may shorten items that do not fit whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fit {
+    /// Only items that fit whole.
     WholeOnly,
     /// Shorten (truncate with a marker, or fall back to a stand-in) if the run allows it.
     MayShorten,
@@ -38,6 +39,8 @@ struct SourceState<'a> {
     kept: usize,
 }
 
+/// The ledger strategies spend from: every source's candidates and the token budget. A
+/// strategy offers a source a slice of the budget; the source takes its candidates best first.
 #[derive(Debug)]
 pub struct Packing<'a> {
     budget: TokenBudget,
@@ -52,14 +55,21 @@ pub struct Packing<'a> {
 pub struct Packed {
     /// Each message with the index of its source in `source_names`.
     pub messages: Vec<(usize, ContextMessage)>,
+    /// The sources' names, in bundle order.
     pub source_names: Vec<String>,
     /// Per source: items included, excluded, shortened.
     pub counts: Vec<(u64, u64, u64)>,
+    /// Paths of the files kept, in bundle order.
     pub included_files: Vec<String>,
+    /// The best-ranked files left out, at most 100.
     pub excluded_files: Vec<String>,
+    /// Candidate messages that were not kept.
     pub dropped_messages: u64,
+    /// Items shortened instead of left out.
     pub summarizations: u64,
+    /// Tokens the strategy kept free on purpose (the buffer).
     pub reserved: u64,
+    /// How odd input was read.
     pub notes: Notes,
 }
 

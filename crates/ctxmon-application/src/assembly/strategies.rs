@@ -20,9 +20,13 @@ pub const PRIORITY: [&str; 7] = [
     SYMBOLS,
 ];
 
+/// How the budget left after the fixed costs is shared between the sources:
+/// [`GreedyStrategy`], [`BalancedStrategy`], [`ConservativeStrategy`].
 pub trait AssemblyStrategy: std::fmt::Debug + Send + Sync {
+    /// Which of the input's `strategy` values this strategy serves.
     fn kind(&self) -> AssemblyStrategyType;
 
+    /// The name reported in `debug.strategyUsed`.
     fn name(&self) -> &'static str {
         self.kind().as_str()
     }

@@ -3,10 +3,13 @@
 
 use ctxmon_domain::assembly::{AgentCapability, AgentDescriptor, AgentRole, ContextBuildInput};
 
+/// Writes the system prompt: the agent's identity and capabilities, the repository, the goal,
+/// and the standing constraints.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemPromptBuilder;
 
 impl SystemPromptBuilder {
+    /// The system prompt for `input`, sections separated by blank lines.
     pub fn build(&self, input: &ContextBuildInput) -> String {
         let sections = [
             identity(&input.agent),

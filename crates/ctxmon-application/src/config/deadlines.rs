@@ -32,16 +32,24 @@ pub const STATUS_LINE_DEADLINE_MS: u64 = 1_500;
 /// The hooks, each with its registered timeout and its own deadline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HookDeadline {
+    /// UserPromptSubmit (built in: 1.5 s of a 5 s timeout).
     PromptSubmit,
+    /// SessionStart (built in: 7 s of a 10 s timeout).
     SessionStart,
+    /// PreCompact (built in: 7 s of a 10 s timeout).
     PreCompact,
+    /// PreToolUse (built in: 1.5 s of a 5 s timeout).
     PreToolUse,
+    /// PostToolUse (built in: 1.5 s of a 5 s timeout).
     PostToolUse,
+    /// PostCompact (built in: 2 s of a 5 s timeout).
     PostCompact,
+    /// SessionEnd (built in: 2 s of a 5 s timeout).
     SessionEnd,
 }
 
 impl HookDeadline {
+    /// Every hook, in the order the configuration lists their keys.
     pub const ALL: [HookDeadline; 7] = [
         HookDeadline::PromptSubmit,
         HookDeadline::SessionStart,

@@ -20,15 +20,24 @@ pub use deadlines::{
 };
 pub use schema::{FIELDS, FieldKind, FieldSpec, field, json_schema};
 
+/// ctxmon's whole configuration, one section per table of `config.toml`; every key has a
+/// default, and [`Config::validate`] says which values break a rule.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
+    /// `[context_monitor]`: measuring the fill and the `<context-monitor>` tag.
     pub context_monitor: ContextMonitorConfig,
+    /// `[hooks]`: the hooks' deadlines and their log.
     pub hooks: HooksConfig,
+    /// `[resumption]`: what is handed back after a compaction.
     pub resumption: ResumptionConfig,
+    /// `[resume_logs]`: when resume logs are written and how many are kept.
     pub resume_logs: ResumeLogsConfig,
+    /// `[checkpoints]`: how many checkpoints are kept.
     pub checkpoints: CheckpointsConfig,
+    /// `[codex]`: Codex CLI sessions.
     pub codex: CodexConfig,
+    /// `[statusline]`: what `ctxmon statusline` prints.
     pub statusline: StatusLineConfig,
 }
 
@@ -55,22 +64,34 @@ pub enum InjectPolicy {
 /// again at NOMINAL: the agent keeps a picture of its room within ten points.
 pub const NOMINAL_STEP: f64 = 0.10;
 
+/// `[context_monitor]`: how the fill is measured and when it is told to the agent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ContextMonitorConfig {
+    /// Inject the `<context-monitor>` tag at all (default true).
     pub enabled: bool,
+    /// Fill ratio (fraction of the window) where LOW begins; default 0.55.
     pub low_threshold: f64,
+    /// Fill ratio where WARNING begins; default 0.70.
     pub warning_threshold: f64,
+    /// Fill ratio where CRITICAL begins; default 0.80.
     pub critical_threshold: f64,
+    /// Fill ratio where EMERGENCY begins (at most 1); default 0.88.
     pub emergency_threshold: f64,
     /// Overrides every other way of choosing the window when set.
     pub context_window: Option<u64>,
+    /// Tokens Claude Code keeps free before auto-compacting (default 33,000).
     pub auto_compact_buffer: u64,
+    /// How far back from the transcript's end the reader looks for a usage record, in bytes
+    /// (default 32 MiB).
     pub max_scan_bytes: u64,
+    /// When the tag is injected (default `tiered`).
     pub inject: InjectPolicy,
     /// Also warn inside tool loops: `hooks post-tool-use` injects the tag when the tier rose
     /// since the last one (see `monitor::tier_record`).
     pub post_tool_use: bool,
+    /// After a compaction without a recorded size, the percent of the window assumed used
+    /// (default 30; clamped to 10–60 when used).
     pub post_compaction_percent: u64,
     /// Model id prefix → window size; the longest matching prefix wins.
     pub models: BTreeMap<String, u64>,
@@ -101,13 +122,23 @@ impl Default for ContextMonitorConfig {
 pub struct HooksConfig {
     /// Every hook without its own deadline, and the status line.
     pub deadline_ms: Option<u64>,
+    /// UserPromptSubmit's deadline in milliseconds, stdin read included; `None`: `deadline_ms`,
+    /// else its built-in default.
     pub prompt_submit_deadline_ms: Option<u64>,
+    /// SessionStart's deadline in milliseconds (as above).
     pub session_start_deadline_ms: Option<u64>,
+    /// PreCompact's deadline in milliseconds (as above); long by default, because a lost
+    /// checkpoint is the worst failure.
     pub pre_compact_deadline_ms: Option<u64>,
+    /// PreToolUse's deadline in milliseconds (as above).
     pub pre_tool_use_deadline_ms: Option<u64>,
+    /// PostToolUse's deadline in milliseconds (as above).
     pub post_tool_use_deadline_ms: Option<u64>,
+    /// PostCompact's deadline in milliseconds (as above).
     pub post_compact_deadline_ms: Option<u64>,
+    /// SessionEnd's deadline in milliseconds (as above).
     pub session_end_deadline_ms: Option<u64>,
+    /// Size in bytes at which `.ctxmon/logs/hooks.log` is rotated (default 1 MiB).
     pub log_max_bytes: u64,
 }
 
@@ -127,14 +158,24 @@ impl Default for HooksConfig {
     }
 }
 
+/// `[resumption]`: where the resumption state comes from and how long it is handed back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ResumptionConfig {
+    /// The resumption source file, relative to the project (or absolute); `.yaml`, `.yml` or
+    /// `.json`. Empty: none. See [`ResumptionConfig::source_candidates`].
     pub source_file: String,
+    /// Without a source file, derive the resumption state from the transcript tail (default
+    /// true).
     pub derive_from_transcript: bool,
+    /// At startup or `/clear`, hand back only checkpoints younger than this many hours
+    /// (default 24).
     pub max_age_hours: u64,
+    /// Warn when the source file's `updated_at` is older than this many minutes (default 120).
     pub stale_after_minutes: u64,
+    /// How many bytes of the transcript's end the derivation reads (default 8 MiB).
     pub tail_bytes: u64,
+    /// Source files larger than this many bytes are ignored with a warning (default 1 MiB).
     pub max_source_bytes: u64,
 }
 
@@ -175,11 +216,16 @@ impl Default for ResumptionConfig {
     }
 }
 
+/// `[resume_logs]`: the 10,000-token handoff documents.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ResumeLogsConfig {
+    /// Write resume logs on the configured triggers (default true).
     pub enabled: bool,
+    /// When to write one: `pre_compact`, `session_end`, `manual`, `tier:<tier>` (that tier and
+    /// every one above it). Default: `pre_compact`, `session_end`, `tier:critical`.
     pub triggers: Vec<String>,
+    /// How many resume logs cleanup keeps (default 10).
     pub keep: u64,
 }
 
@@ -210,6 +256,7 @@ pub struct CheckpointsConfig {
 impl CheckpointsConfig {
     /// The bounds `checkpoints.keep` is validated against (also the schema's).
     pub const KEEP_MIN: u64 = 1;
+    /// The largest `checkpoints.keep` accepted.
     pub const KEEP_MAX: u64 = 1_000_000;
 }
 
@@ -251,7 +298,9 @@ impl Default for StatusLineConfig {
 /// variable the bad value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigIssue {
+    /// The dotted key, e.g. `context_monitor.low_threshold`.
     pub key: String,
+    /// What is wrong and what is allowed.
     pub message: String,
 }
 
@@ -353,6 +402,7 @@ impl Config {
         issues
     }
 
+    /// The four thresholds, validated together (`0 < low < warning < critical < emergency <= 1`).
     pub fn thresholds(&self) -> Result<Thresholds, ctxmon_domain::ThresholdError> {
         let cm = &self.context_monitor;
         Thresholds::new(
@@ -363,10 +413,13 @@ impl Config {
         )
     }
 
+    /// `context_monitor.auto_compact_buffer` as a token count.
     pub fn auto_compact_buffer(&self) -> TokenCount {
         TokenCount(self.context_monitor.auto_compact_buffer)
     }
 
+    /// `context_monitor.context_window` when set and not 0: it overrides every other way of
+    /// choosing the window.
     pub fn window_override(&self) -> Option<ContextWindow> {
         self.context_monitor
             .context_window
@@ -377,12 +430,17 @@ impl Config {
 /// A resume-log trigger as written in `resume_logs.triggers`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TriggerSpec {
+    /// `pre_compact`: before every compaction.
     PreCompact,
+    /// `session_end`: when the session ends (once per session).
     SessionEnd,
+    /// `manual`: `ctxmon resume-log generate`.
     Manual,
+    /// `tier:<tier>`: when the fill reaches that tier or a higher one.
     Tier(ThresholdTier),
 }
 
+/// Reads one entry of `resume_logs.triggers`; `None` for anything else.
 pub fn parse_trigger(s: &str) -> Option<TriggerSpec> {
     match s.trim() {
         "pre_compact" => Some(TriggerSpec::PreCompact),

@@ -6,22 +6,30 @@ use serde_json::{Map, Value, json};
 use super::deadlines::{HookDeadline, MIN_DEADLINE_MS, max_deadline_ms};
 use super::{CheckpointsConfig, Config};
 
+/// What values a configuration key takes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FieldKind {
+    /// `true` or `false`.
     Bool,
     /// An integer within the inclusive range.
     Integer {
+        /// The smallest value allowed.
         min: u64,
+        /// The largest value allowed.
         max: u64,
     },
     /// An optional integer (absent means "not set").
     OptionalInteger {
+        /// The smallest value allowed.
         min: u64,
     },
+    /// A fill ratio, greater than 0 and at most 1.
     Ratio,
+    /// A non-empty string.
     String,
     /// One of the listed strings.
     Enum(&'static [&'static str]),
+    /// A list of strings.
     StringList,
     /// A table of string → positive integer.
     IntegerMap,
@@ -30,15 +38,20 @@ pub enum FieldKind {
     Deadline(Option<HookDeadline>),
 }
 
+/// One configuration key: its dotted name, what it takes, what it does.
 #[derive(Debug, Clone, Copy)]
 pub struct FieldSpec {
+    /// The dotted key, e.g. `context_monitor.inject`.
     pub key: &'static str,
+    /// What values it takes.
     pub kind: FieldKind,
+    /// What it does, in a sentence or two: the JSON Schema's `description`.
     pub description: &'static str,
 }
 
 const MIB: u64 = 1024 * 1024;
 
+/// Every configuration key, in the order of the configuration's sections.
 pub const FIELDS: &[FieldSpec] = &[
     FieldSpec {
         key: "context_monitor.enabled",

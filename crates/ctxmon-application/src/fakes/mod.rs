@@ -1,21 +1,28 @@
 //! In-memory fakes of the ports, for this crate's tests and for anyone running the use cases
-//! without a file system: a settable clock, session states, events, checkpoints, the
-//! resumption source, the transcript's tail, git and resume logs (`resume_logs`); the stores
-//! have a switch that makes them fail, for the fail-open paths. There is none for
-//! `TranscriptReader` (each test scripts the reading it needs) or `PayloadCheckStore`.
-//! `records` builds transcript records by hand.
+//! without a file system (an embedder's tests, the crate's examples): a settable clock, session
+//! states, events, checkpoints, the resumption source, transcripts read for the fill
+//! (`transcripts`) and their tail as records, git and resume logs (`resume_logs`); the stores
+//! have a switch that makes them fail, for the fail-open paths; and the status line's payload
+//! checks. `records` builds transcript records and events by hand.
+//!
+//! They are ordinary public code, not test-only: an embedder's tests depend on them as they
+//! are, so they behave like the adapters wherever a use case could tell the difference.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
-use ctxmon_domain::{EventRecord, SessionKey, SessionState, Timestamp};
+use ctxmon_domain::{EventRecord, PayloadCheck, SessionKey, SessionState, Timestamp};
 
-use crate::ports::{Clock, EventLog, PortError, PortErrorKind, SessionStateStore};
+use crate::ports::{
+    Clock, EventLog, PayloadCheckStore, PortError, PortErrorKind, SessionStateStore,
+};
 
 pub mod records;
 mod resume_logs;
+mod transcripts;
 
 pub use resume_logs::FakeResumeLogs;
+pub use transcripts::{FakeTranscript, FakeTranscripts};
 
 /// A clock that returns a settable time, advancing by `step` on every read.
 #[derive(Debug, Default)]
@@ -25,6 +32,7 @@ pub struct FixedClock {
 }
 
 impl FixedClock {
+    /// A clock at `start` that moves `step_ms` forward after every read (0: it stands still).
     pub fn new(start: Timestamp, step_ms: i64) -> FixedClock {
         FixedClock {
             now: Cell::new(start.millis()),
@@ -32,6 +40,7 @@ impl FixedClock {
         }
     }
 
+    /// Moves the clock to `t`.
     pub fn set(&self, t: Timestamp) {
         self.now.set(t.millis());
     }
@@ -48,7 +57,9 @@ impl Clock for FixedClock {
 /// Session states in a map; `fail` makes every call error, to test fail-open paths.
 #[derive(Debug, Default)]
 pub struct FakeStates {
+    /// The stored states, by session key.
     pub states: RefCell<BTreeMap<SessionKey, SessionState>>,
+    /// When true, every load and save fails (`PermissionDenied`).
     pub fail: Cell<bool>,
 }
 
@@ -77,9 +88,46 @@ impl SessionStateStore for FakeStates {
     }
 }
 
+/// The status line's payload checks in a map, one per session; `fail` makes every call fail.
+#[derive(Debug, Default)]
+pub struct FakePayloadChecks {
+    /// The stored checks, by session key.
+    pub checks: RefCell<BTreeMap<SessionKey, PayloadCheck>>,
+    /// When true, every load and save fails (`PermissionDenied`).
+    pub fail: Cell<bool>,
+}
+
+impl PayloadCheckStore for FakePayloadChecks {
+    fn load(&self, session: &SessionKey) -> Result<Option<PayloadCheck>, PortError> {
+        if self.fail.get() {
+            return Err(PortError::new(
+                PortErrorKind::PermissionDenied,
+                "status-line folder is read-only",
+            ));
+        }
+        Ok(self.checks.borrow().get(session).cloned())
+    }
+
+    fn save(&self, session: &SessionKey, check: &PayloadCheck) -> Result<(), PortError> {
+        if self.fail.get() {
+            return Err(PortError::new(
+                PortErrorKind::PermissionDenied,
+                "status-line folder is read-only",
+            ));
+        }
+        self.checks
+            .borrow_mut()
+            .insert(session.clone(), check.clone());
+        Ok(())
+    }
+}
+
+/// Events in a vector; `fail` makes every append fail as a full disk would.
 #[derive(Debug, Default)]
 pub struct FakeEvents {
+    /// Every record appended, in order.
     pub records: RefCell<Vec<EventRecord>>,
+    /// When true, every append fails (`Io`).
     pub fail: Cell<bool>,
 }
 
@@ -97,10 +145,13 @@ impl EventLog for FakeEvents {
 /// repository's (never reused, whatever is pruned).
 #[derive(Debug, Default)]
 pub struct FakeCheckpoints {
+    /// Every checkpoint saved and not pruned, oldest first.
     pub stored: RefCell<Vec<crate::ports::StoredCheckpoint>>,
+    /// The last id given (0 before the first).
     pub next: Cell<u32>,
     /// The highest compaction sequence given to each session.
     pub sequences: RefCell<BTreeMap<String, u32>>,
+    /// When true, every call fails (`PermissionDenied`).
     pub fail: Cell<bool>,
 }
 

@@ -1,10 +1,12 @@
 //! Transcript records built by hand, for in-memory transcripts (tests, examples): the records
-//! a tail adapter would report, without any file format.
+//! a tail adapter would report (for [`super::FakeTail`]) and the usage and compaction events a
+//! transcript reader finds (for [`super::FakeTranscripts`]), without any file format.
 
-use ctxmon_domain::Todo;
+use ctxmon_domain::{Todo, TokenCount};
 
 use crate::ports::{
-    RecordBody, Request, RequestKind, TaskItem, ToolCall, ToolKind, ToolResult, TranscriptRecord,
+    CompactionBoundary, RecordBody, Request, RequestKind, TaskItem, ToolCall, ToolKind, ToolResult,
+    TranscriptEvent, TranscriptRecord, UsageRecord,
 };
 
 /// A main-chain record of `body`.
@@ -125,5 +127,29 @@ impl TranscriptRecord {
     pub fn on_branch(mut self, branch: &str) -> TranscriptRecord {
         self.git_branch = Some(branch.to_string());
         self
+    }
+}
+
+/// A main-chain usage record of `tokens` for `model`: one API response.
+pub fn usage(tokens: u64, model: &str) -> TranscriptEvent {
+    TranscriptEvent::Usage {
+        sidechain: false,
+        record: UsageRecord {
+            tokens: TokenCount(tokens),
+            model: Some(model.to_string()),
+            ..UsageRecord::default()
+        },
+    }
+}
+
+/// A main-chain compaction boundary; `post_tokens` is the size it recorded, if any.
+pub fn compaction(post_tokens: Option<u64>) -> TranscriptEvent {
+    TranscriptEvent::Boundary {
+        sidechain: false,
+        boundary: CompactionBoundary {
+            trigger: Some("auto".to_string()),
+            post_tokens: post_tokens.map(TokenCount),
+            ..CompactionBoundary::default()
+        },
     }
 }

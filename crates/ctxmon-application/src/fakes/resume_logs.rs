@@ -13,7 +13,9 @@ use crate::ports::{
 /// Logs in a map; `fail` makes every call fail as a read-only folder would.
 #[derive(Debug, Default)]
 pub struct FakeResumeLogs {
+    /// The stored logs and their markdown, by session key.
     pub logs: RefCell<BTreeMap<SessionKey, (ResumeLog, String)>>,
+    /// When true, every call fails.
     pub fail: Cell<bool>,
 }
 

@@ -15,6 +15,7 @@ use ctxmon_domain::xml::{escape_attr, escape_text};
 
 use crate::handoff::budget_writer::{ItemKind, chars, fit, frame};
 
+/// The most tokens a `<compaction-alert>` may take.
 pub const ALERT_MAX_TOKENS: u64 = 280;
 const CLOSING: &str = "</compaction-alert>";
 /// Ends custom instructions that had to be shortened.

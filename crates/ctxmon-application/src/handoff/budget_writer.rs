@@ -8,6 +8,7 @@ use ctxmon_domain::human::{plural, thousands};
 use ctxmon_domain::tokens::chars_for_tokens;
 use ctxmon_domain::xml::escape_text;
 
+/// Writes an injected tag within a token budget, keeping back the room its closing text needs.
 #[derive(Debug)]
 pub struct BudgetWriter {
     out: String,
@@ -38,6 +39,7 @@ impl BudgetWriter {
         }
     }
 
+    /// Characters still free, the closing text's room excluded.
     pub fn remaining(&self) -> usize {
         self.limit
             .saturating_sub(self.used)
@@ -85,6 +87,7 @@ impl BudgetWriter {
     }
 }
 
+/// The length in characters (the unit budgets are measured in), not bytes.
 pub fn chars(s: &str) -> usize {
     s.chars().count()
 }
@@ -171,10 +174,13 @@ impl Entry<'_> {
 /// `- +N more {noun} in {location}`.
 #[derive(Debug, Clone)]
 pub struct ListSpec<'a> {
+    /// The element's name.
     pub tag: &'a str,
     /// The entries' noun, singular and plural: `+1 more file`, `+2 more files`.
     pub noun: (&'a str, &'a str),
+    /// Where the entries left out can be read (`cx-004`, a command).
     pub location: &'a str,
+    /// The entries, in priority order.
     pub entries: Vec<Entry<'a>>,
 }
 

@@ -32,12 +32,19 @@ use crate::run::{HookContext, HookPorts, Warning};
 /// The hooks ctxmon answers, one per agent hook event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hook {
+    /// `UserPromptSubmit`: the fill tag, compaction alerts, resumption fallback.
     PromptSubmit,
+    /// `SessionStart`: hands back the resumption context or points at a resume log.
     SessionStart,
+    /// `PreCompact`: writes the checkpoint.
     PreCompact,
+    /// `PreToolUse`: warns about a stale resumption source file being edited.
     PreToolUse,
+    /// `PostToolUse`: the fill tag inside tool loops, when the tier rose.
     PostToolUse,
+    /// `PostCompact`: records the compaction.
     PostCompact,
+    /// `SessionEnd`: records the end and writes its resume log.
     SessionEnd,
 }
 
@@ -59,17 +66,23 @@ impl Hook {
 /// What the use cases read of the hook's input.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HookFields<'a> {
+    /// `hook_event_name`: checked against the hook that was run.
     pub hook_event_name: Option<&'a str>,
+    /// `session_id`: the key of the session's state.
     pub session_id: Option<&'a str>,
+    /// `cwd`: the agent's working folder.
     pub cwd: Option<&'a str>,
     /// SessionStart's `startup|resume|clear|compact|fork`.
     pub source: Option<&'a str>,
     /// PreCompact's and PostCompact's `manual|auto`.
     pub trigger: Option<&'a str>,
+    /// PreCompact's `custom_instructions` (what the user gave `/compact`).
     pub custom_instructions: Option<&'a str>,
+    /// PreToolUse's `tool_name`.
     pub tool_name: Option<&'a str>,
     /// The file a tool call writes (`tool_input.file_path`, or a notebook's path).
     pub file_path: Option<&'a str>,
+    /// PostCompact's `compact_summary` (only its length is recorded).
     pub compact_summary: Option<&'a str>,
     /// SessionEnd's reason.
     pub reason: Option<&'a str>,
@@ -78,6 +91,7 @@ pub struct HookFields<'a> {
 /// One invocation as the composition root hands it over.
 #[derive(Debug, Clone, Copy)]
 pub struct HookCall<'a> {
+    /// Which hook runs.
     pub hook: Hook,
     /// How the hook was invoked (`prompt-submit`), for a warning about a wrong event.
     pub command: &'a str,
@@ -87,11 +101,14 @@ pub struct HookCall<'a> {
     pub config: &'a Config,
     /// Why the configuration did not load, one line per bad key.
     pub config_error: Option<&'a str>,
+    /// The project folder.
     pub project_dir: &'a Path,
     /// False when nothing may be stored (the project does not exist, or it is `/` or the home
     /// folder nobody named): the hook answers without a session's state or lock.
     pub stores_state: bool,
+    /// Which agent sent the input.
     pub agent: AgentKind,
+    /// The transcript to measure and read.
     pub transcript_path: Option<&'a Path>,
     /// Why the agent's transcript could not be found.
     pub transcript_problem: Option<&'a str>,
@@ -111,7 +128,9 @@ pub trait HookHost {
 /// The answer, in parts; the wire format is the composition root's.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HookAnswer {
+    /// Text for the agent's context (`additionalContext`).
     pub additional_context: Option<String>,
+    /// A message for the user (`systemMessage`).
     pub system_message: Option<String>,
 }
 

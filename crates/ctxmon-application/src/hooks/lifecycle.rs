@@ -6,6 +6,7 @@ use crate::handoff::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger}
 use crate::ports::ResumeLogStore;
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
+/// Records `CompactionCompleted` (the trigger and the summary's length, never its text).
 pub fn post_compact(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,

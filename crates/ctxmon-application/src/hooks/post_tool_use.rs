@@ -23,10 +23,12 @@ use crate::monitor::tag::render_context_monitor;
 use crate::monitor::tier_record::{ToolVerdict, note_injected, note_measured, verdict};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
+/// What the post-tool-use hook decided.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PostToolUseOutcome {
     /// The `<context-monitor>` tag, when the tier rose.
     pub additional_context: Option<String>,
+    /// What was done with the tier measured.
     pub verdict: ToolVerdict,
     /// `None` when the hook is off or nothing could be measured.
     pub estimate: Option<FillEstimate>,

@@ -18,14 +18,19 @@ use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
 use crate::ports::{Allocation, AutoPrune, ResumeLogStore, TranscriptRecord};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
+/// What PreCompact reads of its input.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PreCompactInput<'a> {
+    /// `manual` or `auto`.
     pub trigger: Option<&'a str>,
+    /// What the user gave `/compact`, kept in the checkpoint.
     pub custom_instructions: Option<&'a str>,
 }
 
+/// What PreCompact did.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PreCompactOutcome {
+    /// The checkpoint written; `None` when it could not be.
     pub checkpoint: Option<CheckpointData>,
     /// "Checkpoint cx-004 saved at 83% context fill" (Claude Code ignores it for PreCompact;
     /// `--json` callers and the log see it).
@@ -33,9 +38,13 @@ pub struct PreCompactOutcome {
     /// Old acknowledged checkpoints deleted after this one was saved (`checkpoints.keep`):
     /// housekeeping for the hook log, not a problem.
     pub pruned: Vec<CheckpointId>,
+    /// Problems that did not stop the hook; for the hook log.
     pub warnings: Vec<Warning>,
 }
 
+/// Writes the checkpoint (fill, resumption state, session facts), records the compaction,
+/// writes the `pre_compact` resume log when due and prunes old checkpoints. Never fails:
+/// problems come back in `warnings`.
 pub fn pre_compact(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,
@@ -224,6 +233,7 @@ fn prune_old(
     }
 }
 
+/// The `SessionAbandoned` reason: `compaction at N%`.
 pub fn abandon_reason(estimate: &FillEstimate) -> String {
     format!("compaction at {}%", estimate.percent())
 }

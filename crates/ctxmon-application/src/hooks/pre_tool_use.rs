@@ -14,13 +14,19 @@ use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
 const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 
+/// What PreToolUse answers.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PreToolUseOutcome {
     /// A warning for `additionalContext`; `None` means answer nothing.
     pub additional_context: Option<String>,
+    /// Problems that did not stop the hook; for the hook log.
     pub warnings: Vec<Warning>,
 }
 
+/// Checks a `Write`, `Edit` or `MultiEdit` of `file_path` (relative to `cwd`, else the
+/// project): when it is the resumption source file and its `updated_at` is older than
+/// `resumption.stale_after_minutes`, a reminder to update it. Other calls cost a few string
+/// comparisons.
 pub fn pre_tool_use(
     ctx: &HookContext<'_>,
     ports: &HookPorts<'_>,

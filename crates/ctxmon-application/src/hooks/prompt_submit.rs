@@ -20,10 +20,12 @@ use crate::monitor::tier_record::{note_injected, note_measured};
 use crate::ports::ResumeLogStore;
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
+/// What UserPromptSubmit answers and what it measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptSubmitOutcome {
     /// The text for `additionalContext`, when anything is to be injected.
     pub additional_context: Option<String>,
+    /// The fill measured for this prompt.
     pub estimate: FillEstimate,
     /// The checkpoint acknowledged by this prompt's alert.
     pub acknowledged: Option<String>,

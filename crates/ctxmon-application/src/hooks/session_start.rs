@@ -15,10 +15,14 @@ use crate::handoff::resume_log::pointer::{
 use crate::ports::{ResumeLogStore, StoredResumeLog};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
+/// What SessionStart answers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionStartOutcome {
+    /// `<resumption-context>` (or a pointer to a resume log), when there is anything to hand back.
     pub additional_context: Option<String>,
+    /// The checkpoint chosen to hand back, `cx-NNN`.
     pub checkpoint_id: Option<String>,
+    /// Problems that did not stop the hook; for the hook log.
     pub warnings: Vec<Warning>,
 }
 

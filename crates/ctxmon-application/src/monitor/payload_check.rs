@@ -75,26 +75,12 @@ pub fn record(
 
 #[cfg(test)]
 mod tests {
-    use std::cell::RefCell;
-    use std::collections::BTreeMap;
-
     use super::*;
     use crate::config::Config;
+    use crate::fakes::FakePayloadChecks;
     use crate::monitor::fill::FillSettings;
+    use crate::ports::PortErrorKind;
     use ctxmon_domain::TokenCount;
-
-    #[derive(Default)]
-    struct Memory(RefCell<BTreeMap<SessionKey, PayloadCheck>>);
-
-    impl PayloadCheckStore for Memory {
-        fn load(&self, s: &SessionKey) -> Result<Option<PayloadCheck>, PortError> {
-            Ok(self.0.borrow().get(s).cloned())
-        }
-        fn save(&self, s: &SessionKey, c: &PayloadCheck) -> Result<(), PortError> {
-            self.0.borrow_mut().insert(s.clone(), c.clone());
-            Ok(())
-        }
-    }
 
     fn estimate(tokens: u64, source: FillSource) -> FillEstimate {
         let settings = FillSettings::from_config(&Config::default()).unwrap();
@@ -119,7 +105,7 @@ mod tests {
 
     #[test]
     fn the_record_is_rewritten_on_a_new_verdict_or_after_an_hour_keeping_since() {
-        let store = Memory::default();
+        let store = FakePayloadChecks::default();
         let key = SessionKey::from_raw("s");
         let e = estimate(90_000, FillSource::Transcript);
         let at = |ms: i64| Timestamp(1_000_000 + ms);
@@ -143,5 +129,19 @@ mod tests {
         assert_eq!(kept.since, at(REFRESH_MS + 300));
         // A clock that went backwards rewrites rather than trusting the old record.
         assert_eq!(record(&store, &key, check(45.0, 0)), Ok(true));
+    }
+
+    #[test]
+    fn a_failing_store_is_reported_and_the_next_write_works() {
+        let store = FakePayloadChecks::default();
+        let key = SessionKey::from_raw("s");
+        let e = estimate(90_000, FillSource::Transcript);
+        let check = compare(50.0, &e, None, Some("s"), Timestamp(1_000)).unwrap();
+        store.fail.set(true);
+        let err = record(&store, &key, check.clone()).unwrap_err();
+        assert_eq!(err.kind, PortErrorKind::PermissionDenied);
+        store.fail.set(false);
+        assert_eq!(record(&store, &key, check), Ok(true));
+        assert!(store.checks.borrow().contains_key(&key));
     }
 }

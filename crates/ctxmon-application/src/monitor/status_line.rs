@@ -12,6 +12,7 @@ use crate::ports::{TranscriptError, TranscriptReader};
 /// What the status-line JSON carries that matters for the fill.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StatusPayload<'a> {
+    /// `transcript_path`: read when the payload carries no usage.
     pub transcript_path: Option<&'a Path>,
     /// `context_window.current_usage`, summed (input + cache creation + cache read); `None`
     /// when null (before the first response and right after `/compact`) or malformed.
@@ -36,7 +37,9 @@ pub fn status_estimate(
 /// The status line's estimate and, when the transcript could not be read, why (for stderr).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StatusMeasurement {
+    /// The estimate shown.
     pub estimate: FillEstimate,
+    /// Why the transcript could not be read, when it could not.
     pub error: Option<TranscriptError>,
     /// The transcript has no response yet (a session's start): why a line shows no figure.
     pub awaits_first_response: bool,

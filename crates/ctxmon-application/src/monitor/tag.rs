@@ -8,8 +8,10 @@ use ctxmon_domain::human::tokens;
 use ctxmon_domain::xml::escape_attr;
 use ctxmon_domain::{FillEstimate, ThresholdTier, Thresholds};
 
-/// Inclusive token budget of the tag, shared with the budget check.
+/// The fewest tokens a `<context-monitor>` tag takes (inclusive; a property test holds every
+/// tag within both bounds).
 pub const MONITOR_TAG_MIN_TOKENS: u64 = 40;
+/// The most tokens a `<context-monitor>` tag may take.
 pub const MONITOR_TAG_MAX_TOKENS: u64 = 200;
 
 /// Renders the tag for an estimate. Every interpolated value is escaped even though today they

@@ -11,7 +11,9 @@ use super::PortError;
 /// A checkpoint with its acknowledgement state, as listed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredCheckpoint {
+    /// The checkpoint.
     pub data: CheckpointData,
+    /// True when its acknowledgement marker exists.
     pub acknowledged: bool,
 }
 
@@ -19,7 +21,9 @@ pub struct StoredCheckpoint {
 /// were skipped, each with the reason (corrupt, foreign, future schema).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CheckpointListing {
+    /// Readable checkpoints, oldest first.
     pub checkpoints: Vec<StoredCheckpoint>,
+    /// One line per file that was skipped, naming it and saying why.
     pub problems: Vec<String>,
 }
 
@@ -36,6 +40,7 @@ pub struct PruneOutcome {
 /// What the repository gives a new checkpoint, under its lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Allocation {
+    /// The new checkpoint's id: one past the highest ever given in the project.
     pub id: CheckpointId,
     /// The session's compaction number: one past the highest it was ever given (so unique and
     /// increasing whatever was pruned or deleted since), 1 for its first. A checkpoint without
@@ -67,6 +72,8 @@ pub trait CheckpointRepository {
         session: Option<&str>,
         build: &mut dyn FnMut(Allocation) -> CheckpointData,
     ) -> Result<CheckpointData, PortError>;
+    /// The checkpoint `id`; `Ok(None)` when there is none, `InvalidData` when its file cannot be
+    /// read as a checkpoint.
     fn get(&self, id: CheckpointId) -> Result<Option<StoredCheckpoint>, PortError>;
     /// Where checkpoint `id` is kept, as the agent can read it (the file's path, whether or not
     /// it exists): the alert names it, and only the repository knows the storage layout.
@@ -82,6 +89,7 @@ pub trait CheckpointRepository {
     /// (corrupt, foreign, future schema) is refused with the reason `get` gives, and no marker
     /// is written.
     fn acknowledge(&self, id: CheckpointId) -> Result<bool, PortError>;
+    /// Every checkpoint, oldest first, and the files that could not be read.
     fn list(&self) -> Result<CheckpointListing, PortError>;
     /// Deletes all but the newest `keep` readable checkpoints (and their markers). Only
     /// checkpoints the repository can read count toward `keep` and are deleted: a corrupt,
@@ -97,6 +105,7 @@ pub trait CheckpointRepository {
 /// What the resumption source file held.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SourceDocument {
+    /// The file's path, for messages (warnings are prefixed with it).
     pub path: String,
     /// The `resumption:` section; `None` when the file has none (or it is not a map).
     pub section: Option<serde_json::Value>,
@@ -117,8 +126,10 @@ pub trait ResumptionSource {
     fn locate(&self, project_dir: &Path) -> Option<PathBuf>;
 }
 
+/// What git says about the project's work tree.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GitHead {
+    /// The checked-out branch; `None` when the head is detached.
     pub branch: Option<String>,
     /// The full commit id; `None` in a repository without commits.
     pub head: Option<String>,

@@ -14,10 +14,13 @@ use super::PortError;
 /// One stored log, as listed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResumeLogEntry {
+    /// The key the store files the log under.
     pub key: SessionKey,
+    /// The session id as the log records it.
     pub session_id: String,
     /// `context_metrics.timestamp`; `None` when it does not parse.
     pub generated_at: Option<Timestamp>,
+    /// Why the log was written (`context_metrics.stop_reason`): `pre_compact`, `tier:critical`, …
     pub trigger: String,
     /// Where the markdown is (a path for the file store): what a person or agent opens.
     pub location: String,
@@ -53,15 +56,21 @@ impl ResumeLogEntry {
 /// Readable logs, newest first, and what could not be read (one line each, naming the file).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ResumeLogListing {
+    /// The readable logs, newest first.
     pub entries: Vec<ResumeLogEntry>,
+    /// One line per file that could not be read, naming it.
     pub problems: Vec<String>,
 }
 
 /// A loaded log: the data, and the stored markdown when there is one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredResumeLog {
+    /// Where it is and what it names.
     pub entry: ResumeLogEntry,
+    /// The log's data.
     pub log: ResumeLog,
+    /// The stored markdown; `None` when the store has none (the JSON is the record, and the
+    /// markdown is its rendering).
     pub markdown: Option<String>,
 }
 
@@ -71,14 +80,20 @@ pub type SavedResumeLog = ResumeLogEntry;
 /// `ctxmon resume-log stats`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ResumeLogStats {
+    /// How many logs are stored.
     pub count: usize,
+    /// Their bytes, markdown and JSON together.
     pub bytes: u64,
+    /// The oldest log's time.
     pub oldest: Option<Timestamp>,
+    /// The newest log's time.
     pub newest: Option<Timestamp>,
     /// Files that were skipped (corrupt, foreign).
     pub problems: Vec<String>,
 }
 
+/// Where resume logs are kept, one per session. The file store lives in the adapters; a test
+/// or an embedder can keep them in memory ([`crate::fakes::FakeResumeLogs`]).
 pub trait ResumeLogStore {
     /// Writes the log's JSON and markdown, each replaced atomically, over any earlier log of
     /// the same session. On failure the earlier files are intact.
@@ -128,6 +143,7 @@ pub trait ResumeLogStore {
             .collect())
     }
 
+    /// How many logs there are, their size and their time span.
     fn stats(&self) -> Result<ResumeLogStats, PortError> {
         let listing = self.list()?;
         let times = listing.entries.iter().filter_map(|e| e.generated_at);

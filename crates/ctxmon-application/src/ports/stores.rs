@@ -6,6 +6,7 @@ use super::PortError;
 
 /// The only way time reaches the core.
 pub trait Clock {
+    /// The current time.
     fn now(&self) -> Timestamp;
 }
 

@@ -12,6 +12,8 @@ use ctxmon_domain::TokenCount;
 /// How far back a scan may look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScanLimits {
+    /// The most bytes from the transcript's end a scan reads (default 32 MiB); a line that
+    /// reaches back past them is not read.
     pub max_scan_bytes: u64,
 }
 
@@ -27,6 +29,7 @@ impl Default for ScanLimits {
 /// rollout opens with a `session_meta` line), never from its path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AgentKind {
+    /// Anthropic's Claude Code (a JSONL transcript under `~/.claude/projects`).
     #[default]
     ClaudeCode,
     /// OpenAI's Codex CLI (a rollout file under `$CODEX_HOME/sessions`).
@@ -61,12 +64,15 @@ pub enum ChainScope {
 }
 
 /// The newest qualifying usage record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct UsageRecord {
     /// input + cache_creation (or its nested ephemeral sum) + cache_read.
     pub tokens: TokenCount,
+    /// The model id the record names (e.g. `claude-sonnet-4-5`), when it does.
     pub model: Option<String>,
+    /// The API message id; the lines of one streamed response share it.
     pub message_id: Option<String>,
+    /// When the line was written, as the file spells it.
     pub timestamp: Option<String>,
     /// The window the agent itself reported with this count (Codex's `model_context_window`);
     /// `None` when the format does not say (Claude Code's transcripts never do).
@@ -74,12 +80,18 @@ pub struct UsageRecord {
 }
 
 /// A `compact_boundary` line (for a hook: the one newer than every qualifying usage record).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CompactionBoundary {
+    /// The boundary's `uuid`, which identifies the compaction.
     pub uuid: Option<String>,
+    /// When it was written, as the file spells it.
     pub timestamp: Option<String>,
+    /// `manual` or `auto`, as `compactMetadata.trigger` says.
     pub trigger: Option<String>,
+    /// The context's size before the compaction (`compactMetadata.preTokens`).
     pub pre_tokens: Option<TokenCount>,
+    /// The context's size after it (`compactMetadata.postTokens`); Claude Code records it only
+    /// sometimes.
     pub post_tokens: Option<TokenCount>,
 }
 
@@ -90,16 +102,22 @@ pub enum TranscriptEvent {
     /// A qualifying usage record (contract C2); streaming writes one per content block, so several
     /// events may share a `message_id`.
     Usage {
+        /// True for a subagent's line (`isSidechain`).
         sidechain: bool,
+        /// The record.
         record: UsageRecord,
     },
     /// A `compact_boundary` line.
     Boundary {
+        /// True for a subagent's line (`isSidechain`).
         sidechain: bool,
+        /// The boundary.
         boundary: CompactionBoundary,
     },
 }
 
+/// What a backward scan of a transcript found: the newest usage record, or a compaction newer
+/// than it, and how far the scan went.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TranscriptReading {
     /// `None` when no qualifying record was found within the limits.
@@ -107,7 +125,9 @@ pub struct TranscriptReading {
     /// A boundary met before (i.e. newer than) any usage record. When it is `Some`, `usage` is
     /// `None`: the scan stops at the boundary because what precedes it was compacted away.
     pub boundary: Option<CompactionBoundary>,
+    /// Whether `usage` or `boundary` came from main-chain or sidechain lines.
     pub scope: ChainScope,
+    /// How many bytes from the end were read.
     pub bytes_scanned: u64,
     /// True when the scan stopped at `max_scan_bytes` rather than at a result or the file start.
     pub hit_scan_limit: bool,
@@ -121,6 +141,7 @@ pub struct TranscriptReading {
     pub agent_model: Option<String>,
 }
 
+/// Why a transcript could not be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TranscriptErrorKind {
     /// No file at the path (the seeds' `FileNotFoundError`).
@@ -129,7 +150,9 @@ pub enum TranscriptErrorKind {
     Empty,
     /// The path is a directory, FIFO or other non-regular file.
     NotAFile,
+    /// The file may not be read.
     PermissionDenied,
+    /// Any other read error.
     Io,
 }
 
@@ -143,16 +166,21 @@ pub enum PathOrigin {
     Flag(&'static str),
 }
 
+/// A transcript that could not be read: what kind of failure, what was found, who named the
+/// path. Its display says what to check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TranscriptError {
+    /// What kind of failure it is.
     pub kind: TranscriptErrorKind,
     /// What was found. For `NotFound` and `NotAFile` the display adds what to check, which
     /// depends on `origin`; the other kinds' messages carry their own advice.
     pub message: String,
+    /// Who named the path; the display's advice depends on it.
     pub origin: PathOrigin,
 }
 
 impl TranscriptError {
+    /// An error of `kind` with `message`, its path named by the hook input.
     pub fn new(kind: TranscriptErrorKind, message: impl Into<String>) -> TranscriptError {
         TranscriptError {
             kind,
@@ -198,6 +226,8 @@ impl std::fmt::Display for TranscriptError {
 
 impl std::error::Error for TranscriptError {}
 
+/// Finds the newest fill figure in a transcript. The adapter knows the file format; a test or
+/// an embedder can read from memory ([`crate::fakes::FakeTranscripts`]).
 pub trait TranscriptReader {
     /// Scans `path` from the end, newest line first, per contract C2. Never reads more than
     /// `limits.max_scan_bytes` (plus one block) and never the whole file unless it is smaller.

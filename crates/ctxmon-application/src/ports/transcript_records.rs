@@ -21,14 +21,18 @@ pub struct TranscriptRecord {
     pub timestamp: Option<String>,
     /// The git branch the agent's tool reported for this line (Claude Code's `gitBranch`).
     pub git_branch: Option<String>,
+    /// What the line says.
     pub body: RecordBody,
 }
 
+/// What one transcript line says, as far as a handoff cares.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum RecordBody {
     /// Something in the user's turn that is not a tool result.
     Request(Request),
+    /// The agent called a tool.
     ToolCall(ToolCall),
+    /// A tool call's result.
     ToolResult(ToolResult),
     /// A non-empty text block of a real answer (error placeholders are not answers).
     AssistantText(String),
@@ -42,12 +46,14 @@ pub enum RecordBody {
 /// A user-turn text and who wrote it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
+    /// Who wrote it.
     pub kind: RequestKind,
     /// Trimmed; wrappers the tool added around a prompt are removed. A slash command is
     /// "/name args". Not capped: the consumers cap what they keep.
     pub text: String,
 }
 
+/// Who wrote a user-turn text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RequestKind {
     /// A prompt the person typed.
@@ -90,18 +96,25 @@ pub enum ToolKind {
     TaskList,
     /// Starts a subagent (`description`).
     Subagent,
+    /// Any other tool.
     #[default]
     Other,
 }
 
+/// A tool call, with the arguments a handoff uses.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ToolCall {
+    /// The call's id; results name it in `tool_use_id`.
     pub id: Option<String>,
     /// The tool's name as the file spells it.
     pub name: String,
+    /// What the call is for.
     pub kind: ToolKind,
+    /// The file a [`ToolKind::FileWrite`] writes or edits.
     pub file_path: Option<String>,
+    /// The command a [`ToolKind::Shell`] call runs.
     pub command: Option<String>,
+    /// What the call says it does (a shell call's or a subagent's description).
     pub description: Option<String>,
     /// The new list of a [`ToolKind::TodoList`] call (empty when the agent cleared it).
     pub todos: Option<Vec<Todo>>,
@@ -112,16 +125,20 @@ pub struct ToolCall {
 /// A task of the agent's task tools; every field as the call or result gave it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TaskItem {
+    /// The task's id.
     pub id: Option<String>,
+    /// The task's title.
     pub subject: Option<String>,
     /// `pending`, `in_progress`, `completed`, `deleted` (others kept as given).
     pub status: Option<String>,
 }
 
+/// A tool call's result.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ToolResult {
     /// The call this answers.
     pub tool_use_id: Option<String>,
+    /// The tool reported an error (`is_error`).
     pub is_error: bool,
     /// A shell command's exit code, when the result says it.
     pub exit_code: Option<i64>,

@@ -11,7 +11,9 @@ use super::{HookContext, HookPorts, Warning};
 /// One invocation's state, events and warnings (see the module documentation).
 #[derive(Debug)]
 pub struct HookRun<'a> {
+    /// What the invocation knows.
     pub ctx: HookContext<'a>,
+    /// The ports it may use.
     pub ports: HookPorts<'a>,
     /// `None` until a step asks for it.
     state: Option<SessionState>,
@@ -22,6 +24,7 @@ pub struct HookRun<'a> {
 }
 
 impl<'a> HookRun<'a> {
+    /// A run with nothing loaded, recorded or warned yet.
     pub fn new(ctx: HookContext<'a>, ports: HookPorts<'a>) -> HookRun<'a> {
         HookRun {
             ctx,
@@ -52,6 +55,7 @@ impl<'a> HookRun<'a> {
         &self.warnings
     }
 
+    /// Adds a warning to the ones [`HookRun::finish`] returns.
     pub fn warn(&mut self, warning: Warning) {
         self.warnings.push(warning);
     }

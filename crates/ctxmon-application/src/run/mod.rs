@@ -27,13 +27,21 @@ use crate::ports::{
 /// Every port a hook may need.
 #[derive(Clone, Copy)]
 pub struct HookPorts<'a> {
+    /// Finds the newest usage record at the transcript's end (the fill).
     pub transcripts: &'a dyn TranscriptReader,
+    /// Reads the transcript's recent lines as typed records (resumption state, resume logs).
     pub tail: &'a dyn TranscriptTail,
+    /// Loads and saves the per-session state.
     pub states: &'a dyn SessionStateStore,
+    /// Appends to `events.jsonl`.
     pub events: &'a dyn EventLog,
+    /// The time (the only clock use cases read).
     pub clock: &'a dyn Clock,
+    /// Writes, reads, acknowledges and prunes checkpoints.
     pub checkpoints: &'a dyn CheckpointRepository,
+    /// Reads the resumption source file.
     pub source: &'a dyn ResumptionSource,
+    /// Reads the branch and head commit.
     pub git: &'a dyn GitInfo,
 }
 
@@ -46,12 +54,17 @@ impl std::fmt::Debug for HookPorts<'_> {
 /// What every hook knows about its invocation.
 #[derive(Debug, Clone, Copy)]
 pub struct HookContext<'a> {
+    /// The configuration in force (the defaults when it could not be loaded).
     pub config: &'a Config,
+    /// The fill estimator's settings, derived from `config` plus the agent's own settings.
     pub settings: &'a FillSettings,
+    /// The project folder: where `.ctxmon/` is and relative paths start.
     pub project_dir: &'a Path,
     /// The raw `session_id` from the hook input (recorded in events as given).
     pub session_id: Option<&'a str>,
+    /// `transcript_path` from the hook input.
     pub transcript_path: Option<&'a Path>,
+    /// `cwd` from the hook input.
     pub cwd: Option<&'a str>,
     /// Set when the configuration could not be loaded and `config` and `settings` are the
     /// built-in defaults standing in for it (the reason, naming the bad key and its file).

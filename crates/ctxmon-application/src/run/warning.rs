@@ -18,17 +18,23 @@ pub enum Warning {
     /// A line of the configuration's error; `on_defaults` adds that the hook runs on the
     /// built-in defaults (prompt-submit's own warning says what it leaves out instead).
     ConfigInvalid {
+        /// The loader's message, naming the bad key and its file.
         line: String,
+        /// True when the hook runs on the built-in defaults instead.
         on_defaults: bool,
     },
     /// The hook's stdin could not be read or parsed (the reason as the wire layer gave it).
     InputUnreadable(String),
     /// The input names another hook's event: the registration is wrong, nothing is answered.
     WrongEvent {
+        /// The `hook_event_name` the input carried.
         received: String,
+        /// The `ctxmon hooks` subcommand that ran.
         command: String,
+        /// The event that subcommand serves.
         expected: &'static str,
     },
+    /// The input has no `hook_event_name`; it is taken as this hook's event.
     NoEventName,
     /// The configured thresholds are invalid (the reason).
     ThresholdsInvalid(String),
@@ -36,11 +42,15 @@ pub enum Warning {
     TranscriptNotFound(String),
     /// A value in the agent's own settings that was ignored (the reason, naming its file).
     AgentSettingIgnored(String),
+    /// The per-session lock could not be taken in time; the hook runs unlocked.
     SessionLockNotTaken(PortError),
 
     // Session state and events.
+    /// The session state could not be read; the hook starts from an empty state.
     StateUnreadable(PortError),
+    /// The session state could not be saved.
     StateNotSaved(PortError),
+    /// The hook's events could not be appended to `events.jsonl`.
     EventsNotRecorded(PortError),
     /// `ctxmon checkpoint ack`'s one event.
     EventNotRecorded(PortError),
@@ -52,20 +62,31 @@ pub enum Warning {
     TagNotRemembered,
 
     // Checkpoints.
+    /// The checkpoint folder could not be listed or read.
     CheckpointsUnreadable(PortError),
+    /// One checkpoint could not be read.
     CheckpointUnreadable {
+        /// Which checkpoint.
         id: CheckpointId,
+        /// Why.
         error: PortError,
     },
+    /// PreCompact's checkpoint could not be written.
     CheckpointNotSaved(PortError),
+    /// A checkpoint could not be marked acknowledged.
     CheckpointNotAcknowledged {
+        /// Which checkpoint.
         id: CheckpointId,
+        /// Why.
         error: PortError,
     },
+    /// The session's older checkpoints could not be marked acknowledged.
     OlderCheckpointsNotAcknowledged(PortError),
+    /// The session's earlier checkpoints could not be listed for the history line.
     CheckpointHistoryUnavailable(PortError),
     /// Pruning needs the checkpoints the resume logs name; they could not be read.
     PruneWithoutResumeLogs(PortError),
+    /// Pruning old checkpoints failed.
     PruneFailed(PortError),
     /// A checkpoint pruning left alone, as the repository words it.
     PruneKept(String),
@@ -73,12 +94,18 @@ pub enum Warning {
     // Sources of a checkpoint's or a log's content.
     /// A problem with part of the resumption source file.
     SourceProblem {
+        /// The source file's path, as configured.
         path: String,
+        /// What is wrong with that part.
         problem: String,
     },
+    /// The resumption source file could not be read.
     SourceUnreadable(PortError),
+    /// The transcript's end could not be read (the reason).
     TailUnreadable(String),
+    /// The transcript's start (for the session's goal) could not be read (the reason).
     HeadUnreadable(String),
+    /// `.git/HEAD` could not be read; the checkpoint records no branch or commit.
     GitHeadUnreadable,
 
     // Resume logs.
@@ -86,11 +113,17 @@ pub enum Warning {
     ResumeLogUnreadable(PortError),
     /// The logs SessionStart may point at.
     ResumeLogsUnreadable(PortError),
+    /// The session's previous resume log, whose content is carried over, could not be read.
     PreviousResumeLogUnreadable(PortError),
+    /// Resume logs past `resume_logs.keep` could not be removed.
     ResumeLogsNotCleanedUp(PortError),
+    /// A resume log needs a session id, and the hook input had none.
     ResumeLogWithoutSession,
+    /// A resume log could not be saved.
     ResumeLogNotSaved {
+        /// The trigger it was written for.
         trigger: String,
+        /// Why.
         error: PortError,
     },
 }

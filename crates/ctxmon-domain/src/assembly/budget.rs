@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 /// The source name under which `reserve` books the buffer.
 pub const RESERVED: &str = "_reserved";
 
+/// A ledger of tokens booked per source against a fixed total (at least 1). `allocate` never
+/// books past the total; only `force_allocate` can.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenBudget {
     total: u64,
@@ -26,25 +28,34 @@ impl std::fmt::Display for ZeroBudget {
 
 impl std::error::Error for ZeroBudget {}
 
+/// How much of a budget is booked.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BudgetUsage {
+    /// Tokens booked.
     pub used: u64,
+    /// The budget's total.
     pub total: u64,
     /// `used / total * 100`; above 100 only after `force_allocate`.
     pub percentage: f64,
 }
 
+/// The ledger's figures, per source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BudgetBreakdown {
+    /// The budget's total.
     pub allocated: u64,
+    /// Tokens booked, reservation included.
     pub used: u64,
+    /// `allocated - used`, never below 0.
     pub remaining: u64,
+    /// Tokens booked per source (`_reserved` for the buffer).
     pub by_source: BTreeMap<String, u64>,
 }
 
 impl TokenBudget {
+    /// A budget of `total` tokens; zero is refused.
     pub fn new(total: u64) -> Result<TokenBudget, ZeroBudget> {
         if total == 0 {
             return Err(ZeroBudget);
@@ -96,18 +107,22 @@ impl TokenBudget {
         }
     }
 
+    /// The total the budget was made with.
     pub fn total(&self) -> u64 {
         self.total
     }
 
+    /// Tokens booked so far (above `total` only after `force_allocate`).
     pub fn used(&self) -> u64 {
         self.used
     }
 
+    /// `total - used`, never below 0.
     pub fn remaining(&self) -> u64 {
         self.total.saturating_sub(self.used)
     }
 
+    /// True when nothing more can be allocated.
     pub fn is_exhausted(&self) -> bool {
         self.remaining() == 0
     }
@@ -117,6 +132,7 @@ impl TokenBudget {
         self.by_source.get(source).copied().unwrap_or(0)
     }
 
+    /// Booked, total and percentage in one value.
     pub fn usage(&self) -> BudgetUsage {
         BudgetUsage {
             used: self.used,
@@ -125,6 +141,7 @@ impl TokenBudget {
         }
     }
 
+    /// The figures per source.
     pub fn breakdown(&self) -> BudgetBreakdown {
         BudgetBreakdown {
             allocated: self.total,

@@ -19,6 +19,7 @@ pub struct ContextConstraints {
     /// conservative strategy always keeps at least 20. Clamped to 0–100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer_percentage: Option<f64>,
+    /// At most this many files in the bundle; absent, no count limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_files: Option<u64>,
     /// Events older than this (relative to `nowMs`) are left out. The seed's `maxEventAge` is
@@ -35,6 +36,7 @@ pub struct ContextConstraints {
     pub now_ms: Option<i64>,
 }
 
+/// How the budget is shared between the sources.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AssemblyStrategyType {
@@ -47,12 +49,14 @@ pub enum AssemblyStrategyType {
 }
 
 impl AssemblyStrategyType {
+    /// Every strategy: greedy, balanced, conservative.
     pub const ALL: [AssemblyStrategyType; 3] = [
         AssemblyStrategyType::Greedy,
         AssemblyStrategyType::Balanced,
         AssemblyStrategyType::Conservative,
     ];
 
+    /// The lower-case name, as in the input's `strategy`.
     pub fn as_str(self) -> &'static str {
         match self {
             AssemblyStrategyType::Greedy => "greedy",

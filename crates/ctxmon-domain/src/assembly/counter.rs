@@ -9,6 +9,7 @@ const MAX_UTF8_BYTES: u64 = 4;
 /// Counts tokens of text. Implementations must be deterministic and monotonic (a longer prefix
 /// never counts fewer tokens), which is what makes truncation-to-fit sound.
 pub trait TokenCounter: std::fmt::Debug + Send + Sync {
+    /// The number of tokens in `text`.
     fn count(&self, text: &str) -> u64;
 
     /// The count of the concatenation of `parts`. Assembly prices every candidate this way

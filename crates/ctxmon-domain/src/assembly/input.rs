@@ -20,14 +20,21 @@ use super::runtime::RuntimeEvent;
 pub struct ContextBuildInput {
     /// Identifies the run for the caller; assembly does not interpret it.
     pub run_id: String,
+    /// What the user asked for; shown in the system prompt.
     pub goal: UserGoal,
+    /// Who the context is for: the role picks the tools and the system prompt's identity.
     pub agent: AgentDescriptor,
+    /// The files, diffs, symbols and git metadata to choose from; `None` when there is no
+    /// repository.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repo: Option<RepoSnapshot>,
+    /// Memories to choose from (pinned, recent, summaries).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemorySnapshot>,
+    /// Recent tool calls, results, errors and interruptions, in any order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recent_events: Vec<RuntimeEvent>,
+    /// The token budget and the knobs of this run.
     pub constraints: ContextConstraints,
 }
 
@@ -35,10 +42,12 @@ pub struct ContextBuildInput {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UserGoal {
+    /// The request as the user wrote it.
     pub raw: String,
     /// A rewritten goal; used instead of `raw` when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub normalized: Option<String>,
+    /// The kind of work, shown in the system prompt when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intent_type: Option<IntentType>,
 }
@@ -46,10 +55,15 @@ pub struct UserGoal {
 open_enum! {
     /// The kind of work the goal asks for.
     pub enum IntentType {
+        /// Writing new code.
         Coding = "coding",
+        /// Finding and fixing a fault.
         Debugging = "debugging",
+        /// Changing structure without changing behaviour.
         Refactoring = "refactoring",
+        /// Explaining code or a concept.
         Explaining = "explaining",
+        /// Anything else (the seed's `other`).
         Unclassified = "other",
     }
 }
@@ -58,10 +72,15 @@ open_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentDescriptor {
+    /// Identifies the agent for the caller; shown nowhere.
     pub id: String,
+    /// The agent's primary role.
     pub role: AgentRole,
+    /// What the agent may do; `CapabilityBasedFilter` offers a tool only when the agent has
+    /// every capability it requires.
     #[serde(default)]
     pub capabilities: Vec<AgentCapability>,
+    /// Areas the agent knows well, listed in the system prompt.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub specializations: Vec<String>,
 }
@@ -69,10 +88,15 @@ pub struct AgentDescriptor {
 open_enum! {
     /// The agent's primary role. Unknown roles are treated as `generic` (and noted).
     pub enum AgentRole {
+        /// Analyses requirements and designs a plan.
         Planner = "planner",
+        /// Implements features and fixes bugs.
         Coder = "coder",
+        /// Reviews code for correctness and security.
         Reviewer = "reviewer",
+        /// Runs commands, deployments and infrastructure tasks.
         Executor = "executor",
+        /// A general assistant; also what unknown roles are treated as.
         Generic = "generic",
     }
 }
@@ -81,11 +105,17 @@ open_enum! {
     /// Something the agent may do. Unknown capabilities are kept: a custom tool may require
     /// them by the same name.
     pub enum AgentCapability {
+        /// Read files in the repository.
         ReadFiles = "read_files",
+        /// Create and change files.
         WriteFiles = "write_files",
+        /// Run git operations.
         Git = "git",
+        /// Run the test suite.
         RunTests = "run_tests",
+        /// Search the code.
         Search = "search",
+        /// Run commands or code.
         ExecuteCode = "execute_code",
     }
 }

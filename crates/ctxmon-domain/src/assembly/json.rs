@@ -14,19 +14,27 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// Any JSON value.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum JsonValue {
+    /// `null`.
     #[default]
     Null,
+    /// `true` or `false`.
     Bool(bool),
+    /// A number, in the form it arrived in.
     Number(JsonNumber),
+    /// A string.
     String(String),
+    /// An array.
     Array(Vec<JsonValue>),
+    /// An object, its keys sorted.
     Object(BTreeMap<String, JsonValue>),
 }
 
 /// A JSON number, kept in the form it arrived in so integers round-trip exactly.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum JsonNumber {
+    /// A non-negative integer.
     PosInt(u64),
+    /// A negative integer.
     NegInt(i64),
     /// Serialized as `null` by `serde_json` when not finite, which JSON cannot express.
     Float(f64),
@@ -46,6 +54,7 @@ impl JsonValue {
         }
     }
 
+    /// The text of a string; `None` for other values.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             JsonValue::String(s) => Some(s),
@@ -53,6 +62,7 @@ impl JsonValue {
         }
     }
 
+    /// True for `null`.
     pub fn is_null(&self) -> bool {
         matches!(self, JsonValue::Null)
     }

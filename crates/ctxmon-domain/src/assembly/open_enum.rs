@@ -7,7 +7,7 @@
 //! falls back the way the seed's `?? generic` lookups do.
 
 /// Declares `enum $name { Known…, Other(String) }` with string serde, `as_str`, `parse` and
-/// `Display`.
+/// `Display`. Each known variant's documentation ends with its wire spelling.
 macro_rules! open_enum {
     (
         $(#[$meta:meta])*
@@ -18,7 +18,12 @@ macro_rules! open_enum {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum $name {
-            $( $(#[$vmeta])* $variant, )+
+            $(
+                $(#[$vmeta])*
+                #[doc = ""]
+                #[doc = concat!("Spelt `", $text, "` on the wire.")]
+                $variant,
+            )+
             /// A name this version does not know, kept as written.
             Other(String),
         }

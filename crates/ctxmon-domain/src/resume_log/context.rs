@@ -16,10 +16,15 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// One value of the critical context.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ContextValue {
+    /// A string.
     Text(String),
+    /// A whole number.
     Integer(i64),
+    /// `true` or `false`.
     Bool(bool),
+    /// `null`, shown as `null`.
     Null,
+    /// A list, shown as a nested list.
     List(Vec<ContextValue>),
     /// By key, so the rendering is deterministic whatever order the agent wrote.
     Map(BTreeMap<String, ContextValue>),

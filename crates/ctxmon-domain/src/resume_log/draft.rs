@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{ContextValue, Decision, ReportedMetrics};
 
+/// What an agent writes for `ctxmon resume-log generate --from`: its own account of the session.
+/// Its sections take precedence over what ctxmon derives; unknown fields are rejected.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct ResumeLogDraft {
@@ -20,12 +22,19 @@ pub struct ResumeLogDraft {
     pub session_id: Option<String>,
     /// The agent's own figures, shown beside ctxmon's measurement ([`ReportedMetrics`]).
     pub context_metrics: Option<ReportedMetrics>,
+    /// What the session set out to do, in the agent's words.
     pub mission_summary: Option<String>,
+    /// What was done.
     pub accomplishments: Vec<String>,
+    /// What was learnt that the next session should know.
     pub key_findings: Vec<String>,
+    /// Choices made and why.
     pub decisions: Vec<Decision>,
+    /// What to do next, in order.
     pub next_steps: Vec<String>,
+    /// Paths, ids and values the next session must not lose (any JSON object).
     pub critical_context: BTreeMap<String, ContextValue>,
+    /// Facts the agent recorded about the session.
     pub metadata: DraftMetadata,
 }
 
@@ -33,10 +42,15 @@ pub struct ResumeLogDraft {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct DraftMetadata {
+    /// Files the agent wrote or edited.
     pub files_modified: Vec<String>,
+    /// Commands the agent ran.
     pub commands_run: Vec<String>,
+    /// Errors the agent met.
     pub errors: Vec<String>,
+    /// The agents or subagents it used.
     pub agents_used: Vec<String>,
+    /// Anything else, by name.
     pub notes: BTreeMap<String, String>,
     /// The seed's `session_duration_minutes`.
     pub session_duration_minutes: Option<u64>,

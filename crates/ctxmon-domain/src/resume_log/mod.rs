@@ -41,10 +41,12 @@ pub struct ContextMetrics {
     /// `used / total × 100`, rounded to hundredths (see [`round_percent`]).
     #[serde(deserialize_with = "percent_field")]
     pub percentage_used: f64,
+    /// `total_budget - used_tokens`, never below 0.
     pub remaining_tokens: u64,
     /// Why the log was written: the trigger (`pre_compact`, `session_end`, `tier:critical`,
     /// `manual`). The seed's API stop reason has no equivalent in a hook.
     pub stop_reason: String,
+    /// The model id the fill was measured for; empty when unknown.
     pub model: String,
     /// RFC 3339, UTC.
     pub timestamp: String,
@@ -57,6 +59,8 @@ pub struct ContextMetrics {
 }
 
 impl ContextMetrics {
+    /// Metrics for `used_tokens` of `total_budget` (a budget of 0 gives 0 %), written for
+    /// `stop_reason` at `at`.
     pub fn new(
         total_budget: u64,
         used_tokens: u64,
@@ -135,8 +139,10 @@ fn optional_percent<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::E
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct ReportedMetrics {
+    /// The context window the agent reported, in tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_budget: Option<u64>,
+    /// The tokens the agent reported as used (the seed's count is cumulative, not the fill).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub used_tokens: Option<u64>,
     /// Rounded down to hundredths, as [`ContextMetrics::percentage_used`].
@@ -145,11 +151,13 @@ pub struct ReportedMetrics {
         skip_serializing_if = "Option::is_none"
     )]
     pub percentage_used: Option<f64>,
+    /// The tokens the agent reported as left.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remaining_tokens: Option<u64>,
     /// The seed's API stop reason (`end_turn`), as the agent wrote it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
+    /// The model the agent named.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// As the agent wrote it (the seed's example has no time zone).
@@ -158,6 +166,7 @@ pub struct ReportedMetrics {
 }
 
 impl ReportedMetrics {
+    /// True when the agent reported none of the figures.
     pub fn is_empty(&self) -> bool {
         *self == ReportedMetrics::default()
     }
@@ -167,7 +176,9 @@ impl ReportedMetrics {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Decision {
+    /// What was decided, one sentence.
     pub decision: String,
+    /// Why; empty when the agent gave no reason.
     #[serde(default)]
     pub rationale: String,
 }
@@ -182,20 +193,28 @@ pub struct SessionMetadata {
     /// The sources that contributed, highest priority first (`agent document`,
     /// `checkpoint cx-004`, `transcript`, `git`).
     pub sources: Vec<String>,
+    /// The transcript the log was derived from, when one was read.
     pub transcript_path: Option<String>,
+    /// The git branch when the log was written.
     pub git_branch: Option<String>,
+    /// The checked-out commit when the log was written (full hash).
     pub git_head: Option<String>,
     /// When the session began and when it was last active (RFC 3339, as the transcript has
     /// them): the "Session Duration" line. Kept only when both parse, the second not earlier.
     pub started_at: Option<String>,
+    /// See `started_at`.
     pub last_activity_at: Option<String>,
     /// `git status --porcelain` entries (`XY path`); empty when clean or unknown.
     pub git_dirty_files: Vec<String>,
+    /// Files the main session wrote or edited, oldest first.
     pub files_modified: Vec<String>,
     /// Files only subagents (Task tool sidechains) wrote; the main session's are above.
     pub files_modified_by_subagents: Vec<String>,
+    /// Shell commands the session ran, oldest first.
     pub commands_run: Vec<String>,
+    /// Errors the session met (a failed command or tool and what it said), oldest first.
     pub errors: Vec<String>,
+    /// The agents (or subagents) the session used, as the agent's own document lists them.
     pub agents_used: Vec<String>,
     /// Anything else the agent recorded, by name.
     pub notes: BTreeMap<String, String>,
@@ -211,6 +230,7 @@ pub struct SessionMetadata {
 }
 
 impl SessionMetadata {
+    /// True when nothing at all is recorded.
     pub fn is_empty(&self) -> bool {
         *self == SessionMetadata::default()
     }
@@ -228,23 +248,32 @@ impl SessionMetadata {
 /// `.ctxmon/resume-logs/session-<id>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResumeLog {
+    /// The file format's version; [`ResumeLog::SCHEMA_VERSION`] when written by this build.
     pub schema_version: u32,
+    /// The agent's session id the log belongs to.
     pub session_id: String,
+    /// ctxmon's measurement of the context when the log was written.
     pub context_metrics: ContextMetrics,
+    /// What the session set out to do (its first request, or the agent's own words).
     #[serde(default)]
     pub mission_summary: String,
+    /// What was done.
     #[serde(default)]
     pub accomplishments: Vec<String>,
+    /// What was learnt that the next session should know.
     #[serde(default)]
     pub key_findings: Vec<String>,
+    /// Choices made and why.
     #[serde(default)]
     pub decisions: Vec<Decision>,
+    /// What to do next, in order.
     #[serde(default)]
     pub next_steps: Vec<String>,
     /// Paths, ids and values the next session must not lose: any JSON (nested maps and lists
     /// are shown as a nested list), ordered by key so the rendering is deterministic.
     #[serde(default)]
     pub critical_context: BTreeMap<String, ContextValue>,
+    /// Facts about the session (sources, git state, files, commands, errors).
     #[serde(default)]
     pub metadata: SessionMetadata,
     /// The agent's own figures from its `--from` document ([`ReportedMetrics`]), shown under
@@ -259,6 +288,7 @@ pub struct ResumeLog {
 }
 
 impl ResumeLog {
+    /// The version this build writes.
     pub const SCHEMA_VERSION: u32 = 1;
 
     /// An empty log for `session_id` with the given metrics.

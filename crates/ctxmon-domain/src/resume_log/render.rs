@@ -28,8 +28,11 @@ use super::{ReportedMetrics, ResumeLog, ResumeLogSection};
 /// One section's block of markdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenderedSection {
+    /// Which section this is.
     pub section: ResumeLogSection,
+    /// Its markdown, heading included.
     pub text: String,
+    /// Its size, `ceil(chars / 4)`.
     pub tokens: TokenCount,
     /// Tokens of content cut to fit the budget (0 when everything fit).
     pub omitted_tokens: u64,
@@ -38,6 +41,7 @@ pub struct RenderedSection {
 /// The rendered document, section by section.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenderedLog {
+    /// The sections in document order.
     pub sections: Vec<RenderedSection>,
 }
 
@@ -62,6 +66,7 @@ impl RenderedLog {
         tokens_for_chars(chars)
     }
 
+    /// Tokens cut from all sections together.
     pub fn omitted_tokens(&self) -> u64 {
         self.sections.iter().map(|s| s.omitted_tokens).sum()
     }

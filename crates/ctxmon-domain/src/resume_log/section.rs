@@ -12,16 +12,24 @@ use crate::TokenCount;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResumeLogSection {
+    /// ctxmon's measurement of the context (500 tokens).
     ContextMetrics,
+    /// What the session set out to do (1,000 tokens).
     MissionSummary,
+    /// What was done (2,000 tokens).
     Accomplishments,
+    /// What was learnt (2,500 tokens).
     KeyFindings,
+    /// Choices made and why (1,500 tokens).
     Decisions,
+    /// What to do next (1,500 tokens).
     NextSteps,
+    /// Paths, ids and values not to lose (1,000 tokens).
     CriticalContext,
 }
 
 impl ResumeLogSection {
+    /// Every section, in document order.
     pub const ALL: [ResumeLogSection; 7] = [
         ResumeLogSection::ContextMetrics,
         ResumeLogSection::MissionSummary,

@@ -10,6 +10,7 @@ use crate::estimate_tokens;
 /// A text shortened to a number of characters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Truncated {
+    /// The kept text, with its marker when something was cut.
     pub text: String,
     /// Tokens (`ceil(chars / 4)`) of the part that was cut off; 0 when nothing was.
     pub omitted_tokens: u64,

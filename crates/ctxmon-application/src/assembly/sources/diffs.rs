@@ -9,6 +9,8 @@ use crate::assembly::candidate::{Candidate, ItemMeta, Prefix, TextItem};
 use crate::assembly::format::{diff_parts, diff_stats};
 use crate::assembly::notes::Notes;
 
+/// The repository's uncommitted changes, in the order of their files' relevance, under one
+/// header.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DiffSource;
 

@@ -15,6 +15,8 @@ use crate::assembly::candidate::Candidate;
 use crate::assembly::format::event_text;
 use crate::assembly::notes::Notes;
 
+/// Recent runtime events: the newest are chosen without gaps, shown oldest first; a tool call
+/// and its results are kept or dropped together.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EventSource;
 

@@ -7,6 +7,7 @@ use crate::assembly::candidate::{Candidate, ItemMeta, Prefix, TextItem};
 use crate::assembly::format::file_parts;
 use crate::assembly::notes::{Notes, sanitize_score};
 
+/// Repository files with content, most relevant first (relevance, then newest, then path).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct FileSource;
 

@@ -14,12 +14,16 @@ use crate::assembly::notes::{Notes, sanitize_score};
 /// recent over summaries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemoryKind {
+    /// `memory.pinned`: the first claim on the budget.
     Pinned,
+    /// `memory.recent`.
     Recent,
+    /// `memory.summaries`.
     Summaries,
 }
 
 impl MemoryKind {
+    /// Every kind, in the order a repeated id is resolved.
     pub const ALL: [MemoryKind; 3] = [
         MemoryKind::Pinned,
         MemoryKind::Recent,
@@ -43,12 +47,14 @@ impl MemoryKind {
     }
 }
 
+/// The chunks of one memory list, most important first (then newest, then id).
 #[derive(Debug, Clone, Copy)]
 pub struct MemorySource {
     kind: MemoryKind,
 }
 
 impl MemorySource {
+    /// The source for the `kind` list.
     pub fn new(kind: MemoryKind) -> MemorySource {
         MemorySource { kind }
     }

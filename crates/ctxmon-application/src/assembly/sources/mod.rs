@@ -19,19 +19,28 @@ pub use files::FileSource;
 pub use memory::{MemoryKind, MemorySource};
 pub use symbols::SymbolSource;
 
-/// Source names, as strategies and `debug.sources` spell them.
+/// Repository files ([`FileSource`]). Source names, as strategies and `debug.sources` spell
+/// them.
 pub const FILES: &str = "files";
+/// Uncommitted changes ([`DiffSource`]).
 pub const DIFFS: &str = "diffs";
+/// Pinned memory.
 pub const MEMORY_PINNED: &str = "memory_pinned";
+/// Recent memory.
 pub const MEMORY_RECENT: &str = "memory_recent";
+/// Long-term memory summaries.
 pub const MEMORY_SUMMARIES: &str = "memory_summaries";
+/// Runtime events ([`EventSource`]).
 pub const EVENTS: &str = "events";
+/// The symbol index ([`SymbolSource`]).
 pub const SYMBOLS: &str = "symbols";
 
 /// What a source reads: the input, the run's counter, and "now" (never the clock).
 #[derive(Debug)]
 pub struct SourceContext<'a> {
+    /// The run's input.
     pub input: &'a ContextBuildInput,
+    /// The run's token counter, for pricing candidates.
     pub counter: &'a dyn TokenCounter,
     /// `constraints.nowMs`, else the newest event's timestamp, else `None`.
     pub now_ms: Option<i64>,
@@ -39,6 +48,7 @@ pub struct SourceContext<'a> {
 }
 
 impl<'a> SourceContext<'a> {
+    /// The context for `input`, "now" taken from `constraints.nowMs`, else the newest event.
     pub fn new(input: &'a ContextBuildInput, counter: &'a dyn TokenCounter) -> SourceContext<'a> {
         let now_ms = input
             .constraints
@@ -108,12 +118,14 @@ impl<'a> FileIndex<'a> {
 /// A source's offer: candidates best first, and what it had to leave out regardless of budget.
 #[derive(Debug, Default)]
 pub struct SourceCandidates<'a> {
+    /// What the source could add, best first.
     pub candidates: Vec<Candidate<'a>>,
     /// Shown once before this source's messages if any of them is kept; priced with the first.
     pub header: Option<ContextMessage>,
     /// Items that can never be included: no content, duplicates, too old, results without
     /// their call.
     pub unavailable: u64,
+    /// How odd input was read.
     pub notes: Notes,
     /// Offers stop at the first candidate that does not fit instead of skipping it, so a
     /// later (lower-ranked) candidate is never kept while an earlier one is left out. Events use
@@ -170,10 +182,13 @@ fn best_first<T>(ranked: &mut [(Rank<'_>, T)]) {
     });
 }
 
+/// Turns one part of the input into ranked, priced candidates; strategies decide how many are
+/// kept.
 pub trait ContextSource: std::fmt::Debug + Send + Sync {
     /// Unique among a builder's sources.
     fn name(&self) -> &str;
 
+    /// This source's offer for the run.
     fn candidates<'a>(&self, ctx: &SourceContext<'a>) -> SourceCandidates<'a>;
 }
 

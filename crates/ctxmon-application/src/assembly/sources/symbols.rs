@@ -7,6 +7,7 @@ use crate::assembly::candidate::Candidate;
 use crate::assembly::format::symbol_text;
 use crate::assembly::notes::Notes;
 
+/// The symbol index, one group of lines per symbol, ordered by their files' relevance.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SymbolSource;
 

@@ -48,10 +48,13 @@ pub struct AlreadyRead<'a> {
 /// What an explicit request wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GenerateOutcome {
+    /// Where the store put the log.
     pub saved: SavedResumeLog,
+    /// The log and its rendering.
     pub generated: GeneratedLog,
     /// Sessions whose logs the retention removed afterwards.
     pub removed: Vec<SessionKey>,
+    /// Problems met on the way (nothing stopped the log from being written).
     pub warnings: Vec<Warning>,
 }
 

@@ -12,10 +12,14 @@ use crate::handoff::resumption::{MAX_LIST_ITEMS, MAX_PATH_CHARS};
 /// A generated log and its rendering.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeneratedLog {
+    /// The log as data.
     pub log: ResumeLog,
+    /// Its markdown, section by section.
     pub rendered: RenderedLog,
 }
 
+/// Builds resume logs: decides whether a trigger fires, then fills the sections from its
+/// providers in priority order and fits the result to the 10,000-token budget. Does no I/O.
 pub struct ResumeLogGenerator<'a> {
     enabled: bool,
     triggers: Vec<Box<dyn TriggerCondition + 'a>>,

@@ -25,9 +25,12 @@ pub enum PointerScope {
     EarlierSession,
 }
 
+/// What the pointer names.
 #[derive(Debug, Clone, Copy)]
 pub struct PointerInput<'a> {
+    /// Whose log it is.
     pub scope: PointerScope,
+    /// The log.
     pub log: &'a ResumeLog,
     /// Where the markdown is (a path for the file store).
     pub location: &'a str,

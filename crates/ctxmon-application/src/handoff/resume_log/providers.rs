@@ -25,10 +25,15 @@ use crate::ports::GitHead;
 /// Everything generation may draw on, gathered beforehand (the generator itself does no I/O).
 #[derive(Debug, Clone, Copy)]
 pub struct GenerationInputs<'a> {
+    /// The session the log is for.
     pub session_id: &'a str,
+    /// What caused it.
     pub trigger: TriggerKind,
+    /// The time written into the log.
     pub now: Timestamp,
+    /// The session's fill, when it was measured.
     pub fill: Option<&'a FillEstimate>,
+    /// The agent's own document (`--from`), when it wrote one.
     pub agent: Option<&'a ResumeLogDraft>,
     /// The session's newest checkpoint.
     pub checkpoint: Option<&'a CheckpointData>,
@@ -36,16 +41,19 @@ pub struct GenerationInputs<'a> {
     pub tail: Option<&'a [TranscriptRecord]>,
     /// What the transcript's start says (its first request); `None` when it was not read.
     pub head: Option<&'a TranscriptHead>,
+    /// Git's state, when it was read.
     pub git: Option<&'a GitSnapshot>,
+    /// The transcript's path, recorded in the metadata.
     pub transcript_path: Option<&'a str>,
     /// The session's stored log, which this one replaces; carried on when a compaction came
-    /// since ([`super::carry`]).
+    /// since (see the `carry` module).
     pub previous: Option<&'a ResumeLog>,
 }
 
 /// Git as seen at generation time.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GitSnapshot {
+    /// The branch and head commit.
     pub head: GitHead,
     /// `None` when the working tree's state could not be read.
     pub dirty_files: Option<Vec<String>>,

@@ -45,6 +45,7 @@ pub fn fires_once_per_session(key: &str) -> bool {
 pub trait TriggerCondition {
     /// Identifies the condition in the session's list of fired triggers.
     fn key(&self) -> String;
+    /// True when this condition fires on `trigger`.
     fn matches(&self, trigger: TriggerKind) -> bool;
 }
 

@@ -15,6 +15,7 @@ use crate::handoff::budget_writer::{
     BudgetWriter, Entry, ItemKind, ListSpec, chars, fit, frame, list_reservation,
 };
 
+/// The most tokens a `<resumption-context>` may take.
 pub const RESUMPTION_MAX_TOKENS: u64 = 760;
 const CLOSING: &str = "</resumption-context>";
 /// A single prose item never takes more than this, so one huge item cannot starve the rest.
@@ -32,12 +33,16 @@ const COMMAND_CAP: usize = 200;
 /// An earlier compaction of the same session, for the history line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoryEntry {
+    /// The earlier checkpoint's id, `cx-NNN`.
     pub checkpoint_id: String,
+    /// The fill at that compaction, in whole percent.
     pub fill_percent: u64,
 }
 
+/// What [`render_resumption_context`] renders from.
 #[derive(Debug, Clone, Copy)]
 pub struct ResumptionInput<'a> {
+    /// The checkpoint whose resumption state is handed back.
     pub checkpoint: &'a CheckpointData,
     /// Earlier checkpoints of the session, oldest first (the current one excluded).
     pub history: &'a [HistoryEntry],

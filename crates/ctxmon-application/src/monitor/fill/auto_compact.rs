@@ -10,8 +10,9 @@
 
 use ctxmon_domain::{ContextWindow, TokenCount};
 
-/// Smallest and largest `autoCompactWindow` Claude Code accepts.
+/// Smallest `autoCompactWindow` Claude Code accepts, in tokens.
 pub const AUTO_COMPACT_WINDOW_MIN: u64 = 100_000;
+/// Largest `autoCompactWindow` Claude Code accepts, in tokens.
 pub const AUTO_COMPACT_WINDOW_MAX: u64 = 1_000_000;
 
 /// The user's auto-compaction settings, already validated by the composition root.

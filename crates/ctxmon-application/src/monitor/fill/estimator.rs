@@ -20,8 +20,12 @@ use crate::ports::{
 /// Everything the estimator needs from configuration, validated once.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FillSettings {
+    /// The tier boundaries.
     pub thresholds: Thresholds,
+    /// How the window is chosen.
     pub windows: WindowRules,
+    /// Tokens Claude Code keeps free before auto-compacting
+    /// (`context_monitor.auto_compact_buffer`).
     pub auto_compact_buffer: TokenCount,
     /// The user's Claude Code auto-compaction settings; the composition root fills them in
     /// (the configuration file does not hold them: Claude Code's settings and env do).
@@ -32,12 +36,16 @@ pub struct FillSettings {
     /// The agent being served: whose auto-compaction rule estimates without a transcript
     /// reading use. A reading names its own agent and wins (see `for_agent`).
     pub agent: AgentKind,
+    /// How far back the transcript reader may look.
     pub limits: ScanLimits,
     /// Percent of the window assumed used after a compaction whose size is unknown (BUG-329).
     pub post_compaction_percent: u64,
 }
 
 impl FillSettings {
+    /// The settings a configuration describes; fails when its thresholds are invalid. The
+    /// auto-compaction settings start at their defaults and the agent at Claude Code: the
+    /// composition root sets both from the agent's own settings.
     pub fn from_config(config: &Config) -> Result<FillSettings, ThresholdError> {
         Ok(FillSettings {
             thresholds: config.thresholds()?,
@@ -144,6 +152,8 @@ impl FillSettings {
 /// What to measure. Every field is optional; the estimator uses what it is given.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EstimateRequest<'a> {
+    /// The transcript to read; without it (and without `payload_usage`) the estimate is
+    /// unavailable.
     pub transcript_path: Option<&'a Path>,
     /// The status-line payload's `current_usage`, already summed (the formula of contract C2).
     pub payload_usage: Option<TokenCount>,
@@ -157,8 +167,12 @@ pub struct EstimateRequest<'a> {
 /// boundary to detect compactions).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measurement {
+    /// The estimate: never absent, NOMINAL with source `unavailable` when nothing could be
+    /// measured.
     pub estimate: FillEstimate,
+    /// What the reader found, when the transcript was read.
     pub reading: Option<TranscriptReading>,
+    /// Why the transcript could not be read, when it could not.
     pub error: Option<TranscriptError>,
 }
 
@@ -177,6 +191,9 @@ impl Measurement {
     }
 }
 
+/// Turns what a [`TranscriptReader`] finds (or a status-line payload) into a
+/// [`FillEstimate`] under [`FillSettings`]: the window choice, the tier, the room to
+/// auto-compaction, the state after a compaction. Never fails.
 #[derive(Debug)]
 pub struct ContextFillEstimator<'a, R: TranscriptReader + ?Sized> {
     reader: &'a R,
@@ -184,10 +201,12 @@ pub struct ContextFillEstimator<'a, R: TranscriptReader + ?Sized> {
 }
 
 impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
+    /// An estimator reading through `reader` with `settings`.
     pub fn new(reader: &'a R, settings: &'a FillSettings) -> Self {
         ContextFillEstimator { reader, settings }
     }
 
+    /// The estimate alone: [`ContextFillEstimator::measure`] without the reading.
     pub fn estimate(&self, request: EstimateRequest<'_>) -> FillEstimate {
         self.measure(request).estimate
     }

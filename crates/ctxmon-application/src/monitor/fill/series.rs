@@ -28,6 +28,7 @@ use crate::ports::{CompactionBoundary, TranscriptEvent, UsageRecord};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SeriesScope {
+    /// Main-chain lines: the session's own responses.
     Main,
     /// The file had no qualifying main-chain line: a subagent's transcript.
     Sidechain,
@@ -38,12 +39,17 @@ pub enum SeriesScope {
 pub struct FillPoint {
     /// Position in the series, from 0.
     pub index: usize,
+    /// When the response was written, as the transcript spells it.
     pub timestamp: Option<String>,
+    /// The response's `message.id`, when the line has one.
     pub message_id: Option<String>,
+    /// The context's size at this response.
     pub tokens: TokenCount,
     /// tokens / window, not clamped.
     pub fill: f64,
+    /// The tier `fill` falls in.
     pub tier: ThresholdTier,
+    /// The session's window (the same for every point).
     pub window: ContextWindow,
 }
 
@@ -53,9 +59,13 @@ pub struct CompactionMark {
     /// The index of the first response after the compaction (= the number of responses before
     /// it; equal to the series length when no response followed).
     pub index: usize,
+    /// When the compaction happened, as the transcript spells it.
     pub timestamp: Option<String>,
+    /// `manual` or `auto`, as the boundary says.
     pub trigger: Option<String>,
+    /// The context's size before it, when the boundary recorded it.
     pub pre_tokens: Option<TokenCount>,
+    /// The context's size after it, when the boundary recorded it.
     pub post_tokens: Option<TokenCount>,
 }
 
@@ -65,10 +75,15 @@ pub struct CompactionMark {
 pub struct TierCrossing {
     /// The index of the response in the new tier.
     pub index: usize,
+    /// When that response was written.
     pub timestamp: Option<String>,
+    /// The tier before.
     pub from: ThresholdTier,
+    /// The tier after.
     pub to: ThresholdTier,
+    /// The context's size at that response.
     pub tokens: TokenCount,
+    /// The fill at that response, as a fraction of the window.
     pub fill: f64,
 }
 
@@ -78,9 +93,13 @@ pub struct TierCrossing {
 pub struct FinalFill {
     /// `Transcript` (the newest response) or `Compaction`.
     pub source: FillSource,
+    /// The context's size at the end.
     pub tokens: TokenCount,
+    /// The fill at the end, as a fraction of the window.
     pub fill: f64,
+    /// The tier at the end.
     pub tier: ThresholdTier,
+    /// The window it is measured against.
     pub window: ContextWindow,
     /// The newest response's time (`Transcript`) or the compaction's (`Compaction`).
     pub timestamp: Option<String>,
@@ -91,6 +110,7 @@ pub struct FinalFill {
 /// The whole session, ready to render.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FillSeries {
+    /// Which chain the points come from.
     pub scope: SeriesScope,
     /// The newest response's model, else the hint.
     pub model: Option<String>,
@@ -98,12 +118,16 @@ pub struct FillSeries {
     pub window: ContextWindow,
     /// Why the window differs from what the rules chose, when it does.
     pub window_note: Option<String>,
+    /// The thresholds the tiers were computed with.
     pub thresholds: Thresholds,
     /// The fill at which the agent auto-compacts on `window` (`FillSettings::reserve_for`: the
     /// settings name the agent, which the caller takes from the transcript's format).
     pub auto_compact_fill: f64,
+    /// One point per response, oldest first.
     pub points: Vec<FillPoint>,
+    /// The compactions, oldest first.
     pub compactions: Vec<CompactionMark>,
+    /// The tier changes, oldest first.
     pub crossings: Vec<TierCrossing>,
     /// Where the session ended; `None` only for a series without responses or compactions.
     pub final_fill: Option<FinalFill>,
@@ -124,6 +148,7 @@ impl FillSeries {
             .reduce(|a, b| if b.tokens > a.tokens { b } else { a })
     }
 
+    /// The newest response's point.
     pub fn last(&self) -> Option<&FillPoint> {
         self.points.last()
     }
@@ -191,6 +216,7 @@ pub struct FillSeriesBuilder {
 }
 
 impl FillSeriesBuilder {
+    /// An empty builder, ready to be fed a transcript's events in file order.
     pub fn new() -> FillSeriesBuilder {
         FillSeriesBuilder {
             main: Chain::default(),
@@ -198,6 +224,8 @@ impl FillSeriesBuilder {
         }
     }
 
+    /// Adds one transcript event (in file order); sidechain events are kept only until a
+    /// main-chain one arrives.
     pub fn push(&mut self, event: TranscriptEvent) {
         let sidechain = match &event {
             TranscriptEvent::Usage { sidechain, .. }

@@ -15,22 +15,31 @@ pub struct WindowRules {
 /// The chosen window and how it was chosen, for `--json` callers and debugging.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WindowChoice {
+    /// The window to measure against.
     pub window: ContextWindow,
+    /// Which rule chose it.
     pub reason: WindowReason,
 }
 
+/// Which rule chose a window, in the order they are tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WindowReason {
+    /// `context_monitor.context_window` is set.
     Configured,
+    /// The status-line payload (or the agent's transcript) reported it.
     Payload,
+    /// A model id ends in `[1m]`: one million tokens.
     OneMillionSuffix,
+    /// The longest matching prefix in `context_monitor.models`.
     ModelTable,
+    /// Nothing else applied: [`ContextWindow::DEFAULT`], 200,000 tokens.
     Default,
     /// The measured tokens exceeded the chosen window, so it must have been wrong.
     Corrected,
 }
 
 impl WindowRules {
+    /// The rules a configuration sets: its window override and its model table.
     pub fn from_config(config: &Config) -> WindowRules {
         let mut models: Vec<(String, ContextWindow)> = config
             .context_monitor
