@@ -15,6 +15,7 @@ mod fidelity;
 pub mod lines;
 pub mod machine;
 pub mod measure;
+pub mod per_call;
 pub mod plan;
 pub mod report;
 pub mod runner;
@@ -31,6 +32,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use cases::BenchCase;
 use external::ExternalOutcome;
 use measure::{CaseRun, Invocation, Sandbox};
 use plan::{externals, plan, ratio_lines, transcript_specs};
@@ -132,57 +134,51 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     };
     let mut plan = plan(options.quick, &get)?;
     plan.cases.retain(|c| options.selects(&c.name));
-    if plan.cases.is_empty() {
+    let group = per_call_plan(root, &data_dir, options, &get)?;
+    if plan.cases.is_empty() && group.is_empty() {
         bail!("no benchmark row matches --only {:?}", options.only);
     }
 
-    println!(
-        "==> {} measured rounds after {} warm-up rounds; each round runs every case once",
-        options.runs, options.warmups
-    );
     let sandboxes = data_dir.join("sandbox");
     if sandboxes.exists() {
         std::fs::remove_dir_all(&sandboxes)
             .with_context(|| format!("emptying {}", sandboxes.display()))?;
     }
-    let mut runs = Vec::with_capacity(plan.cases.len());
-    for (index, case) in plan.cases.iter().enumerate() {
-        let sandbox = Sandbox::fresh(&sandboxes.join(index.to_string()))?;
-        // Project state the case needs before its first run (e.g. a checkpoint to resume).
-        for (rel, content) in &case.files {
-            let path = sandbox.project.join(rel);
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("creating {}", dir.display()))?;
-            }
-            std::fs::write(&path, content)
-                .with_context(|| format!("writing {}", path.display()))?;
-        }
-        runs.push(CaseRun {
-            sandbox,
-            inv: Invocation {
-                program: case.program.as_deref().unwrap_or(&binary),
-                args: &case.args,
-                stdin: &case.stdin,
-            },
-            check: &case.check,
-        });
-    }
-    let measured = measure::measure_all(&runs, options.warmups, options.runs)?;
     let mut rows = Vec::new();
-    for (case, m) in plan.cases.iter().zip(measured) {
-        let row = Row {
-            name: case.name.clone(),
-            median_ms: m.summary.median_ms,
-            p95_ms: m.summary.p95_ms,
-            max_rss_kib: m.max_rss_kib,
-            floor_kib: m.floor_kib,
-            target: case.target,
-            note: None,
+    if !plan.cases.is_empty() {
+        println!(
+            "==> {} measured rounds after {} warm-up rounds; each round runs every case once",
+            options.runs, options.warmups
+        );
+        let cases: Vec<&BenchCase> = plan.cases.iter().collect();
+        let main = Rounds {
+            warmups: options.warmups,
+            runs: options.runs,
         };
-        print_row(&row);
-        rows.push(row);
+        rows = measure_cases(&cases, &sandboxes.join("main"), &binary, main)?;
     }
+    let per_call_runs = per_call::runs(options.quick, options.runs);
+    let per_call = if group.is_empty() {
+        Vec::new()
+    } else {
+        println!(
+            "==> per call: {per_call_runs} measured rounds after {} warm-up rounds, the floor beside the calls",
+            options.warmups
+        );
+        let cases: Vec<&BenchCase> = group.iter().map(|p| &p.case).collect();
+        let rounds = Rounds {
+            warmups: options.warmups,
+            runs: per_call_runs,
+        };
+        let measured = measure_cases(&cases, &sandboxes.join("per-call"), &binary, rounds)?;
+        let with = per_call::with_ratios(&group, measured);
+        for r in &with {
+            if let Some((ratio, _)) = r.ratio {
+                println!("    {}: {ratio:.2}x the floor", r.row.name);
+            }
+        }
+        with
+    };
     let mut skipped = Vec::new();
     for bench in externals()
         .into_iter()
@@ -216,7 +212,14 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     }
     let ratios = ratio_lines(&plan, &rows);
     println!("==> release binary size and cold start");
-    let startup = startup::measure(&binary, options.quick);
+    let cold = if options.quick {
+        Err("not measured in a --quick run")
+    } else if !options.selects("cold start") {
+        Err("not part of this --only run")
+    } else {
+        Ok(())
+    };
+    let startup = startup::measure(&binary, cold);
     match &startup.cold {
         Ok([floor, ctxmon]) => println!(
             "    {} bytes; cold median /bin/true {:.2} ms, ctxmon --version {:.2} ms",
@@ -245,6 +248,8 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         quick: options.quick,
         rows,
         ratios,
+        per_call,
+        per_call_runs,
         data: generated
             .iter()
             .map(|(_, g)| (file_name(&g.path), g.bytes))
@@ -271,6 +276,87 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     Ok(())
 }
 
+/// How many rounds a group of cases runs.
+#[derive(Debug, Clone, Copy)]
+struct Rounds {
+    warmups: usize,
+    runs: usize,
+}
+
+/// Measures `cases` in interleaved rounds, each in a fresh sandbox under `dir` (seeded with
+/// the files the case needs), and prints each row as it is known.
+fn measure_cases(
+    cases: &[&BenchCase],
+    dir: &Path,
+    binary: &Path,
+    rounds: Rounds,
+) -> Result<Vec<Row>> {
+    let mut runs = Vec::with_capacity(cases.len());
+    for (index, case) in cases.iter().enumerate() {
+        let sandbox = Sandbox::fresh(&dir.join(index.to_string()))?;
+        // Project state the case needs before its first run (e.g. a checkpoint to resume).
+        for (rel, content) in &case.files {
+            let path = sandbox.project.join(rel);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+            }
+            std::fs::write(&path, content)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        runs.push(CaseRun {
+            sandbox,
+            inv: Invocation {
+                program: case.program.as_deref().unwrap_or(binary),
+                args: &case.args,
+                stdin: &case.stdin,
+            },
+            check: &case.check,
+        });
+    }
+    let measured = measure::measure_all(&runs, rounds.warmups, rounds.runs)?;
+    let mut rows = Vec::with_capacity(cases.len());
+    for (case, m) in cases.iter().zip(measured) {
+        let row = Row {
+            name: case.name.clone(),
+            median_ms: m.summary.median_ms,
+            p95_ms: m.summary.p95_ms,
+            max_rss_kib: m.max_rss_kib,
+            floor_kib: m.floor_kib,
+            target: case.target,
+            note: None,
+        };
+        print_row(&row);
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The per-call group when `--only` selects any of it (then all of it: a row needs its floor),
+/// with the floor built; empty otherwise.
+fn per_call_plan(
+    root: &Path,
+    data_dir: &Path,
+    options: &Options,
+    get: &dyn Fn(&str) -> Result<transcript_gen::Generated>,
+) -> Result<Vec<per_call::PerCallCase>> {
+    let (small, big) = (
+        get("1KiB")?,
+        get(if options.quick { "100MiB" } else { "1GiB" })?,
+    );
+    let big_label = if options.quick { "100 MiB" } else { "1 GiB" };
+    let floor = per_call::floor_path(data_dir);
+    let group = per_call::plan(&floor, ("1 KiB", &small), (big_label, &big));
+    let selected =
+        options.selects(per_call::GROUP) || group.iter().any(|p| options.selects(&p.case.name));
+    if !selected {
+        return Ok(Vec::new());
+    }
+    println!("==> building the floor ({})", per_call::FLOOR_SOURCE);
+    per_call::build_floor(root, data_dir)?;
+    Ok(group)
+}
+
 fn print_row(row: &Row) {
     println!(
         "    {}: median {:.2} ms, p95 {:.2} ms, peak RSS {} -> {}",
@@ -290,6 +376,13 @@ fn shout_misses(report: &Report) {
         .filter(|r| !r.misses().is_empty())
         .map(|r| format!("{}: {}", r.name, r.misses().join("; ")))
         .collect();
+    misses.extend(
+        report
+            .per_call
+            .iter()
+            .filter(|r| !r.misses().is_empty())
+            .map(|r| format!("{}: {}", r.row.name, r.misses().join("; "))),
+    );
     misses.extend(report.ratios.iter().filter(|r| r.missed()).map(|r| {
         format!(
             "{}: {:.2} > {}",

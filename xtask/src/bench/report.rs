@@ -86,6 +86,9 @@ pub struct Report {
     pub quick: bool,
     pub rows: Vec<Row>,
     pub ratios: Vec<RatioLine>,
+    /// The per-call rows beside their floor (`per_call`), and the rounds they ran.
+    pub per_call: Vec<super::per_call::PerCallRow>,
+    pub per_call_runs: usize,
     /// `(file name, bytes)` of every generated transcript.
     pub data: Vec<(String, u64)>,
     pub skipped: Vec<String>,
@@ -113,7 +116,7 @@ fn mib(kib: u64) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
 }
 
-fn target_text(t: Target) -> String {
+pub(super) fn target_text(t: Target) -> String {
     let parts: Vec<String> = t
         .median_ms
         .map(|ms| format!("≤ {ms} ms"))
@@ -178,7 +181,10 @@ pub fn render(r: &Report) -> String {
     s.push_str("cargo xtask bench            # full run (~2.2 GB of transcripts in target/bench-data/), writes this file\n");
     s.push_str("cargo xtask bench --quick    # smoke test: 5 runs, no 1 GiB files, writes target/bench-data/benchmarks-quick.md\n");
     s.push_str("cargo xtask bench --runs 50  # more runs per case\n");
-    s.push_str("cargo xtask bench --only post-tool-use --only prompt-submit  # some rows, written to target/bench-data/benchmarks-only.md\n```\n\n");
+    s.push_str("cargo xtask bench --only post-tool-use --only prompt-submit  # some rows, written to target/bench-data/benchmarks-only.md\n");
+    s.push_str(
+        "cargo xtask bench --only \"per call\"  # the calls beside the floor (100 rounds)\n```\n\n",
+    );
     s.push_str(
         "The peer rows (`ccusage@20.0.24 statusline` on the same stdin and 100 MiB transcript) \
          appear when the peer is installed beside the build, never committed: \
@@ -215,6 +221,7 @@ pub fn render(r: &Report) -> String {
         };
         let _ = writeln!(s, "- {}: **{:.2}**{verdict}", ratio.label, ratio.value);
     }
+    super::per_call::render(&mut s, &r.per_call, r.per_call_runs);
     if !r.skipped.is_empty() {
         s.push_str("\n## Not measured yet\n\n");
         for skipped in &r.skipped {

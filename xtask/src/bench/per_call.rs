@@ -1,0 +1,364 @@
+//! The per-call rows (issue 16): what a call of `hooks prompt-submit`, `statusline` and
+//! `hooks pre-compact` costs beside the *floor*, a tiny program that does only what any of them
+//! must (start a process, read stdin, read the transcript's last 64 KiB: `xtask/floor/floor.rs`,
+//! built here with `rustc`). The floor and the calls run interleaved in one loop (100 rounds in
+//! a full run) on the same transcripts, so their ratio holds whatever the machine's load does to
+//! both; the ratio is the figure, the milliseconds are context.
+//!
+//! `cargo xtask bench --only "per call"` runs just these rows. They run as one group: a row
+//! selected by any `--only` brings its floor along, or it would have no ratio.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result, bail};
+
+use super::cases::{self, BenchCase, Check, Target};
+use super::cases_more;
+use super::report::Row;
+use super::transcript_gen::Generated;
+
+/// The floor's source, relative to the workspace.
+pub const FLOOR_SOURCE: &str = "xtask/floor/floor.rs";
+/// What a name must contain to be one of these rows (and what `--only` takes).
+pub const GROUP: &str = "per call";
+/// Rounds of the loop in a full run (a `--quick` run, or a larger `--runs`, decides instead).
+pub const FULL_RUNS: usize = 100;
+/// Issue 16: a prompt or a status line costs at most this many floors, at any transcript size.
+pub const MAX_CALL_RATIO: f64 = 1.3;
+/// Issue 16: PreCompact (fill, tail derivation, checkpoint, resume log) at most this many.
+pub const MAX_PRE_COMPACT_RATIO: f64 = 15.0;
+/// Issue 16 (and spec §16's bar for every hook): PreCompact's peak RSS.
+const PRE_COMPACT_TARGET: Target = Target {
+    median_ms: Some(50.0),
+    rss_kib: Some(16 * 1024),
+};
+/// The floor reads at most this much of the transcript (what the checks expect it to say).
+const FLOOR_TAIL_BYTES: u64 = 64 * 1024;
+
+/// One row of the group and the floor row it is compared with.
+#[derive(Debug)]
+pub struct PerCallCase {
+    pub case: BenchCase,
+    /// `(floor row's name, the most floors the row may cost)`; `None` for a floor row.
+    pub against: Option<(String, f64)>,
+}
+
+/// How many rounds the loop runs.
+pub fn runs(quick: bool, runs: usize) -> usize {
+    if quick { runs } else { runs.max(FULL_RUNS) }
+}
+
+/// The rows: for the small and the large transcript, the floor, prompt-submit and the status
+/// line (null usage, so it reads the transcript); then PreCompact on the large one.
+pub fn plan(floor: &Path, small: (&str, &Generated), big: (&str, &Generated)) -> Vec<PerCallCase> {
+    let mut rows = Vec::new();
+    for (label, transcript) in [small, big] {
+        let floor_name = format!("{GROUP}: floor (spawn, stdin, last 64 KiB), {label}");
+        rows.push(PerCallCase {
+            case: floor_case(&floor_name, floor, transcript),
+            against: None,
+        });
+        let against = Some((floor_name.clone(), MAX_CALL_RATIO));
+        rows.push(PerCallCase {
+            case: cases::prompt_submit(
+                &format!("{GROUP}: `hooks prompt-submit`, {label}"),
+                transcript,
+            ),
+            against: against.clone(),
+        });
+        rows.push(PerCallCase {
+            case: cases_more::statusline_from_transcript(
+                &format!("{GROUP}: `statusline` (null usage), {label}"),
+                transcript,
+            ),
+            against,
+        });
+    }
+    let (label, transcript) = big;
+    let mut pre_compact = cases_more::pre_compact(
+        &format!("{GROUP}: `hooks pre-compact`, {label} (8 MiB tail derived)"),
+        transcript,
+    );
+    pre_compact.target = PRE_COMPACT_TARGET;
+    rows.push(PerCallCase {
+        case: pre_compact,
+        against: Some((
+            format!("{GROUP}: floor (spawn, stdin, last 64 KiB), {label}"),
+            MAX_PRE_COMPACT_RATIO,
+        )),
+    });
+    rows
+}
+
+/// The floor on the same stdin as prompt-submit's; its answer names the bytes it read.
+fn floor_case(name: &str, floor: &Path, transcript: &Generated) -> BenchCase {
+    let mut case = cases::prompt_submit(name, transcript);
+    case.program = Some(floor.to_path_buf());
+    case.args = Vec::new();
+    case.target = Target::NONE;
+    case.check = Check::StdoutContains(format!(
+        "{{\"tail_bytes\":{}}}",
+        transcript.bytes.min(FLOOR_TAIL_BYTES)
+    ));
+    case
+}
+
+/// Where [`build_floor`] puts the floor.
+pub fn floor_path(out_dir: &Path) -> PathBuf {
+    out_dir.join("ctxmon-bench-floor")
+}
+
+/// Builds the floor into `out_dir` with the workspace's `rustc`, optimised as the release
+/// profile is and without debug info; returns the executable.
+pub fn build_floor(root: &Path, out_dir: &Path) -> Result<PathBuf> {
+    std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let exe = floor_path(out_dir);
+    let status = Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
+        .current_dir(root)
+        .args([
+            "--edition",
+            "2024",
+            "-C",
+            "opt-level=3",
+            "-C",
+            "codegen-units=1",
+        ])
+        .args(["-C", "strip=debuginfo", "-o"])
+        .arg(&exe)
+        .arg(root.join(FLOOR_SOURCE))
+        .stdin(Stdio::null())
+        .status()
+        .context("running rustc for the floor")?;
+    if !status.success() {
+        bail!("rustc {FLOOR_SOURCE} failed ({status})");
+    }
+    Ok(exe)
+}
+
+/// A measured row of the group, with its ratio to its floor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PerCallRow {
+    pub row: Row,
+    /// `(median / the floor's median, the most allowed)`; `None` for a floor row.
+    pub ratio: Option<(f64, f64)>,
+}
+
+impl PerCallRow {
+    /// What missed: the row's own targets and the ratio.
+    pub fn misses(&self) -> Vec<String> {
+        let mut misses = self.row.misses();
+        if let Some((ratio, max)) = self.ratio
+            && ratio > max
+        {
+            misses.push(format!("{ratio:.2}× the floor > {max}×"));
+        }
+        misses
+    }
+}
+
+/// The rows with their ratios, from the measured rows of `plan`.
+pub fn with_ratios(planned: &[PerCallCase], rows: Vec<Row>) -> Vec<PerCallRow> {
+    let median = |name: &str| rows.iter().find(|r| r.name == name).map(|r| r.median_ms);
+    let ratios: Vec<Option<(f64, f64)>> = planned
+        .iter()
+        .map(|p| {
+            let (floor, max) = p.against.as_ref()?;
+            Some((median(&p.case.name)? / median(floor)?, *max))
+        })
+        .collect();
+    rows.into_iter()
+        .zip(ratios)
+        .map(|(row, ratio)| PerCallRow { row, ratio })
+        .collect()
+}
+
+/// The document's section for the group (empty when it did not run).
+pub fn render(s: &mut String, rows: &[PerCallRow], runs: usize) {
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n## Per call, against the floor\n\n\
+         The floor (`{FLOOR_SOURCE}`, built by the bench with `rustc -O`) starts a process, \
+         reads its stdin, reads the last 64 KiB of the transcript the input names and writes \
+         one line: what every call must cost at least. It ran interleaved with the rows it is \
+         compared with, {runs} rounds, on the same stdin and transcripts; the ratio of medians \
+         is the figure that holds on a busy machine.\n\n\
+         | benchmark | median | p95 | peak RSS | × floor | target | verdict |\n\
+         |---|---:|---:|---:|---:|---|---|"
+    );
+    for r in rows {
+        let (ratio, target) = match r.ratio {
+            Some((ratio, max)) => (format!("{ratio:.2}×"), format!("≤ {max}× floor")),
+            None => ("1×".to_owned(), String::new()),
+        };
+        let own = super::report::target_text(r.row.target);
+        let target = match (target.is_empty(), own.as_str()) {
+            (true, _) => own,
+            (false, "—") => target,
+            (false, _) => format!("{target}, {own}"),
+        };
+        let misses = r.misses();
+        let verdict = if r.ratio.is_none() && r.row.target == Target::NONE {
+            "—".to_owned()
+        } else if misses.is_empty() {
+            "met".to_owned()
+        } else {
+            format!("**MISSED** ({})", misses.join("; "))
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {:.2} ms | {:.2} ms | {} | {ratio} | {target} | {verdict} |",
+            r.row.name,
+            r.row.median_ms,
+            r.row.p95_ms,
+            r.row.rss_text(),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::cases::HOOK_TARGET;
+
+    fn generated(name: &str, bytes: u64) -> Generated {
+        Generated {
+            path: PathBuf::from(format!("/data/{name}.jsonl")),
+            bytes,
+            expected_tokens: 157_321,
+            reused: true,
+        }
+    }
+
+    fn row(name: &str, median_ms: f64, target: Target) -> Row {
+        Row {
+            name: name.to_owned(),
+            median_ms,
+            p95_ms: median_ms,
+            max_rss_kib: Some(6 * 1024),
+            floor_kib: Some(1024),
+            target,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn every_row_names_its_floor_and_the_floor_checks_what_it_read() {
+        let (small, big) = (generated("1KiB", 1117), generated("1GiB", 1 << 30));
+        let plan = plan(Path::new("/f"), ("1 KiB", &small), ("1 GiB", &big));
+        let names: Vec<&str> = plan.iter().map(|p| p.case.name.as_str()).collect();
+        assert_eq!(plan.len(), 7);
+        for p in &plan {
+            assert!(p.case.name.starts_with(GROUP), "{}", p.case.name);
+            if let Some((floor, _)) = &p.against {
+                assert!(names.contains(&floor.as_str()), "{floor}");
+            }
+        }
+        let floors: Vec<&PerCallCase> = plan.iter().filter(|p| p.against.is_none()).collect();
+        assert_eq!(floors.len(), 2);
+        assert_eq!(floors[0].case.program.as_deref(), Some(Path::new("/f")));
+        assert_eq!(
+            floors[0].case.check,
+            Check::StdoutContains("{\"tail_bytes\":1117}".into())
+        );
+        assert_eq!(
+            floors[1].case.check,
+            Check::StdoutContains("{\"tail_bytes\":65536}".into())
+        );
+        let pre_compact = plan.last().unwrap();
+        assert_eq!(pre_compact.case.args, ["hooks", "pre-compact"]);
+        assert_eq!(
+            pre_compact.against.as_ref().map(|a| a.1),
+            Some(MAX_PRE_COMPACT_RATIO)
+        );
+        let hook_bar = plan.iter().filter(|p| p.case.target == HOOK_TARGET);
+        assert_eq!(
+            hook_bar.count(),
+            4,
+            "prompt-submit and the status line keep spec §16's"
+        );
+    }
+
+    #[test]
+    fn ratios_are_taken_against_the_named_floor_and_judged() {
+        let (small, big) = (generated("1KiB", 1117), generated("1GiB", 1 << 30));
+        let planned = plan(Path::new("/f"), ("1 KiB", &small), ("1 GiB", &big));
+        let medians = [1.0, 1.2, 1.4, 2.0, 2.2, 2.4, 20.0];
+        let rows = planned
+            .iter()
+            .zip(medians)
+            .map(|(p, ms)| row(&p.case.name, ms, p.case.target))
+            .collect();
+        let measured = with_ratios(&planned, rows);
+        let ratios: Vec<Option<f64>> = measured
+            .iter()
+            .map(|r| r.ratio.map(|(v, _)| (v * 100.0).round() / 100.0))
+            .collect();
+        assert_eq!(
+            ratios,
+            [
+                None,
+                Some(1.2),
+                Some(1.4),
+                None,
+                Some(1.1),
+                Some(1.2),
+                Some(10.0)
+            ]
+        );
+        assert!(measured[1].misses().is_empty());
+        assert_eq!(measured[2].misses(), ["1.40× the floor > 1.3×"]);
+        let mut text = String::new();
+        render(&mut text, &measured, 100);
+        assert!(
+            text.contains("| 1.40× | ≤ 1.3× floor, ≤ 5 ms, ≤ 16.0 MiB | **MISSED**"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| 10.00× | ≤ 15× floor, ≤ 50 ms, ≤ 16.0 MiB | met |"),
+            "{text}"
+        );
+        let mut none = String::new();
+        render(&mut none, &[], 100);
+        assert!(none.is_empty());
+    }
+
+    /// The floor compiles and reads what it says: a tail of a large file, a small file whole,
+    /// nothing for a missing one.
+    #[test]
+    fn the_floor_builds_and_reads_the_transcripts_tail() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let dir = tempfile::tempdir().unwrap();
+        let exe = build_floor(&root, dir.path()).unwrap();
+        let big = dir.path().join("big.jsonl");
+        std::fs::write(&big, vec![b'x'; 100_000]).unwrap();
+        let small = dir.path().join("small.jsonl");
+        std::fs::write(&small, b"{}\n").unwrap();
+        let answer = |stdin: String| {
+            let mut child = Command::new(&exe)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin.as_bytes()).unwrap();
+            String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+        };
+        let input = |p: &Path| {
+            format!(
+                "{{\"session_id\":\"s\",\"transcript_path\":\"{}\"}}",
+                p.display()
+            )
+        };
+        assert_eq!(answer(input(&big)), "{\"tail_bytes\":65536}\n");
+        assert_eq!(answer(input(&small)), "{\"tail_bytes\":3}\n");
+        assert_eq!(
+            answer(input(&dir.path().join("none"))),
+            "{\"tail_bytes\":0}\n"
+        );
+        assert_eq!(answer("not json".into()), "{\"tail_bytes\":0}\n");
+    }
+}
