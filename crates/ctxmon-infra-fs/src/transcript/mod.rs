@@ -6,7 +6,8 @@
 //!
 //! Layout: `backward` walks lines newest first in fixed blocks with bounded memory, `line`
 //! decides what one line means for the fill, `tail` reads the last bytes forward for later
-//! derivations, `records` (with `prompt`) turns those lines into the tail port's typed records,
+//! derivations, `records` (with `prompt`) turns those lines into the tail port's typed records
+//! (`lean` parses a line for them only),
 //! and `forward` streams the whole file through the same line rules for the session report.
 //!
 //! Decisions the spec leaves open, taken here:
@@ -28,6 +29,7 @@
 pub(crate) mod backward;
 mod format;
 mod forward;
+mod lean;
 pub(crate) mod lenient;
 mod line;
 pub(crate) mod open;

@@ -214,7 +214,7 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         for_each_tail_line(path, max_bytes, &mut |line| {
             if !parser.wants(line) {
                 parser.push_unparsed(line, &mut records);
-            } else if let Ok(value) = json_repair::from_slice_lenient::<serde_json::Value>(line) {
+            } else if let Some(value) = super::lean::parse_line(line) {
                 parser.push(&value, &mut records);
             }
         })?;
