@@ -38,8 +38,7 @@ use measure::{CaseRun, Invocation, Sandbox};
 use plan::{externals, plan, ratio_lines, transcript_specs};
 use report::{Report, Row};
 
-pub const USAGE: &str =
-    "cargo xtask bench [--quick] [--only TEXT]... [--runs N] [--warmups N] [--out FILE]";
+pub const USAGE: &str = "cargo xtask bench [--quick] [--only TEXT]... [--runs N] [--warmups N] [--out FILE] [--baseline CTXMON]";
 
 /// Command-line options.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +52,9 @@ pub struct Options {
     /// unless their label does): a partial run, written to `target/bench-data/` unless `--out`,
     /// never over `docs/benchmarks.md`, which would lose the other rows.
     pub only: Vec<String>,
+    /// Another ctxmon executable (an earlier build) whose per-call rows run beside this
+    /// build's, in the same loop: before-and-after figures from one run.
+    pub baseline: Option<PathBuf>,
 }
 
 impl Options {
@@ -71,6 +73,7 @@ impl Options {
             warmups: if quick { 1 } else { 3 },
             out: None,
             only: Vec::new(),
+            baseline: None,
         };
         let mut it = args.iter();
         while let Some(&arg) = it.next() {
@@ -85,6 +88,7 @@ impl Options {
                 "--warmups" => options.warmups = number(value("--warmups")?)?,
                 "--out" => options.out = Some(PathBuf::from(value("--out")?)),
                 "--only" => options.only.push(value("--only")?.to_owned()),
+                "--baseline" => options.baseline = Some(PathBuf::from(value("--baseline")?)),
                 other => bail!("unknown bench argument {other:?}\nusage: {USAGE}"),
             }
         }
@@ -103,13 +107,14 @@ fn number(s: &str) -> Result<usize> {
 pub fn run(root: &Path, options: &Options) -> Result<()> {
     let machine = machine::Machine::probe(root);
     println!("==> building the release binary");
-    let binary = build_release(root)?;
+    let built = build_release(root)?;
     // target/release/ctxmon -> target/bench-data
-    let data_dir = binary
+    let data_dir = built
         .parent()
         .and_then(Path::parent)
         .map_or_else(|| root.join("target"), Path::to_path_buf)
         .join("bench-data");
+    let binary = installed_copy(&built, &data_dir)?;
 
     println!("==> transcripts in {}", data_dir.display());
     let mut generated = Vec::new();
@@ -346,7 +351,7 @@ fn per_call_plan(
     );
     let big_label = if options.quick { "100 MiB" } else { "1 GiB" };
     let floor = per_call::floor_path(data_dir);
-    let group = per_call::plan(&floor, ("1 KiB", &small), (big_label, &big));
+    let mut group = per_call::plan(&floor, ("1 KiB", &small), (big_label, &big));
     let selected =
         options.selects(per_call::GROUP) || group.iter().any(|p| options.selects(&p.case.name));
     if !selected {
@@ -354,6 +359,10 @@ fn per_call_plan(
     }
     println!("==> building the floor ({})", per_call::FLOOR_SOURCE);
     per_call::build_floor(root, data_dir)?;
+    if let Some(baseline) = &options.baseline {
+        let copy = installed_copy(baseline, &data_dir.join("baseline"))?;
+        group = per_call::with_baseline(group, &copy);
+    }
     Ok(group)
 }
 
@@ -380,7 +389,8 @@ fn shout_misses(report: &Report) {
         report
             .per_call
             .iter()
-            .filter(|r| !r.misses().is_empty())
+            // An earlier build's misses are what this one is compared with, not its own.
+            .filter(|r| !r.row.name.ends_with(per_call::BASELINE) && !r.misses().is_empty())
             .map(|r| format!("{}: {}", r.row.name, r.misses().join("; "))),
     );
     misses.extend(report.ratios.iter().filter(|r| r.missed()).map(|r| {
@@ -409,6 +419,25 @@ fn file_name(path: &Path) -> String {
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     )
+}
+
+/// A copy of the executable at `built` in `dir`, as an install makes it (`cargo install`, the
+/// release archives and npm all write the file): the one that is measured. A file the linker
+/// has just written starts measurably slower than the same bytes written by a copy (about 5%
+/// of a start here, page-cache effects of how the linker writes), which no installed binary
+/// shows; the floor is copied the same way (`per_call::build_floor`).
+pub fn installed_copy(built: &Path, dir: &Path) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let name = built
+        .file_name()
+        .context("the built executable has no file name")?;
+    let copy = dir.join(name);
+    // A running copy cannot be replaced in place ("text file busy"): write beside it, rename.
+    let partial = dir.join(format!("{}.partial", name.to_string_lossy()));
+    std::fs::copy(built, &partial)
+        .and_then(|_| std::fs::rename(&partial, &copy))
+        .with_context(|| format!("copying {} to {}", built.display(), copy.display()))?;
+    Ok(copy)
 }
 
 /// `cargo build --release -p ctxmon-cli` and the path of the `ctxmon` executable it reports.
@@ -451,6 +480,8 @@ mod tests {
         assert_eq!(only.only, ["post-tool-use", "x"]);
         assert!(only.selects("`hooks post-tool-use`, 1 KiB") && !only.selects("statusline"));
         assert!(Options::parse(&["--only"]).is_err());
+        let baseline = Options::parse(&["--baseline", "/old/ctxmon"]).unwrap();
+        assert_eq!(baseline.baseline, Some(PathBuf::from("/old/ctxmon")));
         let quick = Options::parse(&["--quick", "--runs", "7", "--out", "x.md"]).unwrap();
         assert_eq!((quick.quick, quick.runs, quick.warmups), (true, 7, 1));
         assert_eq!(quick.out, Some(PathBuf::from("x.md")));

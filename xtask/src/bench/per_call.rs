@@ -92,6 +92,29 @@ pub fn plan(floor: &Path, small: (&str, &Generated), big: (&str, &Generated)) ->
     rows
 }
 
+/// What names the rows of a `--baseline` build.
+pub const BASELINE: &str = "baseline build";
+
+/// `planned` with, after each row that is not a floor, the same row run by the `baseline`
+/// executable, compared with the same floor and held to the same targets.
+pub fn with_baseline(planned: Vec<PerCallCase>, baseline: &Path) -> Vec<PerCallCase> {
+    let mut rows = Vec::with_capacity(planned.len() * 2);
+    for row in planned {
+        let before = row.against.is_some().then(|| {
+            let mut case = row.case.clone();
+            case.name = format!("{}, {BASELINE}", case.name);
+            case.program = Some(baseline.to_path_buf());
+            PerCallCase {
+                case,
+                against: row.against.clone(),
+            }
+        });
+        rows.push(row);
+        rows.extend(before);
+    }
+    rows
+}
+
 /// The floor on the same stdin as prompt-submit's; its answer names the bytes it read.
 fn floor_case(name: &str, floor: &Path, transcript: &Generated) -> BenchCase {
     let mut case = cases::prompt_submit(name, transcript);
@@ -110,11 +133,14 @@ pub fn floor_path(out_dir: &Path) -> PathBuf {
     out_dir.join("ctxmon-bench-floor")
 }
 
-/// Builds the floor into `out_dir` with the workspace's `rustc`, optimised as the release
-/// profile is and without debug info; returns the executable.
+/// Builds the floor with the workspace's `rustc`, optimised as the release profile is and
+/// without debug info, and puts a copy of it in `out_dir` ([`floor_path`]); returns that.
 pub fn build_floor(root: &Path, out_dir: &Path) -> Result<PathBuf> {
     std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let exe = floor_path(out_dir);
+    let linked = out_dir.join("linked").join("ctxmon-bench-floor");
+    std::fs::create_dir_all(out_dir.join("linked"))
+        .with_context(|| format!("creating {}", out_dir.display()))?;
     let status = Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
         .current_dir(root)
         .args([
@@ -126,7 +152,7 @@ pub fn build_floor(root: &Path, out_dir: &Path) -> Result<PathBuf> {
             "codegen-units=1",
         ])
         .args(["-C", "strip=debuginfo", "-o"])
-        .arg(&exe)
+        .arg(&linked)
         .arg(root.join(FLOOR_SOURCE))
         .stdin(Stdio::null())
         .status()
@@ -134,6 +160,9 @@ pub fn build_floor(root: &Path, out_dir: &Path) -> Result<PathBuf> {
     if !status.success() {
         bail!("rustc {FLOOR_SOURCE} failed ({status})");
     }
+    // Measured as ctxmon is: a copy, as an install writes it (`installed_copy`).
+    let copy = super::installed_copy(&linked, out_dir)?;
+    debug_assert_eq!(copy, exe);
     Ok(exe)
 }
 
@@ -186,8 +215,18 @@ pub fn render(s: &mut String, rows: &[PerCallRow], runs: usize) {
          reads its stdin, reads the last 64 KiB of the transcript the input names and writes \
          one line: what every call must cost at least. It ran interleaved with the rows it is \
          compared with, {runs} rounds, on the same stdin and transcripts; the ratio of medians \
-         is the figure that holds on a busy machine.\n\n\
-         | benchmark | median | p95 | peak RSS | × floor | target | verdict |\n\
+         is the figure that holds on a busy machine."
+    );
+    if rows.iter().any(|r| r.row.name.ends_with(BASELINE)) {
+        let _ = writeln!(
+            s,
+            "\nRows ending in \"{BASELINE}\" are the same calls run by the executable given with \
+             `--baseline` (an earlier build), in the same loop, against the same floor."
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n| benchmark | median | p95 | peak RSS | × floor | target | verdict |\n\
          |---|---:|---:|---:|---:|---|---|"
     );
     for r in rows {
@@ -280,6 +319,28 @@ mod tests {
             hook_bar.count(),
             4,
             "prompt-submit and the status line keep spec §16's"
+        );
+    }
+
+    #[test]
+    fn a_baseline_build_runs_each_call_beside_this_one() {
+        let (small, big) = (generated("1KiB", 1117), generated("1GiB", 1 << 30));
+        let plan = plan(Path::new("/f"), ("1 KiB", &small), ("1 GiB", &big));
+        let both = with_baseline(plan, Path::new("/old/ctxmon"));
+        assert_eq!(both.len(), 12, "5 calls twice, 2 floors once");
+        let baseline: Vec<&PerCallCase> = both
+            .iter()
+            .filter(|p| p.case.name.ends_with(BASELINE))
+            .collect();
+        assert_eq!(baseline.len(), 5);
+        for p in baseline {
+            assert_eq!(p.case.program.as_deref(), Some(Path::new("/old/ctxmon")));
+            assert!(p.against.is_some());
+        }
+        assert_eq!(both[1].case.name, "per call: `hooks prompt-submit`, 1 KiB");
+        assert_eq!(
+            both[2].case.name,
+            "per call: `hooks prompt-submit`, 1 KiB, baseline build"
         );
     }
 

@@ -186,11 +186,20 @@ mod tests {
     use crate::transcript::records::RecordParser;
 
     /// Every line of the transcripts at hand, whole and lean, through one parser each: the
-    /// same records, in the same order.
+    /// same records, in the same order. On the way, `sort` is checked against `wants` and
+    /// `push_unparsed`.
     fn same_records(lines: &[&[u8]]) {
         let (mut whole, mut lean) = (RecordParser::default(), RecordParser::default());
         let (mut from_whole, mut from_lean) = (Vec::new(), Vec::new());
         for line in lines {
+            // `sort` answers as `wants` does and adds what `push_unparsed` would.
+            let (mut sorted, mut unparsed) = (Vec::new(), Vec::new());
+            let wanted = whole.sort(line, &mut sorted);
+            assert_eq!(wanted, whole.wants(line));
+            if !wanted {
+                whole.push_unparsed(line, &mut unparsed);
+            }
+            assert_eq!(sorted, unparsed);
             let full = json_repair::from_slice_lenient::<Value>(line).ok();
             let pruned = parse_line(line);
             assert_eq!(

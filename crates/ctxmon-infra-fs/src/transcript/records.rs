@@ -51,31 +51,61 @@ impl RecordParser {
     /// Claude Code writes compact JSON, so these tokens appear verbatim; inside a string the
     /// quotes would be escaped (`\"`), so a prompt that merely mentions them is never dropped.
     pub fn wants(&self, line: &[u8]) -> bool {
+        matches!(self.look(line), Look::Wanted)
+    }
+
+    /// [`RecordParser::wants`], and when the line is not wanted what
+    /// [`RecordParser::push_unparsed`] would add, appended to `out`: one look at the line's
+    /// tokens for both (the tail reader asks both of most of a tail's bytes).
+    pub fn sort(&self, line: &[u8], out: &mut Vec<TranscriptRecord>) -> bool {
+        match self.look(line) {
+            Look::Wanted => true,
+            Look::Unwanted { results } => {
+                self.push_known_results(results, out);
+                false
+            }
+        }
+    }
+
+    /// What the raw tokens of a line say, each searched for once.
+    fn look<'l>(&self, line: &'l [u8]) -> Look<'l> {
         let n = needles();
         if n.sidechain.find(line).is_some() {
-            return n.tool_use.find(line).is_some()
+            let write = n.tool_use.find(line).is_some()
                 && n.write_names.iter().any(|name| name.find(line).is_some());
+            // A subagent's results are its own: none is reported unparsed.
+            return if write {
+                Look::Wanted
+            } else {
+                Look::Unwanted {
+                    results: Vec::new(),
+                }
+            };
         }
         if n.tool_result.find(line).is_none() || n.is_error.find(line).is_some() {
-            return true;
+            return Look::Wanted;
         }
-        result_ids(line).any(|id| {
+        let results: Vec<&[u8]> = result_ids(line).collect();
+        let read = results.iter().any(|id| {
             std::str::from_utf8(id)
                 .ok()
                 .and_then(|id| self.calls.get(id))
                 .is_some_and(|(_, read)| *read)
-        })
+        });
+        if read {
+            Look::Wanted
+        } else {
+            Look::Unwanted { results }
+        }
     }
 
-    /// For a line [`RecordParser::wants`] turned down: when it holds successful results of
-    /// calls seen earlier (a file write, a read), one text-less result record each, read from
-    /// the raw bytes without parsing, so that a later success can resolve an earlier failure.
-    pub fn push_unparsed(&self, line: &[u8], out: &mut Vec<TranscriptRecord>) {
-        let n = needles();
-        if n.tool_result.find(line).is_none() || n.sidechain.find(line).is_some() {
-            return;
-        }
-        for id in result_ids(line) {
+    /// One text-less result record for each of `ids` that is a call seen earlier.
+    fn push_known_results<'l>(
+        &self,
+        ids: impl IntoIterator<Item = &'l [u8]>,
+        out: &mut Vec<TranscriptRecord>,
+    ) {
+        for id in ids {
             let Ok(id) = std::str::from_utf8(id) else {
                 continue;
             };
@@ -89,6 +119,17 @@ impl RecordParser {
                 });
             }
         }
+    }
+
+    /// For a line [`RecordParser::wants`] turned down: when it holds successful results of
+    /// calls seen earlier (a file write, a read), one text-less result record each, read from
+    /// the raw bytes without parsing, so that a later success can resolve an earlier failure.
+    pub fn push_unparsed(&self, line: &[u8], out: &mut Vec<TranscriptRecord>) {
+        let n = needles();
+        if n.tool_result.find(line).is_none() || n.sidechain.find(line).is_some() {
+            return;
+        }
+        self.push_known_results(result_ids(line), out);
     }
 
     /// The records of one parsed line, appended to `out` (at least one: a line that says
@@ -286,6 +327,14 @@ pub fn records_from_values(lines: &[Value]) -> Vec<TranscriptRecord> {
         parser.push(line, &mut out);
     }
     out
+}
+
+/// What [`RecordParser::look`] found.
+enum Look<'l> {
+    /// Parse the line.
+    Wanted,
+    /// Leave it unparsed; these are its results' call ids (none for a subagent's line).
+    Unwanted { results: Vec<&'l [u8]> },
 }
 
 /// The tokens [`RecordParser::wants`] looks for in raw lines, each searcher built once:

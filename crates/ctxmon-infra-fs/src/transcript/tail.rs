@@ -212,9 +212,10 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         let mut parser = RecordParser::default();
         let mut records = Vec::new();
         for_each_tail_line(path, max_bytes, &mut |line| {
-            if !parser.wants(line) {
-                parser.push_unparsed(line, &mut records);
-            } else if let Some(value) = super::lean::parse_line(line) {
+            // A line not wanted is not parsed: `sort` adds what it says without that.
+            if parser.sort(line, &mut records)
+                && let Some(value) = super::lean::parse_line(line)
+            {
                 parser.push(&value, &mut records);
             }
         })?;
