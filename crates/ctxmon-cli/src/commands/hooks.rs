@@ -308,8 +308,13 @@ struct Adapters {
 impl Adapters {
     fn new(env: &HookEnv) -> Adapters {
         let r = &env.config.resumption;
+        // The agent read from the transcript's first line is not read again for each use.
+        let reader = match (&env.served.transcript, env.served.told_by_transcript) {
+            (Some(path), true) => JsonlTranscriptReader::new().knowing(path, env.served.agent),
+            _ => JsonlTranscriptReader::new(),
+        };
         Adapters {
-            reader: JsonlTranscriptReader::new(),
+            reader,
             // The session lock's wait is bounded well inside the deadline: past it the hook
             // runs unlocked rather than not at all.
             states: FsSessionStateStore::new(env.layout.clone()).with_lock_wait(env.deadline / 3),

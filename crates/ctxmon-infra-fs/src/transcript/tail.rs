@@ -206,7 +206,7 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         path: &Path,
         max_bytes: u64,
     ) -> Result<Vec<TranscriptRecord>, TranscriptError> {
-        if super::agent_of(path)? == AgentKind::Codex {
+        if self.agent_of(path)? == AgentKind::Codex {
             return crate::codex::read_tail(path, max_bytes);
         }
         let mut parser = RecordParser::default();
@@ -229,7 +229,7 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         max_bytes: u64,
         visit: &mut dyn FnMut(&TranscriptRecord) -> ControlFlow<()>,
     ) -> Result<(), TranscriptError> {
-        if super::agent_of(path)? == AgentKind::Codex {
+        if self.agent_of(path)? == AgentKind::Codex {
             return crate::codex::read_head(path, max_bytes, visit);
         }
         read_head_records::<RecordParser>(path, max_bytes, visit)
