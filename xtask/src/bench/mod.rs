@@ -139,8 +139,8 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     };
     let mut plan = plan(options.quick, &get)?;
     plan.cases.retain(|c| options.selects(&c.name));
-    let group = per_call_plan(root, &data_dir, options, &get)?;
-    if plan.cases.is_empty() && group.is_empty() {
+    let groups = per_call_plan(root, &data_dir, options, &get)?;
+    if plan.cases.is_empty() && groups.is_empty() {
         bail!("no benchmark row matches --only {:?}", options.only);
     }
 
@@ -163,11 +163,11 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         rows = measure_cases(&cases, &sandboxes.join("main"), &binary, main)?;
     }
     let per_call_runs = per_call::runs(options.quick, options.runs);
-    let per_call = if group.is_empty() {
-        Vec::new()
-    } else {
+    let mut measured_rows = Vec::new();
+    for (index, group) in groups.iter().enumerate() {
         println!(
-            "==> per call: {per_call_runs} measured rounds after {} warm-up rounds, the floor beside the calls",
+            "==> per call, loop {}: {per_call_runs} measured rounds after {} warm-up rounds",
+            index + 1,
             options.warmups
         );
         let cases: Vec<&BenchCase> = group.iter().map(|p| &p.case).collect();
@@ -175,15 +175,17 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
             warmups: options.warmups,
             runs: per_call_runs,
         };
-        let measured = measure_cases(&cases, &sandboxes.join("per-call"), &binary, rounds)?;
-        let with = per_call::with_ratios(&group, measured);
-        for r in &with {
-            if let Some((ratio, _)) = r.ratio {
-                println!("    {}: {ratio:.2}x the floor", r.row.name);
-            }
+        let dir = sandboxes.join(format!("per-call-{index}"));
+        measured_rows.extend(measure_cases(&cases, &dir, &binary, rounds)?);
+    }
+    // A row's floor may have run in an earlier loop (PreCompact's): ratios once all are in.
+    let planned: Vec<per_call::PerCallCase> = groups.into_iter().flatten().collect();
+    let per_call = per_call::with_ratios(&planned, measured_rows);
+    for r in &per_call {
+        if let Some((ratio, _)) = r.ratio {
+            println!("    {}: {ratio:.2}x the floor", r.row.name);
         }
-        with
-    };
+    }
     let mut skipped = Vec::new();
     for bench in externals()
         .into_iter()
@@ -337,33 +339,35 @@ fn measure_cases(
     Ok(rows)
 }
 
-/// The per-call group when `--only` selects any of it (then all of it: a row needs its floor),
-/// with the floor built; empty otherwise.
+/// The per-call loops when `--only` selects any of their rows (then all of them: a row needs
+/// its floor), with the floor built; empty otherwise.
 fn per_call_plan(
     root: &Path,
     data_dir: &Path,
     options: &Options,
     get: &dyn Fn(&str) -> Result<transcript_gen::Generated>,
-) -> Result<Vec<per_call::PerCallCase>> {
+) -> Result<Vec<Vec<per_call::PerCallCase>>> {
     let (small, big) = (
         get("1KiB")?,
         get(if options.quick { "100MiB" } else { "1GiB" })?,
     );
     let big_label = if options.quick { "100 MiB" } else { "1 GiB" };
     let floor = per_call::floor_path(data_dir);
-    let mut group = per_call::plan(&floor, ("1 KiB", &small), (big_label, &big));
-    let selected =
-        options.selects(per_call::GROUP) || group.iter().any(|p| options.selects(&p.case.name));
+    let small = ("1 KiB", &small);
+    let big = (big_label, &big);
+    let selected = options.selects(per_call::GROUP)
+        || (per_call::plan(&floor, small, big, None).iter().flatten())
+            .any(|p| options.selects(&p.case.name));
     if !selected {
         return Ok(Vec::new());
     }
     println!("==> building the floor ({})", per_call::FLOOR_SOURCE);
     per_call::build_floor(root, data_dir)?;
-    if let Some(baseline) = &options.baseline {
-        let copy = installed_copy(baseline, &data_dir.join("baseline"))?;
-        group = per_call::with_baseline(group, &copy);
-    }
-    Ok(group)
+    let baseline = match &options.baseline {
+        Some(built) => Some(installed_copy(built, &data_dir.join("baseline"))?),
+        None => None,
+    };
+    Ok(per_call::plan(&floor, small, big, baseline.as_deref()))
 }
 
 fn print_row(row: &Row) {

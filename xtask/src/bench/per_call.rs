@@ -50,25 +50,38 @@ pub fn runs(quick: bool, runs: usize) -> usize {
     if quick { runs } else { runs.max(FULL_RUNS) }
 }
 
-/// The rows: for the small and the large transcript, the floor, prompt-submit and the status
-/// line (null usage, so it reads the transcript); then PreCompact on the large one.
-pub fn plan(floor: &Path, small: (&str, &Generated), big: (&str, &Generated)) -> Vec<PerCallCase> {
-    let mut rows = Vec::new();
+/// The rows, in two loops measured one after the other (with a `baseline` build, each of its
+/// calls right after the same call of this build). The first: for the small and the large
+/// transcript, the floor, prompt-submit and the status line (null usage, so it reads the
+/// transcript). The second: PreCompact on the large transcript, compared with the first
+/// loop's floor on it, each run followed by a floor run that is shown but compared with
+/// nothing. PreCompact runs apart because it disturbs whatever runs right after it (its
+/// fsyncs, renames and 8 MiB read leave the kernel work to finish): a floor run right after it
+/// reads about 20% high, and in one loop with the calls that was a floor, which flattered
+/// every ratio of the next round. The floor runs after it give each PreCompact a light run
+/// before it, as prompts and tool calls are in a session, rather than another PreCompact.
+pub fn plan(
+    floor: &Path,
+    small: (&str, &Generated),
+    big: (&str, &Generated),
+    baseline: Option<&Path>,
+) -> Vec<Vec<PerCallCase>> {
+    let mut calls = Vec::new();
     for (label, transcript) in [small, big] {
-        let floor_name = format!("{GROUP}: floor (spawn, stdin, last 64 KiB), {label}");
-        rows.push(PerCallCase {
+        let floor_name = floor_name(label);
+        calls.push(PerCallCase {
             case: floor_case(&floor_name, floor, transcript),
             against: None,
         });
         let against = Some((floor_name.clone(), MAX_CALL_RATIO));
-        rows.push(PerCallCase {
+        calls.push(PerCallCase {
             case: cases::prompt_submit(
                 &format!("{GROUP}: `hooks prompt-submit`, {label}"),
                 transcript,
             ),
             against: against.clone(),
         });
-        rows.push(PerCallCase {
+        calls.push(PerCallCase {
             case: cases_more::statusline_from_transcript(
                 &format!("{GROUP}: `statusline` (null usage), {label}"),
                 transcript,
@@ -82,14 +95,36 @@ pub fn plan(floor: &Path, small: (&str, &Generated), big: (&str, &Generated)) ->
         transcript,
     );
     pre_compact.target = PRE_COMPACT_TARGET;
-    rows.push(PerCallCase {
+    let after = |what: &str| PerCallCase {
+        case: floor_case(
+            &format!("{}, right after {what}", floor_name(label)),
+            floor,
+            transcript,
+        ),
+        against: None,
+    };
+    let compared = PerCallCase {
         case: pre_compact,
-        against: Some((
-            format!("{GROUP}: floor (spawn, stdin, last 64 KiB), {label}"),
-            MAX_PRE_COMPACT_RATIO,
-        )),
-    });
-    rows
+        against: Some((floor_name(label), MAX_PRE_COMPACT_RATIO)),
+    };
+    let heavy = match baseline {
+        None => vec![compared, after("pre-compact")],
+        Some(baseline) => {
+            calls = with_baseline(calls, baseline);
+            let mut both = with_baseline(vec![compared], baseline).into_iter();
+            let (new, old) = (both.next(), both.next());
+            let mut heavy: Vec<PerCallCase> = new.into_iter().collect();
+            heavy.push(after("pre-compact"));
+            heavy.extend(old);
+            heavy.push(after(&format!("the {BASELINE}'s pre-compact")));
+            heavy
+        }
+    };
+    vec![calls, heavy]
+}
+
+fn floor_name(label: &str) -> String {
+    format!("{GROUP}: floor (spawn, stdin, last 64 KiB), {label}")
 }
 
 /// What names the rows of a `--baseline` build.
@@ -97,7 +132,7 @@ pub const BASELINE: &str = "baseline build";
 
 /// `planned` with, after each row that is not a floor, the same row run by the `baseline`
 /// executable, compared with the same floor and held to the same targets.
-pub fn with_baseline(planned: Vec<PerCallCase>, baseline: &Path) -> Vec<PerCallCase> {
+fn with_baseline(planned: Vec<PerCallCase>, baseline: &Path) -> Vec<PerCallCase> {
     let mut rows = Vec::with_capacity(planned.len() * 2);
     for row in planned {
         let before = row.against.is_some().then(|| {
@@ -215,7 +250,10 @@ pub fn render(s: &mut String, rows: &[PerCallRow], runs: usize) {
          reads its stdin, reads the last 64 KiB of the transcript the input names and writes \
          one line: what every call must cost at least. It ran interleaved with the rows it is \
          compared with, {runs} rounds, on the same stdin and transcripts; the ratio of medians \
-         is the figure that holds on a busy machine."
+         is the figure that holds on a busy machine. PreCompact ran next, in a loop of its own \
+         because it disturbs whatever runs right after it, and is compared with the first \
+         loop's floor on its transcript; the floor run right after each PreCompact shows by \
+         how much."
     );
     if rows.iter().any(|r| r.row.name.ends_with(BASELINE)) {
         let _ = writeln!(
@@ -288,9 +326,10 @@ mod tests {
     #[test]
     fn every_row_names_its_floor_and_the_floor_checks_what_it_read() {
         let (small, big) = (generated("1KiB", 1117), generated("1GiB", 1 << 30));
-        let plan = plan(Path::new("/f"), ("1 KiB", &small), ("1 GiB", &big));
+        let loops = plan(Path::new("/f"), ("1 KiB", &small), ("1 GiB", &big), None);
+        assert_eq!(loops.iter().map(Vec::len).collect::<Vec<_>>(), [6, 2]);
+        let plan: Vec<PerCallCase> = loops.into_iter().flatten().collect();
         let names: Vec<&str> = plan.iter().map(|p| p.case.name.as_str()).collect();
-        assert_eq!(plan.len(), 7);
         for p in &plan {
             assert!(p.case.name.starts_with(GROUP), "{}", p.case.name);
             if let Some((floor, _)) = &p.against {
@@ -298,7 +337,11 @@ mod tests {
             }
         }
         let floors: Vec<&PerCallCase> = plan.iter().filter(|p| p.against.is_none()).collect();
-        assert_eq!(floors.len(), 2);
+        assert_eq!(
+            floors.len(),
+            3,
+            "two compared with, one run after PreCompact"
+        );
         assert_eq!(floors[0].case.program.as_deref(), Some(Path::new("/f")));
         assert_eq!(
             floors[0].case.check,
@@ -308,7 +351,7 @@ mod tests {
             floors[1].case.check,
             Check::StdoutContains("{\"tail_bytes\":65536}".into())
         );
-        let pre_compact = plan.last().unwrap();
+        let pre_compact = &plan[6];
         assert_eq!(pre_compact.case.args, ["hooks", "pre-compact"]);
         assert_eq!(
             pre_compact.against.as_ref().map(|a| a.1),
@@ -325,14 +368,29 @@ mod tests {
     #[test]
     fn a_baseline_build_runs_each_call_beside_this_one() {
         let (small, big) = (generated("1KiB", 1117), generated("1GiB", 1 << 30));
-        let plan = plan(Path::new("/f"), ("1 KiB", &small), ("1 GiB", &big));
-        let both = with_baseline(plan, Path::new("/old/ctxmon"));
-        assert_eq!(both.len(), 12, "5 calls twice, 2 floors once");
+        let loops = plan(
+            Path::new("/f"),
+            ("1 KiB", &small),
+            ("1 GiB", &big),
+            Some(Path::new("/old/ctxmon")),
+        );
+        let heavy: Vec<&str> = loops[1].iter().map(|p| p.case.name.as_str()).collect();
+        assert_eq!(
+            heavy,
+            [
+                "per call: `hooks pre-compact`, 1 GiB (8 MiB tail derived)",
+                "per call: floor (spawn, stdin, last 64 KiB), 1 GiB, right after pre-compact",
+                "per call: `hooks pre-compact`, 1 GiB (8 MiB tail derived), baseline build",
+                "per call: floor (spawn, stdin, last 64 KiB), 1 GiB, right after the baseline build's pre-compact",
+            ]
+        );
+        let both = &loops[0];
+        assert_eq!(both.len(), 10, "4 calls twice, 2 floors once");
         let baseline: Vec<&PerCallCase> = both
             .iter()
             .filter(|p| p.case.name.ends_with(BASELINE))
             .collect();
-        assert_eq!(baseline.len(), 5);
+        assert_eq!(baseline.len(), 4);
         for p in baseline {
             assert_eq!(p.case.program.as_deref(), Some(Path::new("/old/ctxmon")));
             assert!(p.against.is_some());
@@ -347,8 +405,12 @@ mod tests {
     #[test]
     fn ratios_are_taken_against_the_named_floor_and_judged() {
         let (small, big) = (generated("1KiB", 1117), generated("1GiB", 1 << 30));
-        let planned = plan(Path::new("/f"), ("1 KiB", &small), ("1 GiB", &big));
-        let medians = [1.0, 1.2, 1.4, 2.0, 2.2, 2.4, 20.0];
+        let planned: Vec<PerCallCase> =
+            plan(Path::new("/f"), ("1 KiB", &small), ("1 GiB", &big), None)
+                .into_iter()
+                .flatten()
+                .collect();
+        let medians = [1.0, 1.2, 1.4, 2.0, 2.2, 2.4, 20.0, 2.5];
         let rows = planned
             .iter()
             .zip(medians)
@@ -368,7 +430,8 @@ mod tests {
                 None,
                 Some(1.1),
                 Some(1.2),
-                Some(10.0)
+                Some(10.0),
+                None
             ]
         );
         assert!(measured[1].misses().is_empty());
