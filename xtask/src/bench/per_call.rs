@@ -207,6 +207,8 @@ pub struct PerCallRow {
     pub row: Row,
     /// `(median / the floor's median, the most allowed)`; `None` for a floor row.
     pub ratio: Option<(f64, f64)>,
+    /// A floor other rows are compared with.
+    pub is_reference: bool,
 }
 
 impl PerCallRow {
@@ -232,9 +234,17 @@ pub fn with_ratios(planned: &[PerCallCase], rows: Vec<Row>) -> Vec<PerCallRow> {
             Some((median(&p.case.name)? / median(floor)?, *max))
         })
         .collect();
+    let references: Vec<&str> = planned
+        .iter()
+        .filter_map(|p| p.against.as_ref().map(|(floor, _)| floor.as_str()))
+        .collect();
     rows.into_iter()
         .zip(ratios)
-        .map(|(row, ratio)| PerCallRow { row, ratio })
+        .map(|(row, ratio)| PerCallRow {
+            is_reference: references.contains(&row.name.as_str()),
+            row,
+            ratio,
+        })
         .collect()
 }
 
@@ -270,7 +280,9 @@ pub fn render(s: &mut String, rows: &[PerCallRow], runs: usize) {
     for r in rows {
         let (ratio, target) = match r.ratio {
             Some((ratio, max)) => (format!("{ratio:.2}×"), format!("≤ {max}× floor")),
-            None => ("1×".to_owned(), String::new()),
+            // The floors compared with are the unit; a floor run only to be shown is not.
+            None if r.is_reference => ("1×".to_owned(), String::new()),
+            None => ("—".to_owned(), String::new()),
         };
         let own = super::report::target_text(r.row.target);
         let target = match (target.is_empty(), own.as_str()) {
@@ -444,6 +456,14 @@ mod tests {
         );
         assert!(
             text.contains("| 10.00× | ≤ 15× floor, ≤ 50 ms, ≤ 16.0 MiB | met |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| 1× | — | — |"),
+            "the floors compared with: {text}"
+        );
+        assert!(
+            text.contains("right after pre-compact | 2.50 ms | 2.50 ms | 6.0 MiB | — | — | — |"),
             "{text}"
         );
         let mut none = String::new();
