@@ -177,7 +177,11 @@ where
             watch.phase = Phase::TimedOut;
             let (deadline, log) = (watch.deadline, watch.log.take());
             drop(watch);
-            timed_out(deadline, log);
+            // The handler ends the process; one that panicked must still end it (the work may
+            // be blocked for good), with the exit code hooks and the status line promise.
+            if catch_unwind(AssertUnwindSafe(|| timed_out(deadline, log))).is_err() {
+                std::process::exit(0);
+            }
             return;
         }
         watch = shared
