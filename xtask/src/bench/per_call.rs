@@ -23,8 +23,11 @@ use super::transcript_gen::Generated;
 pub const FLOOR_SOURCE: &str = "xtask/floor/floor.rs";
 /// What a name must contain to be one of these rows (and what `--only` takes).
 pub const GROUP: &str = "per call";
-/// Rounds of the loop in a full run (a `--quick` run, or a larger `--runs`, decides instead).
+/// Rounds of the loop in a full run (a larger `--runs` decides instead).
 pub const FULL_RUNS: usize = 100;
+/// Rounds in a `--quick` run: the loop is cheap (about a second), and five rounds, the quick
+/// run's count, left the ratios to noise.
+pub const QUICK_RUNS: usize = 20;
 /// Issue 16: a prompt or a status line costs at most this many floors, at any transcript size.
 pub const MAX_CALL_RATIO: f64 = 1.3;
 /// Issue 16: PreCompact (fill, tail derivation, checkpoint, resume log) at most this many.
@@ -47,7 +50,7 @@ pub struct PerCallCase {
 
 /// How many rounds the loop runs.
 pub fn runs(quick: bool, runs: usize) -> usize {
-    if quick { runs } else { runs.max(FULL_RUNS) }
+    runs.max(if quick { QUICK_RUNS } else { FULL_RUNS })
 }
 
 /// The rows, in two loops measured one after the other (with a `baseline` build, each of its
@@ -375,6 +378,13 @@ mod tests {
             4,
             "prompt-submit and the status line keep spec §16's"
         );
+    }
+
+    #[test]
+    fn the_loop_runs_enough_rounds_for_a_median() {
+        assert_eq!(runs(false, 30), FULL_RUNS);
+        assert_eq!(runs(false, 300), 300);
+        assert_eq!(runs(true, 5), QUICK_RUNS);
     }
 
     #[test]
