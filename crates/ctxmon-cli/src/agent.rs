@@ -33,6 +33,9 @@ pub struct Served {
     pub transcript: Option<PathBuf>,
     /// Why a Codex session's transcript could not be found, for the hook log.
     pub lookup_problem: Option<String>,
+    /// True when the transcript's first line told the agent (not the input's shape): the
+    /// reader can then be told it too (`JsonlTranscriptReader::knowing`).
+    pub told_by_transcript: bool,
 }
 
 /// The agent and transcript of a hook input (see the module docs).
@@ -55,14 +58,12 @@ pub fn for_hook(input: &HookInput) -> Served {
         AgentKind::ClaudeCode
     };
     // An unreadable transcript says nothing; the reader reports it when it measures.
-    let agent = transcript
-        .as_deref()
-        .and_then(|p| agent_of(p).ok())
-        .unwrap_or(by_shape);
+    let told = transcript.as_deref().and_then(|p| agent_of(p).ok());
     Served {
-        agent,
+        agent: told.unwrap_or(by_shape),
         transcript,
         lookup_problem,
+        told_by_transcript: told.is_some(),
     }
 }
 

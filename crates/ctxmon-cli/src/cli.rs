@@ -6,8 +6,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use ctxmon_application::config::HookDeadline;
 use ctxmon_application::hooks::Hook;
 
+mod parse;
 mod raw;
 
+pub use parse::parse;
 pub use raw::RawInvocation;
 
 /// Keeps a coding agent's work alive across context-window limits.
@@ -588,12 +590,6 @@ pub enum SettingsScope {
     /// ~/.claude/settings.json or $CLAUDE_CONFIG_DIR/settings.json; with --agent codex
     /// $CODEX_HOME/hooks.json, default ~/.codex/hooks.json (every project)
     User,
-}
-
-/// Parses the command line. A usage error comes back instead of ending the process: what to do
-/// with it depends on whether Claude Code ran a hook (see [`RawInvocation`]).
-pub fn parse() -> Result<Cli, clap::Error> {
-    Cli::try_parse()
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use ctxmon_application::ports::{GitHead, GitInfo};
+use ctxmon_application::ports::{GitHead, GitInfo, PendingDirtyFiles};
 
 mod status;
 pub use status::{STATUS_TIMEOUT, parse_porcelain_z};
@@ -74,12 +74,30 @@ impl GitInfo for FsGitInfo {
     /// to ask and no process is started. Nor is one started when `HEAD` is not a regular file:
     /// git would block opening a FIFO there until its timeout, only to fail.
     fn dirty_files(&self, dir: &Path) -> Option<Vec<String>> {
-        let git_dir = find_git_dir(dir)?;
-        if !std::fs::metadata(git_dir.join("HEAD")).ok()?.is_file() {
+        if !worth_a_status(dir) {
             return None;
         }
         status::dirty_files(dir, STATUS_TIMEOUT)
     }
+
+    /// Starts `git status` now (under the same conditions as [`GitInfo::dirty_files`]); its
+    /// timeout runs from here, and the answer is read when asked for.
+    fn dirty_files_started<'a>(&'a self, dir: &Path) -> PendingDirtyFiles<'a> {
+        match worth_a_status(dir)
+            .then(|| status::Running::start(dir, STATUS_TIMEOUT))
+            .flatten()
+        {
+            Some(running) => Box::new(move || running.finish()),
+            None => Box::new(|| None),
+        }
+    }
+}
+
+/// Whether `git status` may run for `dir`: inside a work tree whose `HEAD` is a regular file.
+fn worth_a_status(dir: &Path) -> bool {
+    find_git_dir(dir)
+        .and_then(|git_dir| std::fs::metadata(git_dir.join("HEAD")).ok())
+        .is_some_and(|meta| meta.is_file())
 }
 
 /// The git folder for `dir`: the first ancestor's `.git` folder, or the folder a `.git` file

@@ -24,7 +24,10 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// Creates (or empties and recreates) `dir` with `project/` and `home/` inside.
+    /// Creates (or empties and recreates) `dir` with `project/` and `home/` inside; the project
+    /// is a git repository of its own (`git init`), as most projects are. Without one, git
+    /// would find whatever repository holds the build folder (ctxmon's own checkout), and the
+    /// rows that ask git (PreCompact's uncommitted changes) would time `git status` of that.
     pub fn fresh(dir: &Path) -> Result<Sandbox> {
         if dir.exists() {
             fs::remove_dir_all(dir).with_context(|| format!("emptying {}", dir.display()))?;
@@ -36,6 +39,19 @@ impl Sandbox {
         };
         for d in [&sandbox.project, &sandbox.home] {
             fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+        }
+        let status = std::process::Command::new("git")
+            .args(["init", "--quiet"])
+            .current_dir(&sandbox.project)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .status()
+            .context("running git init in a benchmark project (the benchmark needs git)")?;
+        if !status.success() {
+            bail!(
+                "git init in {} failed ({status})",
+                sandbox.project.display()
+            );
         }
         Ok(sandbox)
     }

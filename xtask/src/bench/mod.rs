@@ -15,6 +15,7 @@ mod fidelity;
 pub mod lines;
 pub mod machine;
 pub mod measure;
+pub mod per_call;
 pub mod plan;
 pub mod report;
 pub mod runner;
@@ -31,13 +32,13 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use cases::BenchCase;
 use external::ExternalOutcome;
 use measure::{CaseRun, Invocation, Sandbox};
 use plan::{externals, plan, ratio_lines, transcript_specs};
 use report::{Report, Row};
 
-pub const USAGE: &str =
-    "cargo xtask bench [--quick] [--only TEXT]... [--runs N] [--warmups N] [--out FILE]";
+pub const USAGE: &str = "cargo xtask bench [--quick] [--only TEXT]... [--runs N] [--warmups N] [--out FILE] [--baseline CTXMON]";
 
 /// Command-line options.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +52,9 @@ pub struct Options {
     /// unless their label does): a partial run, written to `target/bench-data/` unless `--out`,
     /// never over `docs/benchmarks.md`, which would lose the other rows.
     pub only: Vec<String>,
+    /// Another ctxmon executable (an earlier build) whose per-call rows run beside this
+    /// build's, in the same loop: before-and-after figures from one run.
+    pub baseline: Option<PathBuf>,
 }
 
 impl Options {
@@ -69,6 +73,7 @@ impl Options {
             warmups: if quick { 1 } else { 3 },
             out: None,
             only: Vec::new(),
+            baseline: None,
         };
         let mut it = args.iter();
         while let Some(&arg) = it.next() {
@@ -83,6 +88,7 @@ impl Options {
                 "--warmups" => options.warmups = number(value("--warmups")?)?,
                 "--out" => options.out = Some(PathBuf::from(value("--out")?)),
                 "--only" => options.only.push(value("--only")?.to_owned()),
+                "--baseline" => options.baseline = Some(PathBuf::from(value("--baseline")?)),
                 other => bail!("unknown bench argument {other:?}\nusage: {USAGE}"),
             }
         }
@@ -101,13 +107,14 @@ fn number(s: &str) -> Result<usize> {
 pub fn run(root: &Path, options: &Options) -> Result<()> {
     let machine = machine::Machine::probe(root);
     println!("==> building the release binary");
-    let binary = build_release(root)?;
+    let built = build_release(root)?;
     // target/release/ctxmon -> target/bench-data
-    let data_dir = binary
+    let data_dir = built
         .parent()
         .and_then(Path::parent)
         .map_or_else(|| root.join("target"), Path::to_path_buf)
         .join("bench-data");
+    let binary = installed_copy(&built, &data_dir)?;
 
     println!("==> transcripts in {}", data_dir.display());
     let mut generated = Vec::new();
@@ -132,56 +139,52 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     };
     let mut plan = plan(options.quick, &get)?;
     plan.cases.retain(|c| options.selects(&c.name));
-    if plan.cases.is_empty() {
+    let groups = per_call_plan(root, &data_dir, options, &get)?;
+    if plan.cases.is_empty() && groups.is_empty() {
         bail!("no benchmark row matches --only {:?}", options.only);
     }
 
-    println!(
-        "==> {} measured rounds after {} warm-up rounds; each round runs every case once",
-        options.runs, options.warmups
-    );
     let sandboxes = data_dir.join("sandbox");
     if sandboxes.exists() {
         std::fs::remove_dir_all(&sandboxes)
             .with_context(|| format!("emptying {}", sandboxes.display()))?;
     }
-    let mut runs = Vec::with_capacity(plan.cases.len());
-    for (index, case) in plan.cases.iter().enumerate() {
-        let sandbox = Sandbox::fresh(&sandboxes.join(index.to_string()))?;
-        // Project state the case needs before its first run (e.g. a checkpoint to resume).
-        for (rel, content) in &case.files {
-            let path = sandbox.project.join(rel);
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("creating {}", dir.display()))?;
-            }
-            std::fs::write(&path, content)
-                .with_context(|| format!("writing {}", path.display()))?;
-        }
-        runs.push(CaseRun {
-            sandbox,
-            inv: Invocation {
-                program: case.program.as_deref().unwrap_or(&binary),
-                args: &case.args,
-                stdin: &case.stdin,
-            },
-            check: &case.check,
-        });
-    }
-    let measured = measure::measure_all(&runs, options.warmups, options.runs)?;
     let mut rows = Vec::new();
-    for (case, m) in plan.cases.iter().zip(measured) {
-        let row = Row {
-            name: case.name.clone(),
-            median_ms: m.summary.median_ms,
-            p95_ms: m.summary.p95_ms,
-            max_rss_kib: m.max_rss_kib,
-            floor_kib: m.floor_kib,
-            target: case.target,
-            note: None,
+    if !plan.cases.is_empty() {
+        println!(
+            "==> {} measured rounds after {} warm-up rounds; each round runs every case once",
+            options.runs, options.warmups
+        );
+        let cases: Vec<&BenchCase> = plan.cases.iter().collect();
+        let main = Rounds {
+            warmups: options.warmups,
+            runs: options.runs,
         };
-        print_row(&row);
-        rows.push(row);
+        rows = measure_cases(&cases, &sandboxes.join("main"), &binary, main)?;
+    }
+    let per_call_runs = per_call::runs(options.quick, options.runs);
+    let mut measured_rows = Vec::new();
+    for (index, group) in groups.iter().enumerate() {
+        println!(
+            "==> per call, loop {}: {per_call_runs} measured rounds after {} warm-up rounds",
+            index + 1,
+            options.warmups
+        );
+        let cases: Vec<&BenchCase> = group.iter().map(|p| &p.case).collect();
+        let rounds = Rounds {
+            warmups: options.warmups,
+            runs: per_call_runs,
+        };
+        let dir = sandboxes.join(format!("per-call-{index}"));
+        measured_rows.extend(measure_cases(&cases, &dir, &binary, rounds)?);
+    }
+    // A row's floor may have run in an earlier loop (PreCompact's): ratios once all are in.
+    let planned: Vec<per_call::PerCallCase> = groups.into_iter().flatten().collect();
+    let per_call = per_call::with_ratios(&planned, measured_rows);
+    for r in &per_call {
+        if let Some((ratio, _)) = r.ratio {
+            println!("    {}: {ratio:.2}x the floor", r.row.name);
+        }
     }
     let mut skipped = Vec::new();
     for bench in externals()
@@ -216,7 +219,14 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     }
     let ratios = ratio_lines(&plan, &rows);
     println!("==> release binary size and cold start");
-    let startup = startup::measure(&binary, options.quick);
+    let cold = if options.quick {
+        Err("not measured in a --quick run")
+    } else if !options.selects("cold start") {
+        Err("not part of this --only run")
+    } else {
+        Ok(())
+    };
+    let startup = startup::measure(&binary, cold);
     match &startup.cold {
         Ok([floor, ctxmon]) => println!(
             "    {} bytes; cold median /bin/true {:.2} ms, ctxmon --version {:.2} ms",
@@ -245,6 +255,8 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         quick: options.quick,
         rows,
         ratios,
+        per_call,
+        per_call_runs,
         data: generated
             .iter()
             .map(|(_, g)| (file_name(&g.path), g.bytes))
@@ -271,6 +283,93 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     Ok(())
 }
 
+/// How many rounds a group of cases runs.
+#[derive(Debug, Clone, Copy)]
+struct Rounds {
+    warmups: usize,
+    runs: usize,
+}
+
+/// Measures `cases` in interleaved rounds, each in a fresh sandbox under `dir` (seeded with
+/// the files the case needs), and prints each row as it is known.
+fn measure_cases(
+    cases: &[&BenchCase],
+    dir: &Path,
+    binary: &Path,
+    rounds: Rounds,
+) -> Result<Vec<Row>> {
+    let mut runs = Vec::with_capacity(cases.len());
+    for (index, case) in cases.iter().enumerate() {
+        let sandbox = Sandbox::fresh(&dir.join(index.to_string()))?;
+        // Project state the case needs before its first run (e.g. a checkpoint to resume).
+        for (rel, content) in &case.files {
+            let path = sandbox.project.join(rel);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+            }
+            std::fs::write(&path, content)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        runs.push(CaseRun {
+            sandbox,
+            inv: Invocation {
+                program: case.program.as_deref().unwrap_or(binary),
+                args: &case.args,
+                stdin: &case.stdin,
+            },
+            check: &case.check,
+        });
+    }
+    let measured = measure::measure_all(&runs, rounds.warmups, rounds.runs)?;
+    let mut rows = Vec::with_capacity(cases.len());
+    for (case, m) in cases.iter().zip(measured) {
+        let row = Row {
+            name: case.name.clone(),
+            median_ms: m.summary.median_ms,
+            p95_ms: m.summary.p95_ms,
+            max_rss_kib: m.max_rss_kib,
+            floor_kib: m.floor_kib,
+            target: case.target,
+            note: None,
+        };
+        print_row(&row);
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The per-call loops when `--only` selects any of their rows (then all of them: a row needs
+/// its floor), with the floor built; empty otherwise.
+fn per_call_plan(
+    root: &Path,
+    data_dir: &Path,
+    options: &Options,
+    get: &dyn Fn(&str) -> Result<transcript_gen::Generated>,
+) -> Result<Vec<Vec<per_call::PerCallCase>>> {
+    let (small, big) = (
+        get("1KiB")?,
+        get(if options.quick { "100MiB" } else { "1GiB" })?,
+    );
+    let big_label = if options.quick { "100 MiB" } else { "1 GiB" };
+    let floor = per_call::floor_path(data_dir);
+    let small = ("1 KiB", &small);
+    let big = (big_label, &big);
+    let selected = options.selects(per_call::GROUP)
+        || (per_call::plan(&floor, small, big, None).iter().flatten())
+            .any(|p| options.selects(&p.case.name));
+    if !selected {
+        return Ok(Vec::new());
+    }
+    println!("==> building the floor ({})", per_call::FLOOR_SOURCE);
+    per_call::build_floor(root, data_dir)?;
+    let baseline = match &options.baseline {
+        Some(built) => Some(installed_copy(built, &data_dir.join("baseline"))?),
+        None => None,
+    };
+    Ok(per_call::plan(&floor, small, big, baseline.as_deref()))
+}
+
 fn print_row(row: &Row) {
     println!(
         "    {}: median {:.2} ms, p95 {:.2} ms, peak RSS {} -> {}",
@@ -290,6 +389,14 @@ fn shout_misses(report: &Report) {
         .filter(|r| !r.misses().is_empty())
         .map(|r| format!("{}: {}", r.name, r.misses().join("; ")))
         .collect();
+    misses.extend(
+        report
+            .per_call
+            .iter()
+            // An earlier build's misses are what this one is compared with, not its own.
+            .filter(|r| !r.row.name.ends_with(per_call::BASELINE) && !r.misses().is_empty())
+            .map(|r| format!("{}: {}", r.row.name, r.misses().join("; "))),
+    );
     misses.extend(report.ratios.iter().filter(|r| r.missed()).map(|r| {
         format!(
             "{}: {:.2} > {}",
@@ -316,6 +423,25 @@ fn file_name(path: &Path) -> String {
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     )
+}
+
+/// A copy of the executable at `built` in `dir`, as an install makes it (`cargo install`, the
+/// release archives and npm all write the file): the one that is measured. A file the linker
+/// has just written starts measurably slower than the same bytes written by a copy (about 5%
+/// of a start here, page-cache effects of how the linker writes), which no installed binary
+/// shows; the floor is copied the same way (`per_call::build_floor`).
+pub fn installed_copy(built: &Path, dir: &Path) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let name = built
+        .file_name()
+        .context("the built executable has no file name")?;
+    let copy = dir.join(name);
+    // A running copy cannot be replaced in place ("text file busy"): write beside it, rename.
+    let partial = dir.join(format!("{}.partial", name.to_string_lossy()));
+    std::fs::copy(built, &partial)
+        .and_then(|_| std::fs::rename(&partial, &copy))
+        .with_context(|| format!("copying {} to {}", built.display(), copy.display()))?;
+    Ok(copy)
 }
 
 /// `cargo build --release -p ctxmon-cli` and the path of the `ctxmon` executable it reports.
@@ -358,6 +484,8 @@ mod tests {
         assert_eq!(only.only, ["post-tool-use", "x"]);
         assert!(only.selects("`hooks post-tool-use`, 1 KiB") && !only.selects("statusline"));
         assert!(Options::parse(&["--only"]).is_err());
+        let baseline = Options::parse(&["--baseline", "/old/ctxmon"]).unwrap();
+        assert_eq!(baseline.baseline, Some(PathBuf::from("/old/ctxmon")));
         let quick = Options::parse(&["--quick", "--runs", "7", "--out", "x.md"]).unwrap();
         assert_eq!((quick.quick, quick.runs, quick.warmups), (true, 7, 1));
         assert_eq!(quick.out, Some(PathBuf::from("x.md")));

@@ -86,6 +86,9 @@ pub struct Report {
     pub quick: bool,
     pub rows: Vec<Row>,
     pub ratios: Vec<RatioLine>,
+    /// The per-call rows beside their floor (`per_call`), and the rounds they ran.
+    pub per_call: Vec<super::per_call::PerCallRow>,
+    pub per_call_runs: usize,
     /// `(file name, bytes)` of every generated transcript.
     pub data: Vec<(String, u64)>,
     pub skipped: Vec<String>,
@@ -113,7 +116,7 @@ fn mib(kib: u64) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
 }
 
-fn target_text(t: Target) -> String {
+pub(super) fn target_text(t: Target) -> String {
     let parts: Vec<String> = t
         .median_ms
         .map(|ms| format!("≤ {ms} ms"))
@@ -178,7 +181,11 @@ pub fn render(r: &Report) -> String {
     s.push_str("cargo xtask bench            # full run (~2.2 GB of transcripts in target/bench-data/), writes this file\n");
     s.push_str("cargo xtask bench --quick    # smoke test: 5 runs, no 1 GiB files, writes target/bench-data/benchmarks-quick.md\n");
     s.push_str("cargo xtask bench --runs 50  # more runs per case\n");
-    s.push_str("cargo xtask bench --only post-tool-use --only prompt-submit  # some rows, written to target/bench-data/benchmarks-only.md\n```\n\n");
+    s.push_str("cargo xtask bench --only post-tool-use --only prompt-submit  # some rows, written to target/bench-data/benchmarks-only.md\n");
+    s.push_str(
+        "cargo xtask bench --only \"per call\"  # the calls beside the floor (100 rounds)\n",
+    );
+    s.push_str("cargo xtask bench --only \"per call\" --baseline OLD/ctxmon  # and an earlier build's, in the same loop\n```\n\n");
     s.push_str(
         "The peer rows (`ccusage@20.0.24 statusline` on the same stdin and 100 MiB transcript) \
          appear when the peer is installed beside the build, never committed: \
@@ -215,6 +222,7 @@ pub fn render(r: &Report) -> String {
         };
         let _ = writeln!(s, "- {}: **{:.2}**{verdict}", ratio.label, ratio.value);
     }
+    super::per_call::render(&mut s, &r.per_call, r.per_call_runs);
     if !r.skipped.is_empty() {
         s.push_str("\n## Not measured yet\n\n");
         for skipped in &r.skipped {
@@ -269,7 +277,9 @@ const METHOD: &str = r#"
   the unchanged path a tool loop pays after almost every call. A wrong answer stops the
   benchmark with a non-zero exit: a time measured for a wrong answer is worthless.
 - **Timing.** Wall time from spawning the release binary to reaping it, with stdin written and
-  stdout read in between (what Claude Code waits for). The cases run in interleaved rounds
+  stdout read in between (what Claude Code waits for). The binary measured is a copy of
+  `target/release/ctxmon` in `target/bench-data/`, as an install writes it: a file the linker
+  has just written starts about 5% slower here, which no installed binary does. The cases run in interleaved rounds
   (every case once per round), so a machine that gets busier or quieter during the run shifts
   all rows alike rather than skewing the ratios. Median and nearest-rank p95 over the measured
   rounds; warm-up rounds are discarded.
@@ -282,8 +292,9 @@ const METHOD: &str = r#"
   generated the transcripts), every row read 19.4 MiB, about five times what `/usr/bin/time`
   shows for ctxmon itself.
 - **Isolation.** Each case runs in a fresh project directory (working directory and
-  `CLAUDE_PROJECT_DIR`) with a fresh `HOME` and an environment cleared except `PATH`, so no
-  user configuration applies. The hook writes its session state there, as it would in a real
+  `CLAUDE_PROJECT_DIR`), a git repository of its own (`git init`, no commit), with a fresh
+  `HOME` and an environment cleared except `PATH`, so no user configuration applies and the
+  git that PreCompact asks is the project's, not the checkout holding `target/`. The hook writes its session state there, as it would in a real
   project; the first warm-up also records the tier change.
 - **Page cache.** Transcripts are warm in the page cache (the page cache is not dropped; that
   needs root and is not reliable in a VM). This is the realistic case: Claude Code has just

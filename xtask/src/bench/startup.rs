@@ -3,8 +3,9 @@
 //!
 //! Cold means the page cache dropped before each run (`sync; echo 3 >
 //! /proc/sys/vm/drop_caches`, root only): the binary and the libraries it maps are read from
-//! disk again. Only full runs do it, a few times: it slows every process on the machine for a
-//! moment, and CI's `--quick` run has no use for it.
+//! disk again. Only full runs do it (a `--only` run only when it names `cold start`), a few
+//! times: it slows every process on the machine for a moment, and CI's `--quick` run has no
+//! use for it.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -24,12 +25,12 @@ pub struct Startup {
     pub cold: Result<[(f64, f64); 2], String>,
 }
 
-pub fn measure(binary: &Path, quick: bool) -> Startup {
+/// `cold` says whether to measure the cold start (it drops the page cache) or why not.
+pub fn measure(binary: &Path, cold: Result<(), &str>) -> Startup {
     let binary_bytes = std::fs::metadata(binary).map_or(0, |m| m.len());
-    let cold = if quick {
-        Err("not measured in a --quick run".to_owned())
-    } else {
-        cold_runs(binary)
+    let cold = match cold {
+        Ok(()) => cold_runs(binary),
+        Err(why) => Err(why.to_owned()),
     };
     Startup { binary_bytes, cold }
 }

@@ -1,6 +1,6 @@
 //! PreCompact: checkpoint the session right before Claude Code compacts it (contract C5).
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::collections::BTreeSet;
 
 use ctxmon_domain::{
@@ -11,7 +11,8 @@ use ctxmon_domain::{
 use super::source_problems;
 use crate::handoff::compaction::note_checkpoint;
 use crate::handoff::resume_log::{
-    AlreadyRead, GitSnapshot, TriggerKind, generate_for_trigger, git_snapshot, read_head,
+    AlreadyRead, GitSnapshot, PendingGit, TriggerKind, generate_for_trigger, git_snapshot_started,
+    read_head,
 };
 use crate::handoff::resumption::{TranscriptHead, derive_from_tail, from_section};
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
@@ -59,12 +60,31 @@ pub fn pre_compact(
 
 /// What the transcript and git said, read once for the checkpoint and the resume log alike:
 /// the tail is the hook's costliest read (parsing it twice cost half the hook's time), and
-/// `git status` is bounded but not free.
-#[derive(Default)]
-struct Reads {
+/// `git status` is bounded but not free. git is asked first and its answer taken when first
+/// needed, after the tail is parsed: git runs meanwhile (issue 16).
+struct Reads<'a> {
     tail: OnceCell<Result<Vec<TranscriptRecord>, String>>,
     head: OnceCell<Option<TranscriptHead>>,
-    git: Option<GitSnapshot>,
+    pending_git: Cell<Option<PendingGit<'a>>>,
+    git: OnceCell<Option<GitSnapshot>>,
+}
+
+impl<'a> Reads<'a> {
+    fn new(pending_git: Option<PendingGit<'a>>) -> Reads<'a> {
+        Reads {
+            tail: OnceCell::new(),
+            head: OnceCell::new(),
+            pending_git: Cell::new(pending_git),
+            git: OnceCell::new(),
+        }
+    }
+
+    /// git's snapshot, waited for on first use.
+    fn git(&self) -> Option<&GitSnapshot> {
+        self.git
+            .get_or_init(|| self.pending_git.take().map(PendingGit::finish))
+            .as_ref()
+    }
 }
 
 fn run_pre_compact(
@@ -78,10 +98,7 @@ fn run_pre_compact(
             transcript_path: ctx.transcript_path,
             ..Default::default()
         });
-    let reads = Reads {
-        git: git_snapshot(&ctx, &ports),
-        ..Reads::default()
-    };
+    let reads = Reads::new(git_snapshot_started(&ctx, &ports));
     let resumption = resumption_state(run, &reads);
     let Some(checkpoint) = save_checkpoint(run, &estimate, resumption, &reads, input) else {
         return PreCompactOutcome::default();
@@ -97,7 +114,7 @@ fn run_pre_compact(
         tail: reads.tail.get().and_then(|read| read.as_deref().ok()),
         checkpoint: Some(&checkpoint),
         head: reads.head.get().and_then(Option::as_ref),
-        git: reads.git.as_ref(),
+        git: reads.git(),
     };
     generate_for_trigger(run, logs, TriggerKind::PreCompact, already);
     run.save_state();
@@ -125,11 +142,11 @@ fn save_checkpoint(
     run: &mut HookRun<'_>,
     estimate: &FillEstimate,
     resumption: Option<ResumptionState>,
-    reads: &Reads,
+    reads: &Reads<'_>,
     input: PreCompactInput<'_>,
 ) -> Option<CheckpointData> {
     let ctx = run.ctx;
-    let git = reads.git.as_ref().map(|g| g.head.clone());
+    let git = reads.git().map(|g| g.head.clone());
     if git
         .as_ref()
         .is_some_and(|g| g.branch.is_none() && g.head.is_none())
@@ -240,7 +257,7 @@ pub fn abandon_reason(estimate: &FillEstimate) -> String {
 
 /// The source file's `resumption:` section, else (when allowed) state derived from the
 /// transcript tail; `None` when neither yields anything.
-fn resumption_state(run: &mut HookRun<'_>, reads: &Reads) -> Option<ResumptionState> {
+fn resumption_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<ResumptionState> {
     let (ctx, ports) = (run.ctx, run.ports);
     match ports.source.read(ctx.project_dir) {
         Ok(Some(doc)) => {
@@ -275,8 +292,7 @@ fn resumption_state(run: &mut HookRun<'_>, reads: &Reads) -> Option<ResumptionSt
                 state.goal = Some(goal);
             }
             state.uncommitted_changes = reads
-                .git
-                .as_ref()
+                .git()
                 .and_then(|g| g.dirty_files.as_ref())
                 .map(|d| d.len() as u64);
             Some(state).filter(|s| !s.is_empty())

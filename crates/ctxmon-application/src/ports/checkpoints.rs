@@ -147,4 +147,15 @@ pub trait GitInfo {
     fn dirty_files(&self, _dir: &Path) -> Option<Vec<String>> {
         None
     }
+
+    /// [`GitInfo::dirty_files`] asked now and answered when the returned function is called,
+    /// so that a caller with other work (PreCompact parsing its tail) need not wait for git
+    /// first. The default asks at once; an adapter that runs git starts it here.
+    fn dirty_files_started<'a>(&'a self, dir: &Path) -> PendingDirtyFiles<'a> {
+        let found = self.dirty_files(dir);
+        Box::new(move || found)
+    }
 }
+
+/// The answer of [`GitInfo::dirty_files_started`], when called for.
+pub type PendingDirtyFiles<'a> = Box<dyn FnOnce() -> Option<Vec<String>> + 'a>;

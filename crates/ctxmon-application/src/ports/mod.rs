@@ -9,8 +9,8 @@ mod transcript;
 mod transcript_records;
 
 pub use checkpoints::{
-    Allocation, AutoPrune, CheckpointListing, CheckpointRepository, GitHead, GitInfo, PruneOutcome,
-    ResumptionSource, SourceDocument, StoredCheckpoint,
+    Allocation, AutoPrune, CheckpointListing, CheckpointRepository, GitHead, GitInfo,
+    PendingDirtyFiles, PruneOutcome, ResumptionSource, SourceDocument, StoredCheckpoint,
 };
 pub use error::{PortError, PortErrorKind};
 pub use resume_logs::{

@@ -4,12 +4,12 @@
 //! the user or the agent waits for, most of the registered timeout for PreCompact and
 //! SessionStart, which must not lose a checkpoint to a busy machine.
 //!
-//! The work runs on a worker thread (`deadline`); the main thread waits for its answer until the
-//! deadline and then exits, so a stdin that never closes or a slow disk cannot hang a prompt.
+//! The work runs under a watchdog (`deadline`) that ends the process at the deadline, so a stdin
+//! that never closes or a slow disk cannot hang a prompt.
 //! The deadline is the configured one from the start: the configuration that can be found
 //! without stdin (`bootstrap::EarlyConfig`) is loaded before stdin is read, and until it is the
 //! hook's built-in deadline applies (never a shorter shared one).
-//! A timeout is reported on stderr and in `.ctxmon/logs/hooks.log`. A panic in the worker is
+//! A timeout is reported on stderr and in `.ctxmon/logs/hooks.log`. A panic in the work is
 //! contained the same way: no answer, exit 0.
 //!
 //! What to answer is the application's (`hooks::answer`: the configuration fallback, the event
@@ -44,12 +44,14 @@ fn deadline_of(hook: HookCommand, hooks: &HooksConfig) -> Duration {
 }
 
 pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
-    let worker_global = global.clone();
+    let timeout_global = global.clone();
     // Until the configuration is read: this hook's own built-in deadline.
     let built_in = deadline_of(hook, &HooksConfig::default());
-    let outcome = deadline::run(format!("hook-{}", hook.name()), built_in, move |progress| {
-        handle(hook, &worker_global, progress)
-    });
+    let outcome = deadline::run(
+        built_in,
+        |progress| handle(hook, global, progress),
+        move |deadline, log| timed_out(hook, &timeout_global, deadline, log),
+    );
     match outcome {
         Outcome::Answer(answer) => {
             if !answer.is_empty() {
@@ -59,20 +61,8 @@ pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Outcome::TimedOut { deadline, log } => {
-            let message = format!("deadline of {deadline:?} reached; answering nothing");
-            diag!("ctxmon hooks {}: {message}", hook.name());
-            // Before the worker announced its log (stdin or the configuration still being
-            // read), the project is the one the hook would use without a `cwd` in its input.
-            let log = log.unwrap_or_else(|| {
-                let layout = bootstrap::resolve_project_dir(global, None).layout();
-                HookLog::new(&layout, Config::default().hooks.log_max_bytes)
-            });
-            deadline::log_bounded(log, hook.name(), message);
-            // The worker may be blocked in a system call; exiting the process ends it.
-            std::process::exit(0);
-        }
-        Outcome::WorkerLost => {
+        Outcome::TimedOut => deadline::wait_for_exit(),
+        Outcome::Lost => {
             diag!(
                 "ctxmon hooks {}: internal error (worker stopped); answering nothing",
                 hook.name()
@@ -80,6 +70,21 @@ pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// The deadline passed (on the watchdog thread): said on stderr and in the hook log, then the
+/// process ends with nothing on stdout, whatever the work is still blocked in.
+fn timed_out(hook: HookCommand, global: &GlobalArgs, deadline: Duration, log: Option<HookLog>) {
+    let message = format!("deadline of {deadline:?} reached; answering nothing");
+    diag!("ctxmon hooks {}: {message}", hook.name());
+    // Before the work announced its log (stdin or the configuration still being read), the
+    // project is the one the hook would use without a `cwd` in its input.
+    let log = log.unwrap_or_else(|| {
+        let layout = bootstrap::resolve_project_dir(global, None).layout();
+        HookLog::new(&layout, Config::default().hooks.log_max_bytes)
+    });
+    deadline::log_bounded(log, hook.name(), message);
+    std::process::exit(0);
 }
 
 /// A hook command line clap refused (an unknown hook or flag, an extra word, an empty
@@ -303,8 +308,13 @@ struct Adapters {
 impl Adapters {
     fn new(env: &HookEnv) -> Adapters {
         let r = &env.config.resumption;
+        // The agent read from the transcript's first line is not read again for each use.
+        let reader = match (&env.served.transcript, env.served.told_by_transcript) {
+            (Some(path), true) => JsonlTranscriptReader::new().knowing(path, env.served.agent),
+            _ => JsonlTranscriptReader::new(),
+        };
         Adapters {
-            reader: JsonlTranscriptReader::new(),
+            reader,
             // The session lock's wait is bounded well inside the deadline: past it the hook
             // runs unlocked rather than not at all.
             states: FsSessionStateStore::new(env.layout.clone()).with_lock_wait(env.deadline / 3),

@@ -149,47 +149,51 @@ fn flag_template(args: &StatuslineArgs) -> Result<Option<StatusTemplate>, String
 }
 
 pub fn run(args: &StatuslineArgs, global: &GlobalArgs) -> CmdResult {
-    let worker_global = global.clone();
     let flag = flag_template(args);
-    let outcome = deadline::run("statusline".into(), DEFAULT_DEADLINE, move |progress| {
-        // As for the hooks: the deadline found without stdin bounds the read of stdin.
-        let early = bootstrap::EarlyConfig::load(&worker_global);
-        if let Some(hooks) = early.hooks() {
-            progress.deadline(Duration::from_millis(hooks.status_line_deadline_ms()));
-        }
-        let answer = match read_bounded(std::io::stdin().lock())
-            .ok()
-            .and_then(|b| StatusInput::parse(&b))
-        {
-            Some(input) => answer_with(&worker_global, &input, progress, Some(early), &flag),
-            None => {
-                let answer = Answer::blank(
-                    UNKNOWN,
-                    "input",
-                    "stdin was not Claude Code's status-line JSON (one JSON object)",
-                );
-                let project_dir = bootstrap::project_dir(&worker_global, None);
-                note_for_doctor(&ProjectLayout::new(&project_dir), None, &answer);
-                answer
+    let json = global.json;
+    let outcome = deadline::run(
+        DEFAULT_DEADLINE,
+        |progress| {
+            // As for the hooks: the deadline found without stdin bounds the read of stdin.
+            let early = bootstrap::EarlyConfig::load(global);
+            if let Some(hooks) = early.hooks() {
+                progress.deadline(Duration::from_millis(hooks.status_line_deadline_ms()));
             }
-        };
-        answer.text(worker_global.json)
-    });
-    let text = match outcome {
-        Outcome::Answer(text) => text,
-        Outcome::TimedOut { deadline, .. } => {
+            let answer = match read_bounded(std::io::stdin().lock())
+                .ok()
+                .and_then(|b| StatusInput::parse(&b))
+            {
+                Some(input) => answer_with(global, &input, progress, Some(early), &flag),
+                None => {
+                    let answer = Answer::blank(
+                        UNKNOWN,
+                        "input",
+                        "stdin was not Claude Code's status-line JSON (one JSON object)",
+                    );
+                    let project_dir = bootstrap::project_dir(global, None);
+                    note_for_doctor(&ProjectLayout::new(&project_dir), None, &answer);
+                    answer
+                }
+            };
+            answer.text(global.json)
+        },
+        // On the watchdog thread: `ctx --` and why, whatever the work is still blocked in
+        // (a stdin that never closes), then the process ends.
+        move |deadline, _| {
             diag!("ctxmon statusline: deadline of {deadline:?} reached; printing {UNKNOWN}");
             let answer = Answer::blank(
                 UNKNOWN,
                 "deadline",
                 format!("no figure within the status line's deadline of {deadline:?}"),
             );
-            print_line(&answer.text(global.json));
-            // The worker may be blocked in a system call (a stdin that never closes); exiting
-            // the process ends it.
+            print_line(&answer.text(json));
             std::process::exit(0);
-        }
-        Outcome::WorkerLost => {
+        },
+    );
+    let text = match outcome {
+        Outcome::Answer(text) => text,
+        Outcome::TimedOut => deadline::wait_for_exit(),
+        Outcome::Lost => {
             diag!("ctxmon statusline: internal error (worker stopped)");
             Answer::blank(UNKNOWN, "internal", "internal error (worker stopped)").text(global.json)
         }

@@ -52,7 +52,26 @@ pub fn load_config(
     if let Some(error) = ConfigError::combine(errors) {
         return Err(error);
     }
+    if layers.is_empty() {
+        return Ok(defaults_only(paths));
+    }
     merge(layers, paths)
+}
+
+/// What [`merge`] makes of no layer at all, without figment: the built-in defaults, every key
+/// from them. Most projects have no configuration file and no `CTXMON_*` variable, and hooks
+/// load the configuration on every prompt, where figment's merge and extraction were the
+/// largest part of a call's own work. A test holds it equal to `merge`'s answer.
+fn defaults_only(paths: ConfigPaths) -> LoadedConfig {
+    let mut sources = BTreeMap::new();
+    for spec in FIELDS {
+        sources.insert(spec.key.to_string(), ValueSource::Default);
+    }
+    LoadedConfig {
+        config: Config::default(),
+        sources,
+        paths,
+    }
 }
 
 /// Loads only the persistent layers (defaults and files), with one file's table replaced: the
@@ -293,6 +312,22 @@ mod tests {
 
     fn paths() -> ConfigPaths {
         ConfigPaths::resolve(Path::new("/p"), &EnvVars::new(), None)
+    }
+
+    /// The shortcut for no layer answers exactly what the whole merge does: the defaults
+    /// (which validate) and every key sourced from them.
+    #[test]
+    fn no_layer_loads_the_defaults_as_the_merge_would() {
+        let merged = merge(Vec::new(), paths()).expect("the defaults are valid");
+        let shortcut = defaults_only(paths());
+        assert_eq!(shortcut.config, merged.config);
+        assert_eq!(shortcut.sources, merged.sources);
+        assert_eq!(shortcut.config, Config::default());
+        let loaded = load_config(Path::new("/nonexistent/p"), &EnvVars::new(), None, &[]);
+        assert_eq!(
+            loaded.expect("no file, no variable").sources,
+            merged.sources
+        );
     }
 
     #[test]

@@ -10,6 +10,23 @@
 
 use std::io::{self, Read, Seek, SeekFrom};
 
+/// The last `\n` in `bytes`, found a word at a time.
+///
+/// memchr's default search picks its SIMD routine by asking the CPU for its features on first
+/// use, and in a virtual machine each `cpuid` instruction traps to the hypervisor: that one
+/// question cost a hook about 0.1 ms, a tenth of a whole process start, on every prompt and
+/// status-line refresh (issue 16). The portable routine asks nothing, and what a scan costs is
+/// parsing the lines it finds, not finding their ends. `format` reads the first line the same
+/// way, so the commands that run on every prompt never ask.
+pub(crate) fn last_newline(bytes: &[u8]) -> Option<usize> {
+    memchr::arch::all::memchr::One::new(b'\n').rfind(bytes)
+}
+
+/// The first `\n` in `bytes` (see [`last_newline`] for why this routine).
+pub(crate) fn first_newline(bytes: &[u8]) -> Option<usize> {
+    memchr::arch::all::memchr::One::new(b'\n').find(bytes)
+}
+
 /// One item of the backward walk.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum BackLine<'a> {
@@ -83,7 +100,7 @@ impl<R: Read + Seek> BackwardLines<R> {
             if self.done {
                 return Ok(None);
             }
-            let (start, end) = match memchr::memrchr(b'\n', &self.block[..self.cursor]) {
+            let (start, end) = match last_newline(&self.block[..self.cursor]) {
                 Some(i) => {
                     let start = self.block_start + i as u64 + 1;
                     let end = self.line_end;

@@ -20,8 +20,9 @@ pub const SNIFF_BYTES: u64 = 16 * 1024;
 /// The agent that wrote `path`. Errors are the reader's (`NotFound`, `Empty`, `NotAFile`,
 /// `PermissionDenied`, `Io`), so a caller that sniffs first reports the same errors as before.
 pub fn agent_of(path: &Path) -> Result<AgentKind, TranscriptError> {
-    let (file, _) = open_regular(path)?;
-    let mut head = Vec::with_capacity(4096);
+    let (file, len) = open_regular(path)?;
+    // Sized for what will be read, so the read is one system call rather than one per growth.
+    let mut head = Vec::with_capacity(usize::try_from(len.min(SNIFF_BYTES)).unwrap_or(0));
     file.take(SNIFF_BYTES)
         .read_to_end(&mut head)
         .map_err(|e| io_error(path, &e))?;
@@ -52,15 +53,41 @@ pub fn agent_of_prefix(bytes: &[u8]) -> AgentKind {
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(bytes.len());
     let rest = bytes.get(start..).unwrap_or_default();
-    let line = match memchr::memchr(b'\n', rest) {
+    let line = match super::backward::first_newline(rest) {
         Some(end) => rest.get(..end).unwrap_or_default(),
         None => rest,
     };
-    if top_level_type(line).as_deref() == Some("session_meta") {
+    if could_name_session_meta(line) && top_level_type(line).as_deref() == Some("session_meta") {
         AgentKind::Codex
     } else {
         AgentKind::ClaudeCode
     }
+}
+
+/// False when no key of `line` can have the value `session_meta`: the bytes `"session_meta"`
+/// are not there and no `\u` escape could spell them. Then the line is not parsed at all, which
+/// matters beyond the parse: stopping the parser early is an error, and serde_json locates an
+/// error with memchr, whose first use asks the CPU for its features (see
+/// `backward::last_newline`): that cost every Claude Code hook about 0.1 ms.
+fn could_name_session_meta(line: &[u8]) -> bool {
+    contains(line, b"\"session_meta\"") || contains(line, b"\\u")
+}
+
+/// Whether `needle` (not empty) occurs in `haystack`.
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    let starts = memchr::arch::all::memchr::One::new(first);
+    let mut from = 0;
+    while let Some(at) = haystack.get(from..).and_then(|h| starts.find(h)) {
+        let next = from + at + 1;
+        if haystack.get(next..).is_some_and(|h| h.starts_with(rest)) {
+            return true;
+        }
+        from = next;
+    }
+    false
 }
 
 /// The string value of the object's top-level `type` key, read up to that key only: the line
@@ -115,6 +142,20 @@ mod tests {
         assert_eq!(agent_of_prefix(line), AgentKind::Codex);
         let whole = b"\n  {\"type\":\"session_meta\",\"payload\":{}}\n{\"type\":\"event_msg\"}\n";
         assert_eq!(agent_of_prefix(whole), AgentKind::Codex);
+    }
+
+    #[test]
+    fn a_session_meta_spelled_with_escapes_is_still_found() {
+        let escaped = br#"{"timestamp":"t","type":"session\u005fmeta","payload":{}}"#;
+        assert_eq!(agent_of_prefix(escaped), AgentKind::Codex);
+        let key_escaped = br#"{"typ\u0065":"session_meta"}"#;
+        assert_eq!(agent_of_prefix(key_escaped), AgentKind::Codex);
+        assert!(!could_name_session_meta(
+            br#"{"type":"user","x":"session meta"}"#
+        ));
+        assert!(could_name_session_meta(br#"{"type":"user","x":"\u0041"}"#));
+        assert!(contains(b"abcabd", b"abd") && !contains(b"abcab", b"abd"));
+        assert!(contains(b"aab", b"ab") && !contains(b"", b"a"));
     }
 
     #[test]

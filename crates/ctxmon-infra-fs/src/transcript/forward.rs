@@ -13,7 +13,6 @@ use std::path::Path;
 use ctxmon_application::ports::{AgentKind, TranscriptError, TranscriptEvent};
 
 use super::JsonlTranscriptReader;
-use super::format::agent_of;
 use super::line::classify;
 use super::open::{io_error, open_regular};
 
@@ -50,7 +49,7 @@ impl JsonlTranscriptReader {
         path: &Path,
         mut visit: impl FnMut(TranscriptEvent),
     ) -> Result<ForwardStats, TranscriptError> {
-        let agent = agent_of(path)?;
+        let agent = self.agent_of(path)?;
         let mut events = 0u64;
         let mut counted = |e: TranscriptEvent| {
             events += 1;

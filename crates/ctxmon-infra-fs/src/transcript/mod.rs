@@ -6,7 +6,8 @@
 //!
 //! Layout: `backward` walks lines newest first in fixed blocks with bounded memory, `line`
 //! decides what one line means for the fill, `tail` reads the last bytes forward for later
-//! derivations, `records` (with `prompt`) turns those lines into the tail port's typed records,
+//! derivations, `records` (with `prompt`) turns those lines into the tail port's typed records
+//! (`lean` parses a line for them only),
 //! and `forward` streams the whole file through the same line rules for the session report.
 //!
 //! Decisions behind the reading rules of contract C2, taken here:
@@ -28,6 +29,7 @@
 pub(crate) mod backward;
 mod format;
 mod forward;
+mod lean;
 pub(crate) mod lenient;
 mod line;
 pub(crate) mod open;
@@ -35,7 +37,7 @@ mod prompt;
 pub(crate) mod records;
 pub(crate) mod tail;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ctxmon_application::ports::{
     AgentKind, ChainScope, CompactionBoundary, ScanLimits, TranscriptError, TranscriptReader,
@@ -74,10 +76,13 @@ pub struct ScanReport {
 }
 
 /// Reads Claude Code JSONL transcripts backwards from the end (contract C2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JsonlTranscriptReader {
     block_size: usize,
     max_line_bytes: u64,
+    /// A transcript whose agent the caller has already read from its first line
+    /// ([`JsonlTranscriptReader::knowing`]).
+    known: Option<(PathBuf, AgentKind)>,
 }
 
 impl Default for JsonlTranscriptReader {
@@ -91,30 +96,50 @@ impl JsonlTranscriptReader {
         JsonlTranscriptReader {
             block_size: DEFAULT_BLOCK_SIZE,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            known: None,
+        }
+    }
+
+    /// A reader told that `path` was written by `agent`, as [`agent_of`] found it: every read
+    /// of that path skips telling the format again (a hook that has told it to choose its
+    /// settings read the file's start once more for each read after). Other paths are told
+    /// as usual.
+    pub fn knowing(&self, path: &Path, agent: AgentKind) -> JsonlTranscriptReader {
+        JsonlTranscriptReader {
+            known: Some((path.to_path_buf(), agent)),
+            ..self.clone()
+        }
+    }
+
+    /// The agent that wrote `path`: the one this reader was told, else [`agent_of`]'s answer.
+    pub(crate) fn agent_of(&self, path: &Path) -> Result<AgentKind, TranscriptError> {
+        match &self.known {
+            Some((known, agent)) if known == path => Ok(*agent),
+            _ => agent_of(path),
         }
     }
 
     /// Sets the block size (at least 1 byte). Only tests and benchmarks have a reason to: small
     /// blocks put line ends on block boundaries.
-    pub fn with_block_size(self, bytes: usize) -> JsonlTranscriptReader {
+    pub fn with_block_size(&self, bytes: usize) -> JsonlTranscriptReader {
         JsonlTranscriptReader {
             block_size: bytes.max(1),
-            ..self
+            ..self.clone()
         }
     }
 
     /// Sets the longest line that is parsed; longer lines are skipped and counted.
-    pub fn with_max_line_bytes(self, bytes: u64) -> JsonlTranscriptReader {
+    pub fn with_max_line_bytes(&self, bytes: u64) -> JsonlTranscriptReader {
         JsonlTranscriptReader {
             max_line_bytes: bytes,
-            ..self
+            ..self.clone()
         }
     }
 
     /// Scans `path` in one backward pass and reports the reading with scan counts. A Codex
     /// rollout (told by its first line, `format`) is scanned by its own rules (`codex::scan`).
     pub fn scan(&self, path: &Path, limits: ScanLimits) -> Result<ScanReport, TranscriptError> {
-        if agent_of(path)? == AgentKind::Codex {
+        if self.agent_of(path)? == AgentKind::Codex {
             return crate::codex::scan(path, limits, self.block_size, self.max_line_bytes);
         }
         let (file, file_len) = open_regular(path)?;
@@ -197,4 +222,42 @@ impl TranscriptReader for JsonlTranscriptReader {
 enum Found {
     Usage(UsageRecord),
     Boundary(CompactionBoundary),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader told a path's agent uses it for that path without reading the file's start
+    /// again (here told wrong on purpose, which shows), and tells other paths itself.
+    #[test]
+    fn a_reader_told_the_agent_of_a_path_uses_it_for_that_path_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = r#"{"type":"assistant","isSidechain":false,"message":{"model":"m","id":"a","content":[],"usage":{"input_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}"#;
+        let (told, other) = (
+            dir.path().join("told.jsonl"),
+            dir.path().join("other.jsonl"),
+        );
+        std::fs::write(&told, format!("{line}\n")).unwrap();
+        std::fs::write(&other, format!("{line}\n")).unwrap();
+        let limits = ScanLimits::default();
+        let plain = JsonlTranscriptReader::new();
+        let reading = |r: &JsonlTranscriptReader, p: &Path| r.read_latest(p, limits).unwrap();
+        let tokens = |r: TranscriptReading| r.usage.map(|u| u.tokens);
+        assert_eq!(
+            tokens(reading(&plain, &told)),
+            Some(ctxmon_domain::TokenCount(5))
+        );
+
+        let right = plain.knowing(&told, AgentKind::ClaudeCode);
+        assert_eq!(reading(&right, &told), reading(&plain, &told));
+        let wrong = plain.knowing(&told, AgentKind::Codex);
+        assert_eq!(tokens(reading(&wrong, &told)), None, "read as a rollout");
+        assert_eq!(reading(&wrong, &other), reading(&plain, &other));
+        // The settings carry over.
+        assert_eq!(
+            wrong.with_block_size(7).agent_of(&told).unwrap(),
+            AgentKind::Codex
+        );
+    }
 }

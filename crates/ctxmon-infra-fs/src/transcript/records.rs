@@ -7,11 +7,13 @@
 //! cases cap what they keep.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use ctxmon_application::ports::{
     RecordBody, RequestKind, TaskItem, ToolCall, ToolKind, ToolResult, TranscriptRecord,
 };
 use ctxmon_domain::Todo;
+use memchr::memmem::Finder;
 use serde_json::Value;
 
 use super::prompt::classify_request;
@@ -49,42 +51,61 @@ impl RecordParser {
     /// Claude Code writes compact JSON, so these tokens appear verbatim; inside a string the
     /// quotes would be escaped (`\"`), so a prompt that merely mentions them is never dropped.
     pub fn wants(&self, line: &[u8]) -> bool {
-        use memchr::memmem::find;
-        if find(line, br#""isSidechain":true"#).is_some() {
-            return find(line, br#""type":"tool_use""#).is_some()
-                && [
-                    &br#""name":"Write""#[..],
-                    br#""name":"Edit""#,
-                    br#""name":"MultiEdit""#,
-                    br#""name":"NotebookEdit""#,
-                ]
-                .iter()
-                .any(|name| find(line, name).is_some());
+        matches!(self.look(line), Look::Wanted)
+    }
+
+    /// [`RecordParser::wants`], and when the line is not wanted what
+    /// [`RecordParser::push_unparsed`] would add, appended to `out`: one look at the line's
+    /// tokens for both (the tail reader asks both of most of a tail's bytes).
+    pub fn sort(&self, line: &[u8], out: &mut Vec<TranscriptRecord>) -> bool {
+        match self.look(line) {
+            Look::Wanted => true,
+            Look::Unwanted { results } => {
+                self.push_known_results(results, out);
+                false
+            }
         }
-        if find(line, br#""type":"tool_result""#).is_none()
-            || find(line, br#""is_error":true"#).is_some()
-        {
-            return true;
+    }
+
+    /// What the raw tokens of a line say, each searched for once.
+    fn look<'l>(&self, line: &'l [u8]) -> Look<'l> {
+        let n = needles();
+        if n.sidechain.find(line).is_some() {
+            let write = n.tool_use.find(line).is_some()
+                && n.write_names.iter().any(|name| name.find(line).is_some());
+            // A subagent's results are its own: none is reported unparsed.
+            return if write {
+                Look::Wanted
+            } else {
+                Look::Unwanted {
+                    results: Vec::new(),
+                }
+            };
         }
-        result_ids(line).any(|id| {
+        if n.tool_result.find(line).is_none() || n.is_error.find(line).is_some() {
+            return Look::Wanted;
+        }
+        let results: Vec<&[u8]> = result_ids(line).collect();
+        let read = results.iter().any(|id| {
             std::str::from_utf8(id)
                 .ok()
                 .and_then(|id| self.calls.get(id))
                 .is_some_and(|(_, read)| *read)
-        })
+        });
+        if read {
+            Look::Wanted
+        } else {
+            Look::Unwanted { results }
+        }
     }
 
-    /// For a line [`RecordParser::wants`] turned down: when it holds successful results of
-    /// calls seen earlier (a file write, a read), one text-less result record each, read from
-    /// the raw bytes without parsing, so that a later success can resolve an earlier failure.
-    pub fn push_unparsed(&self, line: &[u8], out: &mut Vec<TranscriptRecord>) {
-        use memchr::memmem::find;
-        if find(line, br#""type":"tool_result""#).is_none()
-            || find(line, br#""isSidechain":true"#).is_some()
-        {
-            return;
-        }
-        for id in result_ids(line) {
+    /// One text-less result record for each of `ids` that is a call seen earlier.
+    fn push_known_results<'l>(
+        &self,
+        ids: impl IntoIterator<Item = &'l [u8]>,
+        out: &mut Vec<TranscriptRecord>,
+    ) {
+        for id in ids {
             let Ok(id) = std::str::from_utf8(id) else {
                 continue;
             };
@@ -98,6 +119,17 @@ impl RecordParser {
                 });
             }
         }
+    }
+
+    /// For a line [`RecordParser::wants`] turned down: when it holds successful results of
+    /// calls seen earlier (a file write, a read), one text-less result record each, read from
+    /// the raw bytes without parsing, so that a later success can resolve an earlier failure.
+    pub fn push_unparsed(&self, line: &[u8], out: &mut Vec<TranscriptRecord>) {
+        let n = needles();
+        if n.tool_result.find(line).is_none() || n.sidechain.find(line).is_some() {
+            return;
+        }
+        self.push_known_results(result_ids(line), out);
     }
 
     /// The records of one parsed line, appended to `out` (at least one: a line that says
@@ -297,11 +329,55 @@ pub fn records_from_values(lines: &[Value]) -> Vec<TranscriptRecord> {
     out
 }
 
+/// What [`RecordParser::look`] found.
+enum Look<'l> {
+    /// Parse the line.
+    Wanted,
+    /// Leave it unparsed; these are its results' call ids (none for a subagent's line).
+    Unwanted { results: Vec<&'l [u8]> },
+}
+
+/// The tokens [`RecordParser::wants`] looks for in raw lines, each searcher built once:
+/// `memmem::find` builds one per call, and PreCompact asks several questions of every line of
+/// an 8 MiB tail (building them was a tenth of its time).
+struct Needles {
+    sidechain: Finder<'static>,
+    tool_use: Finder<'static>,
+    write_names: [Finder<'static>; 4],
+    tool_result: Finder<'static>,
+    is_error: Finder<'static>,
+    result_id: Finder<'static>,
+}
+
+/// The token that starts a raw line's `tool_use_id` value.
+const RESULT_ID_KEY: &[u8] = br#""tool_use_id":""#;
+
+fn needles() -> &'static Needles {
+    static NEEDLES: LazyLock<Needles> = LazyLock::new(|| Needles {
+        sidechain: Finder::new(br#""isSidechain":true"#),
+        tool_use: Finder::new(br#""type":"tool_use""#),
+        write_names: [
+            Finder::new(br#""name":"Write""#),
+            Finder::new(br#""name":"Edit""#),
+            Finder::new(br#""name":"MultiEdit""#),
+            Finder::new(br#""name":"NotebookEdit""#),
+        ],
+        tool_result: Finder::new(br#""type":"tool_result""#),
+        is_error: Finder::new(br#""is_error":true"#),
+        result_id: Finder::new(RESULT_ID_KEY),
+    });
+    &NEEDLES
+}
+
+/// Whether a raw line is a subagent's (`"isSidechain":true`, written compact by Claude Code).
+pub(crate) fn is_sidechain_line(line: &[u8]) -> bool {
+    needles().sidechain.find(line).is_some()
+}
+
 /// The `tool_use_id`s a raw line mentions.
 fn result_ids(line: &[u8]) -> impl Iterator<Item = &[u8]> {
-    const KEY: &[u8] = br#""tool_use_id":""#;
-    memchr::memmem::find_iter(line, KEY).filter_map(move |at| {
-        let rest = line.get(at + KEY.len()..)?;
+    needles().result_id.find_iter(line).filter_map(move |at| {
+        let rest = line.get(at + RESULT_ID_KEY.len()..)?;
         let end = memchr::memchr(b'"', rest)?;
         rest.get(..end)
     })

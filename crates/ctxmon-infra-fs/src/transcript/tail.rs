@@ -10,7 +10,7 @@ use std::path::Path;
 use ctxmon_application::ports::{AgentKind, TranscriptError, TranscriptRecord};
 
 use super::open::{io_error, open_regular};
-use super::records::{RecordParser, records_from_values};
+use super::records::{RecordParser, is_sidechain_line, records_from_values};
 use crate::json_repair;
 
 /// The complete lines found in a transcript's tail, oldest first.
@@ -65,8 +65,20 @@ pub fn read_tail_filtered(
     })
 }
 
+/// How much of the window [`for_each_tail_line`] holds at once. The window is read in pieces
+/// of this size rather than whole: an 8 MiB window read whole cost PreCompact 8 MiB of memory
+/// and a page fault per 4 KiB of it, more than a quarter of its time (issue 16).
+const TAIL_CHUNK: usize = 256 * 1024;
+
 /// Hands every complete, non-blank line of the last `max_bytes` of `path` to `visit`, oldest
 /// first; returns whether the window began at the file start and the bytes read.
+///
+/// The line cut by the window's start is skipped: one byte more than the window is read when
+/// there is one, and everything up to the first newline from there is dropped (just that byte
+/// when it is a newline, so a window that starts a line loses nothing). The last line is
+/// handed over without its newline, or as it is when the file ends without one. The file is
+/// read up to the length it had when opened, in pieces ([`TAIL_CHUNK`]), so memory is one piece
+/// plus the longest line; a file that shrank meanwhile is an error, as a whole read would be.
 pub(crate) fn for_each_tail_line(
     path: &Path,
     max_bytes: u64,
@@ -74,45 +86,71 @@ pub(crate) fn for_each_tail_line(
 ) -> Result<(bool, u64), TranscriptError> {
     let (mut file, file_len) = open_regular(path)?;
     let start = file_len.saturating_sub(max_bytes);
-    // Read one byte more than the window when possible: it tells whether the window's first
-    // line is whole without a second read.
     let read_from = start.saturating_sub(1);
-    let len = usize::try_from(file_len - read_from).map_err(|_| {
-        io_error(
-            path,
-            &std::io::Error::other("tail window larger than the address space"),
-        )
-    })?;
-    let mut buf = vec![0u8; len];
+    let len = file_len - read_from;
     file.seek(SeekFrom::Start(read_from))
-        .and_then(|_| file.read_exact(&mut buf))
         .map_err(|e| io_error(path, &e))?;
+    let mut lines = TailSplitter {
+        skipping: start != 0,
+        carried: Vec::new(),
+    };
+    let mut chunk = vec![0u8; usize::try_from(len).map_or(TAIL_CHUNK, |l| l.min(TAIL_CHUNK))];
+    let mut left = len;
+    while left > 0 {
+        let want = usize::try_from(left).map_or(chunk.len(), |l| l.min(chunk.len()));
+        let piece = chunk.get_mut(..want).unwrap_or_default();
+        file.read_exact(piece).map_err(|e| io_error(path, &e))?;
+        lines.push(piece, visit);
+        left -= want as u64;
+    }
+    lines.finish(visit);
+    Ok((start == 0, len))
+}
 
-    let window: &[u8] = if start == 0 {
-        &buf
-    } else {
-        // buf[0] is the byte before the window.
-        let rest = buf.get(1..).unwrap_or_default();
-        if buf.first() == Some(&b'\n') {
-            rest
-        } else {
-            match memchr::memchr(b'\n', rest) {
-                Some(i) => rest.get(i + 1..).unwrap_or_default(),
-                None => &[],
+/// Splits pieces of a window into lines, carrying a line that spans pieces.
+struct TailSplitter {
+    /// Still dropping the line cut by the window's start (up to and including its newline).
+    skipping: bool,
+    /// The start of a line whose newline is in a later piece.
+    carried: Vec<u8>,
+}
+
+impl TailSplitter {
+    fn push(&mut self, piece: &[u8], visit: &mut dyn FnMut(&[u8])) {
+        let mut begin = 0;
+        // Vectorised newline search: a byte-by-byte split was a tenth of PreCompact's time.
+        for end in memchr::memchr_iter(b'\n', piece) {
+            let part = piece.get(begin..end).unwrap_or_default();
+            begin = end + 1;
+            if std::mem::take(&mut self.skipping) {
+                continue;
+            }
+            if self.carried.is_empty() {
+                visit_line(part, visit);
+            } else {
+                self.carried.extend_from_slice(part);
+                visit_line(&self.carried, visit);
+                self.carried.clear();
             }
         }
-    };
-    // Vectorised newline search: a byte-by-byte split was a tenth of PreCompact's time.
-    let mut begin = 0;
-    let ends = memchr::memchr_iter(b'\n', window).chain(std::iter::once(window.len()));
-    for end in ends {
-        let line = window.get(begin..end).unwrap_or_default();
-        begin = end + 1;
-        if !line.iter().all(u8::is_ascii_whitespace) {
-            visit(line);
+        if !self.skipping {
+            self.carried
+                .extend_from_slice(piece.get(begin..).unwrap_or_default());
         }
     }
-    Ok((start == 0, len as u64))
+
+    /// The window's last line, which has no newline after it.
+    fn finish(self, visit: &mut dyn FnMut(&[u8])) {
+        if !self.skipping {
+            visit_line(&self.carried, visit);
+        }
+    }
+}
+
+fn visit_line(line: &[u8], visit: &mut dyn FnMut(&[u8])) {
+    if !line.iter().all(u8::is_ascii_whitespace) {
+        visit(line);
+    }
 }
 
 /// Hands the complete lines of the first `max_bytes` of `path` for which `keep(raw bytes)`
@@ -168,15 +206,16 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         path: &Path,
         max_bytes: u64,
     ) -> Result<Vec<TranscriptRecord>, TranscriptError> {
-        if super::agent_of(path)? == AgentKind::Codex {
+        if self.agent_of(path)? == AgentKind::Codex {
             return crate::codex::read_tail(path, max_bytes);
         }
         let mut parser = RecordParser::default();
         let mut records = Vec::new();
         for_each_tail_line(path, max_bytes, &mut |line| {
-            if !parser.wants(line) {
-                parser.push_unparsed(line, &mut records);
-            } else if let Ok(value) = json_repair::from_slice_lenient::<serde_json::Value>(line) {
+            // A line not wanted is not parsed: `sort` adds what it says without that.
+            if parser.sort(line, &mut records)
+                && let Some(value) = super::lean::parse_line(line)
+            {
                 parser.push(&value, &mut records);
             }
         })?;
@@ -190,7 +229,7 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         max_bytes: u64,
         visit: &mut dyn FnMut(&TranscriptRecord) -> ControlFlow<()>,
     ) -> Result<(), TranscriptError> {
-        if super::agent_of(path)? == AgentKind::Codex {
+        if self.agent_of(path)? == AgentKind::Codex {
             return crate::codex::read_head(path, max_bytes, visit);
         }
         read_head_records::<RecordParser>(path, max_bytes, visit)
@@ -272,14 +311,85 @@ fn subagent_writes(transcript: &Path) -> Vec<serde_json::Value> {
             break;
         }
         let window = budget.min(SUBAGENT_FILE_BYTES);
-        let only_writes = |line: &[u8]| {
-            memchr::memmem::find(line, br#""isSidechain":true"#).is_some()
-                && RecordParser::default().wants(line)
-        };
+        let only_writes =
+            |line: &[u8]| is_sidechain_line(line) && RecordParser::default().wants(line);
         if let Ok(tail) = read_tail_filtered(&file, window, only_writes) {
             budget = budget.saturating_sub(tail.bytes_read);
             out.extend(tail.lines);
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What the window yields read whole: the old reading, kept as the reference.
+    fn whole(buf: &[u8], at_file_start: bool) -> Vec<Vec<u8>> {
+        let window: &[u8] = if at_file_start {
+            buf
+        } else {
+            let rest = buf.get(1..).unwrap_or_default();
+            if buf.first() == Some(&b'\n') {
+                rest
+            } else {
+                match rest.iter().position(|&b| b == b'\n') {
+                    Some(i) => rest.get(i + 1..).unwrap_or_default(),
+                    None => &[],
+                }
+            }
+        };
+        window
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+            .map(<[u8]>::to_vec)
+            .collect()
+    }
+
+    fn in_pieces(buf: &[u8], at_file_start: bool, piece: usize) -> Vec<Vec<u8>> {
+        let mut lines = Vec::new();
+        let mut visit = |l: &[u8]| lines.push(l.to_vec());
+        let mut splitter = TailSplitter {
+            skipping: !at_file_start,
+            carried: Vec::new(),
+        };
+        for part in buf.chunks(piece.max(1)) {
+            splitter.push(part, &mut visit);
+        }
+        splitter.finish(&mut visit);
+        lines
+    }
+
+    proptest! {
+        /// Pieces of any size, lines of any length (longer than a piece, empty, blank, at the
+        /// window's edges): the same lines as the window read whole.
+        #[test]
+        fn lines_are_the_same_whatever_the_pieces(
+            buf in proptest::collection::vec(prop_oneof![Just(b'\n'), Just(b' '), Just(b'x'), Just(b'{')], 0..200),
+            at_file_start in any::<bool>(),
+            piece in 1usize..40,
+        ) {
+            prop_assert_eq!(in_pieces(&buf, at_file_start, piece), whole(&buf, at_file_start));
+        }
+    }
+
+    #[test]
+    fn a_window_larger_than_a_piece_is_read_in_pieces() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let long = format!("{{\"x\":\"{}\"}}", "y".repeat(TAIL_CHUNK + 10));
+        let text = format!("cut line\n{{\"a\":1}}\n{long}\n\n  \n{{\"b\":2}}");
+        std::fs::write(&path, &text).unwrap();
+        let mut seen = Vec::new();
+        let window = text.len() as u64 - 2;
+        let (from_start, read) =
+            for_each_tail_line(&path, window, &mut |l| seen.push(l.len())).unwrap();
+        assert!(!from_start);
+        assert_eq!(read, window + 1);
+        assert_eq!(seen, [7, long.len(), 7]);
+        let (from_start, _) = for_each_tail_line(&path, u64::MAX, &mut |_| {}).unwrap();
+        assert!(from_start);
+    }
 }

@@ -15,7 +15,9 @@ use super::trigger::TriggerKind;
 use crate::handoff::compaction::note_checkpoint;
 use crate::handoff::resumption::{HEAD_BYTES, TranscriptHead};
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, reset_if_stale};
-use crate::ports::{PortError, ResumeLogStore, SavedResumeLog, TranscriptRecord};
+use crate::ports::{
+    GitHead, PendingDirtyFiles, PortError, ResumeLogStore, SavedResumeLog, TranscriptRecord,
+};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
 /// What a hook's trigger did. Never an error: problems are the run's warnings.
@@ -304,13 +306,41 @@ pub(crate) fn read_head(run: &mut HookRun<'_>) -> Option<TranscriptHead> {
 
 /// Git of the session's working directory, else of the project.
 pub(crate) fn git_snapshot(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> Option<GitSnapshot> {
+    git_snapshot_started(ctx, ports).map(PendingGit::finish)
+}
+
+/// [`git_snapshot`] with git's answer still to come: the head is read at once, the uncommitted
+/// changes are asked now ([`GitInfo::dirty_files_started`]) and waited for by
+/// [`PendingGit::finish`], so that the caller can do other work while git runs.
+///
+/// [`GitInfo::dirty_files_started`]: crate::ports::GitInfo::dirty_files_started
+pub(crate) fn git_snapshot_started<'a>(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'a>,
+) -> Option<PendingGit<'a>> {
     let cwd = ctx.cwd.map(Path::new).filter(|p| !p.as_os_str().is_empty());
     let (dir, head) = match cwd.and_then(|d| Some((d, ports.git.head(d)?))) {
         Some(found) => found,
         None => (ctx.project_dir, ports.git.head(ctx.project_dir)?),
     };
-    Some(GitSnapshot {
+    Some(PendingGit {
         head,
-        dirty_files: ports.git.dirty_files(dir),
+        dirty_files: ports.git.dirty_files_started(dir),
     })
+}
+
+/// A [`GitSnapshot`] whose uncommitted changes git is still working out.
+pub(crate) struct PendingGit<'a> {
+    head: GitHead,
+    dirty_files: PendingDirtyFiles<'a>,
+}
+
+impl PendingGit<'_> {
+    /// Waits for git's answer.
+    pub(crate) fn finish(self) -> GitSnapshot {
+        GitSnapshot {
+            head: self.head,
+            dirty_files: (self.dirty_files)(),
+        }
+    }
 }

@@ -24,7 +24,7 @@ mod trigger;
 
 pub use carry::BeforeCompaction;
 pub use entry::{AlreadyRead, GenerateOutcome, TriggerOutcome, generate_for_trigger, generate_now};
-pub(crate) use entry::{git_snapshot, read_head};
+pub(crate) use entry::{PendingGit, git_snapshot_started, read_head};
 pub use generator::{GeneratedLog, ResumeLogGenerator};
 pub use providers::{
     AgentDocument, GenerationInputs, Git, GitSnapshot, LatestCheckpoint, SectionProvider,

@@ -1,0 +1,518 @@
+//! The per-call rows (issue 16): what a call of `hooks prompt-submit`, `statusline` and
+//! `hooks pre-compact` costs beside the *floor*, a tiny program that does only what any of them
+//! must (start a process, read stdin, read the transcript's last 64 KiB: `xtask/floor/floor.rs`,
+//! built here with `rustc`). The floor and the calls run interleaved in one loop (100 rounds in
+//! a full run) on the same transcripts, so their ratio holds whatever the machine's load does to
+//! both; the ratio is the figure, the milliseconds are context.
+//!
+//! `cargo xtask bench --only "per call"` runs just these rows. They run as one group: a row
+//! selected by any `--only` brings its floor along, or it would have no ratio.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result, bail};
+
+use super::cases::{self, BenchCase, Check, Target};
+use super::cases_more;
+use super::report::Row;
+use super::transcript_gen::Generated;
+
+/// The floor's source, relative to the workspace.
+pub const FLOOR_SOURCE: &str = "xtask/floor/floor.rs";
+/// What a name must contain to be one of these rows (and what `--only` takes).
+pub const GROUP: &str = "per call";
+/// Rounds of the loop in a full run (a larger `--runs` decides instead).
+pub const FULL_RUNS: usize = 100;
+/// Rounds in a `--quick` run: the loop is cheap (about a second), and five rounds, the quick
+/// run's count, left the ratios to noise.
+pub const QUICK_RUNS: usize = 20;
+/// Issue 16: a prompt or a status line costs at most this many floors, at any transcript size.
+pub const MAX_CALL_RATIO: f64 = 1.3;
+/// Issue 16: PreCompact (fill, tail derivation, checkpoint, resume log) at most this many.
+pub const MAX_PRE_COMPACT_RATIO: f64 = 15.0;
+/// Issue 16 (and contract C16's bar for every hook): PreCompact's peak RSS.
+const PRE_COMPACT_TARGET: Target = Target {
+    median_ms: Some(50.0),
+    rss_kib: Some(16 * 1024),
+};
+/// The floor reads at most this much of the transcript (what the checks expect it to say).
+const FLOOR_TAIL_BYTES: u64 = 64 * 1024;
+
+/// One row of the group and the floor row it is compared with.
+#[derive(Debug)]
+pub struct PerCallCase {
+    pub case: BenchCase,
+    /// `(floor row's name, the most floors the row may cost)`; `None` for a floor row.
+    pub against: Option<(String, f64)>,
+}
+
+/// How many rounds the loop runs.
+pub fn runs(quick: bool, runs: usize) -> usize {
+    runs.max(if quick { QUICK_RUNS } else { FULL_RUNS })
+}
+
+/// The rows, in two loops measured one after the other (with a `baseline` build, each of its
+/// calls right after the same call of this build). The first: for the small and the large
+/// transcript, the floor, prompt-submit and the status line (null usage, so it reads the
+/// transcript). The second: PreCompact on the large transcript, compared with the first
+/// loop's floor on it, each run followed by a floor run that is shown but compared with
+/// nothing. PreCompact runs apart because it disturbs whatever runs right after it (its
+/// fsyncs, renames and 8 MiB read leave the kernel work to finish): a floor run right after it
+/// reads about 20% high, and in one loop with the calls that was a floor, which flattered
+/// every ratio of the next round. The floor runs after it give each PreCompact a light run
+/// before it, as prompts and tool calls are in a session, rather than another PreCompact.
+pub fn plan(
+    floor: &Path,
+    small: (&str, &Generated),
+    big: (&str, &Generated),
+    baseline: Option<&Path>,
+) -> Vec<Vec<PerCallCase>> {
+    let mut calls = Vec::new();
+    for (label, transcript) in [small, big] {
+        let floor_name = floor_name(label);
+        calls.push(PerCallCase {
+            case: floor_case(&floor_name, floor, transcript),
+            against: None,
+        });
+        let against = Some((floor_name.clone(), MAX_CALL_RATIO));
+        calls.push(PerCallCase {
+            case: cases::prompt_submit(
+                &format!("{GROUP}: `hooks prompt-submit`, {label}"),
+                transcript,
+            ),
+            against: against.clone(),
+        });
+        calls.push(PerCallCase {
+            case: cases_more::statusline_from_transcript(
+                &format!("{GROUP}: `statusline` (null usage), {label}"),
+                transcript,
+            ),
+            against,
+        });
+    }
+    let (label, transcript) = big;
+    let mut pre_compact = cases_more::pre_compact(
+        &format!("{GROUP}: `hooks pre-compact`, {label} (8 MiB tail derived)"),
+        transcript,
+    );
+    pre_compact.target = PRE_COMPACT_TARGET;
+    let after = |what: &str| PerCallCase {
+        case: floor_case(
+            &format!("{}, right after {what}", floor_name(label)),
+            floor,
+            transcript,
+        ),
+        against: None,
+    };
+    let compared = PerCallCase {
+        case: pre_compact,
+        against: Some((floor_name(label), MAX_PRE_COMPACT_RATIO)),
+    };
+    let heavy = match baseline {
+        None => vec![compared, after("pre-compact")],
+        Some(baseline) => {
+            calls = with_baseline(calls, baseline);
+            let mut both = with_baseline(vec![compared], baseline).into_iter();
+            let (new, old) = (both.next(), both.next());
+            let mut heavy: Vec<PerCallCase> = new.into_iter().collect();
+            heavy.push(after("pre-compact"));
+            heavy.extend(old);
+            heavy.push(after(&format!("the {BASELINE}'s pre-compact")));
+            heavy
+        }
+    };
+    vec![calls, heavy]
+}
+
+fn floor_name(label: &str) -> String {
+    format!("{GROUP}: floor (spawn, stdin, last 64 KiB), {label}")
+}
+
+/// What names the rows of a `--baseline` build.
+pub const BASELINE: &str = "baseline build";
+
+/// `planned` with, after each row that is not a floor, the same row run by the `baseline`
+/// executable, compared with the same floor and held to the same targets.
+fn with_baseline(planned: Vec<PerCallCase>, baseline: &Path) -> Vec<PerCallCase> {
+    let mut rows = Vec::with_capacity(planned.len() * 2);
+    for row in planned {
+        let before = row.against.is_some().then(|| {
+            let mut case = row.case.clone();
+            case.name = format!("{}, {BASELINE}", case.name);
+            case.program = Some(baseline.to_path_buf());
+            PerCallCase {
+                case,
+                against: row.against.clone(),
+            }
+        });
+        rows.push(row);
+        rows.extend(before);
+    }
+    rows
+}
+
+/// The floor on the same stdin as prompt-submit's; its answer names the bytes it read.
+fn floor_case(name: &str, floor: &Path, transcript: &Generated) -> BenchCase {
+    let mut case = cases::prompt_submit(name, transcript);
+    case.program = Some(floor.to_path_buf());
+    case.args = Vec::new();
+    case.target = Target::NONE;
+    case.check = Check::StdoutContains(format!(
+        "{{\"tail_bytes\":{}}}",
+        transcript.bytes.min(FLOOR_TAIL_BYTES)
+    ));
+    case
+}
+
+/// Where [`build_floor`] puts the floor.
+pub fn floor_path(out_dir: &Path) -> PathBuf {
+    out_dir.join("ctxmon-bench-floor")
+}
+
+/// Builds the floor with the workspace's `rustc`, optimised as the release profile is and
+/// without debug info, and puts a copy of it in `out_dir` ([`floor_path`]); returns that.
+pub fn build_floor(root: &Path, out_dir: &Path) -> Result<PathBuf> {
+    std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let exe = floor_path(out_dir);
+    let linked = out_dir.join("linked").join("ctxmon-bench-floor");
+    std::fs::create_dir_all(out_dir.join("linked"))
+        .with_context(|| format!("creating {}", out_dir.display()))?;
+    let status = Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
+        .current_dir(root)
+        .args([
+            "--edition",
+            "2024",
+            "-C",
+            "opt-level=3",
+            "-C",
+            "codegen-units=1",
+        ])
+        .args(["-C", "strip=debuginfo", "-o"])
+        .arg(&linked)
+        .arg(root.join(FLOOR_SOURCE))
+        .stdin(Stdio::null())
+        .status()
+        .context("running rustc for the floor")?;
+    if !status.success() {
+        bail!("rustc {FLOOR_SOURCE} failed ({status})");
+    }
+    // Measured as ctxmon is: a copy, as an install writes it (`installed_copy`).
+    let copy = super::installed_copy(&linked, out_dir)?;
+    debug_assert_eq!(copy, exe);
+    Ok(exe)
+}
+
+/// A measured row of the group, with its ratio to its floor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PerCallRow {
+    pub row: Row,
+    /// `(median / the floor's median, the most allowed)`; `None` for a floor row.
+    pub ratio: Option<(f64, f64)>,
+    /// A floor other rows are compared with.
+    pub is_reference: bool,
+}
+
+impl PerCallRow {
+    /// What missed: the row's own targets and the ratio.
+    pub fn misses(&self) -> Vec<String> {
+        let mut misses = self.row.misses();
+        if let Some((ratio, max)) = self.ratio
+            && ratio > max
+        {
+            misses.push(format!("{ratio:.2}× the floor > {max}×"));
+        }
+        misses
+    }
+}
+
+/// The rows with their ratios, from the measured rows of `plan`.
+pub fn with_ratios(planned: &[PerCallCase], rows: Vec<Row>) -> Vec<PerCallRow> {
+    let median = |name: &str| rows.iter().find(|r| r.name == name).map(|r| r.median_ms);
+    let ratios: Vec<Option<(f64, f64)>> = planned
+        .iter()
+        .map(|p| {
+            let (floor, max) = p.against.as_ref()?;
+            Some((median(&p.case.name)? / median(floor)?, *max))
+        })
+        .collect();
+    let references: Vec<&str> = planned
+        .iter()
+        .filter_map(|p| p.against.as_ref().map(|(floor, _)| floor.as_str()))
+        .collect();
+    rows.into_iter()
+        .zip(ratios)
+        .map(|(row, ratio)| PerCallRow {
+            is_reference: references.contains(&row.name.as_str()),
+            row,
+            ratio,
+        })
+        .collect()
+}
+
+/// The document's section for the group (empty when it did not run).
+pub fn render(s: &mut String, rows: &[PerCallRow], runs: usize) {
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n## Per call, against the floor\n\n\
+         The floor (`{FLOOR_SOURCE}`, built by the bench with `rustc -O`) starts a process, \
+         reads its stdin, reads the last 64 KiB of the transcript the input names and writes \
+         one line: what every call must cost at least. It ran interleaved with the rows it is \
+         compared with, {runs} rounds, on the same stdin and transcripts; the ratio of medians \
+         is the figure that holds on a busy machine. PreCompact ran next, in a loop of its own \
+         because it disturbs whatever runs right after it, and is compared with the first \
+         loop's floor on its transcript; the floor run right after each PreCompact shows by \
+         how much."
+    );
+    if rows.iter().any(|r| r.row.name.ends_with(BASELINE)) {
+        let _ = writeln!(
+            s,
+            "\nRows ending in \"{BASELINE}\" are the same calls run by the executable given with \
+             `--baseline` (an earlier build), in the same loop, against the same floor."
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n| benchmark | median | p95 | peak RSS | × floor | target | verdict |\n\
+         |---|---:|---:|---:|---:|---|---|"
+    );
+    for r in rows {
+        let (ratio, target) = match r.ratio {
+            Some((ratio, max)) => (format!("{ratio:.2}×"), format!("≤ {max}× floor")),
+            // The floors compared with are the unit; a floor run only to be shown is not.
+            None if r.is_reference => ("1×".to_owned(), String::new()),
+            None => ("—".to_owned(), String::new()),
+        };
+        let own = super::report::target_text(r.row.target);
+        let target = match (target.is_empty(), own.as_str()) {
+            (true, _) => own,
+            (false, "—") => target,
+            (false, _) => format!("{target}, {own}"),
+        };
+        let misses = r.misses();
+        let verdict = if r.ratio.is_none() && r.row.target == Target::NONE {
+            "—".to_owned()
+        } else if misses.is_empty() {
+            "met".to_owned()
+        } else {
+            format!("**MISSED** ({})", misses.join("; "))
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {:.2} ms | {:.2} ms | {} | {ratio} | {target} | {verdict} |",
+            r.row.name,
+            r.row.median_ms,
+            r.row.p95_ms,
+            r.row.rss_text(),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::cases::HOOK_TARGET;
+
+    fn generated(name: &str, bytes: u64) -> Generated {
+        Generated {
+            path: PathBuf::from(format!("/data/{name}.jsonl")),
+            bytes,
+            expected_tokens: 157_321,
+            reused: true,
+        }
+    }
+
+    fn row(name: &str, median_ms: f64, target: Target) -> Row {
+        Row {
+            name: name.to_owned(),
+            median_ms,
+            p95_ms: median_ms,
+            max_rss_kib: Some(6 * 1024),
+            floor_kib: Some(1024),
+            target,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn every_row_names_its_floor_and_the_floor_checks_what_it_read() {
+        let (small, big) = (generated("1KiB", 1117), generated("1GiB", 1 << 30));
+        let loops = plan(Path::new("/f"), ("1 KiB", &small), ("1 GiB", &big), None);
+        assert_eq!(loops.iter().map(Vec::len).collect::<Vec<_>>(), [6, 2]);
+        let plan: Vec<PerCallCase> = loops.into_iter().flatten().collect();
+        let names: Vec<&str> = plan.iter().map(|p| p.case.name.as_str()).collect();
+        for p in &plan {
+            assert!(p.case.name.starts_with(GROUP), "{}", p.case.name);
+            if let Some((floor, _)) = &p.against {
+                assert!(names.contains(&floor.as_str()), "{floor}");
+            }
+        }
+        let floors: Vec<&PerCallCase> = plan.iter().filter(|p| p.against.is_none()).collect();
+        assert_eq!(
+            floors.len(),
+            3,
+            "two compared with, one run after PreCompact"
+        );
+        assert_eq!(floors[0].case.program.as_deref(), Some(Path::new("/f")));
+        assert_eq!(
+            floors[0].case.check,
+            Check::StdoutContains("{\"tail_bytes\":1117}".into())
+        );
+        assert_eq!(
+            floors[1].case.check,
+            Check::StdoutContains("{\"tail_bytes\":65536}".into())
+        );
+        let pre_compact = &plan[6];
+        assert_eq!(pre_compact.case.args, ["hooks", "pre-compact"]);
+        assert_eq!(
+            pre_compact.against.as_ref().map(|a| a.1),
+            Some(MAX_PRE_COMPACT_RATIO)
+        );
+        let hook_bar = plan.iter().filter(|p| p.case.target == HOOK_TARGET);
+        assert_eq!(
+            hook_bar.count(),
+            4,
+            "prompt-submit and the status line keep contract C16's"
+        );
+    }
+
+    #[test]
+    fn the_loop_runs_enough_rounds_for_a_median() {
+        assert_eq!(runs(false, 30), FULL_RUNS);
+        assert_eq!(runs(false, 300), 300);
+        assert_eq!(runs(true, 5), QUICK_RUNS);
+    }
+
+    #[test]
+    fn a_baseline_build_runs_each_call_beside_this_one() {
+        let (small, big) = (generated("1KiB", 1117), generated("1GiB", 1 << 30));
+        let loops = plan(
+            Path::new("/f"),
+            ("1 KiB", &small),
+            ("1 GiB", &big),
+            Some(Path::new("/old/ctxmon")),
+        );
+        let heavy: Vec<&str> = loops[1].iter().map(|p| p.case.name.as_str()).collect();
+        assert_eq!(
+            heavy,
+            [
+                "per call: `hooks pre-compact`, 1 GiB (8 MiB tail derived)",
+                "per call: floor (spawn, stdin, last 64 KiB), 1 GiB, right after pre-compact",
+                "per call: `hooks pre-compact`, 1 GiB (8 MiB tail derived), baseline build",
+                "per call: floor (spawn, stdin, last 64 KiB), 1 GiB, right after the baseline build's pre-compact",
+            ]
+        );
+        let both = &loops[0];
+        assert_eq!(both.len(), 10, "4 calls twice, 2 floors once");
+        let baseline: Vec<&PerCallCase> = both
+            .iter()
+            .filter(|p| p.case.name.ends_with(BASELINE))
+            .collect();
+        assert_eq!(baseline.len(), 4);
+        for p in baseline {
+            assert_eq!(p.case.program.as_deref(), Some(Path::new("/old/ctxmon")));
+            assert!(p.against.is_some());
+        }
+        assert_eq!(both[1].case.name, "per call: `hooks prompt-submit`, 1 KiB");
+        assert_eq!(
+            both[2].case.name,
+            "per call: `hooks prompt-submit`, 1 KiB, baseline build"
+        );
+    }
+
+    #[test]
+    fn ratios_are_taken_against_the_named_floor_and_judged() {
+        let (small, big) = (generated("1KiB", 1117), generated("1GiB", 1 << 30));
+        let planned: Vec<PerCallCase> =
+            plan(Path::new("/f"), ("1 KiB", &small), ("1 GiB", &big), None)
+                .into_iter()
+                .flatten()
+                .collect();
+        let medians = [1.0, 1.2, 1.4, 2.0, 2.2, 2.4, 20.0, 2.5];
+        let rows = planned
+            .iter()
+            .zip(medians)
+            .map(|(p, ms)| row(&p.case.name, ms, p.case.target))
+            .collect();
+        let measured = with_ratios(&planned, rows);
+        let ratios: Vec<Option<f64>> = measured
+            .iter()
+            .map(|r| r.ratio.map(|(v, _)| (v * 100.0).round() / 100.0))
+            .collect();
+        assert_eq!(
+            ratios,
+            [
+                None,
+                Some(1.2),
+                Some(1.4),
+                None,
+                Some(1.1),
+                Some(1.2),
+                Some(10.0),
+                None
+            ]
+        );
+        assert!(measured[1].misses().is_empty());
+        assert_eq!(measured[2].misses(), ["1.40× the floor > 1.3×"]);
+        let mut text = String::new();
+        render(&mut text, &measured, 100);
+        assert!(
+            text.contains("| 1.40× | ≤ 1.3× floor, ≤ 5 ms, ≤ 16.0 MiB | **MISSED**"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| 10.00× | ≤ 15× floor, ≤ 50 ms, ≤ 16.0 MiB | met |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| 1× | — | — |"),
+            "the floors compared with: {text}"
+        );
+        assert!(
+            text.contains("right after pre-compact | 2.50 ms | 2.50 ms | 6.0 MiB | — | — | — |"),
+            "{text}"
+        );
+        let mut none = String::new();
+        render(&mut none, &[], 100);
+        assert!(none.is_empty());
+    }
+
+    /// The floor compiles and reads what it says: a tail of a large file, a small file whole,
+    /// nothing for a missing one.
+    #[test]
+    fn the_floor_builds_and_reads_the_transcripts_tail() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let dir = tempfile::tempdir().unwrap();
+        let exe = build_floor(&root, dir.path()).unwrap();
+        let big = dir.path().join("big.jsonl");
+        std::fs::write(&big, vec![b'x'; 100_000]).unwrap();
+        let small = dir.path().join("small.jsonl");
+        std::fs::write(&small, b"{}\n").unwrap();
+        let answer = |stdin: String| {
+            let mut child = Command::new(&exe)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin.as_bytes()).unwrap();
+            String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+        };
+        let input = |p: &Path| {
+            format!(
+                "{{\"session_id\":\"s\",\"transcript_path\":\"{}\"}}",
+                p.display()
+            )
+        };
+        assert_eq!(answer(input(&big)), "{\"tail_bytes\":65536}\n");
+        assert_eq!(answer(input(&small)), "{\"tail_bytes\":3}\n");
+        assert_eq!(
+            answer(input(&dir.path().join("none"))),
+            "{\"tail_bytes\":0}\n"
+        );
+        assert_eq!(answer("not json".into()), "{\"tail_bytes\":0}\n");
+    }
+}
