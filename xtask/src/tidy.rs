@@ -25,7 +25,7 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 pub mod citations;
-mod links;
+pub mod links;
 
 /// The most lines a file that is not test code may have.
 pub const MAX_LINES: usize = 600;

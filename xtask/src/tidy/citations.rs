@@ -58,19 +58,8 @@ impl Contract {
     }
 }
 
-/// GitHub's anchor for a heading: lower case, spaces to hyphens, other punctuation dropped.
-pub fn anchor(title: &str) -> String {
-    title
-        .trim()
-        .to_lowercase()
-        .chars()
-        .filter_map(|c| match c {
-            ' ' => Some('-'),
-            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-            _ => None,
-        })
-        .collect()
-}
+/// GitHub's anchor for a heading (the links rule's one slug).
+pub use super::links::slug as anchor;
 
 /// Every `.rs` and `.md` file of the tree checked against [`CONTRACT`]; one message each.
 pub fn check_tree(root: &Path) -> Result<Vec<String>> {
