@@ -67,8 +67,9 @@ pub fn for_hook(input: &HookInput) -> Served {
     }
 }
 
-/// The rollout of Codex session `id` under `$CODEX_HOME/sessions`.
-fn find_codex_session(id: Option<&str>) -> Result<PathBuf, String> {
+/// The rollout of Codex session `id` under `$CODEX_HOME/sessions`, or why there is none (for
+/// hooks without a transcript path, and `resume-log generate --session`).
+pub fn find_codex_session(id: Option<&str>) -> Result<PathBuf, String> {
     let id = id
         .filter(|i| !i.trim().is_empty())
         .ok_or("the Codex input names no session_id and no transcript_path; nothing to measure")?;

@@ -18,7 +18,7 @@ use std::time::Duration;
 use anyhow::anyhow;
 use ctxmon_application::handoff::resume_log::{GenerateOutcome, generate_now};
 use ctxmon_application::monitor::fill::FillSettings;
-use ctxmon_application::ports::{AgentKind, Clock};
+use ctxmon_application::ports::AgentKind;
 use ctxmon_application::run::{HookContext, HookPorts};
 use ctxmon_domain::session::is_safe;
 use ctxmon_domain::{ResumeLogDraft, human};
@@ -251,8 +251,5 @@ fn transcript_of(project_dir: &Path, env: &[(String, String)], session: &str) ->
         .flat_map(|base| slugs.iter().map(move |slug| base.join(slug)))
         .map(|dir| dir.join(format!("{session}.jsonl")))
         .find(|p| p.is_file())
-        .or_else(|| {
-            let home = codex::codex_home(env)?;
-            codex::find_session_rollout(&home, session, SystemClock.now())
-        })
+        .or_else(|| crate::agent::find_codex_session(Some(session)).ok())
 }
