@@ -110,7 +110,6 @@
 //! };
 //! let text = render_resumption_context(ResumptionInput {
 //!     checkpoint: &checkpoint,
-//!     history: &[],
 //!     resume_log: None,
 //! });
 //!

@@ -1,12 +1,12 @@
 //! `<resumption-context>` from generated `resumption:` sections of 2, 12 and 40 items per list:
-//! within 760 tokens, every list present, each one shortened (even to nothing) ending with its
-//! count, and each high-priority list showing at least its first item.
+//! within 760 tokens, every list shown or counted in `<left-out>` (with where to read it), and
+//! each high-priority list showing at least its first item.
 
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
 
 use ctxmon_application::handoff::resumption::context::{
-    HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
+    RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
 use ctxmon_application::handoff::resumption::from_section;
 use ctxmon_domain::{
@@ -51,29 +51,37 @@ fn checkpoint(n: usize) -> CheckpointData {
     }
 }
 
-/// The items a list section shows and the count it ends with (0 when it ends with an item).
+/// The items a list section shows and how many of them `<left-out>` says were left out (the
+/// section is absent when all were).
 fn list_of(doc: &roxmltree::Document<'_>, tag: &str, noun: &str) -> Option<(Vec<String>, usize)> {
-    let node = doc.descendants().find(|n| n.has_tag_name(tag))?;
-    let mut items: Vec<String> = node
-        .text()
-        .unwrap_or("")
-        .lines()
-        .filter_map(|l| l.strip_prefix("- "))
-        .map(str::to_string)
-        .collect();
-    let suffix = format!(" more {noun} in cx-004");
-    let count = match items
-        .last()
-        .and_then(|l| l.strip_prefix('+')?.strip_suffix(&suffix))
-    {
-        Some(n) => {
-            let n = n.parse().unwrap();
-            items.pop();
-            n
-        }
-        None => 0,
-    };
-    Some((items, count))
+    let items: Vec<String> = doc
+        .descendants()
+        .find(|n| n.has_tag_name(tag))
+        .map(|node| {
+            node.text()
+                .unwrap_or("")
+                .lines()
+                .filter_map(|l| l.strip_prefix("- "))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let left_out = doc
+        .descendants()
+        .find(|n| n.has_tag_name("left-out"))
+        .and_then(|n| n.text())
+        .unwrap_or("");
+    let singular = noun.strip_suffix('s').unwrap_or(noun);
+    let count = left_out
+        .split([',', ':'])
+        .map(str::trim)
+        .find_map(|part| {
+            let (n, rest) = part.split_once(' ')?;
+            let rest = rest.strip_prefix("more ").unwrap_or(rest);
+            (rest == noun || rest == singular).then(|| n.parse::<usize>().ok())?
+        })
+        .unwrap_or(0);
+    (!items.is_empty() || count > 0).then_some((items, count))
 }
 
 #[test]
@@ -86,13 +94,8 @@ fn every_list_is_present_shortened_lists_count_and_high_priority_lists_show_one(
     ];
     for n in [2, 12, 40] {
         let cp = checkpoint(n);
-        let history = [HistoryEntry {
-            checkpoint_id: "cx-003".into(),
-            fill_percent: 84,
-        }];
         let text = render_resumption_context(ResumptionInput {
             checkpoint: &cp,
-            history: &history,
             resume_log: Some("/p/.ctxmon/resume-logs/session-s1.md"),
         });
         let tokens = estimate_tokens(&text).get();
@@ -103,9 +106,12 @@ fn every_list_is_present_shortened_lists_count_and_high_priority_lists_show_one(
                 .any(|d| d.has_tag_name("quality-trajectory")),
             "{n}: {text}"
         );
-        assert!(text.ends_with(
-            "<read-more>ctxmon checkpoint show cx-004</read-more>\n</resumption-context>"
-        ));
+        if n > 2 {
+            assert!(
+                text.ends_with(": ctxmon checkpoint show cx-004</left-out>\n</resumption-context>"),
+                "{text}"
+            );
+        }
         for (tag, noun, high) in LISTS {
             let (items, count) =
                 list_of(&doc, tag, noun).unwrap_or_else(|| panic!("{n}: no <{tag}>:\n{text}"));
@@ -145,7 +151,6 @@ fn files_to_read_show_a_path_whenever_one_fits() {
     cp.resumption_state = Some(from_section(&value));
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
-        history: &[],
         resume_log: None,
     });
     let doc = roxmltree::Document::parse(&text).unwrap();

@@ -11,7 +11,7 @@ use ctxmon_application::handoff::resume_log::pointer::{
     POINTER_MAX_TOKENS, PointerInput, PointerScope, render_resume_log_pointer,
 };
 use ctxmon_application::handoff::resumption::context::{
-    HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
+    RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
 use ctxmon_domain::{
     Check, CheckpointData, CheckpointId, CompactionTrigger, ContextMetrics, ContextWindow, Failure,
@@ -90,13 +90,8 @@ fn rich() -> ResumptionState {
 #[test]
 fn snapshot_rich_resumption_context() {
     let cp = checkpoint(Some(rich()));
-    let history = [HistoryEntry {
-        checkpoint_id: "cx-002".into(),
-        fill_percent: 84,
-    }];
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
-        history: &history,
         resume_log: Some("/p/.ctxmon/resume-logs/session-s1.md"),
     });
     roxmltree::Document::parse(&text).unwrap();
@@ -151,7 +146,6 @@ fn snapshot_work_resumption_context() {
     cp.session_info.git_branch = Some("feature/vat".into());
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
-        history: &[],
         resume_log: Some("/w/shop/.ctxmon/resume-logs/session-s1.md"),
     });
     roxmltree::Document::parse(&text).unwrap();
@@ -168,7 +162,6 @@ fn snapshot_minimal_resumption_context() {
     let cp = checkpoint(Some(state));
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
-        history: &[],
         resume_log: None,
     });
     insta::assert_snapshot!("resumption_context_minimal", text);
@@ -188,12 +181,11 @@ fn an_ordinary_compaction_is_not_called_abandonment() {
         let cp = checkpoint(Some(state));
         let text = render_resumption_context(ResumptionInput {
             checkpoint: &cp,
-            history: &[],
             resume_log: None,
         });
         assert!(!text.is_empty());
         assert!(!text.to_lowercase().contains("abandon"), "{text}");
-        assert!(text.contains("Context was compacted at 83%"), "{text}");
+        assert!(text.contains("fill-at-compaction=\"83%\""), "{text}");
     }
 }
 
@@ -211,15 +203,21 @@ fn the_goal_is_shown_once_not_again_among_earlier_requests() {
     }));
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
-        history: &[],
         resume_log: None,
     });
     assert_eq!(text.matches(goal).count(), 1, "{text}");
+    // The first request is only ever called that, never the goal: the work moved on.
     assert!(
-        text.contains("<goal>Make the CLI installable with uv</goal>"),
+        text.contains("<first-request>Make the CLI installable with uv</first-request>"),
         "{text}"
     );
-    assert!(text.contains("- Add a README section"), "{text}");
+    assert!(!text.contains("<goal>"), "{text}");
+    assert!(
+        text.contains("<current-request>Now fix CI</current-request>"),
+        "{text}"
+    );
+    // Earlier requests repeat the agent's own summary: they are not shown.
+    assert!(!text.contains("Add a README section"), "{text}");
 }
 
 #[test]
@@ -229,7 +227,6 @@ fn no_resumption_state_renders_nothing() {
         assert_eq!(
             render_resumption_context(ResumptionInput {
                 checkpoint: &cp,
-                history: &[],
                 resume_log: None
             }),
             ""
@@ -427,7 +424,6 @@ fn oversized_lists_are_counted_not_cut() {
     let cp = checkpoint(Some(state));
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
-        history: &[],
         resume_log: None,
     });
     assert!(
@@ -435,9 +431,20 @@ fn oversized_lists_are_counted_not_cut() {
         "{}",
         estimate_tokens(&text)
     );
-    assert!(text.contains("more next steps in cx-004"), "{text}");
-    // Every listed path is complete: it appears exactly as in the input.
     let doc = roxmltree::Document::parse(&text).unwrap();
+    let left_out = doc
+        .descendants()
+        .find(|n| n.has_tag_name("left-out"))
+        .and_then(|n| n.text())
+        .unwrap_or_default();
+    assert!(left_out.contains("more next steps"), "{text}");
+    assert!(
+        left_out.ends_with("ctxmon checkpoint show cx-004"),
+        "{text}"
+    );
+    // No list ends with a placeholder count of its own.
+    assert!(!text.contains("- +"), "{text}");
+    // Every listed path is complete: it appears exactly as in the input.
     let files = doc.descendants().find(|n| n.has_tag_name("files-to-read"));
     if let Some(files) = files {
         for line in files
@@ -561,10 +568,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
     #[test]
-    fn any_state_fits_and_parses(s in full_state(), history in proptest::collection::vec(("cx-[0-9]{3}", 0u64..200), 0..20)) {
+    fn any_state_fits_and_parses(s in full_state()) {
         let cp = checkpoint(Some(s));
-        let history: Vec<HistoryEntry> = history.into_iter().map(|(checkpoint_id, fill_percent)| HistoryEntry { checkpoint_id, fill_percent }).collect();
-        let text = render_resumption_context(ResumptionInput { checkpoint: &cp, history: &history, resume_log: Some("/p/log.md") });
+        let text = render_resumption_context(ResumptionInput { checkpoint: &cp, resume_log: Some("/p/log.md") });
         prop_assert!(estimate_tokens(&text).get() <= RESUMPTION_MAX_TOKENS, "{} tokens", estimate_tokens(&text));
         if !text.is_empty() {
             prop_assert!(roxmltree::Document::parse(&text).is_ok(), "{}", text);

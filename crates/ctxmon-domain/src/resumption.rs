@@ -190,8 +190,37 @@ pub struct ResumptionState {
     pub last_check: Option<Check>,
     /// Subagents started and not yet finished, by their description.
     pub subagents_running: Vec<String>,
-    /// What the user said when refusing a tool call, oldest first.
+    /// Each tool call the user declined, with what they said: `declined Edit a.rs: "keep it"`,
+    /// oldest first.
     pub user_constraints: Vec<String>,
+    /// When the newest request is a short reply ("yes", "sí", "继续"), the assistant's last
+    /// question or proposal before it, verbatim: what the reply answers.
+    pub request_answers: Option<String>,
+    /// The assistant's newest words since the newest request (the end of its newest text),
+    /// which say what it does next ("… Now let me…") or how it answered.
+    pub intent: Option<String>,
+    /// The newest request's turn ended with the assistant's answer (nothing was under way).
+    pub request_answered: bool,
+    /// The user's standing instructions (never, always, don't, only, must, use … instead, and
+    /// their Spanish and Chinese forms), verbatim, newest first. A rule the user later took
+    /// back is gone, or reads "newer words (replaces: older words)".
+    pub rules: Vec<String>,
+    /// The files the next step needs: those named in the newest request and in the statement
+    /// of intent, as the transcript spells them.
+    pub files_next: Vec<String>,
+    /// Files edited in the newest turns (the current request's and the one before), newest
+    /// first.
+    pub files_recent: Vec<String>,
+    /// Files the session created, oldest first.
+    pub files_created: Vec<String>,
+    /// The newest commands that worked (builds, tests, runs), verbatim, newest first.
+    pub commands_ok: Vec<String>,
+    /// Facts of the environment the work runs in, taken from commands that worked (container,
+    /// database, host, port, virtualenv) and from tools that failed as unusable.
+    pub environment: Vec<String>,
+    /// What the agent calls its list of steps: `plan` (Codex) or `todo list` (Claude Code);
+    /// `None` when the session has none.
+    pub todo_noun: Option<String>,
 }
 
 /// A failed tool call: what ran and the lines that say what failed.
@@ -234,6 +263,14 @@ impl ResumptionState {
             && self.last_check.is_none()
             && self.subagents_running.is_empty()
             && self.user_constraints.is_empty()
+            && self.request_answers.is_none()
+            && self.intent.is_none()
+            && self.rules.is_empty()
+            && self.files_next.is_empty()
+            && self.files_recent.is_empty()
+            && self.files_created.is_empty()
+            && self.commands_ok.is_empty()
+            && self.environment.is_empty()
     }
 }
 

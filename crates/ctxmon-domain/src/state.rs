@@ -42,6 +42,11 @@ pub struct SessionState {
     /// (contract C9). A compaction re-arms all but `session_end`, which fires once per session.
     #[serde(default)]
     pub resume_log_triggers: Vec<String>,
+    /// The user's standing rules as this session's last checkpoint handed them on, newest
+    /// first: a transcript's tail holds only the newest part of a long session, so the rules
+    /// said before it are carried from one compaction to the next.
+    #[serde(default)]
+    pub carried_rules: Vec<String>,
     /// When the state was last saved (the hook's clock).
     pub updated_at: Option<Timestamp>,
 }

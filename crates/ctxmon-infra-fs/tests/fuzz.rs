@@ -457,7 +457,6 @@ fn render_state(state: &ctxmon_domain::ResumptionState) -> String {
     checkpoint.resumption_state = Some(state.clone());
     let rendered = render_resumption_context(ResumptionInput {
         checkpoint: &checkpoint,
-        history: &[],
         resume_log: Some("session-s1.md"),
     });
     assert_within_budget(&rendered, 760, "resumption-context");
@@ -748,7 +747,6 @@ fn fuzz_checkpoint_file() {
                 let cp = &stored.data;
                 let context = render_resumption_context(ResumptionInput {
                     checkpoint: cp,
-                    history: &[],
                     resume_log: None,
                 });
                 assert_within_budget(&context, 760, "resumption-context");

@@ -348,6 +348,19 @@ impl crate::ports::TranscriptTail for FakeTail {
     }
 }
 
+/// A project's files as a list: `None` (the default) says every path is a file, so tests that
+/// do not care about files see every pointer; `Some(list)` only those.
+#[derive(Debug, Default)]
+pub struct FakeFiles(pub Option<Vec<String>>);
+
+impl crate::ports::ProjectFiles for FakeFiles {
+    fn is_file(&self, _project_dir: &std::path::Path, path: &str) -> bool {
+        self.0
+            .as_ref()
+            .is_none_or(|files| files.iter().any(|f| f == path))
+    }
+}
+
 /// Git that reports a fixed head (or no repository).
 #[derive(Debug, Default)]
 pub struct FakeGit(pub Option<crate::ports::GitHead>);

@@ -182,6 +182,9 @@ pub struct ListSpec<'a> {
     pub location: &'a str,
     /// The entries, in priority order.
     pub entries: Vec<Entry<'a>>,
+    /// Whether a shortened list ends with its `+N more` line; without it the caller says what
+    /// was left out in one place of its own.
+    pub count_left_out: bool,
 }
 
 /// Renders `list` within `room` characters and returns it with the number of entries left
@@ -214,7 +217,11 @@ pub fn render_list(
             plural(n, one, many)
         )
     };
-    let worst_note = chars(&note(entries.len()));
+    let worst_note = if list.count_left_out {
+        chars(&note(entries.len()))
+    } else {
+        0
+    };
     let Some(inner) = room.checked_sub(chars(&open) + chars(&close)) else {
         return (String::new(), entries.len());
     };
@@ -254,7 +261,10 @@ pub fn render_list(
         break;
     }
     let omitted = entries.len() - lines.len();
-    if omitted > 0 {
+    if omitted > 0 && !list.count_left_out && lines.is_empty() {
+        return (String::new(), omitted);
+    }
+    if omitted > 0 && list.count_left_out {
         let line = note(omitted);
         if body + chars(&line) > inner {
             // Only possible when nothing was shown (every shown line kept room for the note).
@@ -314,6 +324,7 @@ mod tests {
             noun: ("next step", "next steps"),
             location: "cx-004",
             entries: items.iter().map(|i| Entry::Text(i)).collect(),
+            count_left_out: true,
         };
         let omitted = w.list_within(&list, 200, usize::MAX);
         let out = w.finish("</x>");
@@ -333,6 +344,7 @@ mod tests {
             noun: ("decision", "decisions"),
             location: "cx-001",
             entries: items.iter().map(|i| Entry::Text(i)).collect(),
+            count_left_out: true,
         };
         let (count_only, omitted) = render_list(&list, 400, 0, 1_000);
         assert_eq!(omitted, 40);
@@ -348,6 +360,26 @@ mod tests {
     }
 
     #[test]
+    fn a_list_without_its_count_leaves_out_quietly() {
+        let items: Vec<String> = (0..40).map(|i| format!("decision {i}")).collect();
+        let list = ListSpec {
+            tag: "decisions",
+            noun: ("decision", "decisions"),
+            location: "cx-001",
+            entries: items.iter().map(|i| Entry::Text(i)).collect(),
+            count_left_out: false,
+        };
+        let (nothing, omitted) = render_list(&list, 400, 0, 1_000);
+        assert_eq!((nothing.as_str(), omitted), ("", 40));
+        let (some, omitted) = render_list(&list, 400, usize::MAX, 60);
+        assert_eq!(omitted, 38, "{some}");
+        assert_eq!(
+            some,
+            "<decisions>\n- decision 0\n- decision 1\n</decisions>\n"
+        );
+    }
+
+    #[test]
     fn an_atom_that_does_not_fit_gives_way_to_one_that_does() {
         let long = format!("/{}", "d/".repeat(200));
         let paths = [long.as_str(), "src/lib.rs", "src/main.rs"];
@@ -360,6 +392,7 @@ mod tests {
                 Entry::Annotated(paths[1], "the entry point & more"),
                 Entry::Atom(paths[2]),
             ],
+            count_left_out: true,
         };
         let (out, omitted) = render_list(&list, 300, usize::MAX, 90);
         assert_eq!(omitted, 2, "{out}");

@@ -1,7 +1,7 @@
 //! Handing the work over across a compaction or to the next session: what a compaction does to
 //! the session state (`compaction`), acknowledging checkpoints (`checkpoint_ack`), the `<compaction-alert>` (`alert`), the resumption state a checkpoint
 //! carries and its `<resumption-context>` (`resumption`), the resume log written on triggers
-//! and on request (`resume_log`), and the writer that keeps every injected tag within its
+//! and on request (`resume_log`), when the resumption source file is stale (`source_staleness`), and the writer that keeps every injected tag within its
 //! token budget (`budget_writer`).
 //!
 //! Two names, two things: a *resumption* state is the short summary inside a checkpoint,
@@ -14,3 +14,4 @@ pub mod checkpoint_ack;
 pub mod compaction;
 pub mod resume_log;
 pub mod resumption;
+pub mod source_staleness;

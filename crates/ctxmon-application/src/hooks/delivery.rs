@@ -3,9 +3,7 @@
 
 use ctxmon_domain::{CheckpointData, DomainEvent, SessionKey, estimate_tokens};
 
-use crate::handoff::resumption::context::{
-    HistoryEntry, ResumptionInput, render_resumption_context,
-};
+use crate::handoff::resumption::context::{ResumptionInput, render_resumption_context};
 use crate::ports::ResumeLogStore;
 use crate::run::{HookRun, Warning};
 
@@ -18,11 +16,10 @@ pub fn deliver(
     cp: &CheckpointData,
     via: &str,
 ) -> String {
-    let history = history_of(run, cp);
     let resume_log = log_of_checkpoint(run, logs, cp);
+    let present = files_still_there(run, cp);
     let text = render_resumption_context(ResumptionInput {
-        checkpoint: cp,
-        history: &history,
+        checkpoint: &present,
         resume_log: resume_log.as_deref(),
     });
     if text.is_empty() {
@@ -63,27 +60,27 @@ fn log_of_checkpoint(
     }
 }
 
-/// Earlier checkpoints of the same session, oldest first.
-fn history_of(run: &mut HookRun<'_>, cp: &CheckpointData) -> Vec<HistoryEntry> {
-    let Some(session) = cp.session_info.session_id.as_deref().or(run.ctx.session_id) else {
-        return Vec::new();
-    };
-    match run.ports.checkpoints.list() {
-        Ok(listing) => listing
-            .checkpoints
-            .iter()
-            .filter(|s| {
-                s.data.checkpoint_id < cp.checkpoint_id
-                    && s.data.session_info.session_id.as_deref() == Some(session)
-            })
-            .map(|s| HistoryEntry {
-                checkpoint_id: s.data.checkpoint_id.to_string(),
-                fill_percent: s.data.context_state.percent(),
-            })
-            .collect(),
-        Err(e) => {
-            run.warn(Warning::CheckpointHistoryUnavailable(e));
-            Vec::new()
-        }
+/// The checkpoint with only the files that are still files now: the agent is never pointed
+/// at a file deleted or moved since the checkpoint was written (nor at a folder).
+fn files_still_there(run: &HookRun<'_>, cp: &CheckpointData) -> CheckpointData {
+    let mut cp = cp.clone();
+    let (files, dir) = (run.ports.files, run.ctx.project_dir);
+    if let Some(state) = cp.resumption_state.as_mut() {
+        let keep = |paths: &mut Vec<String>| paths.retain(|p| files.is_file(dir, p));
+        keep(&mut state.files_next);
+        keep(&mut state.files_recent);
+        keep(&mut state.files_created);
+        state.files_to_read.retain(|f| files.is_file(dir, &f.path));
+        // Only the newest are shown from an older checkpoint; the rest are not looked at.
+        let over = state
+            .files_touched
+            .len()
+            .saturating_sub(FILES_TOUCHED_LOOKED_AT);
+        state.files_touched.drain(..over);
+        keep(&mut state.files_touched);
     }
+    cp
 }
+
+/// How many of an older checkpoint's files touched are looked at on disk.
+const FILES_TOUCHED_LOOKED_AT: usize = 20;

@@ -14,7 +14,10 @@ use crate::handoff::resume_log::{
     AlreadyRead, GitSnapshot, PendingGit, TriggerKind, generate_for_trigger, git_snapshot_started,
     read_head,
 };
-use crate::handoff::resumption::{TranscriptHead, derive_from_tail, from_section};
+use crate::handoff::resumption::{
+    TranscriptHead, derive_from_tail, from_section, with_carried_rules,
+};
+use crate::handoff::source_staleness::staleness;
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
 use crate::ports::{Allocation, AutoPrune, ResumeLogStore, TranscriptRecord};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
@@ -255,26 +258,48 @@ pub fn abandon_reason(estimate: &FillEstimate) -> String {
     format!("compaction at {}%", estimate.percent())
 }
 
-/// The source file's `resumption:` section, else (when allowed) state derived from the
-/// transcript tail; `None` when neither yields anything.
+/// The source file's `resumption:` section while it is current; else (when allowed) state
+/// derived from the transcript tail, with a stale source file's items that cannot contradict
+/// the transcript added (its decisions, files, quality and agents; its next steps only when
+/// the transcript has none). `None` when neither yields anything.
 fn resumption_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<ResumptionState> {
     let (ctx, ports) = (run.ctx, run.ports);
+    let mut from_file: Option<ResumptionState> = None;
     match ports.source.read(ctx.project_dir) {
         Ok(Some(doc)) => {
             source_problems(run, &doc);
             if let Some(section) = &doc.section {
                 let state = from_section(section);
                 if !state.is_empty() {
-                    return Some(state);
+                    let updated_at = state.updated_at.clone();
+                    if staleness(run, updated_at.as_deref()).is_none() {
+                        return Some(state);
+                    }
+                    from_file = Some(state);
                 }
             }
         }
         Ok(None) => {}
         Err(e) => run.warn(Warning::SourceUnreadable(e)),
     }
-    if !ctx.config.resumption.derive_from_transcript {
-        return None;
+    let derived = if ctx.config.resumption.derive_from_transcript {
+        transcript_state(run, reads)
+    } else {
+        None
+    };
+    match (derived, from_file) {
+        (Some(mut state), Some(file)) => {
+            add_what_cannot_contradict(&mut state, file);
+            Some(state)
+        }
+        (derived, file) => derived.or(file),
     }
+}
+
+/// State derived from the transcript tail, with the rules carried from this session's earlier
+/// compactions; `None` when the tail cannot be read or says nothing.
+fn transcript_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<ResumptionState> {
+    let (ctx, ports) = (run.ctx, run.ports);
     let path = ctx.transcript_path?;
     let read = reads.tail.get_or_init(|| {
         ports
@@ -285,8 +310,8 @@ fn resumption_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<Resumpti
     match read {
         Ok(lines) => {
             let mut state = derive_from_tail(lines);
-            // The goal is the session's first typed request: its start has it, the tail only
-            // in a short session.
+            // The first request is the session's first typed one: its start has it, the tail
+            // only in a short session.
             let start = reads.head.get_or_init(|| read_head(run));
             if let Some(goal) = start.as_ref().and_then(|h| h.goal.clone()) {
                 state.goal = Some(goal);
@@ -295,11 +320,35 @@ fn resumption_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<Resumpti
                 .git()
                 .and_then(|g| g.dirty_files.as_ref())
                 .map(|d| d.len() as u64);
+            // Rules said before the tail were handed on by the last compaction.
+            let carried = std::mem::take(&mut run.state().carried_rules);
+            state.rules = with_carried_rules(&carried, lines);
+            run.state().carried_rules = state.rules.clone();
             Some(state).filter(|s| !s.is_empty())
         }
         Err(e) => {
             run.warn(Warning::TailUnreadable(e.clone()));
             None
         }
+    }
+}
+
+/// A stale source file's items that describe no present state: decisions and their reasons,
+/// files to read (checked on disk when handed back), the quality trajectory and the agents'
+/// summaries; its next steps only when the transcript has no open items. Its summary describes
+/// the state it was written in, so it is left out.
+fn add_what_cannot_contradict(state: &mut ResumptionState, file: ResumptionState) {
+    state.decisions = file.decisions;
+    state.files_to_read = file.files_to_read;
+    state.quality_trajectory = file.quality_trajectory;
+    state.agent_summaries = file.agent_summaries;
+    state.updated_at = file.updated_at;
+    let open = state
+        .todos
+        .iter()
+        .chain(&state.tasks)
+        .any(|t| t.status != "completed");
+    if !open {
+        state.next_steps = file.next_steps;
     }
 }

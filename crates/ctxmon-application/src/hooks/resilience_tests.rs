@@ -117,7 +117,7 @@ fn the_whole_cycle_alerts_once_and_drops_the_fill() {
         "{ctx}"
     );
     assert!(
-        ctx.contains("[in progress] Move tax rules into tax.rs"),
+        ctx.contains("\n- Move tax rules into tax.rs (todo list)\n"),
         "{ctx}"
     );
     assert!(

@@ -8,7 +8,7 @@ use ctxmon_domain::{DomainEvent, SessionKey, SessionState, ThresholdTier, Timest
 use crate::config::{Config, InjectPolicy};
 use crate::fakes::FakeResumeLogs;
 use crate::fakes::{
-    FakeCheckpoints, FakeEvents, FakeGit, FakeSource, FakeStates, FakeTail, FixedClock,
+    FakeCheckpoints, FakeEvents, FakeFiles, FakeGit, FakeSource, FakeStates, FakeTail, FixedClock,
 };
 use crate::monitor::fill::FillSettings;
 use crate::ports::{
@@ -108,6 +108,7 @@ pub struct World {
     pub checkpoints: FakeCheckpoints,
     pub source: FakeSource,
     pub git: FakeGit,
+    pub files: FakeFiles,
     pub logs: FakeResumeLogs,
     pub session: String,
     /// What the CLI passes when the configuration did not load (`config` is then the defaults).
@@ -128,6 +129,7 @@ impl World {
             clock: FixedClock::new(Timestamp(1_795_168_800_000), 1),
             checkpoints: FakeCheckpoints::default(),
             source: FakeSource::default(),
+            files: FakeFiles::default(),
             git: FakeGit(Some(GitHead {
                 branch: Some("main".into()),
                 head: Some("0123abcd".into()),
@@ -177,6 +179,7 @@ impl World {
             checkpoints: &self.checkpoints,
             source: &self.source,
             git: &self.git,
+            files: &self.files,
         }
     }
 

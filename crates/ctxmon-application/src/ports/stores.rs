@@ -2,6 +2,8 @@
 
 use ctxmon_domain::{EventRecord, PayloadCheck, SessionKey, SessionState, Timestamp};
 
+use std::path::Path;
+
 use super::PortError;
 
 /// The only way time reaches the core.
@@ -40,4 +42,12 @@ pub trait PayloadCheckStore {
 pub trait EventLog {
     /// Appends whole lines under a lock so concurrent hooks never interleave or lose a line.
     fn append(&self, records: &[EventRecord]) -> Result<(), PortError>;
+}
+
+/// What is on disk now at a path the transcript named: the resumption context lists a file
+/// only while it still is one.
+pub trait ProjectFiles {
+    /// True when `path` (absolute, or relative to `project_dir`) is a regular file now. A
+    /// directory, a missing path or one that cannot be looked at is not.
+    fn is_file(&self, project_dir: &Path, path: &str) -> bool;
 }

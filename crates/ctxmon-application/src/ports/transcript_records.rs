@@ -120,6 +120,8 @@ pub struct ToolCall {
     pub todos: Option<Vec<Todo>>,
     /// The task a task tool creates or changes.
     pub task: Option<TaskItem>,
+    /// The call creates `file_path` (a patch that adds the file).
+    pub creates: bool,
 }
 
 /// A task of the agent's task tools; every field as the call or result gave it.
@@ -152,6 +154,8 @@ pub struct ToolResult {
     pub created_task: Option<String>,
     /// The tasks a [`ToolKind::TaskList`] result listed.
     pub task_list: Option<Vec<TaskItem>>,
+    /// The result says its call created the file it wrote (not an update of one).
+    pub created_file: bool,
 }
 
 /// The end of a transcript as typed records, oldest first; and its start, for what only the

@@ -213,6 +213,7 @@ mod tests {
             checkpoints: &checkpoints,
             source: &source,
             git: &git,
+            files: &crate::fakes::FakeFiles::default(),
         };
         let ctx = HookContext {
             config: &config,

@@ -20,8 +20,8 @@ use ctxmon_domain::SessionKey;
 use crate::config::Config;
 use crate::monitor::fill::FillSettings;
 use crate::ports::{
-    CheckpointRepository, Clock, EventLog, GitInfo, ResumptionSource, SessionStateStore,
-    TranscriptReader, TranscriptTail,
+    CheckpointRepository, Clock, EventLog, GitInfo, ProjectFiles, ResumptionSource,
+    SessionStateStore, TranscriptReader, TranscriptTail,
 };
 
 /// Every port a hook may need.
@@ -43,6 +43,8 @@ pub struct HookPorts<'a> {
     pub source: &'a dyn ResumptionSource,
     /// Reads the branch and head commit.
     pub git: &'a dyn GitInfo,
+    /// Says which of the files a handoff names still exist.
+    pub files: &'a dyn ProjectFiles,
 }
 
 impl std::fmt::Debug for HookPorts<'_> {

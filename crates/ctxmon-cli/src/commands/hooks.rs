@@ -27,8 +27,8 @@ use ctxmon_application::ports::Clock;
 use ctxmon_application::run::{HookPorts, Warning};
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{
-    FsCheckpointRepository, FsEventLog, FsGitInfo, FsResumeLogStore, FsResumptionSource,
-    FsSessionStateStore, HookLog, ProjectLayout, SystemClock,
+    FsCheckpointRepository, FsEventLog, FsGitInfo, FsProjectFiles, FsResumeLogStore,
+    FsResumptionSource, FsSessionStateStore, HookLog, ProjectLayout, SystemClock,
 };
 
 use super::deadline::{self, Outcome, Progress};
@@ -343,6 +343,7 @@ impl Adapters {
             checkpoints: &self.checkpoints,
             source: &self.source,
             git: &self.git,
+            files: &FsProjectFiles,
         }
     }
 }

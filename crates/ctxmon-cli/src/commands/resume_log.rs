@@ -26,8 +26,8 @@ use ctxmon_infra_fs::claude_paths::{project_slugs, projects_dirs};
 use ctxmon_infra_fs::codex;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{
-    FsCheckpointRepository, FsEventLog, FsGitInfo, FsResumeLogStore, FsResumptionSource,
-    FsSessionStateStore, SystemClock,
+    FsCheckpointRepository, FsEventLog, FsGitInfo, FsProjectFiles, FsResumeLogStore,
+    FsResumptionSource, FsSessionStateStore, SystemClock,
 };
 use serde_json::json;
 
@@ -97,6 +97,7 @@ fn generate(global: &GlobalArgs, session: Option<&str>, from: Option<&str>) -> C
         checkpoints: &checkpoints,
         source: &source,
         git: &git,
+        files: &FsProjectFiles,
     };
     let ctx = HookContext {
         config: &project.config,

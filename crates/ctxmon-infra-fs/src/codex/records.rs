@@ -201,10 +201,12 @@ impl RolloutRecords {
             if paths.is_empty() {
                 vec![base]
             } else {
+                let added = added_paths(patch);
                 paths
                     .into_iter()
                     .map(|path| ToolCall {
                         kind: ToolKind::FileWrite,
+                        creates: added.contains(&path),
                         file_path: Some(path),
                         ..base.clone()
                     })
@@ -307,6 +309,16 @@ pub(crate) fn patch_paths(patch: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The files a patch adds.
+fn added_paths(patch: &str) -> Vec<String> {
+    patch
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("*** Add File:"))
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 /// A call's output as a result.

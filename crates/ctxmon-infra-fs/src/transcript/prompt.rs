@@ -27,6 +27,10 @@ const WRAPPER_PREFIXES: &[&str] = &[
     "[Request interrupted by user",
     // A compaction summary whose line lacks `isCompactSummary` (older versions).
     CONTINUED,
+    // Claude Code's answer to a mistyped slash command: an error, not a request.
+    "Unknown skill:",
+    "Unknown slash command:",
+    "Unknown command:",
 ];
 
 const CONTINUED: &str = "This session is being continued from a previous conversation";
@@ -87,6 +91,23 @@ pub(crate) fn classify_request(content: &Value) -> Option<Request> {
                 .filter_map(|b| b.get("text").and_then(Value::as_str))
                 .collect();
             let kept: Vec<&str> = texts.iter().copied().filter(|t| !is_wrapper(t)).collect();
+            let images = blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("image"))
+                .count();
+            // A request that is only a picture is still the newest request: say so, rather
+            // than let an older text stand in for it.
+            if texts.is_empty() && images > 0 {
+                let said = if images == 1 {
+                    "[an image]".to_string()
+                } else {
+                    format!("[{images} images]")
+                };
+                return Some(Request {
+                    kind: RequestKind::Typed,
+                    text: said,
+                });
+            }
             (kept.join("\n"), texts.join("\n"))
         }
         _ => return None,

@@ -220,6 +220,8 @@ impl RecordParser {
             let read = match kind {
                 ToolKind::TaskCreate | ToolKind::TaskList => true,
                 ToolKind::Shell => command.is_some_and(|c| c.contains("git commit")),
+                // Its result says whether the file was created or updated.
+                ToolKind::FileWrite => name == "Write",
                 _ => false,
             };
             self.calls.insert(id.clone(), (kind, read));
@@ -248,6 +250,7 @@ impl RecordParser {
                 .flatten(),
             task,
             name,
+            creates: false,
         }
     }
 
@@ -306,6 +309,10 @@ impl RecordParser {
                 (!list.is_empty() || says_none).then_some(list)
             })
             .flatten();
+        let created_file = kind == ToolKind::FileWrite
+            && !is_error
+            && (extra.and_then(|x| x.get("type")).and_then(Value::as_str) == Some("create")
+                || text.trim_start().starts_with("File created successfully"));
         ToolResult {
             tool_use_id,
             is_error,
@@ -314,6 +321,7 @@ impl RecordParser {
             rejected,
             created_task,
             task_list,
+            created_file,
         }
     }
 }

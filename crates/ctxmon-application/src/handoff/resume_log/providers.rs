@@ -225,10 +225,13 @@ fn derived(st: &ResumptionState, log: &mut ResumeLog) {
 
 /// True when `request` (capped with "…" at `MAX_TEXT_CHARS`) is the mission (kept longer).
 fn same_request(request: &str, mission: &str) -> bool {
+    // A long request is kept as its head and tail around a marked cut: its head says which.
+    let head = request.split("\n[… ").next().unwrap_or(request);
     request == mission
         || request
             .strip_suffix('…')
             .is_some_and(|start| mission.starts_with(start))
+        || (head.len() < request.len() && mission.starts_with(head))
 }
 
 /// Completed todos and tasks are accomplishments; pending and in-progress ones are next

@@ -140,6 +140,7 @@ impl World {
             checkpoints: &self.checkpoints,
             source: &self.source,
             git: &DirtyGit,
+            files: &crate::fakes::FakeFiles::default(),
         };
         let ctx = HookContext {
             config: &self.config,

@@ -7,10 +7,11 @@
 //! high-priority list (a whole path for files to read), the count of any other list — so every
 //! list that is shortened, even to nothing, ends with "+N more … in cx-NNN".
 
-use ctxmon_domain::human::thousands;
-use ctxmon_domain::xml::escape_attr;
+use ctxmon_domain::human::{plural, thousands};
+use ctxmon_domain::xml::{escape_attr, escape_text};
 use ctxmon_domain::{CheckpointData, ResumptionOrigin, ResumptionState};
 
+use super::present::{is_bare_reply, is_short_reply};
 use crate::handoff::budget_writer::{
     BudgetWriter, Entry, ItemKind, ListSpec, chars, fit, frame, list_reservation,
 };
@@ -23,29 +24,26 @@ const ITEM_CAP: usize = 400;
 const PATH_CAP: usize = 300;
 /// What the first entry of a high-priority list is shortened to when room is tight.
 const FIRST_CAP: usize = 160;
-/// The goal: the session's first request, shortened with "…" past this.
-const GOAL_CAP: usize = 400;
+/// The session's first request, shortened with "…" past this.
+const GOAL_CAP: usize = 300;
+/// The current request: whole up to the 2,000 characters a state keeps, and its cut marker.
+const REQUEST_CAP: usize = 2_100;
+/// One rule or declined call.
+const RULE_CAP: usize = 320;
+/// Files touched listed from a checkpoint written before the newest turns' edits were kept.
+const OLD_TOUCHED: usize = 5;
+/// Room kept for `<left-out>` (what the sections dropped, and where to read it).
+const LEFT_OUT_ROOM: &str = "<left-out>3 items in progress, 12 next steps, 14 more files, 8 completed items, the first request: ctxmon checkpoint show cx-0000000000</left-out>\n";
 /// A failure: the command and the lines that say what failed.
 const FAILURE_CAP: usize = 700;
 /// A command shown with its failure or its outcome.
 const COMMAND_CAP: usize = 200;
-
-/// An earlier compaction of the same session, for the history line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HistoryEntry {
-    /// The earlier checkpoint's id, `cx-NNN`.
-    pub checkpoint_id: String,
-    /// The fill at that compaction, in whole percent.
-    pub fill_percent: u64,
-}
 
 /// What [`render_resumption_context`] renders from.
 #[derive(Debug, Clone, Copy)]
 pub struct ResumptionInput<'a> {
     /// The checkpoint whose resumption state is handed back.
     pub checkpoint: &'a CheckpointData,
-    /// Earlier checkpoints of the session, oldest first (the current one excluded).
-    pub history: &'a [HistoryEntry],
     /// The resume log of the checkpoint's session, when it has one.
     pub resume_log: Option<&'a str>,
 }
@@ -62,13 +60,9 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         ResumptionOrigin::SourceFile => "source-file",
         ResumptionOrigin::Transcript => "transcript",
     };
-    // The pointer to the full checkpoint is reserved with the closing tag: whatever the lists
-    // leave out, the agent can still find it.
-    let closing = format!(
-        "<read-more>ctxmon checkpoint show {}</read-more>\n{CLOSING}",
-        escape_attr(&id)
-    );
-    let mut w = BudgetWriter::new(RESUMPTION_MAX_TOKENS, &closing);
+    // Room is kept back for the line that says what was left out and where to read it: it is
+    // written last, once the sections have said how much they dropped.
+    let mut w = BudgetWriter::new(RESUMPTION_MAX_TOKENS, &format!("{CLOSING}{LEFT_OUT_ROOM}"));
     w.raw(&format!(
         "<resumption-context checkpoint=\"{}\" sequence=\"{}\" fill-at-compaction=\"{}%\" trigger=\"{}\" created=\"{}\" origin=\"{origin}\">\n",
         escape_attr(&id),
@@ -78,45 +72,22 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         // A hand-edited checkpoint could hold anything here; the header must stay small.
         escape_attr(&cp.timestamp.chars().take(40).collect::<String>())
     ));
-    let mut recovery = format!(
-        "Context was compacted at {}% ({} of {} tokens); this is what you were doing.",
-        fill.percent(),
-        thousands(fill.input_tokens.get()),
-        thousands(fill.context_window_size.get())
-    );
-    if let Some(summary) = &state.summary {
-        recovery.push(' ');
-        recovery.push_str(summary);
-    }
-    // The summary is prose of any length; capped like a list item so the priority sections
-    // below always get their share.
-    let recovery = fit(&recovery, ITEM_CAP, ItemKind::Text).unwrap_or_default();
-    w.raw(&format!("<recovery>{recovery}</recovery>\n"));
 
-    let (next_steps, done) = next_and_done(state);
-    let files = files_to_read(state);
-    let last_request = state.last_user_requests.last();
-    // The goal is worth its room only when it is not the request just shown.
-    let goal = state
-        .goal
-        .as_ref()
-        .filter(|g| Some(g.trim()) != last_request.map(|r| r.trim()));
-    // Earlier requests leave out the goal: it is shown above, and every token is paid again on
-    // every later turn.
-    let earlier: Vec<String> = state
-        .last_user_requests
-        .iter()
-        .rev()
-        .skip(1)
-        .filter(|r| goal.is_none_or(|g| g.trim() != r.trim()))
-        .cloned()
-        .collect();
-    let list = |tag, noun, entries| ListSpec {
-        tag,
-        noun,
-        location: &id,
-        entries,
+    let requests = &state.last_user_requests;
+    let newest = requests.last();
+    // A short reply with the question it answers; the task is then the request before it.
+    let reply = newest.filter(|r| is_short_reply(r) && state.request_answers.is_some());
+    let current = match reply {
+        Some(_) => requests.iter().rev().skip(1).find(|r| !is_bare_reply(r)),
+        None => newest,
     };
+    let latest_reply = reply.map(|r| match &state.request_answers {
+        Some(asked) => format!("\"{}\" — answering: \"{}\"", r.trim(), asked.trim()),
+        None => format!("\"{}\"", r.trim()),
+    });
+    let rules = rules_and_declines(state, current.map(String::as_str));
+    let noun = state.todo_noun.as_deref().unwrap_or("todo list");
+    let (in_progress, next_steps, done) = progress(state, noun);
     let failure = state.failure.as_ref().map(|f| {
         let command = cut_raw(&f.command, COMMAND_CAP);
         if command.is_empty() {
@@ -125,23 +96,8 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
             format!("$ {command}\n{}", f.excerpt)
         }
     });
-    // The last check only when the failure shown is not that same run.
-    let check = state
-        .last_check
-        .as_ref()
-        .filter(|c| {
-            c.passed
-                || state
-                    .failure
-                    .as_ref()
-                    .is_none_or(|f| f.command != c.command)
-        })
-        .map(|c| {
-            let outcome = if c.passed { "passed" } else { "failed" };
-            format!("{} — {outcome}", cut_raw(&c.command, COMMAND_CAP))
-        });
+    let files = files_to_read(state);
     let work_tree = work_tree_line(cp, state);
-    // One line per decision here; the resume log shows the rationale under its decision.
     let decisions: Vec<String> = state.decisions.iter().map(ToString::to_string).collect();
     let quality = state.quality_trajectory.as_ref().map(|q| {
         let score = q.score.map_or("unknown".to_string(), score_text);
@@ -152,31 +108,73 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
             escape_attr(&iteration)
         )
     });
+    // The first request only when it is not the request shown, nor the start of it: never
+    // called the goal, because the work may have moved on since.
+    let first = state.goal.as_ref().filter(|g| {
+        let g = g.trim();
+        !g.is_empty()
+            && current
+                .into_iter()
+                .chain(reply)
+                .all(|r| !r.trim().starts_with(g) && !g.starts_with(r.trim()))
+    });
+    let created: Vec<String> = state
+        .files_created
+        .iter()
+        .map(|f| format!("created {f}"))
+        .collect();
 
-    // Sections in the order a resuming agent needs them (issue 13): what was asked last, what
-    // the session is for, what is left to do, the state of the work tree, what is broken, the
-    // files, then the rest.
+    let list = |tag, noun, entries| ListSpec {
+        tag,
+        noun,
+        location: &id,
+        entries,
+        count_left_out: false,
+    };
+    // In the order a resuming agent needs them: what is asked now, the user's rules, what was
+    // under way and what comes next, what is broken, where things are, what is done, and last
+    // how the session began.
     let mut sections: Vec<Section<'_>> = Vec::new();
-    if let Some(text) = last_request {
-        sections.push(Section::element("last-request", text, ITEM_CAP, FIRST_CAP));
+    if let Some(summary) = &state.summary {
+        sections.push(Section::element("summary", summary, ITEM_CAP, FIRST_CAP));
     }
-    if let Some(text) = goal {
-        sections.push(Section::element("goal", text, GOAL_CAP, FIRST_CAP));
+    if let Some(text) = current {
+        // A request the assistant already answered is not work to do again.
+        let tag = if state.request_answered && reply.is_none() {
+            "last-request-answered"
+        } else {
+            "current-request"
+        };
+        sections.push(Section::element(tag, text, REQUEST_CAP, FIRST_CAP));
     }
+    if let Some(text) = &latest_reply {
+        sections.push(Section::element("latest-reply", text, ITEM_CAP, FIRST_CAP));
+    }
+    sections.push(Section::list(
+        list("user-rules", ("rule", "rules"), texts(&rules)),
+        RULE_CAP,
+        FIRST_CAP,
+    ));
+    sections.push(Section::list(
+        list("decisions", ("decision", "decisions"), texts(&decisions)),
+        ITEM_CAP,
+        FIRST_CAP,
+    ));
+    sections.push(Section::list(
+        list(
+            "in-progress",
+            ("item in progress", "items in progress"),
+            texts(&in_progress),
+        ),
+        ITEM_CAP,
+        FIRST_CAP,
+    ));
     sections.push(Section::list(
         list(
             "next-steps",
             ("next step", "next steps"),
             texts(&next_steps),
         ),
-        ITEM_CAP,
-        FIRST_CAP,
-    ));
-    if let Some(line) = &work_tree {
-        sections.push(Section::element("work-tree", line, ITEM_CAP, FIRST_CAP));
-    }
-    sections.push(Section::list(
-        list("commits", ("commit", "commits"), texts(&state.commits)),
         ITEM_CAP,
         FIRST_CAP,
     ));
@@ -187,9 +185,6 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
             FAILURE_CAP,
             FIRST_CAP,
         ));
-    }
-    if let Some(text) = &check {
-        sections.push(Section::element("last-check", text, ITEM_CAP, FIRST_CAP));
     }
     sections.push(Section::list(
         list(
@@ -208,27 +203,25 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     ));
     sections.push(Section::list(
         list(
-            "subagents-running",
-            ("subagent", "subagents"),
-            texts(&state.subagents_running),
+            "commands-that-worked",
+            ("command that worked", "commands that worked"),
+            texts(&state.commands_ok),
+        ),
+        COMMAND_CAP + 4,
+        COMMAND_CAP + 4,
+    ));
+    sections.push(Section::list(
+        list(
+            "environment",
+            ("environment fact", "environment facts"),
+            texts(&state.environment),
         ),
         ITEM_CAP,
         0,
     ));
-    sections.push(Section::list(
-        list(
-            "user-constraints",
-            ("constraint", "constraints"),
-            texts(&state.user_constraints),
-        ),
-        ITEM_CAP,
-        FIRST_CAP,
-    ));
-    sections.push(Section::list(
-        list("decisions", ("decision", "decisions"), texts(&decisions)),
-        ITEM_CAP,
-        FIRST_CAP,
-    ));
+    if let Some(line) = &work_tree {
+        sections.push(Section::element("work-tree", line, ITEM_CAP, FIRST_CAP));
+    }
     if let Some(q) = &quality {
         sections.push(Section::Raw(q));
     }
@@ -241,62 +234,74 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         ITEM_CAP,
         0,
     ));
+    let done_tag = done_tag(noun);
     sections.push(Section::list(
-        list("earlier-requests", ("request", "requests"), texts(&earlier)),
+        list(
+            &done_tag,
+            ("completed item", "completed items"),
+            texts(&done),
+        ),
+        ITEM_CAP,
+        FIRST_CAP,
+    ));
+    sections.push(Section::list(
+        list("commits", ("commit", "commits"), texts(&state.commits)),
         ITEM_CAP,
         0,
     ));
     sections.push(Section::list(
         list(
-            "completed",
-            ("completed item", "completed items"),
-            texts(&done),
+            "files-created",
+            ("created file", "created files"),
+            texts(&created),
         ),
-        ITEM_CAP,
+        PATH_CAP,
         0,
     ));
+    if let Some(text) = first {
+        sections.push(Section::element("first-request", text, GOAL_CAP, 0));
+    }
 
-    // Each section takes what it can while the room the later ones need stays free: the first
-    // entry of each high-priority list (or its prose, shortened), the small lines whole, the
-    // count of every other list. So a long section never pushes a later one out silently: at
-    // worst that one is only its count.
+    // Each section takes what it can while the room the later ones need stays free (the first
+    // entry of each high-priority list, or its prose shortened), so a long section never
+    // pushes a later one out silently: what does not fit is named in `<left-out>`.
     let reservations: Vec<usize> = sections.iter().map(Section::reservation).collect();
     let reserved = keep_what_fits(&reservations, w.remaining());
+    let mut left_out: Vec<String> = Vec::new();
     for (i, section) in sections.iter().enumerate() {
         let room = w
             .remaining()
             .saturating_sub(reserved[i + 1..].iter().sum::<usize>());
-        section.write(&mut w, room);
-    }
-    if let Some(text) = &state.last_assistant_text {
-        let r = ITEM_CAP + frame("last-response");
-        w.element_within("last-response", text, ItemKind::Text, r);
-    }
-    // No `<abandoned>` line: a compaction does not end the session, and telling the agent it
-    // was abandoned is false (the `SessionAbandoned` event stays in the event log only).
-    if !input.history.is_empty() {
-        let mut line: Vec<String> = input
-            .history
-            .iter()
-            .map(|h| format!("{} at {}%", h.checkpoint_id, h.fill_percent))
-            .collect();
-        line.push(format!("{id} at {}%", fill.percent()));
-        let room = w.remaining().saturating_sub(frame("compaction-history"));
-        if let Some(text) = newest_that_fit(&line, room) {
-            w.element("compaction-history", &text, ItemKind::Atom);
+        if let Some(missing) = section.write(&mut w, room) {
+            left_out.push(missing);
         }
     }
+    // The longer handoff of this session, when it has one.
     if let Some(log) = input.resume_log {
         w.element("resume-log", log, ItemKind::Atom);
     }
+    let mut closing = String::new();
+    if !left_out.is_empty() {
+        let room = chars(LEFT_OUT_ROOM) + w.remaining();
+        let show = format!("ctxmon checkpoint show {}", escape_text(&id));
+        let what = left_out.join(", ");
+        let line = [
+            format!("<left-out>{what}: {show}</left-out>\n"),
+            format!("<left-out>more: {show}</left-out>\n"),
+        ]
+        .into_iter()
+        .find(|l| chars(l) <= room);
+        closing.push_str(&line.unwrap_or_default());
+    }
+    closing.push_str(CLOSING);
     w.finish(&closing)
 }
 
 /// One part of the tag, as it reserves room and as it is written.
 enum Section<'a> {
-    /// A list, its items capped at `cap`, its first item reserved at `first` (0: the count).
+    /// A list, its items capped at `cap`, its first item reserved at `first` (0: nothing).
     List(ListSpec<'a>, usize, usize),
-    /// `<tag>text</tag>`, the text capped at `cap`, reserved at `first`.
+    /// `<tag>text</tag>`, the text capped at `cap`, reserved at `first` (0: nothing).
     Element(&'static str, &'a str, usize, usize),
     /// Markup written whole or not at all.
     Raw(&'a str),
@@ -313,6 +318,7 @@ impl<'a> Section<'a> {
 
     fn reservation(&self) -> usize {
         match self {
+            Section::List(_, _, 0) | Section::Element(_, _, _, 0) => 0,
             Section::List(spec, cap, first) => list_reservation(spec, *cap, *first),
             Section::Element(tag, text, _, first) => {
                 fit(text, *first, ItemKind::Text).map_or(0, |t| chars(&t) + frame(tag))
@@ -321,17 +327,36 @@ impl<'a> Section<'a> {
         }
     }
 
-    fn write(&self, w: &mut BudgetWriter, room: usize) {
+    /// Writes what fits in `room`; returns what was left out, as a few words, when anything
+    /// was (a request cut short is left out in part).
+    fn write(&self, w: &mut BudgetWriter, room: usize) -> Option<String> {
         match self {
             Section::List(spec, cap, _) => {
-                w.list_within(spec, *cap, room);
+                let omitted = w.list_within(spec, *cap, room);
+                (omitted > 0).then(|| {
+                    let n = omitted as u64;
+                    let shown = spec.entries.len() > omitted;
+                    let (one, many) = spec.noun;
+                    let more = if shown { "more " } else { "" };
+                    format!("{} {more}{}", thousands(n), plural(n, one, many))
+                })
             }
             Section::Element(tag, text, cap, _) => {
-                w.element_within(tag, text, ItemKind::Text, room.min(cap + frame(tag)));
+                let room = room.min(cap + frame(tag));
+                let whole = chars(&escape_text(text.trim())) + frame(tag) <= room;
+                let written = w.element_within(tag, text, ItemKind::Text, room);
+                match (written, whole) {
+                    (true, true) => None,
+                    (true, false) => Some(format!("the rest of {}", tag.replace('-', " "))),
+                    (false, _) => Some(format!("the {}", tag.replace('-', " "))),
+                }
             }
             Section::Raw(markup) => {
                 if chars(markup) <= room {
                     w.raw(markup);
+                    None
+                } else {
+                    Some("the quality trajectory".to_string())
                 }
             }
         }
@@ -377,27 +402,59 @@ fn cut_raw(text: &str, max: usize) -> String {
     out
 }
 
-/// Next steps and completed work: the source file's `next_steps`, or — derived from the
-/// transcript — the open todos and tasks (in progress first) and the completed ones.
-fn next_and_done(state: &ResumptionState) -> (Vec<String>, Vec<String>) {
-    let mut next = state.next_steps.clone();
+/// What was under way, what comes next and what is done. In progress: the open items marked
+/// so, the subagents still running, and the assistant's last statement of what it does next,
+/// in its own words. Next: the source file's `next_steps`, then the pending items. Done: the
+/// items the agent marked completed (its own marks: a reader should know it is the agent's
+/// word, not a check).
+fn progress(state: &ResumptionState, noun: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
     let mut in_progress = Vec::new();
-    let mut pending = Vec::new();
+    // The assistant's own words say most precisely where it was.
+    // A checkpoint written before the newest words were kept has the last answer instead.
+    if let Some(intent) = state.intent.as_ref().or(state.last_assistant_text.as_ref()) {
+        let said = if state.request_answered {
+            "your answer ended"
+        } else {
+            "you last said"
+        };
+        in_progress.push(format!("{said}: \"{}\"", intent.trim()));
+    }
+    let mut next = state.next_steps.clone();
     let mut done = Vec::new();
     for todo in state.todos.iter().chain(&state.tasks) {
         match todo.status.as_str() {
             "completed" => done.push(todo.content.clone()),
-            "in_progress" => in_progress.push(format!("[in progress] {}", todo.content)),
-            _ => pending.push(todo.content.clone()),
+            "in_progress" => in_progress.push(format!("{} ({noun})", todo.content)),
+            _ => next.push(todo.content.clone()),
         }
     }
-    next.extend(in_progress);
-    next.extend(pending);
-    (next, done)
+    for agent in &state.subagents_running {
+        in_progress.push(format!("subagent still running: {agent}"));
+    }
+    (in_progress, next, done)
 }
 
-/// What to read, as (path, reason): the source file's `files_to_read` in its order, then the
-/// files the session was editing, most recent first.
+/// `done` with whose word it is: `completed-in-plan` for Codex, `completed-in-todo-list`
+/// else.
+fn done_tag(noun: &str) -> String {
+    format!("marked-completed-in-{}", noun.replace(' ', "-"))
+}
+
+/// The user's rules (newest first), then each call they declined with what they said. A rule
+/// the current request already shows whole is not repeated.
+fn rules_and_declines(state: &ResumptionState, current: Option<&str>) -> Vec<String> {
+    state
+        .rules
+        .iter()
+        .filter(|r| current.is_none_or(|c| !c.contains(r.trim())))
+        .chain(state.user_constraints.iter().rev())
+        .cloned()
+        .collect()
+}
+
+/// What to read, as (path, reason): the source file's `files_to_read` in its order, the
+/// files the next step names, then those edited in the newest turns (for a checkpoint written
+/// before those were kept, the newest files touched).
 fn files_to_read(state: &ResumptionState) -> Vec<(String, Option<String>)> {
     let mut files: Vec<(String, Option<String>)> = state
         .files_to_read
@@ -407,9 +464,18 @@ fn files_to_read(state: &ResumptionState) -> Vec<(String, Option<String>)> {
             (f.path.clone(), reason.map(str::to_string))
         })
         .collect();
-    for touched in state.files_touched.iter().rev() {
-        if !state.files_to_read.iter().any(|f| &f.path == touched) {
-            files.push((touched.clone(), None));
+    let recent: Vec<&String> = if state.files_recent.is_empty() && state.files_next.is_empty() {
+        state.files_touched.iter().rev().take(OLD_TOUCHED).collect()
+    } else {
+        state.files_recent.iter().collect()
+    };
+    let named = state
+        .files_next
+        .iter()
+        .map(|f| (f, Some("named for the next step")));
+    for (path, reason) in named.chain(recent.into_iter().map(|f| (f, Some("edited recently")))) {
+        if !files.iter().any(|(p, _)| p == path) {
+            files.push((path.clone(), reason.map(str::to_string)));
         }
     }
     files
@@ -435,27 +501,6 @@ fn keep_what_fits(reservations: &[usize], room: usize) -> Vec<usize> {
         .collect()
 }
 
-/// `items` joined with ", " in at most `max` characters: all of them, else the newest that fit
-/// after `+N earlier, `. Items are ids and never cut.
-fn newest_that_fit(items: &[String], max: usize) -> Option<String> {
-    let all = items.join(", ");
-    if chars(&all) <= max {
-        return Some(all);
-    }
-    for keep in (1..items.len()).rev() {
-        let dropped = items.len() - keep;
-        let text = format!(
-            "+{} earlier, {}",
-            thousands(dropped as u64),
-            items[dropped..].join(", ")
-        );
-        if chars(&text) <= max {
-            return Some(text);
-        }
-    }
-    None
-}
-
 /// A score as written: a small number as it is; a huge one (a hand-edited file) in scientific
 /// notation rather than its 309 digits, so it cannot take the room of the lists after it.
 fn score_text(score: f64) -> String {
@@ -476,19 +521,5 @@ mod tests {
         assert_eq!(score_text(12.0), "12");
         assert_eq!(score_text(f64::MAX), "1.7976931348623157e308");
         assert_eq!(score_text(-1e12), "-1e12");
-    }
-
-    #[test]
-    fn a_long_history_keeps_the_newest_and_counts_the_rest() {
-        let items: Vec<String> = (1..=9).map(|i| format!("cx-00{i} at 85%")).collect();
-        assert_eq!(
-            newest_that_fit(&items[..2], 100).as_deref(),
-            Some("cx-001 at 85%, cx-002 at 85%")
-        );
-        assert_eq!(
-            newest_that_fit(&items, 50).as_deref(),
-            Some("+7 earlier, cx-008 at 85%, cx-009 at 85%")
-        );
-        assert_eq!(newest_that_fit(&items, 10), None);
     }
 }

@@ -11,6 +11,9 @@
 //! Escaping is the generators' job, at the moment text is put into a tag.
 
 pub mod context;
+mod pointers;
+mod present;
+mod rules;
 mod section;
 mod tail;
 mod text;
@@ -20,7 +23,7 @@ pub use section::from_section;
 pub use tail::{
     CONCLUSIONS, TranscriptHead, commands_run, completed_work, conclusions, derive_from_tail,
     errors_seen, files_written_by_subagents, first_request_text, first_user_request,
-    last_timestamp,
+    last_timestamp, with_carried_rules,
 };
 pub use work::MAX_EXCERPT_CHARS;
 

@@ -15,6 +15,9 @@ use std::ops::ControlFlow;
 use ctxmon_domain::resume_log::cut_at_boundary;
 use ctxmon_domain::{ResumptionOrigin, ResumptionState, Timestamp, Todo};
 
+use super::pointers::pointers;
+use super::present::{intent, is_short_reply, request_answered, request_text, what_reply_answers};
+use super::rules::standing_rules;
 use super::text::{capped, dedup_keep_last, path_str};
 use super::work::{add_work, excerpt_within};
 use super::{
@@ -34,11 +37,12 @@ pub fn derive_from_tail(records: &[TranscriptRecord]) -> ResumptionState {
     let mut todos: Option<Vec<Todo>> = None;
     let mut touched: Vec<String> = Vec::new();
     let mut last_text: Option<&str> = None;
+    let mut todo_noun: Option<&str> = None;
 
     for record in main_chain(records) {
         match &record.body {
             RecordBody::Request(r) if r.kind.is_real() => {
-                if let Some(text) = capped(&r.text, MAX_TEXT_CHARS) {
+                if let Some(text) = request_text(&r.text) {
                     requests.push_back(text);
                     if requests.len() > LAST_USER_REQUESTS {
                         requests.pop_front();
@@ -50,6 +54,11 @@ pub fn derive_from_tail(records: &[TranscriptRecord]) -> ResumptionState {
                 ToolKind::TodoList => {
                     if let Some(list) = &call.todos {
                         todos = Some(todo_list(list));
+                        todo_noun = Some(if call.name == "update_plan" {
+                            "plan"
+                        } else {
+                            "todo list"
+                        });
                     }
                 }
                 _ => touched.extend(written_path(call)),
@@ -70,7 +79,45 @@ pub fn derive_from_tail(records: &[TranscriptRecord]) -> ResumptionState {
         ..ResumptionState::default()
     };
     add_work(records, &mut state);
+    add_present(records, &mut state);
+    state.todo_noun = todo_noun.map(str::to_string);
     state
+}
+
+/// The current task, the rules and the pointers for the next step.
+fn add_present(records: &[TranscriptRecord], state: &mut ResumptionState) {
+    state.request_answers = what_reply_answers(records);
+    state.intent = intent(records);
+    state.request_answered = request_answered(records);
+    state.rules = standing_rules(&[], &typed_requests(records));
+    let current = state
+        .last_user_requests
+        .iter()
+        .rev()
+        .find(|r| !is_short_reply(r))
+        .map(String::as_str);
+    let texts: Vec<&str> = current.into_iter().chain(state.intent.as_deref()).collect();
+    let found = pointers(records, &texts);
+    state.files_next = found.files_next;
+    state.files_recent = found.files_recent;
+    state.files_created = found.files_created;
+    state.commands_ok = found.commands_ok;
+    state.environment = found.environment;
+}
+
+/// The user's rules from the records' typed requests, after `carried` (newest first, from an
+/// earlier compaction of the session): newest first.
+pub fn with_carried_rules(carried: &[String], records: &[TranscriptRecord]) -> Vec<String> {
+    standing_rules(carried, &typed_requests(records))
+}
+
+fn typed_requests(records: &[TranscriptRecord]) -> Vec<&str> {
+    main_chain(records)
+        .filter_map(|r| match &r.body {
+            RecordBody::Request(q) if q.kind == RequestKind::Typed => Some(q.text.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The first typed request of the records' main chain (slash commands skipped unless there is

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use ctxmon_domain::{Check, Failure, ResumptionState, Todo};
 
+use super::present::is_short_reply;
 use super::text::{capped, dedup_keep_last};
 use super::{MAX_LIST_ITEMS, MAX_TEXT_CHARS};
 use crate::ports::{RecordBody, TaskItem, ToolCall, ToolKind, ToolResult, TranscriptRecord};
@@ -43,6 +44,24 @@ const SIGNALS: &[&str] = &[
     "✗",
 ];
 
+/// Errors about the agent's own use of its tools, not about the task: the agent retries and
+/// moves on, and showing one after a compaction sends it after a problem that never was.
+const MECHANICS: &[&str] = &[
+    "String to replace not found",
+    "File has not been read yet",
+    "has been modified since read",
+    "has been unexpectedly modified",
+    "matches of the string to replace",
+    "No changes to make: old_string and new_string are exactly the same",
+    "InputValidationError",
+    "Error: No such tool available",
+    "<tool_use_error>Sibling tool call errored",
+];
+
+/// Tools whose errors are never failures of the work: a question the user answered (or
+/// dismissed) is a conversation, not a fault.
+const CONVERSATION_TOOLS: &[&str] = &["AskUserQuestion", "ExitPlanMode", "EnterPlanMode"];
+
 /// Adds what [`derive_from_tail`](super::derive_from_tail) does not cover to `state`.
 pub(crate) fn add_work(records: &[TranscriptRecord], state: &mut ResumptionState) {
     let mut work = Work::default();
@@ -56,6 +75,13 @@ pub(crate) fn add_work(records: &[TranscriptRecord], state: &mut ResumptionState
         match &record.body {
             RecordBody::ToolCall(call) => work.call(call),
             RecordBody::ToolResult(result) => work.result(result),
+            // A failure from before the user's newest request belongs to earlier work: the
+            // agent reported it, and the user has moved on (a short reply may answer it, so
+            // that does not count).
+            RecordBody::Request(q) if q.kind.is_real() && !is_short_reply(&q.text) => {
+                work.failure = None;
+                work.silent_declines.clear();
+            }
             _ => {}
         }
     }
@@ -82,14 +108,44 @@ pub(crate) fn add_work(records: &[TranscriptRecord], state: &mut ResumptionState
         .filter_map(|(_, d)| capped(&d, MAX_TEXT_CHARS))
         .take(MAX_LIST_ITEMS)
         .collect();
-    state.user_constraints = dedup_keep_last(work.constraints, MAX_LIST_ITEMS);
+    let mut constraints = work.constraints;
+    constraints.extend(work.silent_declines);
+    state.user_constraints = dedup_keep_last(constraints, MAX_LIST_ITEMS);
 }
 
-/// A failure and what would resolve it: a later success of the same command (or tool and
-/// file).
+/// A failure and what would resolve it: a later success of the same command (or of a shell
+/// call with the same description), of the same tool on the same file, an edit of that file,
+/// or a passing run of the same kind of test or build.
 struct OpenFailure {
     key: String,
+    description: Option<String>,
+    file: Option<String>,
+    check: Option<String>,
+    program: Option<String>,
     failure: Failure,
+}
+
+impl OpenFailure {
+    fn resolved_by(&self, call: &ToolCall, key: &str) -> bool {
+        let description = call.description.as_deref().map(str::trim);
+        self.key == key
+            || (call.kind == ToolKind::Shell
+                && self.description.is_some()
+                && self.description.as_deref() == description)
+            || (call.kind == ToolKind::FileWrite
+                && self.file.is_some()
+                && self.file.as_deref() == call.file_path.as_deref())
+            || self
+                .program
+                .as_ref()
+                .is_some_and(|p| call.command.as_deref().and_then(program_key).as_ref() == Some(p))
+            || self.check.as_ref().is_some_and(|family| {
+                call.command
+                    .as_deref()
+                    .and_then(check_family)
+                    .is_some_and(|f| &f == family)
+            })
+    }
 }
 
 #[derive(Default)]
@@ -103,6 +159,7 @@ struct Work<'a> {
     failure: Option<OpenFailure>,
     last_check: Option<Check>,
     constraints: Vec<String>,
+    silent_declines: Vec<String>,
     branch: Option<&'a str>,
 }
 
@@ -153,14 +210,21 @@ impl<'a> Work<'a> {
         let Some(id) = result.tool_use_id.as_deref() else {
             return;
         };
-        if let Some(Some(reason)) = &result.rejected
-            && let Some(reason) = capped(reason, MAX_TEXT_CHARS)
-        {
-            self.constraints.push(reason);
-        }
         let Some(call) = self.calls.get(id).copied() else {
+            if let Some(Some(reason)) = &result.rejected
+                && let Some(reason) = capped(reason, MAX_TEXT_CHARS)
+            {
+                self.constraints
+                    .push(format!("declined a tool call: \"{reason}\""));
+            }
             return;
         };
+        match &result.rejected {
+            Some(Some(said)) => self.constraints.push(declined(call, Some(said))),
+            // Without words a refusal matters only for the work now under way.
+            Some(None) => self.silent_declines.push(declined(call, None)),
+            None => {}
+        }
         match call.kind {
             ToolKind::Subagent => self.running.retain(|(call_id, _)| *call_id != id),
             ToolKind::TaskCreate => {
@@ -213,6 +277,11 @@ impl<'a> Work<'a> {
                     .unwrap_or("")
             ),
         };
+        let mechanics = CONVERSATION_TOOLS.contains(&call.name.as_str())
+            || (result.is_error && MECHANICS.iter().any(|m| result.text.contains(m)));
+        if failed && mechanics {
+            return;
+        }
         if failed {
             let shown = command.map_or_else(
                 || key.trim().to_string(),
@@ -220,16 +289,194 @@ impl<'a> Work<'a> {
             );
             self.failure = Some(OpenFailure {
                 key,
+                description: call
+                    .description
+                    .as_deref()
+                    .filter(|_| call.kind == ToolKind::Shell)
+                    .map(|d| d.trim().to_string()),
+                file: call.file_path.clone(),
+                check: command.and_then(check_family),
+                program: command.and_then(program_key),
                 failure: Failure {
                     command: shown,
                     excerpt: excerpt(&result.text),
                 },
             });
-        } else if self.failure.as_ref().is_some_and(|f| f.key == key) {
+        } else if self
+            .failure
+            .as_ref()
+            .is_some_and(|f| f.resolved_by(call, &key))
+        {
             self.failure = None;
         }
     }
 }
+
+/// What a refused call was and what the user said: `declined Bash "rm -rf build": "keep it"`.
+fn declined(call: &ToolCall, said: Option<&str>) -> String {
+    let target = call
+        .command
+        .as_deref()
+        .or(call.file_path.as_deref())
+        .or(call.description.as_deref())
+        .map(|t| super::text::cut(t.trim(), 160));
+    // Plan and question tools are the agent asking; declining them is the user's answer.
+    let what = match (call.name.as_str(), target) {
+        // Claude Code records plan feedback as a refusal; the user's words say what changes.
+        ("ExitPlanMode", _) => "plan feedback".to_string(),
+        ("AskUserQuestion", _) => "declined to answer the question".to_string(),
+        (name, Some(t)) => format!("declined {name} {t}"),
+        (name, None) => format!("declined {name}"),
+    };
+    match said.and_then(|s| capped(s, MAX_TEXT_CHARS)) {
+        Some(words) => format!("{what}: \"{words}\""),
+        None => what,
+    }
+}
+
+/// The kind of test or build a command runs, as `tool verb` ("cargo test", "npm run build",
+/// "pytest"): a passing run of the same kind resolves a failed one, whatever its arguments.
+pub(crate) fn check_family(command: &str) -> Option<String> {
+    let words: Vec<&str> = command
+        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    // A runner that is a check on its own (`pytest`), wherever it stands (`uv run pytest`).
+    if let Some(alone) = words.iter().find(|w| is_check(w)) {
+        return Some(base(alone).to_string());
+    }
+    words.iter().enumerate().find_map(|(i, w)| {
+        let tool = base(w);
+        if !TOOL_WORDS.contains(&tool) {
+            return None;
+        }
+        let verb = words
+            .iter()
+            .skip(i + 1)
+            .take(3)
+            .find(|v| CHECK_VERBS.iter().any(|verb| v.starts_with(verb)))?;
+        Some(format!("{tool} {verb}"))
+    })
+}
+
+/// Programs whose first argument says what they do (`cargo build`, `python app.py`,
+/// `docker exec`): the program alone would call different work the same.
+const WITH_SUBCOMMAND: &[&str] = &[
+    "cargo",
+    "go",
+    "npm",
+    "npx",
+    "yarn",
+    "pnpm",
+    "bun",
+    "deno",
+    "dotnet",
+    "swift",
+    "mix",
+    "uv",
+    "poetry",
+    "pip",
+    "pip3",
+    "git",
+    "gh",
+    "docker",
+    "podman",
+    "kubectl",
+    "helm",
+    "terraform",
+    "aws",
+    "gcloud",
+    "az",
+    "systemctl",
+    "brew",
+    "apt",
+    "apt-get",
+    "python",
+    "python3",
+    "py",
+    "node",
+    "bash",
+    "sh",
+    "zsh",
+    "ruby",
+    "perl",
+    "php",
+    "java",
+    "pwsh",
+    "powershell",
+    "make",
+    "bundle",
+    "rails",
+    "rake",
+    "composer",
+    "mvn",
+    "gradle",
+    "./gradlew",
+];
+
+/// What a shell command runs, to say whether a later success ran the same thing: its last
+/// part that is not `cd`, `echo` and the like, as the program and (for the programs above)
+/// its first argument. A success of `tool x` after a failure of `cd /tmp && tool` resolves it.
+pub(crate) fn program_key(command: &str) -> Option<String> {
+    const AROUND: &[&str] = &[
+        "cd", "echo", "export", "set", "source", ".", "sleep", "true", "head", "tail", "grep",
+        "tee", "cat", "sort", "wc", "timeout", "sudo", "env", "time",
+    ];
+    let parts = shell_parts(command);
+    let part = parts
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| {
+            p.split_whitespace()
+                .next()
+                .is_some_and(|w| !AROUND.contains(&base(w)) && !w.contains('='))
+        })
+        .next_back()?;
+    let mut words = part.split_whitespace();
+    let program = base(words.next()?);
+    if !WITH_SUBCOMMAND.contains(&program) {
+        return Some(program.to_string());
+    }
+    let arg = words.find(|w| !w.starts_with('-'));
+    Some(match arg {
+        Some(a) => format!("{program} {a}"),
+        None => program.to_string(),
+    })
+}
+
+/// The parts of a shell line that each run a program: split at `&&`, `||`, `;`, `|`, `&` and
+/// line breaks, redirections such as `2>&1` kept whole.
+pub(crate) fn shell_parts(command: &str) -> Vec<String> {
+    command
+        .replace(">&", ">")
+        .replace("&>", ">")
+        .split(['&', ';', '|', '\n'])
+        .map(str::to_string)
+        .collect()
+}
+
+fn base(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// Tools that take a verb (`cargo test`); the others are checks on their own (`pytest`).
+const TOOL_WORDS: &[&str] = &[
+    "cargo", "go", "npm", "yarn", "pnpm", "bun", "dotnet", "swift", "mix", "deno", "uv", "poetry",
+    "xtask",
+];
+
+/// Verbs of [`TOOL_WORDS`] that test or build.
+const CHECK_VERBS: &[&str] = &[
+    "test",
+    "build",
+    "check",
+    "clippy",
+    "nextest",
+    "vet",
+    "lint",
+    "typecheck",
+    "ci",
+];
 
 /// A command that tests or builds: its outcome is worth a line of its own.
 pub(crate) fn is_check(command: &str) -> bool {
@@ -249,21 +496,8 @@ pub(crate) fn is_check(command: &str) -> bool {
         "phpunit",
         "mocha",
     ];
-    const TOOLS: &[&str] = &[
-        "cargo", "go", "npm", "yarn", "pnpm", "bun", "dotnet", "swift", "mix", "deno", "uv",
-        "poetry", "xtask",
-    ];
-    const VERBS: &[&str] = &[
-        "test",
-        "build",
-        "check",
-        "clippy",
-        "nextest",
-        "vet",
-        "lint",
-        "typecheck",
-        "ci",
-    ];
+    const TOOLS: &[&str] = TOOL_WORDS;
+    const VERBS: &[&str] = CHECK_VERBS;
     let words: Vec<&str> = command
         .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
         .filter(|w| !w.is_empty())

@@ -82,7 +82,7 @@ fn a_subagents_failure_is_resolved_only_by_the_same_subagent() {
         result_record(result(
             "t1",
             true,
-            "InputValidationError: Task failed due to the following issue",
+            "Agent stopped: the build folder could not be read",
         )),
     ];
     // Another subagent succeeding says nothing about the one that failed.
@@ -163,7 +163,10 @@ fn commits_tasks_subagents_and_constraints() {
         ]
     );
     assert_eq!(s.subagents_running, ["Review the schema"]);
-    assert_eq!(s.user_constraints, ["keep the old name"]);
+    assert_eq!(
+        s.user_constraints,
+        ["declined Edit /p/a.rs: \"keep the old name\""]
+    );
     // A refusal is not a failure.
     assert_eq!(s.failure, None);
     assert_eq!(s.git_branch.as_deref(), Some("feature/tax"));

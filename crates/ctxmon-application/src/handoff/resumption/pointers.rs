@@ -1,0 +1,550 @@
+//! Pointers for the next step: the files it needs (named in the newest request and in the
+//! assistant's statement of intent), the files edited in the newest turns and those the
+//! session created, the last commands that worked, and the facts of the environment those
+//! commands show (a container, a database, a host and port, a virtualenv; a tool that failed
+//! as unusable and what worked instead). Exact strings, as the transcript has them: a model's
+//! summary loses exactly these.
+
+use std::collections::{HashMap, HashSet};
+
+use super::text::{capped, dedup_keep_last, path_str};
+use super::work::{is_check, shell_parts};
+use crate::ports::{RecordBody, ToolCall, ToolKind, ToolResult, TranscriptRecord};
+
+/// The most commands that worked kept.
+pub const COMMANDS_OK: usize = 3;
+/// The most environment facts kept.
+pub const ENVIRONMENT_FACTS: usize = 6;
+/// The most files of each pointer list kept.
+const FILES: usize = 20;
+/// A command longer than this is a script, not a line to run again.
+const COMMAND_CHARS: usize = 300;
+
+/// Commands that look around rather than build, test or run: worth nothing as a pointer.
+const LOOKING: &[&str] = &[
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "grep",
+    "rg",
+    "find",
+    "fd",
+    "cd",
+    "pwd",
+    "echo",
+    "printf",
+    "which",
+    "wc",
+    "sed",
+    "awk",
+    "sort",
+    "uniq",
+    "diff",
+    "tree",
+    "file",
+    "stat",
+    "du",
+    "df",
+    "ps",
+    "env",
+    "printenv",
+    "true",
+    "false",
+    "sleep",
+    "mkdir",
+    "rm",
+    "rmdir",
+    "cp",
+    "mv",
+    "chmod",
+    "chown",
+    "touch",
+    "ln",
+    "git",
+    "gh",
+    "open",
+    "less",
+    "more",
+    "clear",
+    "type",
+    "date",
+    "whoami",
+    "jq",
+    "xargs",
+    "tee",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "test",
+    "[",
+    "export",
+    "source",
+    ".",
+    "set",
+    "unset",
+    "history",
+    "man",
+    "help",
+    "kill",
+    "pkill",
+    "lsof",
+    "netstat",
+    "ss",
+    "id",
+    "uname",
+    "hostname",
+    "nproc",
+    "free",
+    "top",
+    "Get-ChildItem",
+    "Get-Content",
+    "Select-String",
+    "dir",
+    "type",
+    "Set-Location",
+];
+
+/// What the newest turns pointed at, derived once from the tail's records.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Pointers {
+    pub files_next: Vec<String>,
+    pub files_recent: Vec<String>,
+    pub files_created: Vec<String>,
+    pub commands_ok: Vec<String>,
+    pub environment: Vec<String>,
+}
+
+/// The pointers of `records`; `texts` are the newest request and the statement of intent,
+/// whose named files come first.
+pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers {
+    let main: Vec<&TranscriptRecord> = records.iter().filter(|r| !r.sidechain).collect();
+    let mut calls: HashMap<&str, &ToolCall> = HashMap::new();
+    let mut known: Vec<String> = Vec::new();
+    let mut created: Vec<String> = Vec::new();
+    let mut worked: Vec<&str> = Vec::new();
+    let mut unusable: Vec<(String, usize)> = Vec::new();
+    let mut replacements: Vec<String> = Vec::new();
+    let turns = turn_starts(&main);
+    let recent_from = turns.iter().rev().nth(1).copied().unwrap_or(0);
+    let mut recent: Vec<String> = Vec::new();
+    for (i, record) in main.iter().enumerate() {
+        match &record.body {
+            RecordBody::ToolCall(call) => {
+                if let Some(id) = call.id.as_deref() {
+                    calls.insert(id, call);
+                }
+                if let Some(path) = call.file_path.as_deref().and_then(path_str) {
+                    if call.creates {
+                        created.push(path.clone());
+                    }
+                    if call.kind == ToolKind::FileWrite && i >= recent_from {
+                        recent.push(path.clone());
+                    }
+                    known.push(path);
+                }
+            }
+            RecordBody::ToolResult(result) => {
+                let Some(call) = result.tool_use_id.as_deref().and_then(|id| calls.get(id)) else {
+                    continue;
+                };
+                if result.created_file
+                    && let Some(path) = call.file_path.as_deref().and_then(path_str)
+                {
+                    created.push(path);
+                }
+                let Some(command) = call
+                    .command
+                    .as_deref()
+                    .filter(|_| call.kind == ToolKind::Shell)
+                else {
+                    continue;
+                };
+                if succeeded(result) {
+                    worked.push(command);
+                    let program = program_of(command);
+                    if let Some((missing, _)) = unusable.iter().find(|(m, _)| {
+                        Some(m.as_str()) != program.as_deref() && same_args(m, command)
+                    }) {
+                        replacements.push(format!(
+                            "{missing} is not usable here; {} worked instead",
+                            program.as_deref().unwrap_or(command)
+                        ));
+                    }
+                } else if let Some(missing) = unusable_program(command, &result.text) {
+                    unusable.push((missing, i));
+                }
+            }
+            _ => {}
+        }
+    }
+    let known = dedup_keep_last(known, usize::MAX);
+    let mut next: Vec<String> = Vec::new();
+    for text in texts {
+        next.extend(named_files(text, &known));
+    }
+    let mut seen = HashSet::new();
+    next.retain(|p| seen.insert(p.clone()));
+    next.truncate(FILES);
+    recent.reverse();
+    let mut seen = HashSet::new();
+    recent.retain(|p| seen.insert(p.clone()) && !next.contains(p));
+    recent.truncate(FILES);
+
+    // An inline script (`python -c "…"` over several lines) is not a line to run again.
+    let useful: Vec<String> = worked
+        .iter()
+        .filter(|c| !c.trim().contains('\n') && is_worth_repeating(c))
+        .filter_map(|c| capped(c, COMMAND_CHARS))
+        .collect();
+    let mut commands_ok = dedup_keep_last(useful, COMMANDS_OK);
+    commands_ok.reverse();
+
+    let mut facts: Vec<String> = Vec::new();
+    for command in &worked {
+        facts.extend(environment_facts(command));
+    }
+    let fixed: HashSet<String> = replacements
+        .iter()
+        .filter_map(|r| r.split(' ').next().map(str::to_string))
+        .collect();
+    for (missing, _) in &unusable {
+        if !fixed.contains(missing) {
+            facts.push(format!("{missing} is not usable here (command not found)"));
+        }
+    }
+    facts.extend(replacements);
+    let mut environment = dedup_keep_last(facts, ENVIRONMENT_FACTS);
+    environment.reverse();
+
+    Pointers {
+        files_next: next,
+        files_recent: recent,
+        files_created: dedup_keep_last(created, FILES),
+        commands_ok,
+        environment,
+    }
+}
+
+/// The indexes where each real request of the main chain starts a turn.
+fn turn_starts(main: &[&TranscriptRecord]) -> Vec<usize> {
+    main.iter()
+        .enumerate()
+        .filter(|(_, r)| matches!(&r.body, RecordBody::Request(q) if q.kind.is_real()))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn succeeded(result: &ToolResult) -> bool {
+    !result.is_error && result.rejected.is_none() && result.exit_code.is_none_or(|c| c == 0)
+}
+
+/// The words of a command that run programs: each `&&`, `;` or `|` part's first word, past
+/// variable assignments and wrappers such as `sudo` or `timeout 60`.
+fn programs(command: &str) -> Vec<String> {
+    shell_parts(command)
+        .iter()
+        .filter_map(|part| {
+            let mut words = part.split_whitespace().peekable();
+            while let Some(w) = words.peek() {
+                let wrapper = matches!(*w, "sudo" | "time" | "nohup" | "exec" | "env" | "command");
+                let assignment = w.contains('=') && !w.starts_with('-') && !w.starts_with('=');
+                let number = w
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == 's' || c == 'm');
+                if wrapper || assignment || (*w == "timeout") || number {
+                    words.next();
+                } else {
+                    break;
+                }
+            }
+            words.next().map(str::to_string)
+        })
+        .collect()
+}
+
+fn program_of(command: &str) -> Option<String> {
+    programs(command).into_iter().next()
+}
+
+/// A build, test or run: any of its parts runs something other than looking around.
+fn is_worth_repeating(command: &str) -> bool {
+    is_check(command)
+        || programs(command).iter().any(|p| {
+            let base = p.rsplit('/').next().unwrap_or(p);
+            let base = base.trim();
+            !LOOKING.contains(&base) && !base.is_empty()
+        })
+}
+
+/// The program a failed command could not find, as the shell named it ("python: command not
+/// found", "zsh: command not found: py", "'py' is not recognized as …"); only a program the
+/// command runs counts.
+fn unusable_program(command: &str, output: &str) -> Option<String> {
+    let runs = programs(command);
+    output.lines().find_map(|line| {
+        let l = line.trim();
+        let named = if let Some(at) = l.find("command not found: ") {
+            l.get(at + "command not found: ".len()..)
+        } else if let Some(head) = l.strip_suffix(": command not found") {
+            head.rsplit(": ").next()
+        } else if let Some(at) = l.find("' is not recognized as") {
+            l.get(..at).and_then(|h| h.rsplit('\'').next())
+        } else {
+            None
+        }?;
+        let named = named.trim().trim_matches(['\'', '"']);
+        runs.iter()
+            .any(|p| p.trim() == named)
+            .then(|| named.to_string())
+    })
+}
+
+/// Whether `command` ran what `missing` was meant to run, with a program of the same family
+/// (python → python3, py → python, docker-compose → docker compose).
+fn same_args(missing: &str, command: &str) -> bool {
+    let Some(program) = program_of(command) else {
+        return false;
+    };
+    let base = |p: &str| p.rsplit('/').next().unwrap_or(p).replace('-', " ");
+    let (m, p) = (base(missing), base(&program));
+    p.starts_with(&m) || m.starts_with(&p)
+}
+
+/// The identifiers a command that worked names: its container, database, host and port,
+/// virtualenv.
+fn environment_facts(command: &str) -> Vec<String> {
+    let words: Vec<&str> = command
+        .split_whitespace()
+        .map(|w| w.trim_matches(['"', '\'', ';', ')', '(']))
+        .collect();
+    let mut facts = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let next = words.get(i + 1).copied();
+        let after_flags = |from: usize, with_value: &[&str]| -> Option<&str> {
+            let mut k = from;
+            while let Some(x) = words.get(k) {
+                if x.starts_with('-') {
+                    k += if with_value.contains(x) { 2 } else { 1 };
+                } else {
+                    return Some(*x);
+                }
+            }
+            None
+        };
+        match *w {
+            "docker" | "podman" => {
+                if let Some(sub) = next
+                    && matches!(
+                        sub,
+                        "exec" | "logs" | "restart" | "stop" | "start" | "inspect" | "attach"
+                    )
+                    && let Some(name) = after_flags(
+                        i + 2,
+                        &[
+                            "-e",
+                            "-u",
+                            "-w",
+                            "--env",
+                            "--user",
+                            "--workdir",
+                            "--tail",
+                            "-n",
+                        ],
+                    )
+                {
+                    facts.push(format!("container: {name} ({w} {sub})"));
+                }
+            }
+            "--name" | "--container-name" => {
+                if let Some(name) = next {
+                    facts.push(format!("container: {name}"));
+                }
+            }
+            "psql" | "mysql" | "mariadb" | "redis-cli" | "mongosh" | "pg_dump" | "sqlite3" => {
+                facts.extend(database_facts(w, &words[i + 1..]));
+            }
+            "ssh" | "scp" | "rsync" => {
+                if let Some(host) = after_flags(i + 1, &["-p", "-i", "-l", "-o", "-P", "-e"])
+                    && host.contains('@')
+                {
+                    facts.push(format!("host: {host}"));
+                }
+            }
+            "conda" | "workon" | "pyenv" => {
+                let name = if *w == "workon" {
+                    next
+                } else {
+                    next.filter(|n| *n == "activate" || *n == "shell")
+                        .and(words.get(i + 2).copied())
+                };
+                if let Some(env) = name {
+                    facts.push(format!("virtualenv: {env}"));
+                }
+            }
+            _ => {}
+        }
+        if let Some(venv) = w.strip_suffix("/bin/activate") {
+            facts.push(format!(
+                "virtualenv: {}",
+                if venv.is_empty() { "." } else { venv }
+            ));
+        } else if let Some(at) = w.find("/bin/python") {
+            facts.push(format!("virtualenv: {}", &w[..at]));
+        }
+        for scheme in [
+            "http://",
+            "https://",
+            "postgres://",
+            "postgresql://",
+            "mysql://",
+            "redis://",
+            "mongodb://",
+        ] {
+            if let Some(rest) = w.split(scheme).nth(1) {
+                let authority = rest.split('/').next().unwrap_or("");
+                let host = authority.rsplit('@').next().unwrap_or(authority);
+                if host.contains(':') || host.starts_with("localhost") || host.starts_with("127.") {
+                    facts.push(format!("host: {host}"));
+                }
+            }
+        }
+    }
+    facts
+}
+
+/// `-h host -p port -d db` (and the forms with `=`) of a database client, and a last bare
+/// argument as the database.
+fn database_facts(client: &str, args: &[&str]) -> Vec<String> {
+    let mut host = None;
+    let mut port = None;
+    let mut db = None;
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        let value = args.get(k + 1).copied();
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v)),
+            _ => (*a, None),
+        };
+        let given = inline.or(value);
+        match flag {
+            "-h" | "--host" => host = given,
+            "-p" if client != "mysql" && client != "mariadb" => port = given,
+            "-P" | "--port" => port = given,
+            "-d" | "--dbname" | "-D" | "--database" => db = given,
+            _ if !a.starts_with('-')
+                && k + 1 == args.len()
+                && db.is_none()
+                && !a.contains("://") =>
+            {
+                db = Some(*a);
+            }
+            _ => {}
+        }
+        k += if inline.is_none()
+            && matches!(
+                flag,
+                "-h" | "--host"
+                    | "-p"
+                    | "-P"
+                    | "--port"
+                    | "-d"
+                    | "--dbname"
+                    | "-D"
+                    | "--database"
+                    | "-U"
+                    | "-u"
+                    | "--user"
+            ) {
+            2
+        } else {
+            1
+        };
+    }
+    let mut facts = Vec::new();
+    if let Some(db) = db.filter(|d| !d.is_empty() && !d.starts_with('<')) {
+        facts.push(format!("database: {db} ({client})"));
+    }
+    match (host, port) {
+        (Some(h), Some(p)) => facts.push(format!("host: {h}:{p}")),
+        (Some(h), None) => facts.push(format!("host: {h}")),
+        (None, Some(p)) => facts.push(format!("port: {p}")),
+        (None, None) => {}
+    }
+    facts
+}
+
+/// The files `text` names: a word that is a path the session used (whole, its end, or its
+/// file name), else a word shaped like a path (`src/x.rs`, `README.md`).
+fn named_files(text: &str, known: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for raw in text.split(|c: char| c.is_whitespace() || "`'\"()[]{}<>,;".contains(c)) {
+        let word = raw
+            .trim_start_matches('@')
+            .trim_end_matches(['.', ':', '!', '?', '*']);
+        if word.chars().count() < 3 || word.contains("://") {
+            continue;
+        }
+        let matched: Vec<&String> = known
+            .iter()
+            .filter(|k| {
+                k.as_str() == word
+                    || (word.contains('/')
+                        && k.ends_with(&format!("/{}", word.trim_start_matches("./"))))
+                    || file_name(k) == Some(word)
+                    || (is_distinctive_stem(word) && file_stem(k) == Some(word))
+            })
+            .collect();
+        if let Some(newest) = matched.last() {
+            out.push((*newest).clone());
+        } else if looks_like_path(word)
+            && let Some(p) = path_str(word)
+        {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn file_name(path: &str) -> Option<&str> {
+    path.rsplit(['/', '\\']).next().filter(|n| !n.is_empty())
+}
+
+fn file_stem(path: &str) -> Option<&str> {
+    let name = file_name(path)?;
+    Some(name.rsplit_once('.').map_or(name, |(stem, _)| stem)).filter(|s| !s.is_empty())
+}
+
+/// A bare word that names one file (README, CHANGELOG, Dockerfile), not a common word.
+fn is_distinctive_stem(word: &str) -> bool {
+    word.chars().count() >= 4
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && (word.chars().all(|c| !c.is_ascii_lowercase()) || word.contains(['_', '-']))
+}
+
+/// `dir/name`, `./x`, or `name.ext` with a short alphabetic extension and a name that is not a
+/// number ("v2.0", "e.g." are not files).
+fn looks_like_path(word: &str) -> bool {
+    if word.starts_with('-') || word.contains('=') {
+        return false;
+    }
+    let Some((stem, ext)) = word.rsplit_once('.') else {
+        return false;
+    };
+    let ext_ok = (1..=6).contains(&ext.len())
+        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        && ext.chars().any(|c| c.is_ascii_alphabetic());
+    let stem_name = file_name(stem).unwrap_or(stem);
+    let stem_ok = !stem_name.is_empty()
+        && stem_name.chars().any(char::is_alphabetic)
+        && !stem_name.contains('.')
+        || stem.contains('/');
+    ext_ok && stem_ok && word.chars().all(|c| !c.is_control())
+}
+
+#[cfg(test)]
+#[path = "pointers_tests.rs"]
+mod tests;

@@ -1,0 +1,394 @@
+//! The user's standing instructions, found in what they typed: "never run git commands",
+//! "don't keep asking me to confirm", "restore from backup, not git", "no uses npm", "不要修改测试".
+//! A model's summary drops these first, and an agent that forgets one undoes what the user
+//! asked for. They are kept verbatim, newest first; one the user later took back is replaced
+//! by the newer words.
+//!
+//! Only sentences of what the user typed count (never a slash command, tool output or the
+//! agent's text), and only short imperative ones: a long paragraph that happens to say "only"
+//! is a request, not a rule. A sentence that asks something is not a rule either.
+
+use std::collections::HashSet;
+
+use super::text::capped;
+
+/// The most rules kept.
+pub const MAX_RULES: usize = 20;
+/// A sentence longer than this is part of a request, not a standing rule.
+const RULE_CHARS: usize = 300;
+
+/// Words a sentence may open with before the rule itself ("please never…", "y nunca…").
+const FILLERS: &[&str] = &[
+    "please",
+    "pls",
+    "and",
+    "also",
+    "but",
+    "oh",
+    "ok",
+    "okay",
+    "btw",
+    "so",
+    "just",
+    "remember",
+    "important",
+    "note",
+    "again",
+    "por favor",
+    "y",
+    "pero",
+    "también",
+    "ojo",
+    "recuerda",
+    "recuerda que",
+    "importante",
+];
+
+/// English and Spanish openings that make a sentence a rule.
+const OPENINGS: &[&str] = &[
+    "never ",
+    "always ",
+    "don't ",
+    "don’t ",
+    "dont ",
+    "do not ",
+    "only ",
+    "stop ",
+    "avoid ",
+    "make sure ",
+    "from now on",
+    "remember to ",
+    "no more ",
+    "you must ",
+    "must ",
+    "you should never",
+    "you should always",
+    "you shouldn't",
+    "nunca ",
+    "siempre ",
+    "solo ",
+    "sólo ",
+    "únicamente ",
+    "evita ",
+    "asegúrate ",
+    "a partir de ahora",
+    "debes ",
+    "no vuelvas a ",
+    "别",
+];
+
+/// Inside a sentence, these make it a rule ("analyze only, don't execute", "use pnpm instead").
+const INSIDE: &[&str] = &[
+    ", don't ",
+    ", do not ",
+    ", never ",
+    ", not ",
+    " instead of ",
+    " instead.",
+    " instead,",
+    " rather than ",
+    " en lugar de ",
+    " en vez de ",
+    ", no ",
+    "不要",
+    "别再",
+    "不许",
+    "不准",
+    "禁止",
+    "务必",
+    "必须",
+    "一定要",
+    "总是",
+    "始终",
+    "永远",
+    "只能",
+    "只用",
+    "只需",
+    "以后都",
+    "而不是",
+    "代替",
+];
+
+/// Words of a later message that take back earlier restrictions on acting ("do it yourself"
+/// after "analyze only, don't execute").
+const PERMISSIONS: &[&str] = &[
+    "do it yourself",
+    "go ahead",
+    "you can run",
+    "you can execute",
+    "you can now",
+    "you may now",
+    "run it yourself",
+    "feel free to",
+    "you have permission",
+    "hazlo tú",
+    "hazlo tu",
+    "adelante",
+    "ya puedes",
+    "puedes ejecutar",
+    "你来做",
+    "你自己来",
+    "你自己做",
+    "直接执行",
+    "可以执行",
+    "现在可以",
+];
+
+/// Words of a restriction on acting, which a permission takes back.
+const RESTRICTIONS: &[&str] = &[
+    "execute",
+    "run ",
+    "change",
+    "modify",
+    "edit",
+    "touch",
+    "implement",
+    "commit",
+    "push",
+    "apply",
+    "write",
+    "analyze only",
+    "analyse only",
+    "only analy",
+    "read only",
+    "read-only",
+    "plan only",
+    "only plan",
+    "ejecut",
+    "modifiqu",
+    "cambi",
+    "toques",
+    "solo analiza",
+    "执行",
+    "修改",
+    "只分析",
+    "只读",
+    "改动",
+];
+
+/// Marks of a later rule that replaces an earlier one on the same thing.
+const REVERSALS: &[&str] = &[
+    "actually",
+    "instead",
+    "now you can",
+    "you can now",
+    "no longer",
+    "scratch that",
+    "forget ",
+    "changed my mind",
+    "it's ok to",
+    "it's fine to",
+    "en realidad",
+    "olvida",
+    "ya no",
+    "en lugar de",
+    "en vez de",
+    "算了",
+    "改成",
+    "改为",
+    "不用了",
+];
+
+/// Words too common to say two rules are about the same thing.
+const STOPWORDS: &[&str] = &[
+    "never", "always", "don't", "dont", "only", "must", "should", "please", "with", "that", "this",
+    "these", "those", "from", "into", "your", "you're", "have", "make", "sure", "when", "what",
+    "instead", "actually", "anymore", "again", "just", "them", "then", "than", "they", "will",
+    "would", "could", "also", "ever", "rather", "about", "there", "here", "it's", "nunca",
+    "siempre", "solo", "para", "como", "pero",
+];
+
+/// The user's rules from their requests (oldest first), after those carried from before the
+/// tail (newest first), as kept in a state: newest first, at most [`MAX_RULES`].
+pub(crate) fn standing_rules(carried: &[String], requests: &[&str]) -> Vec<String> {
+    // Oldest first while they are gathered, so that a later message can take back an earlier
+    // rule.
+    let mut rules: Vec<String> = carried.iter().rev().cloned().collect();
+    for request in requests {
+        let sentences = own_sentences(request);
+        if let Some(permission) = sentences.iter().find(|s| says_permission(s)) {
+            let permission = capped(permission, RULE_CHARS).unwrap_or_default();
+            let mut replaced = Vec::new();
+            rules.retain(|r| {
+                let restricts = is_restriction(r);
+                if restricts {
+                    replaced.push(r.clone());
+                }
+                !restricts
+            });
+            if let Some(last) = replaced.last() {
+                rules.push(format!("{permission} (replaces: {})", original(last)));
+            }
+        }
+        for sentence in sentences.iter().filter(|s| is_rule(s)) {
+            let Some(rule) = capped(sentence, RULE_CHARS) else {
+                continue;
+            };
+            let reverses = has_any(&rule.to_lowercase(), REVERSALS);
+            let mut replaced = None;
+            rules.retain(|r| {
+                let same = same_rule(r, &rule);
+                let overridden = reverses && about_the_same(r, &rule);
+                if overridden && !same {
+                    replaced = Some(original(r).to_string());
+                }
+                !(same || overridden)
+            });
+            rules.push(match replaced {
+                Some(old) => format!("{rule} (replaces: {old})"),
+                None => rule,
+            });
+        }
+    }
+    rules.reverse();
+    rules.truncate(MAX_RULES);
+    rules
+}
+
+/// The sentences of a request the user wrote themselves, as far as can be told: of a long
+/// one (a pasted log, manual page or file) only its first and last lines, where people put
+/// what they ask around what they paste.
+fn own_sentences(request: &str) -> Vec<String> {
+    const LONG: usize = 25;
+    const KEPT: usize = 5;
+    let lines: Vec<&str> = request.lines().collect();
+    if lines.len() <= LONG {
+        return sentences(request);
+    }
+    let mut out = sentences(&lines[..KEPT].join("\n"));
+    out.extend(sentences(&lines[lines.len() - KEPT..].join("\n")));
+    out
+}
+
+/// A rule without the note on what it replaced.
+fn original(rule: &str) -> &str {
+    rule.split(" (replaces: ").next().unwrap_or(rule)
+}
+
+/// Whether `sentence` is a standing instruction.
+pub(crate) fn is_rule(sentence: &str) -> bool {
+    let t = sentence.trim();
+    let n = t.chars().count();
+    if n < 6 || n > RULE_CHARS || t.ends_with(['?', '？']) {
+        return false;
+    }
+    let lower = without_fillers(&t.to_lowercase());
+    OPENINGS.iter().any(|o| lower.starts_with(o))
+        || spanish_negative_imperative(&lower)
+        || has_any(&lower, INSIDE)
+        || (lower.starts_with("use ") && has_any(&lower, &[" instead", " not ", " only"]))
+        || (lower.starts_with("usa ") && has_any(&lower, &[" no ", " solo"]))
+}
+
+/// "no uses …", "no hagas …", "no me preguntes …": a negative imperative, whose verb ends in
+/// -s; "no sé" or "no funciona" are not.
+fn spanish_negative_imperative(lower: &str) -> bool {
+    let Some(rest) = lower.strip_prefix("no ") else {
+        return false;
+    };
+    let mut words = rest.split_whitespace();
+    let Some(first) = words.next() else {
+        return false;
+    };
+    let first = if matches!(
+        first,
+        "me" | "te" | "lo" | "la" | "le" | "los" | "las" | "les" | "se"
+    ) {
+        words.next().unwrap_or("")
+    } else {
+        first
+    };
+    first.chars().count() > 3 && first.ends_with('s') && first.is_ascii() || first.ends_with("és")
+}
+
+fn without_fillers(lower: &str) -> String {
+    let mut t = lower.trim_start();
+    loop {
+        let before = t;
+        for f in FILLERS {
+            if let Some(rest) = t.strip_prefix(f)
+                && rest.starts_with([' ', ',', ':', '!'])
+            {
+                t = rest.trim_start_matches([' ', ',', ':', '!']);
+            }
+        }
+        if t == before {
+            return t.to_string();
+        }
+    }
+}
+
+fn says_permission(sentence: &str) -> bool {
+    has_any(&sentence.to_lowercase(), PERMISSIONS) && !sentence.trim().ends_with(['?', '？'])
+}
+
+fn is_restriction(rule: &str) -> bool {
+    let lower = original(rule).to_lowercase();
+    let negative = has_any(
+        &lower,
+        &[
+            "don't", "dont", "do not", "never", "only", "no ", "nunca", "solo", "sólo", "不要",
+            "别", "只", "禁止",
+        ],
+    );
+    negative && has_any(&lower, RESTRICTIONS)
+}
+
+fn same_rule(a: &str, b: &str) -> bool {
+    original(a).trim().to_lowercase() == b.trim().to_lowercase()
+}
+
+/// Two rules share a word that names what they are about.
+fn about_the_same(a: &str, b: &str) -> bool {
+    let words = |s: &str| -> HashSet<String> {
+        s.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+            .filter(|w| w.chars().count() >= 4 && !STOPWORDS.contains(w))
+            .map(str::to_string)
+            .collect()
+    };
+    !words(original(a)).is_disjoint(&words(b))
+}
+
+fn has_any(text: &str, needles: &[&str]) -> bool {
+    needles.iter().any(|n| text.contains(n))
+}
+
+/// The sentences of a message: its lines, split after `. ! ?` followed by a space and after
+/// the CJK stops; list markers removed.
+pub(crate) fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut current = String::new();
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            current.push(c);
+            let western = matches!(c, '.' | '!' | '?' | ';')
+                && chars.peek().is_none_or(|n| n.is_whitespace());
+            if western || matches!(c, '。' | '！' | '？' | '；') {
+                push_sentence(&mut out, &current);
+                current.clear();
+            }
+        }
+        push_sentence(&mut out, &current);
+    }
+    out
+}
+
+fn push_sentence(out: &mut Vec<String>, s: &str) {
+    let t = s
+        .trim()
+        .trim_start_matches(['-', '*', '•', '>'])
+        .trim_start();
+    let t = match t.split_once(". ") {
+        Some((n, rest)) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => rest,
+        _ => t,
+    };
+    if !t.is_empty() {
+        out.push(t.to_string());
+    }
+}
+
+#[cfg(test)]
+#[path = "rules_tests.rs"]
+mod tests;
