@@ -8,7 +8,7 @@ use ctxmon_application::handoff::alert::{
     ALERT_MAX_TOKENS, SHORTENED_MARKER, render_compaction_alert,
 };
 use ctxmon_application::handoff::resumption::context::{
-    HistoryEntry, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
+    RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
 use ctxmon_application::handoff::resumption::from_section;
 use ctxmon_domain::xml::{escape_attr, escape_text};
@@ -90,6 +90,16 @@ fn maximal_checkpoint() -> Result<CheckpointData, String> {
         }),
         subagents_running: list(16),
         user_constraints: list(17),
+        request_answers: Some(long_text(18, 2_000)),
+        intent: Some(long_text(19, 2_000)),
+        request_answered: false,
+        rules: list(20),
+        files_next: list(21),
+        files_recent: list(22),
+        files_created: list(23),
+        commands_ok: list(24),
+        environment: list(25),
+        todo_noun: Some(long_text(26, 200)),
     };
     Ok(CheckpointData {
         schema_version: 1,
@@ -106,21 +116,33 @@ fn maximal_checkpoint() -> Result<CheckpointData, String> {
 }
 
 /// The items a list section shows and the count it ends with; `None` without the section.
-fn list_of(text: &str, tag: &str, noun: &str, id: &str) -> Option<(usize, usize)> {
-    let start = text.find(&format!("<{tag}>\n"))? + tag.len() + 3;
-    let end = start + text[start..].find(&format!("</{tag}>"))?;
-    let lines: Vec<&str> = text[start..end]
-        .lines()
-        .filter_map(|l| l.strip_prefix("- "))
-        .collect();
-    let suffix = format!(" more {noun} in {id}");
-    match lines
-        .last()
-        .and_then(|l| l.strip_prefix('+')?.strip_suffix(suffix.as_str()))
-    {
-        Some(n) => Some((lines.len() - 1, n.parse().ok()?)),
-        None => Some((lines.len(), 0)),
-    }
+fn list_of(text: &str, tag: &str, noun: &str, _id: &str) -> Option<(usize, usize)> {
+    let shown = text.find(&format!("<{tag}>\n")).map_or(0, |at| {
+        let start = at + tag.len() + 3;
+        let end = text[start..]
+            .find(&format!("</{tag}>"))
+            .map_or(start, |e| start + e);
+        text[start..end]
+            .lines()
+            .filter(|l| l.starts_with("- "))
+            .count()
+    });
+    // What a list leaves out, `<left-out>` counts: "38 more next steps".
+    let singular = noun.strip_suffix('s').unwrap_or(noun);
+    let counted = text
+        .find("<left-out>")
+        .map(|at| &text[at + "<left-out>".len()..])
+        .and_then(|rest| rest.split("</left-out>").next())
+        .unwrap_or("")
+        .split([',', ':'])
+        .map(str::trim)
+        .find_map(|part| {
+            let (n, rest) = part.split_once(' ')?;
+            let rest = rest.strip_prefix("more ").unwrap_or(rest);
+            (rest == noun || rest == singular).then(|| n.parse::<usize>().ok())?
+        })
+        .unwrap_or(0);
+    (shown + counted > 0).then_some((shown, counted))
 }
 
 /// Checks one render: within budget, closed, and every list of `lists` (tag, noun, items in
@@ -136,10 +158,13 @@ fn check_resumption(
     if tokens > RESUMPTION_MAX_TOKENS {
         problems.push(format!("{tokens} tokens, budget {RESUMPTION_MAX_TOKENS}"));
     }
-    if !text.ends_with(&format!(
-        "<read-more>ctxmon checkpoint show {id}</read-more>\n</resumption-context>"
-    )) {
-        problems.push("not closed with the pointer to the checkpoint".into());
+    let left_out = text.contains("<left-out>");
+    if left_out
+        && !text.ends_with(&format!(
+            "ctxmon checkpoint show {id}</left-out>\n</resumption-context>"
+        ))
+    {
+        problems.push("what was left out does not end with the pointer to the checkpoint".into());
     }
     for &(tag, noun, items, first) in lists {
         match list_of(text, tag, noun, id) {
@@ -182,16 +207,9 @@ fn generated_section(n: usize) -> serde_json::Value {
 /// (next steps, files to read, decisions) showing their first item whenever it can fit.
 pub fn resumption_context() -> Result<String, String> {
     let cp = maximal_checkpoint()?;
-    let history: Vec<HistoryEntry> = (1..=500)
-        .map(|i| HistoryEntry {
-            checkpoint_id: format!("cx-{i:03}"),
-            fill_percent: 99,
-        })
-        .collect();
     let log = format!("/{}", "r/".repeat(2_000));
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
-        history: &history,
         resume_log: Some(&log),
     });
     let mut problems = Vec::new();
@@ -212,14 +230,9 @@ pub fn resumption_context() -> Result<String, String> {
             state.next_steps.len() + state.todos.len() + state.tasks.len() - done,
             true,
         ),
-        ("commits", "commits", ITEMS, true),
-        ("subagents-running", "subagents", ITEMS, false),
-        ("user-constraints", "constraints", ITEMS, true),
-        ("files-to-read", "files", 2 * ITEMS, false),
-        ("decisions", "decisions", ITEMS, true),
+        ("commits", "commits", ITEMS, false),
+        ("decisions", "decisions", ITEMS, false),
         ("agent-summaries", "agent summaries", ITEMS, false),
-        ("earlier-requests", "requests", ITEMS - 1, false),
-        ("completed", "completed items", done, false),
     ];
     match check_resumption("maximal", &text, "cx-999999", &maximal_lists) {
         Ok(tokens) => largest = largest.max(tokens),
@@ -230,7 +243,6 @@ pub fn resumption_context() -> Result<String, String> {
         cp.resumption_state = Some(from_section(&generated_section(n)));
         let text = render_resumption_context(ResumptionInput {
             checkpoint: &cp,
-            history: &history[..1],
             resume_log: Some("/home/you/shop/.ctxmon/resume-logs/session-s1.md"),
         });
         let lists = [

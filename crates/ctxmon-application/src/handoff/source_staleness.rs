@@ -53,3 +53,22 @@ pub fn staleness(run: &mut HookRun<'_>, updated_at: Option<&str>) -> Option<Stri
         )
     })
 }
+
+/// Whether the file's `updated_at` is a time older than the newest checkpoint: the file was
+/// not brought up to date since the last compaction, so the transcript knows better. A file
+/// without a readable time is not judged here (the reminder at PreToolUse asks for one).
+pub fn older_than_newest_checkpoint(run: &mut HookRun<'_>, updated_at: Option<&str>) -> bool {
+    let Some(at) = updated_at.and_then(Timestamp::parse_rfc3339) else {
+        return false;
+    };
+    match run.ports.checkpoints.list() {
+        Ok(listing) => listing
+            .checkpoints
+            .last()
+            .is_some_and(|newest| at < newest.data.created_at_ms),
+        Err(e) => {
+            run.warn(Warning::CheckpointsUnreadable(e));
+            false
+        }
+    }
+}

@@ -17,7 +17,7 @@ use crate::handoff::resume_log::{
 use crate::handoff::resumption::{
     TranscriptHead, derive_from_tail, from_section, with_carried_rules,
 };
-use crate::handoff::source_staleness::staleness;
+use crate::handoff::source_staleness::older_than_newest_checkpoint;
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
 use crate::ports::{Allocation, AutoPrune, ResumeLogStore, TranscriptRecord};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
@@ -272,7 +272,7 @@ fn resumption_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<Resumpti
                 let state = from_section(section);
                 if !state.is_empty() {
                     let updated_at = state.updated_at.clone();
-                    if staleness(run, updated_at.as_deref()).is_none() {
+                    if !older_than_newest_checkpoint(run, updated_at.as_deref()) {
                         return Some(state);
                     }
                     from_file = Some(state);

@@ -86,7 +86,11 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         None => format!("\"{}\"", r.trim()),
     });
     let rules = rules_and_declines(state, current.map(String::as_str));
-    let noun = state.todo_noun.as_deref().unwrap_or("todo list");
+    // Only the two nouns the readers write: a hand-edited checkpoint cannot name a tag.
+    let noun = match state.todo_noun.as_deref() {
+        Some("plan") => "plan",
+        _ => "todo list",
+    };
     let (in_progress, next_steps, done) = progress(state, noun);
     let failure = state.failure.as_ref().map(|f| {
         let command = cut_raw(&f.command, COMMAND_CAP);

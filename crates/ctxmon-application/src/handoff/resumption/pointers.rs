@@ -538,7 +538,7 @@ fn looks_like_path(word: &str) -> bool {
         && ext.chars().all(|c| c.is_ascii_alphanumeric())
         && ext.chars().any(|c| c.is_ascii_alphabetic());
     let stem_name = file_name(stem).unwrap_or(stem);
-    let stem_ok = !stem_name.is_empty()
+    let stem_ok = stem_name.chars().count() >= 2
         && stem_name.chars().any(char::is_alphabetic)
         && !stem_name.contains('.')
         || stem.contains('/');

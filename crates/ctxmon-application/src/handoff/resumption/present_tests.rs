@@ -1,1 +1,90 @@
+//! The current request, what a short reply answers, and the agent's newest words.
 
+use super::*;
+use crate::fakes::records::{request, request_of, text};
+use crate::handoff::resumption::derive_from_tail;
+use crate::ports::RequestKind;
+
+#[test]
+fn a_long_request_keeps_its_head_and_tail_around_a_marked_cut() {
+    let long = format!("{} upload the files to the bucket too", "need ".repeat(600));
+    let kept = request_text(&long).unwrap();
+    assert!(kept.contains("characters cut …]"), "{kept}");
+    assert!(
+        kept.ends_with("upload the files to the bucket too"),
+        "{kept}"
+    );
+    assert!(kept.starts_with("need need"));
+    // Up to 2,000 characters a request is whole (it was cut at about 400 before).
+    let whole = "word ".repeat(399);
+    assert_eq!(request_text(&whole).as_deref(), Some(whole.trim()));
+}
+
+#[test]
+fn a_short_reply_comes_with_the_question_it_answers() {
+    for reply in ["yes, build it", "sí", "继续", "ok"] {
+        let s = derive_from_tail(&[
+            request("Plan the maintenance page"),
+            text("Here is the plan.\n\nShould I build it with the existing layout?"),
+            request(reply),
+        ]);
+        assert_eq!(
+            s.request_answers.as_deref(),
+            Some("Here is the plan.\n\nShould I build it with the existing layout?")
+                .map(|t| t.rsplit('\n').next().unwrap_or(t)),
+            "{reply}"
+        );
+    }
+    // A long request answers nothing: it is the task itself.
+    let s = derive_from_tail(&[
+        text("Should I go on?"),
+        request("Build the maintenance page with a countdown and the status feed from the API"),
+    ]);
+    assert_eq!(s.request_answers, None);
+}
+
+#[test]
+fn slash_command_echoes_and_output_are_never_the_request() {
+    let s = derive_from_tail(&[
+        request("Fix the invoice rounding"),
+        request_of(RequestKind::CommandOutput, "Unknown skill: deploy"),
+        request_of(RequestKind::Interrupt, "[Request interrupted by user]"),
+        request_of(RequestKind::Meta, "Caveat: the messages below"),
+    ]);
+    assert_eq!(s.last_user_requests, ["Fix the invoice rounding"]);
+}
+
+#[test]
+fn the_newest_words_are_the_end_of_the_newest_text_after_the_request() {
+    let s = derive_from_tail(&[
+        request("Make pr_input optional"),
+        text("First I read the parser."),
+        text("I need to help the type checker see pr_url is a str. Let me restructure the code:"),
+    ]);
+    assert_eq!(
+        s.intent.as_deref(),
+        Some("I need to help the type checker see pr_url is a str. Let me restructure the code:")
+    );
+    assert!(!s.request_answered);
+    // Words from before the newest request are stale.
+    let s = derive_from_tail(&[
+        text("Next I'll run the tests."),
+        request("Stop and explain"),
+    ]);
+    assert_eq!(s.intent, None);
+    // A 100 KB answer keeps its end, from a sentence start.
+    let huge = format!("{}. Now let me run the build.", "x".repeat(100_000));
+    let s = derive_from_tail(&[request("go"), text(&huge)]);
+    let kept = s.intent.unwrap();
+    assert!(kept.chars().count() <= 410, "{}", kept.len());
+    assert!(kept.ends_with("Now let me run the build."), "{kept}");
+}
+
+#[test]
+fn an_answered_request_is_marked_answered() {
+    let s = derive_from_tail(&[
+        request("Write a balanced opinion"),
+        text("Here it is: the structure is cheap to try."),
+    ]);
+    assert!(s.request_answered);
+}

@@ -269,7 +269,7 @@ fn original(rule: &str) -> &str {
 pub(crate) fn is_rule(sentence: &str) -> bool {
     let t = sentence.trim();
     let n = t.chars().count();
-    if n < 6 || n > RULE_CHARS || t.ends_with(['?', '？']) {
+    if !(6..=RULE_CHARS).contains(&n) || t.ends_with(['?', '？']) {
         return false;
     }
     let lower = without_fillers(&t.to_lowercase());

@@ -423,15 +423,11 @@ pub(crate) fn program_key(command: &str) -> Option<String> {
         "tee", "cat", "sort", "wc", "timeout", "sudo", "env", "time",
     ];
     let parts = shell_parts(command);
-    let part = parts
-        .iter()
-        .map(|p| p.trim())
-        .filter(|p| {
-            p.split_whitespace()
-                .next()
-                .is_some_and(|w| !AROUND.contains(&base(w)) && !w.contains('='))
-        })
-        .next_back()?;
+    let part = parts.iter().map(|p| p.trim()).rfind(|p| {
+        p.split_whitespace()
+            .next()
+            .is_some_and(|w| !AROUND.contains(&base(w)) && !w.contains('='))
+    })?;
     let mut words = part.split_whitespace();
     let program = base(words.next()?);
     if !WITH_SUBCOMMAND.contains(&program) {
