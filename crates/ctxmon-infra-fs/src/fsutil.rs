@@ -277,6 +277,27 @@ pub fn read_consulted(
     absent: &[io::ErrorKind],
     warnings: &mut Vec<String>,
 ) -> Option<String> {
+    let bytes = read_consulted_bytes(path, max_bytes, absent, warnings)?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Some(text),
+        Err(_) => {
+            warnings.push(format!(
+                "{} cannot be read (stream did not contain valid UTF-8); ignored",
+                path.display()
+            ));
+            None
+        }
+    }
+}
+
+/// [`read_consulted`] without the UTF-8 check, for a JSON file read as leniently as its own
+/// program reads it (`json_repair::from_slice_lenient`).
+pub fn read_consulted_bytes(
+    path: &Path,
+    max_bytes: u64,
+    absent: &[io::ErrorKind],
+    warnings: &mut Vec<String>,
+) -> Option<Vec<u8>> {
     let file = match open_regular(path) {
         Ok((file, _)) => file,
         Err(OpenRegularError::Io(e)) if absent.contains(&e.kind()) => return None,
@@ -289,12 +310,12 @@ pub fn read_consulted(
             return None;
         }
     };
-    let mut text = String::new();
-    if let Err(e) = file.take(max_bytes).read_to_string(&mut text) {
+    let mut bytes = Vec::new();
+    if let Err(e) = file.take(max_bytes).read_to_end(&mut bytes) {
         warnings.push(format!("{} cannot be read ({e}); ignored", path.display()));
         return None;
     }
-    Some(text)
+    Some(bytes)
 }
 
 /// Maps an I/O error to a port error that names the path.

@@ -92,33 +92,41 @@ pub struct SettingsScan {
 pub fn scan(files: &[SettingsFile]) -> SettingsScan {
     let mut out = SettingsScan::default();
     for file in files {
-        let value = match read_text(&file.path).and_then(|text| {
-            // Claude Code's CLI reads a file that starts with a byte-order mark, and so does
-            // install.
-            let text = text
-                .as_deref()
-                .map(|t| t.strip_prefix('\u{feff}').unwrap_or(t));
-            text.map(serde_json::from_str)
+        let value =
+            match read_text(&file.path).and_then(|text| {
+                // Claude Code's CLI reads a file that starts with a byte-order mark, and so does
+                // install.
+                let text = text
+                    .as_deref()
+                    .map(|t| t.strip_prefix('\u{feff}').unwrap_or(t));
+                // Read as leniently as Claude Code reads it (a lone surrogate, a number beyond f64
+                // or deep nesting do not stop it), so doctor never calls a file it uses broken.
+                text.map(|t| {
+                    ctxmon_infra_fs::json_repair::from_str_lenient::<
+                        ctxmon_infra_fs::json_depth::Bounded,
+                    >(t)
+                    .map(|b| b.0)
+                })
                 .transpose()
                 .map_err(|e| format!("is not valid JSON ({e})"))
-        }) {
-            Ok(None) => {
-                out.absent.push(file.label.clone());
-                continue;
-            }
-            Ok(Some(value)) => value,
-            Err(why) => {
-                out.problems.push(
-                    Check::new(
-                        format!("settings {}", file.label),
-                        Status::Fail,
-                        format!("{} {why}; Claude Code cannot use its hooks", file.label),
-                    )
-                    .with_fix("make it strict JSON (no comments or trailing commas)"),
-                );
-                continue;
-            }
-        };
+            }) {
+                Ok(None) => {
+                    out.absent.push(file.label.clone());
+                    continue;
+                }
+                Ok(Some(value)) => value,
+                Err(why) => {
+                    out.problems.push(
+                        Check::new(
+                            format!("settings {}", file.label),
+                            Status::Fail,
+                            format!("{} {why}; Claude Code cannot use its hooks", file.label),
+                        )
+                        .with_fix("make it strict JSON (no comments or trailing commas)"),
+                    );
+                    continue;
+                }
+            };
         out.present.push(file.label.clone());
         collect(&file.label, &value, &mut out);
     }
