@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use ctxmon_infra_fs::fsutil::{self, OpenRegularError};
+use ctxmon_infra_fs::json_depth::Bounded;
+use ctxmon_infra_fs::json_repair::from_str_lenient;
 use serde_json::Value;
 
 use super::check::{Check, Status};
@@ -92,41 +94,35 @@ pub struct SettingsScan {
 pub fn scan(files: &[SettingsFile]) -> SettingsScan {
     let mut out = SettingsScan::default();
     for file in files {
-        let value =
-            match read_text(&file.path).and_then(|text| {
-                // Claude Code's CLI reads a file that starts with a byte-order mark, and so does
-                // install.
-                let text = text
-                    .as_deref()
-                    .map(|t| t.strip_prefix('\u{feff}').unwrap_or(t));
-                // Read as leniently as Claude Code reads it (a lone surrogate, a number beyond f64
-                // or deep nesting do not stop it), so doctor never calls a file it uses broken.
-                text.map(|t| {
-                    ctxmon_infra_fs::json_repair::from_str_lenient::<
-                        ctxmon_infra_fs::json_depth::Bounded,
-                    >(t)
-                    .map(|b| b.0)
-                })
+        let value = match read_text(&file.path).and_then(|text| {
+            // Claude Code's CLI reads a file that starts with a byte-order mark, and so does
+            // install.
+            let text = text
+                .as_deref()
+                .map(|t| t.strip_prefix('\u{feff}').unwrap_or(t));
+            // Read as leniently as Claude Code reads it (a lone surrogate, a number beyond f64
+            // or deep nesting do not stop it), so doctor never calls a file it uses broken.
+            text.map(|t| from_str_lenient::<Bounded>(t).map(|b| b.0))
                 .transpose()
                 .map_err(|e| format!("is not valid JSON ({e})"))
-            }) {
-                Ok(None) => {
-                    out.absent.push(file.label.clone());
-                    continue;
-                }
-                Ok(Some(value)) => value,
-                Err(why) => {
-                    out.problems.push(
-                        Check::new(
-                            format!("settings {}", file.label),
-                            Status::Fail,
-                            format!("{} {why}; Claude Code cannot use its hooks", file.label),
-                        )
-                        .with_fix("make it strict JSON (no comments or trailing commas)"),
-                    );
-                    continue;
-                }
-            };
+        }) {
+            Ok(None) => {
+                out.absent.push(file.label.clone());
+                continue;
+            }
+            Ok(Some(value)) => value,
+            Err(why) => {
+                out.problems.push(
+                    Check::new(
+                        format!("settings {}", file.label),
+                        Status::Fail,
+                        format!("{} {why}; Claude Code cannot use its hooks", file.label),
+                    )
+                    .with_fix("make it strict JSON (no comments or trailing commas)"),
+                );
+                continue;
+            }
+        };
         out.present.push(file.label.clone());
         collect(&file.label, &value, &mut out);
     }
