@@ -45,6 +45,7 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
         cm.enabled && cm.post_tool_use,
     ));
     checks.extend(codex::checks(&project_dir, &env));
+    checks.extend(system::install_leftovers(&project_dir, &env));
     checks.push(config_check);
     checks.push(system::storage(&layout));
     checks.push(system::hook_log(&layout, &config));
