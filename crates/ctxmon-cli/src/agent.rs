@@ -6,6 +6,9 @@
 //!    `session_meta` line (`transcript::agent_of`), whatever its path or the input's shape.
 //! 2. Without a readable transcript, the hook input's shape does: Codex sends a `turn_id` and
 //!    sends `transcript_path` as `null` when it has no path; Claude Code does neither.
+//! 3. A Codex-shaped input whose transcript is not a rollout (a Claude Code transcript or
+//!    garbage under the session's rollout name) is still answered as Codex, and the file is
+//!    named in the hook log: only Codex sends that shape, and it reads the answer.
 //!
 //! When a Codex-shaped input has no `transcript_path`, the session's rollout is looked up by
 //! its id under `$CODEX_HOME/sessions` (recent day folders only, `codex::find_session_rollout`).
@@ -31,7 +34,8 @@ use crate::wire::hook_input::HookInput;
 pub struct Served {
     pub agent: AgentKind,
     pub transcript: Option<PathBuf>,
-    /// Why a Codex session's transcript could not be found, for the hook log.
+    /// Why a Codex session's transcript could not be found, or why it is not read as Codex's,
+    /// for the hook log.
     pub lookup_problem: Option<String>,
     /// True when the transcript's first line told the agent (not the input's shape): the
     /// reader can then be told it too (`JsonlTranscriptReader::knowing`).
@@ -58,7 +62,20 @@ pub fn for_hook(input: &HookInput) -> Served {
         AgentKind::ClaudeCode
     };
     // An unreadable transcript says nothing; the reader reports it when it measures.
-    let told = transcript.as_deref().and_then(|p| agent_of(p).ok());
+    let mut told = transcript.as_deref().and_then(|p| agent_of(p).ok());
+    if by_shape == AgentKind::Codex
+        && told == Some(AgentKind::ClaudeCode)
+        && let Some(path) = &transcript
+    {
+        // Only Codex sends this shape, and the answer goes to Codex whatever the file holds:
+        // answered by Claude Code's rules, PreCompact's notice would reach Codex, which shows
+        // it as a warning. The odd file is for the hook log.
+        lookup_problem.get_or_insert(format!(
+            "{} is not a Codex rollout (its first line is not Codex's session_meta), though the input is Codex's; answering as Codex",
+            path.display()
+        ));
+        told = None;
+    }
     Served {
         agent: told.unwrap_or(by_shape),
         transcript,

@@ -8,8 +8,8 @@
 //! the environment overrides settings files, as it does for every other `CLAUDE_CODE_*` knob.
 //!
 //! Reading is bounded and fails open: only regular files (`fsutil::open_regular`, no FIFO
-//! hangs), at most [`MAX_SETTINGS_BYTES`] each, and a broken file or value is a warning and is
-//! ignored — the monitor tag is never lost over it. With `DISABLE_AUTO_COMPACT` set no file is
+//! hangs), at most [`MAX_SETTINGS_BYTES`] each, parsed as leniently as Claude Code parses them
+//! (`json_repair`, `json_depth`), and a broken file or value is a warning and is ignored — the monitor tag is never lost over it. With `DISABLE_AUTO_COMPACT` set no file is
 //! read at all: nothing in them could turn auto-compaction back on.
 
 use std::path::{Path, PathBuf};
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use ctxmon_application::monitor::fill::{
     AUTO_COMPACT_WINDOW_MAX, AUTO_COMPACT_WINDOW_MIN, AutoCompactSettings,
 };
-use ctxmon_infra_fs::fsutil;
+use ctxmon_infra_fs::{fsutil, json_depth, json_repair};
 use serde_json::Value;
 
 /// Claude Code's settings files are small; anything larger is not read past this.
@@ -121,9 +121,12 @@ fn settings_paths(project_dir: &Path, env: &[(String, String)]) -> Vec<PathBuf> 
 fn read_json(path: &Path, warnings: &mut Vec<String>) -> Option<Value> {
     // No file is the usual case, not a problem worth a warning.
     let absent = [std::io::ErrorKind::NotFound];
-    let text = fsutil::read_consulted(path, MAX_SETTINGS_BYTES, &absent, warnings)?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    match serde_json::from_str::<Value>(text) {
+    let bytes = fsutil::read_consulted_bytes(path, MAX_SETTINGS_BYTES, &absent, warnings)?;
+    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&bytes);
+    // As leniently as Claude Code's own JSON.parse reads it: a lone surrogate, a number beyond
+    // f64, a byte that is not UTF-8 or deep nesting anywhere in the file must not cost the
+    // auto-compact keys beside it.
+    match json_repair::from_slice_lenient::<json_depth::Bounded>(bytes).map(|b| b.0) {
         Ok(v @ Value::Object(_)) => Some(v),
         Ok(_) => {
             warnings.push(format!("{} is not a JSON object; ignored", path.display()));

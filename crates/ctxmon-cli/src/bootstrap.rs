@@ -41,6 +41,13 @@ pub fn local_zone() -> &'static ctxmon_infra_fs::local_time::LocalZone {
     })
 }
 
+/// The layout of `.ctxmon` in `dir`, told the home folder: a `.ctxmon` linked to it is refused
+/// (`ProjectLayout::with_home`). Every layout the binary writes through is made here or by
+/// [`ProjectDir::layout`].
+pub fn layout_of(dir: &Path) -> ProjectLayout {
+    ProjectLayout::new(dir).with_home(env_var("HOME").map(PathBuf::from))
+}
+
 /// Where the project directory came from (contract C12, in this order of precedence).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DirSource {
@@ -128,7 +135,7 @@ impl ProjectDir {
     /// The project's layout: it never creates `.ctxmon` in `/` or the home folder unless
     /// `--project-dir` or `CLAUDE_PROJECT_DIR` names that folder (one already there is used).
     pub fn layout(&self) -> ProjectLayout {
-        let layout = ProjectLayout::new(&self.path);
+        let layout = layout_of(&self.path);
         match self.shared_folder() {
             Some(reason) => layout.refusing_to_create(reason),
             None => layout,

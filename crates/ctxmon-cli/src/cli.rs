@@ -38,9 +38,9 @@ pub struct GlobalArgs {
     /// on a terminal, one line otherwise).
     #[arg(long, global = true)]
     pub json: bool,
-    /// Project directory, taken as named (default: $CLAUDE_PROJECT_DIR, then a hook input's
-    /// cwd, then the nearest folder at or above the current directory holding .ctxmon, .claude
-    /// or .git, below the home folder).
+    /// Project directory, taken as named (default: $CLAUDE_PROJECT_DIR; for a hook, its
+    /// input's cwd, else the current directory as it is; for a command, the nearest folder at
+    /// or above the current directory holding .ctxmon, .claude or .git, below the home folder).
     #[arg(long, global = true, value_name = "DIR")]
     pub project_dir: Option<PathBuf>,
     /// An extra configuration file, layered above .ctxmon/config.local.toml.

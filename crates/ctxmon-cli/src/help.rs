@@ -56,6 +56,10 @@ deadline, stdin read included: 1,500 ms for prompt-submit, pre-tool-use and post
 2,000 for post-compact and session-end, 7,000 for pre-compact and session-start
 (hooks.<hook>_deadline_ms; hooks.deadline_ms, when set, for every hook without its own key).
 
+Project: --project-dir, else $CLAUDE_PROJECT_DIR, else the input's cwd (when absolute); for
+a hook input without cwd: the current directory, never a folder above it. Unlike the other
+commands, a hook does not walk up to a .git or .claude: its agent names the project.
+
 Examples:
   echo '{\"hook_event_name\":\"UserPromptSubmit\",\"session_id\":\"s1\",\"transcript_path\":\"/tmp/s1.jsonl\",\"prompt\":\"hi\"}' \\
     | ctxmon hooks prompt-submit

@@ -42,6 +42,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> io::Re
     prepare_atomic(path, bytes, durability)?.commit()
 }
 
+/// [`write_atomic`] with its temp file named `prefix…`: for files outside `.ctxmon` (an agent's
+/// settings), where a writer killed mid-write leaves a temp file among someone else's, and a
+/// name only ctxmon uses is what lets a later run tell that leftover from theirs.
+pub fn write_atomic_named(
+    path: &Path,
+    bytes: &[u8],
+    durability: Durability,
+    prefix: &str,
+) -> io::Result<()> {
+    prepare_with_prefix(path, bytes, durability, prefix)?.commit()
+}
+
 /// The temp-file prefix of [`write_atomic`]: readers skip such names. A temp file is removed
 /// by the process that created it (on commit or drop); ctxmon never deletes one it did not
 /// create, because a name cannot prove who made the file (a cloned repository can plant one).
@@ -61,13 +73,20 @@ pub struct Prepared {
 
 /// Writes (and with `Fsync`, syncs) `bytes` to a temp file beside `path` (mode 0600).
 pub fn prepare_atomic(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<Prepared> {
+    prepare_with_prefix(path, bytes, durability, TEMP_PREFIX)
+}
+
+fn prepare_with_prefix(
+    path: &Path,
+    bytes: &[u8],
+    durability: Durability,
+    prefix: &str,
+) -> io::Result<Prepared> {
     let dir = parent_dir(path);
     ensure_private_dir(dir)?;
     // tempfile creates the file 0600 on unix, so the data is never readable by others, even
     // between creation and rename.
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempfile_in(dir)?;
+    let mut tmp = tempfile::Builder::new().prefix(prefix).tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     if durability == Durability::Fsync {
         tmp.as_file().sync_all()?;
@@ -277,6 +296,27 @@ pub fn read_consulted(
     absent: &[io::ErrorKind],
     warnings: &mut Vec<String>,
 ) -> Option<String> {
+    let bytes = read_consulted_bytes(path, max_bytes, absent, warnings)?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Some(text),
+        Err(_) => {
+            warnings.push(format!(
+                "{} cannot be read (stream did not contain valid UTF-8); ignored",
+                path.display()
+            ));
+            None
+        }
+    }
+}
+
+/// [`read_consulted`] without the UTF-8 check, for a JSON file read as leniently as its own
+/// program reads it (`json_repair::from_slice_lenient`).
+pub fn read_consulted_bytes(
+    path: &Path,
+    max_bytes: u64,
+    absent: &[io::ErrorKind],
+    warnings: &mut Vec<String>,
+) -> Option<Vec<u8>> {
     let file = match open_regular(path) {
         Ok((file, _)) => file,
         Err(OpenRegularError::Io(e)) if absent.contains(&e.kind()) => return None,
@@ -289,12 +329,38 @@ pub fn read_consulted(
             return None;
         }
     };
-    let mut text = String::new();
-    if let Err(e) = file.take(max_bytes).read_to_string(&mut text) {
+    let mut bytes = Vec::new();
+    if let Err(e) = file.take(max_bytes).read_to_end(&mut bytes) {
         warnings.push(format!("{} cannot be read ({e}); ignored", path.display()));
         return None;
     }
-    Some(text)
+    Some(bytes)
+}
+
+/// The regular files directly in `dir` that the effective user owns, with their metadata;
+/// links, folders and anything else are left out (a name cannot prove whose a file is, an
+/// owner can say whose it is not). Empty when `dir` cannot be listed.
+pub fn own_files(dir: &Path) -> Vec<(std::path::PathBuf, fs::Metadata)> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    #[cfg(unix)]
+    let me = rustix::process::geteuid().as_raw();
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let path = entry.path();
+            let meta = fs::symlink_metadata(&path).ok()?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                if meta.uid() != me {
+                    return None;
+                }
+            }
+            meta.is_file().then_some((path, meta))
+        })
+        .collect()
 }
 
 /// Maps an I/O error to a port error that names the path.

@@ -1,7 +1,8 @@
 //! Byte-level repair of JSON text that serde_json refuses for reasons that must not cost a whole
 //! hook input or transcript line, and a bounded copy of JSON text too large to keep whole.
 //!
-//! Two defects are repaired, both by text of the same length or shorter:
+//! Two defects are repaired, both by text of the same length or shorter (and by
+//! [`from_slice_lenient`], a third: bytes that are not UTF-8):
 //! - An escaped lone surrogate (`\ud83d` not followed by `\udc00`–`\udfff`, or a trailing one on
 //!   its own) becomes `\ufffd`, U+FFFD. Node's `JSON.stringify` writes one for a string cut
 //!   inside an emoji; serde_json refuses it, and with it the whole document.
@@ -27,17 +28,24 @@ use serde_json::error::Category;
 const REPLACEMENT: &[u8; 6] = br"\ufffd";
 
 /// Parses `bytes` as serde_json does; when serde_json refuses them for a syntax reason, repairs
-/// the defects this module knows (see the module docs) and parses again. The error is the
-/// original one when the repair changes nothing or does not help.
+/// the defects this module knows (see the module docs) and parses again. Bytes that are not
+/// UTF-8 are among them here: each invalid sequence becomes U+FFFD first, as JavaScript's
+/// decoders read it (a terminal paste or a tool cutting a multi-byte character leaves one).
+/// The error is the original one when the repair changes nothing or does not help.
 pub fn from_slice_lenient<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
     match serde_json::from_slice(bytes) {
         Ok(value) => Ok(value),
         // A truncated line (EOF) or a value of the wrong shape (data) is not ours to repair.
         Err(e) if e.classify() != Category::Syntax => Err(e),
-        Err(e) => match repair(bytes) {
-            Some(fixed) => serde_json::from_slice(&fixed).map_err(|_| e),
-            None => Err(e),
-        },
+        Err(e) => {
+            let text = String::from_utf8_lossy(bytes);
+            let utf8_repaired = matches!(text, std::borrow::Cow::Owned(_));
+            match repair(text.as_bytes()) {
+                Some(fixed) => serde_json::from_slice(&fixed).map_err(|_| e),
+                None if utf8_repaired => serde_json::from_str(&text).map_err(|_| e),
+                None => Err(e),
+            }
+        }
     }
 }
 

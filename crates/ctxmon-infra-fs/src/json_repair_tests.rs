@@ -68,7 +68,6 @@ fn other_defects_stay_refused_with_the_original_error() {
         br#"{"a":1e}"#,
         br#"{"a":"\x"}"#,
         br#"{"a":"\u12"}"#,
-        b"{\"a\":\"\xff\"}",
         br#"{"a":01}"#,
     ] {
         let direct = serde_json::from_slice::<Value>(bad)
@@ -352,4 +351,17 @@ proptest! {
             prop_assert!(fixed.len() <= bytes.len());
         }
     }
+}
+
+/// A byte that is not UTF-8 inside a string costs that character only (U+FFFD), with a lone
+/// surrogate elsewhere in the same text repaired too; outside a string it is still refused.
+#[test]
+fn bytes_that_are_not_utf8_become_the_replacement_character() {
+    let v: serde_json::Value =
+        from_slice_lenient(b"{\"a\":\"caf\xe9\",\"b\":\"\\ud83d x\",\"c\":[\"\xff\xfe\"]}")
+            .unwrap();
+    assert_eq!(v["a"], "caf\u{fffd}");
+    assert_eq!(v["b"], "\u{fffd} x");
+    assert_eq!(v["c"][0], "\u{fffd}\u{fffd}");
+    assert!(from_slice_lenient::<serde_json::Value>(b"{\"a\":1\xff}").is_err());
 }

@@ -10,7 +10,9 @@
 //! the check and the write is outside what this guards: a committed link is there before any
 //! hook runs). A `.ctxmon` that is itself a link is the user's
 //! way to keep the state elsewhere (another disk) and is followed, but only to a folder the
-//! current user owns that is neither the project nor one of its parents.
+//! current user owns outside the project: not the project, one of its parents (`/` among
+//! them), a folder inside it (`.ctxmon -> src` would mix the state with the sources), nor the
+//! home folder itself (its `.claude`, `.codex` and dotfiles are not ctxmon's to write among).
 
 use std::fs;
 use std::io::{self, Write};
@@ -35,6 +37,8 @@ pub struct ProjectLayout {
     root: PathBuf,
     /// Why `.ctxmon` must not be created here, when it must not (see [`Self::refusing_to_create`]).
     no_create: Option<String>,
+    /// The user's home folder, which a linked `.ctxmon` must not lead to ([`Self::with_home`]).
+    home: Option<PathBuf>,
 }
 
 impl ProjectLayout {
@@ -45,7 +49,15 @@ impl ProjectLayout {
             project_dir,
             root,
             no_create: None,
+            home: None,
         }
+    }
+
+    /// The user's home folder (the composition root reads the environment): a `.ctxmon` that
+    /// is a link to it is refused, as one to the project or a folder of it is.
+    pub fn with_home(mut self, home: Option<PathBuf>) -> ProjectLayout {
+        self.home = home;
+        self
     }
 
     /// A layout that uses an existing `.ctxmon` but never creates one: for a project directory
@@ -177,9 +189,9 @@ impl ProjectLayout {
     }
 
     /// A `.ctxmon` the user made a link (to keep the state on another disk, say) is followed
-    /// when it leads to a folder the current user owns that does not hold the project: a link
-    /// committed to a repository and pointing at `/`, the home folder, `..` or a folder of
-    /// someone else is refused.
+    /// when it leads to a folder the current user owns outside the project: a link committed
+    /// to a repository and pointing at `/`, `..`, the home folder, a folder of the project
+    /// (`src`) or a folder of someone else is refused, before anything is created there.
     fn check_linked_root(&self) -> io::Result<()> {
         let refuse = |why: String| {
             io::Error::new(
@@ -217,6 +229,19 @@ impl ProjectLayout {
         if project.starts_with(&resolved) {
             return Err(refuse(format!(
                 "to {}, which holds the project itself",
+                resolved.display()
+            )));
+        }
+        if resolved.starts_with(&project) {
+            return Err(refuse(format!(
+                "to {}, a folder inside the project",
+                resolved.display()
+            )));
+        }
+        let home = self.home.as_ref().and_then(|h| fs::canonicalize(h).ok());
+        if home.as_ref() == Some(&resolved) {
+            return Err(refuse(format!(
+                "to {}, your home folder",
                 resolved.display()
             )));
         }

@@ -18,6 +18,7 @@ pub mod event_log;
 pub mod fsutil;
 pub mod git_info;
 pub mod hook_log;
+pub mod json_depth;
 pub mod json_repair;
 pub mod layout;
 pub mod local_time;

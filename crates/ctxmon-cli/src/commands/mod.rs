@@ -63,11 +63,13 @@ pub fn run(cli: Cli) -> ExitCode {
 /// `ctxmon statusline …` reports it and prints the default line: a status line that printed
 /// nothing would look broken in Claude Code. Help
 /// and version requests are printed as asked, under `out`'s rule for stdout (clap would ignore
-/// a failed write and exit 0 even on a full disk); any other command exits 2 as clap decides.
+/// a failed write and exit 0 even on a full disk), except on a `hooks …` line, which exits 0
+/// whatever stdout does (contract C14: a script or agent running `ctxmon hooks --help` gets the
+/// same promise as a hook); any other command exits 2 as clap decides.
 pub fn usage_error(error: clap::Error) -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let raw = RawInvocation::scan(&args);
     if error.use_stderr() {
-        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-        let raw = RawInvocation::scan(&args);
         if raw.hook {
             return hooks::usage_error(&error, &raw);
         }
@@ -92,7 +94,11 @@ pub fn usage_error(error: clap::Error) -> ExitCode {
             if let Some(error) = failure.error() {
                 diag!("ctxmon: {error:#}");
             }
-            failure.exit_code()
+            if raw.hook {
+                ExitCode::SUCCESS
+            } else {
+                failure.exit_code()
+            }
         }
     }
 }

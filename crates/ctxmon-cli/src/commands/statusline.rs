@@ -171,7 +171,7 @@ pub fn run(args: &StatuslineArgs, global: &GlobalArgs) -> CmdResult {
                         "stdin was not Claude Code's status-line JSON (one JSON object)",
                     );
                     let project_dir = bootstrap::project_dir(global, None);
-                    note_for_doctor(&ProjectLayout::new(&project_dir), None, &answer);
+                    note_for_doctor(&bootstrap::layout_of(&project_dir), None, &answer);
                     answer
                 }
             };
@@ -242,7 +242,7 @@ fn answer_with(
 ) -> Answer {
     let hint = input.project_dir.as_deref().or(input.cwd.as_deref());
     let project_dir = bootstrap::project_dir(global, hint);
-    let layout = ProjectLayout::new(&project_dir);
+    let layout = bootstrap::layout_of(&project_dir);
     let answer = measure(global, input, progress, early, flag, &project_dir, &layout);
     note_for_doctor(&layout, input.session_id.as_deref(), &answer);
     answer

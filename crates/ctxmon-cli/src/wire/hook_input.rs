@@ -3,13 +3,15 @@
 //!
 //! Fields are pulled out of a `serde_json::Value` one by one rather than derived: a field of the
 //! wrong type (Claude Code's format changes between versions) must cost that field only, never
-//! the whole input. For the same reason a lone surrogate escape or a number beyond f64, which
-//! serde_json refuses, is repaired rather than refused (`json_repair`), and an input over the cap
-//! is read to its end with its long strings shortened (a 2 MB pasted prompt still gets its
-//! answer, and Claude Code never writes into a closed pipe).
+//! the whole input. For the same reason a lone surrogate escape, a number beyond f64 or a byte
+//! that is not UTF-8, which serde_json refuses, is repaired rather than refused (`json_repair`),
+//! nesting beyond serde_json's limit is skipped where no hook reads it (`json_depth`), and an
+//! input over the cap is read to its end with its long strings shortened (a 2 MB pasted prompt
+//! still gets its answer, and Claude Code never writes into a closed pipe).
 
 use std::io::Read;
 
+use ctxmon_infra_fs::json_depth;
 use ctxmon_infra_fs::json_repair::{self, Shrinker};
 use serde_json::Value;
 
@@ -160,13 +162,32 @@ impl HookInput {
     }
 }
 
-/// Keys no hook reads that can be large: PostToolUse's `tool_response` (a file read, a command's
-/// output; hundreds of kilobytes, after every tool call). They are checked as JSON but never
-/// built into values.
-const SKIPPED_KEYS: [&str; 1] = ["tool_response"];
+/// The keys [`HookInput::parse`] reads. Only these are built into values: every other key
+/// (PostToolUse's `tool_response`, a file read or a command's output of hundreds of kilobytes
+/// after every tool call, and whatever a newer agent adds) is checked as JSON but skipped, at
+/// any depth. A key a hook starts reading is added here.
+const READ_KEYS: [&str; 14] = [
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "hook_event_name",
+    "prompt",
+    "source",
+    "trigger",
+    "custom_instructions",
+    "tool_name",
+    "tool_input",
+    "reason",
+    "model",
+    "compact_summary",
+    "turn_id",
+];
 
-/// The input's top-level object without the [`SKIPPED_KEYS`]; every other key is kept as it is
-/// (a key a hook starts reading later needs no change here). Only an object deserializes.
+/// The input's top-level object with only the [`READ_KEYS`]. Their values are read with their
+/// subtrees beyond `json_depth::MAX_DEPTH` skipped: serde_json refuses nesting deeper than
+/// 128 levels anywhere in a document, and a deep value under a key no hook reads (or deep in a
+/// tool's arguments, of which a hook reads one path) must not cost the input. Only an object
+/// deserializes.
 struct Skimmed(serde_json::Map<String, Value>);
 
 impl<'de> serde::Deserialize<'de> for Skimmed {
@@ -184,13 +205,15 @@ impl<'de> serde::Deserialize<'de> for Skimmed {
                 mut map: A,
             ) -> Result<Skimmed, A::Error> {
                 let mut kept = serde_json::Map::new();
+                let seed = json_depth::Seed {
+                    left: json_depth::MAX_DEPTH,
+                };
                 while let Some(key) = map.next_key::<String>()? {
-                    if SKIPPED_KEYS.contains(&key.as_str()) {
-                        map.next_value::<serde::de::IgnoredAny>()?;
-                        kept.remove(&key);
-                    } else {
+                    if READ_KEYS.contains(&key.as_str()) {
                         // A repeated key: the last one counts, as in a `Value`.
-                        kept.insert(key, map.next_value()?);
+                        kept.insert(key, map.next_value_seed(seed)?);
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
                     }
                 }
                 Ok(Skimmed(kept))

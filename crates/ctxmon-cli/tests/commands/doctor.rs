@@ -683,3 +683,20 @@ fn a_codex_hooks_json_codex_cannot_read_fails() {
     assert_eq!(lines[0].1, "fail");
     assert!(lines[0].2.contains("byte-order mark"), "{}", lines[0].2);
 }
+
+/// What a killed install left in `.claude/` is named by doctor, with the way to clear it.
+#[test]
+fn leftovers_of_a_killed_install_are_reported() {
+    let sb = healthy();
+    for rel in [".claude/.tmp-Ab3dE9", ".claude/.ctxmon-probe-Xy12Z3"] {
+        let path = sb.write(rel, "");
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+            .unwrap();
+    }
+    only_problem(&sb, "install leftovers", "warn", ".ctxmon-probe-Xy12Z3");
+    let (_, checks) = doctor(&sb);
+    let text = &problems(&checks)[0].2;
+    assert!(text.contains(".tmp-Ab3dE9"), "{text}");
+    assert!(text.contains("ctxmon install"), "{text}");
+}

@@ -455,3 +455,65 @@ fn json_output_lists_every_change() {
         (Some(false), Some(false))
     );
 }
+
+/// `path`'s modification time moved `ago` into the past.
+fn age(path: &std::path::Path, ago: std::time::Duration) {
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(std::time::SystemTime::now() - ago)
+        .unwrap();
+}
+
+/// An install killed while it wrote left its temp copy of the settings (`.tmp-*`, up to 2 MB)
+/// and its write probe (`.ctxmon-probe-*`) in `.claude/` for good. The next install removes
+/// ctxmon's own once they are stale; a fresh one (an install running now) and files that are
+/// not ctxmon's stay.
+#[test]
+fn an_install_removes_what_a_killed_install_left_behind() {
+    let sb = Sandbox::new();
+    let hour = std::time::Duration::from_secs(3600);
+    let stale = [
+        (
+            ".claude/.tmp-Ab3dE9",
+            "{\n  \"hooks\": {\"command\": \"/bin/ctxmon hooks pre-",
+        ),
+        (".claude/.tmp-Zz0000", ""),
+        (".claude/.ctxmon-probe-Xy12Z3", ""),
+        (".claude/.ctxmon-tmp-k2Jd8s", "{\"hooks\": {}}"),
+    ];
+    let kept = [
+        (".claude/.ctxmon-probe-fresh1", "", None),
+        (".claude/.tmp-Q1w2E3", "{\"theirs\": true}", Some(hour)),
+        (".claude/.tmp-longer-name", "", Some(hour)),
+        (".claude/notes.txt", "mine", Some(hour)),
+    ];
+    for (rel, text) in stale {
+        age(&sb.write(rel, text), hour);
+    }
+    for (rel, text, ago) in kept {
+        let path = sb.write(rel, text);
+        if let Some(ago) = ago {
+            age(&path, ago);
+        }
+    }
+    let run = sb.run(&["install"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for (rel, _) in stale {
+        assert!(!sb.path(rel).exists(), "{rel} removed");
+    }
+    for (rel, _, _) in kept {
+        assert!(sb.path(rel).exists(), "{rel} kept");
+    }
+    assert!(
+        run.stdout
+            .contains("removed 4 leftover files of an interrupted install"),
+        "{}",
+        run.stdout
+    );
+    // Nothing of this install's own stays behind.
+    let names: Vec<String> = std::fs::read_dir(sb.path(".claude"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".ctxmon-tmp-") || n.starts_with(".ctxmon-probe-"))
+        .collect();
+    assert_eq!(names, [".ctxmon-probe-fresh1"]);
+}

@@ -240,3 +240,39 @@ fn a_hook_keeps_its_agents_folder_and_commands_below_find_it() {
     );
     assert_eq!(parse(&list.stdout)[0]["checkpoint_id"], "cx-001");
 }
+
+/// `hooks --help` said a hook's project was the nearest folder holding `.git` or `.claude`
+/// above the current directory; a hook without `cwd` (and without CLAUDE_PROJECT_DIR) keeps the
+/// current directory as it is. The help says what the hook does, and the hook does it.
+#[test]
+fn hooks_help_says_where_a_hook_without_cwd_keeps_its_state() {
+    let sb = Sandbox::new();
+    let help = sb.run(&["hooks", "--help"], "").stdout;
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("a hook input without cwd: the current directory, never a folder above it"),
+        "{help}"
+    );
+    assert!(
+        !flat.contains("then a hook input's cwd, then the nearest folder"),
+        "{help}"
+    );
+
+    std::fs::create_dir_all(sb.path(".git")).unwrap();
+    let here = sb.path("src");
+    std::fs::create_dir_all(&here).unwrap();
+    let t = sb.write("t.jsonl", transcript_with(&[150_000]));
+    let input = json!({
+        "session_id": "s1", "transcript_path": t,
+        "hook_event_name": "PreCompact", "trigger": "auto",
+    });
+    let pre = sb.run_in(&here, &["hooks", "pre-compact"], input.to_string());
+    assert!(
+        pre.stdout.contains("cx-001"),
+        "{} {}",
+        pre.stdout,
+        pre.stderr
+    );
+    assert!(here.join(".ctxmon/checkpoints").is_dir());
+    assert!(!sb.path(".ctxmon").exists());
+}

@@ -355,3 +355,39 @@ fn a_full_log_keeps_the_newest_commands_and_errors_and_counts_the_older() {
         assert!(kept.len() > 100, "{key}: {}", kept.len());
     }
 }
+
+/// Numbers in the agent's `critical_context` that are not 64-bit integers are kept as their
+/// text (docs/hooks.md): they were read as floats first, so 2^64 became
+/// `1.8446744073709552e19`, a 24-digit decimal `1.0`, `-0` became `-0.0`, and `1e400` refused
+/// the whole document.
+#[test]
+fn critical_context_numbers_are_kept_exactly_as_written() {
+    let sb = Sandbox::new();
+    let doc = r#"{"mission_summary": "m", "critical_context": {
+        "big": 18446744073709551616, "fine": 1.00000000000000000000001, "neg": -0,
+        "huge": 1e400, "int": 42, "negint": -9223372036854775808, "list": [0.1, -7, 1E2],
+        "deep": {"pi": 3.14159265358979323846264338327950288}}}"#;
+    let run = sb.run(
+        &["resume-log", "generate", "--session", "nums", "--from", "-"],
+        doc,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let shown = sb.run(&["--json", "resume-log", "show", "nums"], "");
+    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    let log: Value = serde_json::from_str(&shown.stdout).unwrap();
+    assert_eq!(
+        log["critical_context"],
+        json!({
+            "big": "18446744073709551616", "fine": "1.00000000000000000000001", "neg": "-0",
+            "huge": "1e400", "int": 42, "negint": -9_223_372_036_854_775_808_i64,
+            "list": ["0.1", -7, "1E2"],
+            "deep": {"pi": "3.14159265358979323846264338327950288"},
+        }),
+        "{}",
+        shown.stdout
+    );
+    let md = sb.run(&["resume-log", "show", "nums"], "").stdout;
+    for text in ["18446744073709551616", "1.00000000000000000000001", "1e400"] {
+        assert!(md.contains(text), "{text}: {md}");
+    }
+}

@@ -185,3 +185,29 @@ fn hooks_still_exit_0_whatever_stdout_does() {
         assert!(!ended.stderr.contains("panicked"), "{}", ended.stderr);
     }
 }
+
+/// `hooks` with a help or version request is still a `hooks …` line, which always exits 0
+/// (contract C14): `ctxmon hooks --help >/dev/full` exited 1.
+#[test]
+fn hooks_help_and_version_exit_0_whatever_stdout_does() {
+    let sb = Sandbox::new();
+    let lines: [&[&str]; 7] = [
+        &["hooks", "--help"],
+        &["hooks", "-h"],
+        &["hooks", "--version"],
+        &["hooks", "help"],
+        &["hooks", "help", "pre-compact"],
+        &["hooks", "prompt-submit", "--help"],
+        &["--json", "hooks", "session-start", "-h"],
+    ];
+    for args in lines {
+        for stdout in [Stdout::Closed, Stdout::Full] {
+            if matches!(stdout, Stdout::Full) && !std::path::Path::new("/dev/full").exists() {
+                continue;
+            }
+            let ended = run(&sb, args, "", stdout);
+            assert_eq!(ended.code, Some(0), "{args:?} {stdout:?}: {}", ended.stderr);
+            assert!(!ended.stderr.contains("panicked"), "{}", ended.stderr);
+        }
+    }
+}

@@ -180,3 +180,34 @@ fn status_line_says_auto_compact_is_off() {
     assert!(run.stdout.contains("auto-compact off"), "{}", run.stdout);
     assert!(!run.stdout.contains("to compact"), "{}", run.stdout);
 }
+
+/// Claude Code (JavaScript's `JSON.parse`) accepts a lone surrogate escape, a number beyond
+/// f64, a byte that is not UTF-8 and deep nesting anywhere in its settings; serde_json refused
+/// the whole file, and the `autoCompactWindow` beside them was lost. They cost nothing now, in
+/// `status` and in the prompt's tag alike.
+#[test]
+fn a_settings_file_claude_code_accepts_keeps_its_auto_compact_window() {
+    let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+    let texts: [Vec<u8>; 4] = [
+        br#"{"autoCompactWindow": 150000, "note": "cut \ud800 here"}"#.to_vec(),
+        br#"{"permissions": {"big": 1e400}, "autoCompactWindow": 150000}"#.to_vec(),
+        b"{\"note\": \"caf\xe9\", \"autoCompactWindow\": 150000}".to_vec(),
+        format!(r#"{{"autoCompactWindow": 150000, "deep": {deep}}}"#).into_bytes(),
+    ];
+    for text in texts {
+        let shown = String::from_utf8_lossy(&text).into_owned();
+        let sb = Sandbox::new();
+        sb.write(".claude/settings.json", &text);
+        let (v, stderr) = status(&sb);
+        // 150,000 − 33,000 − 60,000
+        assert_eq!(v["tokens_until_auto_compact"], 57_000, "{shown}: {stderr}");
+        assert!(!stderr.contains("not valid JSON"), "{shown}: {stderr}");
+        let t = sb.path("t.jsonl");
+        let run = sb.run(&["hooks", "prompt-submit"], sb.prompt_input("s1", &t));
+        let tag = additional_context(&run.stdout, "UserPromptSubmit");
+        assert!(
+            tag.contains("until-auto-compact=\"57000\""),
+            "{shown}: {tag}"
+        );
+    }
+}

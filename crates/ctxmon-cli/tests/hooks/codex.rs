@@ -513,3 +513,35 @@ fn doctor_measures_the_projects_codex_session() {
         "{message}"
     );
 }
+
+/// A Codex PreCompact whose session's rollout (found by its id) holds a Claude Code transcript
+/// or garbage answered a `systemMessage`, which Codex shows the user as a warning. The input is
+/// Codex's: the answer stays Codex's (nothing), and the odd rollout is in the hook log.
+#[test]
+fn a_codex_pre_compact_stays_quiet_whatever_its_rollout_holds() {
+    let claude = common::transcript_with(&[150_000]);
+    for (what, rollout) in [
+        ("a Claude Code transcript", claude.as_str()),
+        ("garbage", "\u{0}\u{1}not json at all\n{\"x\":\n"),
+    ] {
+        let mut sb = Sandbox::new();
+        codex_home_with(&mut sb, SESSION, rollout);
+        let input = json!({
+            "session_id": SESSION, "transcript_path": null, "cwd": sb.dir(),
+            "hook_event_name": "PreCompact", "model": "gpt-5.3-codex", "turn_id": "t9",
+            "trigger": "auto",
+        });
+        let pre = sb.run(&["hooks", "pre-compact"], input.to_string());
+        assert_eq!(
+            (pre.code, pre.stdout.as_str()),
+            (0, ""),
+            "{what}: {}",
+            pre.stderr
+        );
+        let log = std::fs::read_to_string(sb.path(".ctxmon/logs/hooks.log")).unwrap_or_default();
+        assert!(
+            log.contains("not a Codex rollout"),
+            "{what}: the odd rollout is logged: {log}"
+        );
+    }
+}

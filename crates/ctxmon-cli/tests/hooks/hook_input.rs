@@ -243,3 +243,79 @@ fn an_input_without_session_or_transcript_keeps_no_state() {
         .unwrap_or_default();
     assert!(kept.is_empty(), "{kept:?}");
 }
+
+/// One byte that is not UTF-8, as a terminal paste or a truncating tool can leave in a string:
+/// in a field ctxmon keeps (`custom_instructions`) and in one it never reads. serde_json refused
+/// the whole input ("stdin is not JSON") and the compaction lost its checkpoint.
+#[test]
+fn pre_compact_with_a_byte_that_is_not_utf8_saves_its_checkpoint() {
+    let sb = Sandbox::new();
+    let t = sb.write("t.jsonl", transcript_with(&[170_000]));
+    let input = hook_input(
+        &sb,
+        "PreCompact",
+        "s1",
+        &t,
+        json!({"trigger": "manual", "custom_instructions": "keep @BAD@ notes", "future": "a @BAD@ b"}),
+    );
+    let text = input.to_string();
+    let mut bytes = Vec::new();
+    for (i, part) in text.split("@BAD@").enumerate() {
+        if i > 0 {
+            bytes.push(0xff);
+        }
+        bytes.extend_from_slice(part.as_bytes());
+    }
+    let run = sb.run(&["hooks", "pre-compact"], &bytes);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("cx-001"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert!(!run.stderr.contains("not JSON"), "{}", run.stderr);
+    let cp = checkpoint(&sb, "cx-001");
+    assert_eq!(cp["custom_instructions"], "keep \u{fffd} notes");
+}
+
+/// Nesting deeper than serde_json's 128 levels in a field no hook reads (or deep inside the
+/// tool input, of which a hook reads one path) cost the whole input; the subtree is skipped.
+#[test]
+fn nesting_deeper_than_128_in_a_field_no_hook_reads_costs_nothing() {
+    let deep = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+    let sb = Sandbox::new();
+    let t = sb.write("t.jsonl", transcript_with(&[170_000]));
+    let input = hook_input(
+        &sb,
+        "PreCompact",
+        "s1",
+        &t,
+        json!({"trigger": "auto", "custom_instructions": "keep", "future": "@DEEP@"}),
+    )
+    .to_string()
+    .replace("\"@DEEP@\"", &deep(200));
+    let run = sb.run(&["hooks", "pre-compact"], input);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("cx-001"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert_eq!(checkpoint(&sb, "cx-001")["custom_instructions"], "keep");
+
+    let prompt = hook_input(
+        &sb,
+        "UserPromptSubmit",
+        "s1",
+        &t,
+        json!({"prompt": "go", "tool_input": {"file_path": "/p/a.rs", "args": "@DEEP@"}}),
+    )
+    .to_string()
+    .replace("\"@DEEP@\"", &deep(5_000));
+    let run = sb.run(&["hooks", "prompt-submit"], prompt);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let tag = additional_context(&run.stdout, "UserPromptSubmit");
+    assert!(tag.starts_with("<context-monitor fill="), "{tag}");
+}

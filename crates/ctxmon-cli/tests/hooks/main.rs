@@ -11,6 +11,7 @@ mod common;
 mod auto_compact_settings;
 mod checkpoint_sequence;
 mod codex;
+mod git_calls;
 mod handoff;
 mod hook_input;
 mod planted_links;

@@ -319,3 +319,45 @@ fn a_linked_ctxmon_is_followed_only_to_a_folder_of_the_users_outside_the_project
         assert_prompt_answered(&prompt);
     }
 }
+
+/// `.ctxmon -> src` put the state, checkpoints, events and resume logs among the project's own
+/// sources (untracked, with no `.gitignore`), and `.ctxmon -> $HOME` for a project outside the
+/// home folder wrote into the home folder itself. Neither is a place to keep state: the hooks
+/// refuse it (naming it), answer what needs no stored state, and write nothing there.
+#[test]
+fn a_linked_ctxmon_into_the_project_or_to_the_home_folder_is_refused() {
+    let scene = Scene::new();
+    fs::create_dir(scene.sb.path("src")).unwrap();
+    fs::write(scene.sb.path("src/main.rs"), "fn main() {}\n").unwrap();
+    symlink("src", scene.sb.path(".ctxmon")).unwrap();
+    let home_probe = scene.sb.home.path().join("keep");
+    fs::write(&home_probe, "mine\n").unwrap();
+    let cases = [
+        (scene.sb.path("src"), "inside the project"),
+        (scene.sb.home.path().to_path_buf(), "your home folder"),
+    ];
+    for (target, why) in cases {
+        let _ = fs::remove_file(scene.sb.path(".ctxmon"));
+        symlink(&target, scene.sb.path(".ctxmon")).unwrap();
+        let before = snapshot(&target);
+        let pre = scene.pre_compact();
+        let prompt = scene.prompt_submit();
+        let end = scene.session_end();
+        assert_eq!(snapshot(&target), before, "{why}: nothing written there");
+        assert_eq!((pre.code, end.code), (0, 0), "{why}: {}", pre.stderr);
+        assert!(pre.stdout.trim().is_empty(), "{why}: {}", pre.stdout);
+        assert!(
+            pre.stderr.contains(".ctxmon is a symbolic link") && pre.stderr.contains(why),
+            "{why}: {}",
+            pre.stderr
+        );
+        assert_prompt_answered(&prompt);
+        // A command that writes there refuses too, naming the link.
+        let run = scene
+            .sb
+            .run(&["resume-log", "generate", "--session", "s1"], "");
+        assert_eq!(snapshot(&target), before, "{why}: resume-log generate");
+        assert_eq!(run.code, 1, "{why}: {}", run.stderr);
+        assert!(run.stderr.contains(why), "{why}: {}", run.stderr);
+    }
+}

@@ -5,7 +5,10 @@
 //! does right. It is affordable because only resume-log generation asks — a few times per
 //! session, never on the per-prompt path — and it is bounded: a timeout after which git is
 //! killed, a cap on the output read, `--no-optional-locks` so the user's own git commands never
-//! find the index locked by ctxmon.
+//! find the index locked by ctxmon. And `-c core.fsmonitor=false`: a repository's own
+//! configuration can name a program as its file-system monitor, which `git status` runs; a
+//! hook looking at the work tree must not start a program a cloned project chose (nor pay for
+//! one).
 
 use std::io::{self, Read};
 use std::path::Path;
@@ -44,6 +47,7 @@ impl Running {
     pub fn start(dir: &Path, timeout: Duration) -> Option<Running> {
         let mut child = Command::new("git")
             .arg("--no-optional-locks")
+            .args(["-c", "core.fsmonitor=false"])
             .args(["status", "--porcelain=v1", "-z", "--untracked-files=normal"])
             .current_dir(dir)
             .env("GIT_OPTIONAL_LOCKS", "0")

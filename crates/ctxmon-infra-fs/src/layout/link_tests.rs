@@ -150,3 +150,44 @@ fn a_layout_refusing_to_create_uses_an_existing_ctxmon_only() {
     layout.ensure_dir(&layout.state_dir()).unwrap();
     assert!(layout.state_dir().is_dir());
 }
+
+/// `.ctxmon -> src` (or any folder inside the project) would scatter the state among the
+/// project's own files; `.ctxmon -> $HOME` writes into the home folder itself, and `/` is
+/// no one's storage either. All three are refused before anything is created.
+#[test]
+fn a_linked_ctxmon_into_the_project_or_to_home_or_root_is_refused() {
+    let (tmp, layout) = project();
+    let home = tmp.path().join("home");
+    fs::create_dir(&home).unwrap();
+    let layout = layout.with_home(Some(home.clone()));
+    let src = layout.project_dir().join("src/deep");
+    fs::create_dir_all(&src).unwrap();
+    let cases: [(&Path, &str); 4] = [
+        (Path::new("src"), "inside the project"),
+        (&src, "inside the project"),
+        (&home, "your home folder"),
+        (Path::new("/"), "which holds the project itself"),
+    ];
+    for (target, why) in cases {
+        symlink(target, layout.root()).unwrap();
+        let e = layout.ensure_dir(&layout.state_dir()).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}");
+        assert!(e.to_string().contains(why), "{why}: {e}");
+        assert!(e.to_string().contains(".ctxmon is a symbolic link"), "{e}");
+        fs::remove_file(layout.root()).unwrap();
+    }
+    assert_eq!(
+        fs::read_dir(layout.project_dir().join("src"))
+            .unwrap()
+            .count(),
+        1
+    );
+    assert_eq!(fs::read_dir(&src).unwrap().count(), 0);
+    assert_eq!(fs::read_dir(&home).unwrap().count(), 0);
+    // A folder beside the home folder's others is still fine.
+    let store = home.join("ctxmon-state");
+    fs::create_dir(&store).unwrap();
+    symlink(&store, layout.root()).unwrap();
+    layout.ensure_dir(&layout.state_dir()).unwrap();
+    assert!(store.join("state").is_dir());
+}

@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use ctxmon_infra_fs::fsutil::{self, OpenRegularError};
+use ctxmon_infra_fs::json_depth::Bounded;
+use ctxmon_infra_fs::json_repair::from_str_lenient;
 use serde_json::Value;
 
 use super::check::{Check, Status};
@@ -98,7 +100,9 @@ pub fn scan(files: &[SettingsFile]) -> SettingsScan {
             let text = text
                 .as_deref()
                 .map(|t| t.strip_prefix('\u{feff}').unwrap_or(t));
-            text.map(serde_json::from_str)
+            // Read as leniently as Claude Code reads it (a lone surrogate, a number beyond f64
+            // or deep nesting do not stop it), so doctor never calls a file it uses broken.
+            text.map(|t| from_str_lenient::<Bounded>(t).map(|b| b.0))
                 .transpose()
                 .map_err(|e| format!("is not valid JSON ({e})"))
         }) {

@@ -19,8 +19,6 @@ mod system;
 
 use std::io::IsTerminal;
 
-use ctxmon_infra_fs::ProjectLayout;
-
 use crate::bootstrap;
 use crate::cli::GlobalArgs;
 use crate::exit::{CmdResult, Failure};
@@ -30,7 +28,7 @@ use crate::out::{out, outln};
 pub fn run(global: &GlobalArgs) -> CmdResult {
     let project_dir = bootstrap::existing_project_dir(global)?;
     let env = bootstrap::env_pairs();
-    let layout = ProjectLayout::new(&project_dir);
+    let layout = bootstrap::layout_of(&project_dir);
 
     // The configuration is read first (its line still comes after the hooks'): whether the
     // PostToolUse hook is needed depends on it.
@@ -47,6 +45,7 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
         cm.enabled && cm.post_tool_use,
     ));
     checks.extend(codex::checks(&project_dir, &env));
+    checks.extend(system::install_leftovers(&project_dir, &env));
     checks.push(config_check);
     checks.push(system::storage(&layout));
     checks.push(system::hook_log(&layout, &config));

@@ -20,6 +20,47 @@ use crate::paths::{same_file, which};
 const INSTALL_HINT: &str =
     "`cargo install --locked --path crates/ctxmon-cli` puts it in ~/.cargo/bin";
 
+/// What an interrupted `ctxmon install` or `uninstall` left in the agents' folders (the
+/// project's `.claude` and `.codex`, the user's): `None` when nothing is there, so the check
+/// shows only when it has something to say.
+pub fn install_leftovers(project_dir: &Path, env: &[(String, String)]) -> Option<Check> {
+    use crate::commands::install::leftovers;
+    let var = |name: &str| {
+        env.iter()
+            .find(|(k, v)| k == name && !v.is_empty())
+            .map(|(_, v)| std::path::PathBuf::from(v))
+    };
+    let home = var("HOME");
+    let dirs = [
+        Some(project_dir.join(".claude")),
+        Some(project_dir.join(".codex")),
+        var("CLAUDE_CONFIG_DIR").or_else(|| home.as_ref().map(|h| h.join(".claude"))),
+        var("CODEX_HOME").or_else(|| home.as_ref().map(|h| h.join(".codex"))),
+    ];
+    let now = std::time::SystemTime::now();
+    let mut found: Vec<String> = Vec::new();
+    for dir in dirs.iter().flatten() {
+        for path in leftovers::stale(dir, now) {
+            let shown = path.display().to_string();
+            if !found.contains(&shown) {
+                found.push(shown);
+            }
+        }
+    }
+    (!found.is_empty()).then(|| {
+        Check::new(
+            "install leftovers",
+            Status::Warn,
+            format!(
+                "{} file(s) left by an interrupted ctxmon install or uninstall: {}",
+                found.len(),
+                found.join(", ")
+            ),
+        )
+        .with_fix("run `ctxmon install` again (it removes them), or delete them")
+    })
+}
+
 pub fn binary(env: &[(String, String)]) -> Check {
     let this = std::env::current_exe().ok();
     let shown = this

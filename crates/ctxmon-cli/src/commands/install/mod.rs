@@ -25,6 +25,8 @@
 //!   there (from the backup only when there is no record, as before records existed), then
 //!   deletes the record; a record it cannot read stops uninstall rather than lose the line.
 //! - An existing file keeps its permissions; a new one is private (0600, contract C15).
+//! - A run killed while writing leaves its temp copy and write probe, named as only ctxmon
+//!   names them; every later run that writes removes its stale ones first (`leftovers`).
 //! - Codex (`--agent codex`) gets the same edit of `.codex/hooks.json` or
 //!   `$CODEX_HOME/hooks.json`, with these differences: no status line (Codex has no command
 //!   status line), no local scope, a file starting with a byte-order mark is refused by
@@ -47,6 +49,7 @@ use crate::install::merge::{self, Action, Change, Options, Outcome, PlanError};
 use crate::json_out;
 use crate::out::{out, outln};
 
+pub(crate) mod leftovers;
 mod program;
 mod target;
 
@@ -267,6 +270,8 @@ struct Done {
     file_removed: bool,
     next_step: Option<String>,
     warnings: Vec<String>,
+    /// Leftovers of an interrupted run removed first (`leftovers`).
+    leftovers: Vec<String>,
 }
 
 /// Shows the plan, writes it unless it is a dry run or a no-op, and reports.
@@ -282,6 +287,15 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
     } = *plan;
     let changed = outcome.changes.iter().any(|c| c.action.is_change());
     let shown = target.path.display().to_string();
+    // Before this run's own temp files exist: only an interrupted run's stale ones go.
+    let leftovers: Vec<String> = if dry_run {
+        Vec::new()
+    } else {
+        leftovers::remove_stale(&target.folders())
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect()
+    };
     let diff = if changed {
         let old_name = if original.is_some() {
             shown.clone()
@@ -354,6 +368,7 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
         file_removed: remove_file && write && target.write_path == target.path,
         next_step: next_step(verb, target, outcome, write),
         warnings,
+        leftovers,
     };
     let note = program.and_then(|p| p.note.as_deref());
     if global.json {
@@ -369,6 +384,7 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
             "backup": done.backup, "backup_removed": done.backup_removed,
             "statusline_record": done.kept, "file_removed": done.file_removed,
             "next_step": done.next_step, "changes": changes, "diff": dry_run.then_some(diff),
+            "leftovers_removed": done.leftovers,
         }))?;
         for warning in &done.warnings {
             diag!("ctxmon: warning: {warning}");
@@ -409,6 +425,13 @@ fn report(
     note: Option<&str>,
 ) -> CmdResult {
     let shown = target.path.display();
+    if !done.leftovers.is_empty() {
+        outln!(
+            "removed {} leftover files of an interrupted install: {}",
+            done.leftovers.len(),
+            done.leftovers.join(", ")
+        )?;
+    }
     if !done.changed {
         let state = match plan.verb {
             "install" => "ctxmon is already installed",

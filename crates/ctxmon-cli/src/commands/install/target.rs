@@ -13,7 +13,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
-use ctxmon_infra_fs::fsutil::{self, Durability, write_atomic};
+use ctxmon_infra_fs::fsutil::{self, Durability};
+
+use super::leftovers;
 
 use crate::bootstrap;
 use crate::cli::{Agent, GlobalArgs, SettingsScope};
@@ -44,6 +46,12 @@ impl SavedStatusLine {
             SavedStatusLine::Unusable(why) => merge::Restore::Unusable(why),
         }
     }
+}
+
+/// Replaces `path` atomically, its temp file named as only ctxmon names it
+/// ([`leftovers::TEMP_PREFIX`]): killed mid-write, it is then recognisably ctxmon's to clean.
+fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
+    fsutil::write_atomic_named(path, bytes, durability, leftovers::TEMP_PREFIX)
 }
 
 /// The text of a small file that may not exist; `Ok(None)` when it does not. Only a regular
@@ -258,7 +266,7 @@ impl Target {
         }
         if let Some(dir) = self.write_path.parent().filter(|d| d.is_dir()) {
             tempfile::Builder::new()
-                .prefix(".ctxmon-probe-")
+                .prefix(leftovers::PROBE_PREFIX)
                 .tempfile_in(dir)
                 .map_err(|e| {
                     anyhow!(
@@ -330,6 +338,18 @@ impl Target {
         }
         fs::remove_file(&self.path)
             .map_err(|e| anyhow!("cannot remove {}: {e}", self.path.display()).into())
+    }
+
+    /// The folders install writes in (the file's, and its link target's): where an
+    /// interrupted run leaves its temp files.
+    pub(super) fn folders(&self) -> Vec<&Path> {
+        let mut dirs: Vec<&Path> = Vec::new();
+        for path in [&self.path, &self.write_path] {
+            if let Some(dir) = path.parent().filter(|d| !dirs.contains(d)) {
+                dirs.push(dir);
+            }
+        }
+        dirs
     }
 
     /// Whether install's backup is there (a regular file: a link or folder by that name is not

@@ -9,6 +9,7 @@ use std::io::Read;
 
 use anyhow::anyhow;
 use ctxmon_domain::ResumeLogDraft;
+use ctxmon_infra_fs::json_repair;
 use serde_json::Value;
 
 use super::super::assemble::{json_path, json_syntax};
@@ -62,14 +63,22 @@ pub fn parse_draft(origin: &str, bytes: &[u8]) -> Result<ResumeLogDraft, Failure
             "{origin}: empty document; expected {SHAPE}"
         )));
     }
-    let value: Value = serde_json::from_str(text)
+    // A lone surrogate (Node's JSON.stringify of a cut emoji) or a number beyond f64 does not
+    // refuse the document: the first reads as U+FFFD, the second as ±1e308, which a typed
+    // field then refuses by its path, and the critical context keeps as its text (`exact`).
+    let value: Value = json_repair::from_str_lenient(text)
         .map_err(|e| Failure::usage(anyhow!("{origin}: {}", json_syntax::describe(text, &e))))?;
     if !value.is_object() {
         return Err(Failure::usage(anyhow!(
             "{origin}: top level: expected {SHAPE}"
         )));
     }
-    json_path::from_value(&value).map_err(|e| Failure::usage(anyhow!("{origin}: {e}")))
+    let mut draft: ResumeLogDraft =
+        json_path::from_value(&value).map_err(|e| Failure::usage(anyhow!("{origin}: {e}")))?;
+    if let Some(exact) = super::exact::critical_context(text) {
+        draft.critical_context = exact;
+    }
+    Ok(draft)
 }
 
 #[cfg(test)]
