@@ -68,14 +68,10 @@ fn history_of(run: &mut HookRun<'_>, cp: &CheckpointData) -> Vec<HistoryEntry> {
     let Some(session) = cp.session_info.session_id.as_deref().or(run.ctx.session_id) else {
         return Vec::new();
     };
-    match run.ports.checkpoints.list() {
-        Ok(listing) => listing
-            .checkpoints
+    match run.ports.checkpoints.of_session(session) {
+        Ok(own) => own
             .iter()
-            .filter(|s| {
-                s.data.checkpoint_id < cp.checkpoint_id
-                    && s.data.session_info.session_id.as_deref() == Some(session)
-            })
+            .filter(|s| s.data.checkpoint_id < cp.checkpoint_id)
             .map(|s| HistoryEntry {
                 checkpoint_id: s.data.checkpoint_id.to_string(),
                 fill_percent: s.data.context_state.percent(),

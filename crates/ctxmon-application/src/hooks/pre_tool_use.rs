@@ -106,9 +106,9 @@ fn staleness(run: &mut HookRun<'_>, updated_at: Option<&str>) -> Option<String> 
             "resumption.updated_at ({shown}) is not an RFC 3339 time."
         ));
     };
-    match ports.checkpoints.list() {
-        Ok(listing) => {
-            if let Some(newest) = listing.checkpoints.last().map(|c| &c.data)
+    match ports.checkpoints.newest() {
+        Ok(newest) => {
+            if let Some(newest) = newest
                 && at < newest.created_at_ms
             {
                 return Some(format!(
