@@ -65,13 +65,19 @@ impl CheckpointRepository for Watched<'_> {
     fn prune_automatic(&self, policy: AutoPrune<'_>) -> Result<PruneOutcome, PortError> {
         self.inner.prune_automatic(policy)
     }
-    fn of_session(&self, session: &str) -> Result<Vec<crate::ports::StoredCheckpoint>, crate::ports::PortError> {
+    fn of_session(
+        &self,
+        session: &str,
+    ) -> Result<Vec<crate::ports::StoredCheckpoint>, crate::ports::PortError> {
         self.inner.of_session(session)
     }
     fn newest(&self) -> Result<Option<ctxmon_domain::CheckpointData>, crate::ports::PortError> {
         self.inner.newest()
     }
-    fn is_acknowledged(&self, id: ctxmon_domain::CheckpointId) -> Result<bool, crate::ports::PortError> {
+    fn is_acknowledged(
+        &self,
+        id: ctxmon_domain::CheckpointId,
+    ) -> Result<bool, crate::ports::PortError> {
         self.inner.is_acknowledged(id)
     }
     fn claim_alert(
@@ -82,7 +88,6 @@ impl CheckpointRepository for Watched<'_> {
     ) -> Result<bool, crate::ports::PortError> {
         self.inner.claim_alert(id, now, until)
     }
-
 }
 
 fn world() -> World {

@@ -4,8 +4,7 @@
 //! delivery never happened (contract C7).
 
 use ctxmon_domain::{
-    CheckpointData, CheckpointId, FillEstimate, FillSource, SessionState, ThresholdTier,
-    Timestamp,
+    CheckpointData, CheckpointId, FillEstimate, FillSource, SessionState, ThresholdTier, Timestamp,
 };
 
 use super::delivery::deliver;

@@ -225,13 +225,19 @@ impl crate::ports::CheckpointRepository for StalePending<'_> {
     ) -> Result<crate::ports::PruneOutcome, crate::ports::PortError> {
         self.0.prune_automatic(policy)
     }
-    fn of_session(&self, session: &str) -> Result<Vec<crate::ports::StoredCheckpoint>, crate::ports::PortError> {
+    fn of_session(
+        &self,
+        session: &str,
+    ) -> Result<Vec<crate::ports::StoredCheckpoint>, crate::ports::PortError> {
         self.0.of_session(session)
     }
     fn newest(&self) -> Result<Option<ctxmon_domain::CheckpointData>, crate::ports::PortError> {
         self.0.newest()
     }
-    fn is_acknowledged(&self, id: ctxmon_domain::CheckpointId) -> Result<bool, crate::ports::PortError> {
+    fn is_acknowledged(
+        &self,
+        id: ctxmon_domain::CheckpointId,
+    ) -> Result<bool, crate::ports::PortError> {
         self.0.is_acknowledged(id)
     }
     fn claim_alert(
@@ -242,7 +248,6 @@ impl crate::ports::CheckpointRepository for StalePending<'_> {
     ) -> Result<bool, crate::ports::PortError> {
         self.0.claim_alert(id, now, until)
     }
-
 }
 
 /// Found by the attack run (issue 12): prompts running at once (unlocked, past the session

@@ -200,3 +200,58 @@ fn a_sessions_own_checkpoint_is_found_among_thousands_of_others() {
     assert!(alerted(&prompt(&sb, "s", &t)));
     assert!(dir.join("cx-001.acknowledged").exists());
 }
+
+/// A session resumed after its checkpoints were all handed back: the pointer to its resume
+/// log says so, instead of "No checkpoint to restore" while checkpoints exist.
+#[test]
+fn a_resumed_session_is_told_what_checkpoints_it_has() {
+    use crate::common::resume_log::{SESSION, transcript as claude_transcript};
+    let sb = Sandbox::new();
+    let t = claude_transcript(&sb, SESSION);
+    assert_eq!(saved(&pre_compact(&sb, SESSION, &t)), Some(1));
+    assert!(alerted(&prompt(&sb, SESSION, &t)));
+    let input = sb.hook_input("SessionStart", SESSION, &t, json!({"source": "resume"}));
+    let start = sb.run(&["hooks", "session-start"], input);
+    assert_eq!(start.code, 0, "{}", start.stderr);
+    assert!(start.stdout.contains("resume-log"), "{}", start.stdout);
+    assert!(
+        !start.stdout.contains("No checkpoint to restore"),
+        "{}",
+        start.stdout
+    );
+    assert!(start.stdout.contains("cx-001"), "{}", start.stdout);
+}
+
+/// `checkpoint list` names tiers as the rest of ctxmon does (CRITICAL), and `checkpoint
+/// show` says which branch is git's and which the transcript's.
+#[test]
+fn checkpoint_text_names_tiers_and_branches_plainly() {
+    let sb = Sandbox::new();
+    let t = transcript(&sb, "s");
+    assert_eq!(saved(&pre_compact(&sb, "s", &t)), Some(1));
+    let dir = checkpoints(&sb);
+    let path = dir.join("cx-001-checkpoint.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    v["session_info"]["git_branch"] = json!("live-branch");
+    v["resumption_state"]["git_branch"] = json!("transcript-branch");
+    std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+    let list = sb.run(&["checkpoint", "list"], "");
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    assert!(list.stdout.contains("CRITICAL"), "{}", list.stdout);
+    assert!(!list.stdout.contains("critical"), "{}", list.stdout);
+    let show = sb.run(&["checkpoint", "show", "1"], "");
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    let line = |needle: &str| {
+        show.stdout
+            .lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("{needle}: {}", show.stdout))
+            .to_string()
+    };
+    assert!(line("live-branch").contains("git"), "{}", show.stdout);
+    assert!(
+        line("transcript-branch").contains("transcript"),
+        "{}",
+        show.stdout
+    );
+}

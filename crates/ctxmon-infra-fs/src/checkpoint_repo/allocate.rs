@@ -39,7 +39,10 @@ pub(super) struct Next {
 /// One past the highest id the folder's records support (see the module documentation).
 pub(super) fn next(dir: &Path, scan: &Scan) -> Next {
     let next_id_path = dir.join(NEXT_ID_NAME);
-    let top_name = scan.checkpoints.last().map_or(0, |id| u64::from(id.sequence()));
+    let top_name = scan
+        .checkpoints
+        .last()
+        .map_or(0, |id| u64::from(id.sequence()));
     let recorded = read::read_number(&next_id_path)
         .filter(|&r| r >= 1 && r <= top_name.saturating_add(1 + MAX_ID_JUMP));
     let ceiling = recorded.map_or(u64::MAX, |r| r.saturating_add(MAX_ID_JUMP));

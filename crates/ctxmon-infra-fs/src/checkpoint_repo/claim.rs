@@ -31,6 +31,7 @@ pub(super) fn take(
         return Ok(false);
     }
     let text = format!("{}\n", until.millis().max(0));
-    write_atomic(&path, text.as_bytes(), Durability::RenameOnly).map_err(|e| io_error(&path, &e))?;
+    write_atomic(&path, text.as_bytes(), Durability::RenameOnly)
+        .map_err(|e| io_error(&path, &e))?;
     Ok(true)
 }

@@ -471,7 +471,10 @@ fn ids_run_out_loudly_naming_the_file_that_took_the_last() {
         .save_new(Some("s"), &mut |given| sample(given.id, "s"))
         .unwrap_err();
     assert!(err.message.contains("exhausted"), "{err}");
-    assert!(err.message.contains("cx-999999999-checkpoint.json"), "{err}");
+    assert!(
+        err.message.contains("cx-999999999-checkpoint.json"),
+        "{err}"
+    );
     assert_eq!(ids(&repo.list().unwrap()), [999_999_999]);
 }
 

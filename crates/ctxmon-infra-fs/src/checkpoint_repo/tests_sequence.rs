@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 use std::fs;
 
-use super::read::counter;
 use super::index::MAX_MIGRATED;
+use super::read::counter;
 use super::tests::{id, ids, names, repo, sample, save};
 use super::*;
 
@@ -95,11 +95,19 @@ fn a_folder_from_before_the_indexes_costs_a_bounded_look_once() {
     counter::take();
     let next = save(&repo, "running");
     assert_eq!(next.compaction_sequence, 8, "it carries on counting");
-    assert_eq!(counter::take(), MAX_MIGRATED, "indexing reads a bounded few, once");
+    assert_eq!(
+        counter::take(),
+        MAX_MIGRATED,
+        "indexing reads a bounded few, once"
+    );
     assert_eq!(save(&repo, "fresh").compaction_sequence, 1);
     assert_eq!(save(&repo, "running").compaction_sequence, 9);
     assert_eq!(save(&repo, "fresh").compaction_sequence, 2);
-    assert_eq!(counter::take(), 0, "once indexed, a save reads no checkpoint");
+    assert_eq!(
+        counter::take(),
+        0,
+        "once indexed, a save reads no checkpoint"
+    );
     // The running session's pending checkpoint is found through its index.
     assert_eq!(
         repo.latest_unacknowledged(Some("running"))
@@ -140,7 +148,11 @@ fn a_sessions_lookups_do_not_grow_with_other_sessions_checkpoints() {
     assert_eq!(pending.checkpoint_id, id(2));
     let own = repo.of_session("own").unwrap();
     assert_eq!(own.len(), 2);
-    assert_eq!(counter::take(), 3, "one read for the pending one, two for the history");
+    assert_eq!(
+        counter::take(),
+        3,
+        "one read for the pending one, two for the history"
+    );
     // An index naming another session's checkpoint (stale or planted) misleads nobody.
     fs::write(repo.dir().join(".index-own"), "cx-003 1\ncx-001 1\n").unwrap();
     let own: Vec<u32> = repo
@@ -266,14 +278,14 @@ fn auto_prune_removes_old_checkpoints_the_agent_no_longer_needs() {
         .collect();
     assert_eq!(own, [6, 8, 9, 10, 11]);
     assert_eq!(
-        fs::read_to_string(repo.dir().join(".index-s")).unwrap().lines().count(),
+        fs::read_to_string(repo.dir().join(".index-s"))
+            .unwrap()
+            .lines()
+            .count(),
         5
     );
     // Nothing more to do; ids and sequences continue.
-    assert_eq!(
-        repo.prune_automatic(policy(4, &spare)).unwrap().pruned,
-        []
-    );
+    assert_eq!(repo.prune_automatic(policy(4, &spare)).unwrap().pruned, []);
     let next = save(&repo, "s");
     assert_eq!((next.checkpoint_id, next.compaction_sequence), (id(12), 11));
 }
