@@ -50,6 +50,14 @@ const MAX_SESSION_READS: usize = 64;
 /// unacknowledged checkpoint that is its session's newest is read and kept.
 const MAX_PRUNE_READS: usize = 64;
 
+/// What to put back if a checkpoint cannot be written: its session's mark as it was (when the
+/// save changed it) and its index as it was.
+struct Undo<'a> {
+    session: &'a str,
+    mark: Option<Option<u64>>,
+    index: Option<Vec<index::Entry>>,
+}
+
 #[derive(Debug, Clone)]
 pub struct FsCheckpointRepository {
     layout: ProjectLayout,
@@ -173,27 +181,29 @@ impl CheckpointRepository for FsCheckpointRepository {
             // A mark or index that cannot be written (a full disk fails the checkpoint too; a
             // folder planted under its name does not) must not cost the checkpoint: it is
             // saved with the sequence allocated, which the next save may then give again.
-            // What to put back if the checkpoint cannot be written: the session, its mark as
-            // it was (when this save changed it) and its index as it was.
-            let mut undo: Option<(&str, Option<Option<u64>>, Option<Vec<index::Entry>>)> = None;
+            let mut undo: Option<Undo<'_>> = None;
             let compaction_sequence = match session {
                 Some(s) => {
                     let indexed = index::read(&dir, s).unwrap_or_default();
                     let (sequence, previous) = sequence::allocate(&dir, s, &indexed);
                     let marked = sequence::record(&dir, s, u64::from(sequence) + 1).is_ok();
                     let listed = index::add(&dir, s, index::Entry { id, sequence }).ok();
-                    undo = Some((s, marked.then_some(previous), listed));
+                    undo = Some(Undo {
+                        session: s,
+                        mark: marked.then_some(previous),
+                        index: listed,
+                    });
                     sequence
                 }
                 None => 1,
             };
             let give_back = || {
-                if let Some((s, mark, listed)) = &undo {
-                    if let Some(previous) = mark {
-                        sequence::restore(&dir, s, *previous);
+                if let Some(undo) = &undo {
+                    if let Some(previous) = undo.mark {
+                        sequence::restore(&dir, undo.session, previous);
                     }
-                    if let Some(before) = listed {
-                        let _ = index::write(&dir, s, before);
+                    if let Some(before) = &undo.index {
+                        let _ = index::write(&dir, undo.session, before);
                     }
                 }
             };
