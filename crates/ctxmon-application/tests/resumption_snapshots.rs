@@ -363,6 +363,7 @@ fn snapshot_resume_log_pointer() {
         scope: PointerScope::ThisSession,
         log: &log,
         location: "/w/shop/.ctxmon/resume-logs/session-ef958aa1-19fa-41d2-9c3e-7b1f0a2d4c55.md",
+        handed_back: None,
     });
     roxmltree::Document::parse(&this).unwrap();
     assert!(estimate_tokens(&this).get() <= POINTER_MAX_TOKENS);
@@ -371,6 +372,7 @@ fn snapshot_resume_log_pointer() {
         scope: PointerScope::EarlierSession,
         log: &resume_log(""),
         location: "/w/shop/.ctxmon/resume-logs/session-ef958aa1-19fa-41d2-9c3e-7b1f0a2d4c55.md",
+        handed_back: None,
     });
     insta::assert_snapshot!("resume_log_pointer_earlier_session", earlier);
 }
@@ -385,6 +387,7 @@ fn a_pointer_never_cuts_a_path_and_stays_small() {
         scope: PointerScope::ThisSession,
         log: &log,
         location: &long_path,
+        handed_back: Some("cx-999999999"),
     });
     let doc = roxmltree::Document::parse(&text).unwrap();
     assert_eq!(doc.root_element().tag_name().name(), "resumption-context");
@@ -594,7 +597,7 @@ proptest! {
         log.session_id = session;
         log.context_metrics.timestamp = stamp;
         let scope = if this { PointerScope::ThisSession } else { PointerScope::EarlierSession };
-        let text = render_resume_log_pointer(PointerInput { scope, log: &log, location: &path });
+        let text = render_resume_log_pointer(PointerInput { scope, log: &log, location: &path, handed_back: Some("cx-999999999") });
         prop_assert!(estimate_tokens(&text).get() <= POINTER_MAX_TOKENS, "{} tokens", estimate_tokens(&text));
         prop_assert!(roxmltree::Document::parse(&text).is_ok(), "{}", text);
     }

@@ -44,6 +44,11 @@ impl FixedClock {
     pub fn set(&self, t: Timestamp) {
         self.now.set(t.millis());
     }
+
+    /// The time the next read gives, without moving the clock.
+    pub fn now_ms(&self) -> i64 {
+        self.now.get()
+    }
 }
 
 impl Clock for FixedClock {
@@ -153,9 +158,18 @@ pub struct FakeCheckpoints {
     pub sequences: RefCell<BTreeMap<String, u32>>,
     /// When true, every call fails (`PermissionDenied`).
     pub fail: Cell<bool>,
+    /// Alert claims: checkpoint id → held until (milliseconds).
+    pub claims: RefCell<BTreeMap<ctxmon_domain::CheckpointId, i64>>,
+    /// How many checkpoints were read one by one (`get`, the session's lookups): what a test
+    /// that bounds a hook's work counts. Listing the whole folder counts every checkpoint.
+    pub reads: Cell<usize>,
 }
 
 impl FakeCheckpoints {
+    fn count_reads(&self, n: usize) {
+        self.reads.set(self.reads.get() + n);
+    }
+
     fn check(&self) -> Result<(), PortError> {
         if self.fail.get() {
             Err(PortError::new(
@@ -213,12 +227,65 @@ impl crate::ports::CheckpointRepository for FakeCheckpoints {
         id: ctxmon_domain::CheckpointId,
     ) -> Result<Option<crate::ports::StoredCheckpoint>, PortError> {
         self.check()?;
+        self.count_reads(1);
         Ok(self
             .stored
             .borrow()
             .iter()
             .find(|s| s.data.checkpoint_id == id)
             .cloned())
+    }
+
+    fn of_session(&self, session: &str) -> Result<Vec<crate::ports::StoredCheckpoint>, PortError> {
+        self.check()?;
+        let own: Vec<crate::ports::StoredCheckpoint> = self
+            .stored
+            .borrow()
+            .iter()
+            .filter(|s| s.data.session_info.session_id.as_deref() == Some(session))
+            .cloned()
+            .collect();
+        self.count_reads(own.len());
+        Ok(own)
+    }
+
+    fn newest(&self) -> Result<Option<ctxmon_domain::CheckpointData>, PortError> {
+        self.check()?;
+        self.count_reads(1);
+        Ok(self.stored.borrow().last().map(|s| s.data.clone()))
+    }
+
+    fn is_acknowledged(&self, id: ctxmon_domain::CheckpointId) -> Result<bool, PortError> {
+        self.check()?;
+        Ok(self
+            .stored
+            .borrow()
+            .iter()
+            .any(|s| s.data.checkpoint_id == id && s.acknowledged))
+    }
+
+    fn claim_alert(
+        &self,
+        id: ctxmon_domain::CheckpointId,
+        now: ctxmon_domain::Timestamp,
+        until: ctxmon_domain::Timestamp,
+    ) -> Result<bool, PortError> {
+        self.check()?;
+        if self.is_acknowledged(id)? {
+            return Ok(false);
+        }
+        let mut claims = self.claims.borrow_mut();
+        if claims.get(&id).is_some_and(|&held| held > now.millis()) {
+            return Ok(false);
+        }
+        claims.insert(id, until.millis());
+        Ok(true)
+    }
+
+    fn release_alert(&self, id: ctxmon_domain::CheckpointId) -> Result<(), PortError> {
+        self.check()?;
+        self.claims.borrow_mut().remove(&id);
+        Ok(())
     }
 
     fn latest_unacknowledged(
@@ -250,11 +317,13 @@ impl crate::ports::CheckpointRepository for FakeCheckpoints {
             })?;
         let created = !entry.acknowledged;
         entry.acknowledged = true;
+        self.claims.borrow_mut().remove(&id);
         Ok(created)
     }
 
     fn list(&self) -> Result<crate::ports::CheckpointListing, PortError> {
         self.check()?;
+        self.count_reads(self.stored.borrow().len());
         Ok(crate::ports::CheckpointListing {
             checkpoints: self.stored.borrow().clone(),
             problems: Vec::new(),
@@ -274,18 +343,32 @@ impl crate::ports::CheckpointRepository for FakeCheckpoints {
         })
     }
 
-    fn prune_acknowledged(
+    fn prune_automatic(
         &self,
         policy: crate::ports::AutoPrune<'_>,
     ) -> Result<crate::ports::PruneOutcome, PortError> {
         self.check()?;
         let mut stored = self.stored.borrow_mut();
         let older = stored.len().saturating_sub(policy.keep);
+        // Each session's newest checkpoint: an unacknowledged one older than it is superseded.
+        let mut newest: BTreeMap<String, ctxmon_domain::CheckpointId> = BTreeMap::new();
+        for s in stored.iter() {
+            if let Some(session) = &s.data.session_info.session_id {
+                newest.insert(session.clone(), s.data.checkpoint_id);
+            }
+        }
         let mut pruned = Vec::new();
         let mut index = 0;
         stored.retain(|s| {
+            let superseded = s
+                .data
+                .session_info
+                .session_id
+                .as_ref()
+                .and_then(|session| newest.get(session))
+                .is_some_and(|&n| n > s.data.checkpoint_id);
             let goes = index < older
-                && s.acknowledged
+                && (s.acknowledged || superseded)
                 && !policy.spare.contains(&s.data.checkpoint_id)
                 && pruned.len() < policy.max_removals;
             index += 1;

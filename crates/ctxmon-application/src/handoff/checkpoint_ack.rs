@@ -22,13 +22,25 @@ pub struct SessionAck {
     /// The newest was acknowledged before this call (by a concurrent prompt, or by hand): the
     /// alert about it is someone else's to give.
     pub already_acknowledged: bool,
+    /// What went wrong on the way (a marker not written, the session's checkpoints unreadable).
+    pub warnings: Vec<Warning>,
 }
 
 /// Acknowledges `newest`, then every older unacknowledged checkpoint of the same session
 /// (the checkpoint's own session id). Problems are the run's warnings: a hook never fails. A
 /// checkpoint newer than `newest` is left alone: the agent has not been told about it yet.
 pub fn acknowledge_with_older(run: &mut HookRun<'_>, newest: &CheckpointData) -> SessionAck {
-    let repo = run.ports.checkpoints;
+    let mut ack = acknowledge_session(run.ports.checkpoints, newest);
+    for warning in std::mem::take(&mut ack.warnings) {
+        run.warn(warning);
+    }
+    ack
+}
+
+/// [`acknowledge_with_older`] outside a run: for the step after a hook's answer was written,
+/// when the run that decided the alert is over. The session's older checkpoints are found
+/// through the repository's per-session lookup, never by listing every checkpoint.
+pub fn acknowledge_session(repo: &dyn CheckpointRepository, newest: &CheckpointData) -> SessionAck {
     let mut ack = SessionAck::default();
     match repo.acknowledge(newest.checkpoint_id) {
         Ok(created) => {
@@ -39,7 +51,7 @@ pub fn acknowledge_with_older(run: &mut HookRun<'_>, newest: &CheckpointData) ->
             ack.acknowledged = Some(newest.checkpoint_id.to_string());
         }
         Err(e) => {
-            run.warn(Warning::CheckpointNotAcknowledged {
+            ack.warnings.push(Warning::CheckpointNotAcknowledged {
                 id: newest.checkpoint_id,
                 error: e,
             });
@@ -50,20 +62,16 @@ pub fn acknowledge_with_older(run: &mut HookRun<'_>, newest: &CheckpointData) ->
     let Some(session) = newest.session_info.session_id.as_deref() else {
         return ack;
     };
-    let older: Vec<CheckpointId> = match repo.list() {
-        Ok(listing) => listing
-            .checkpoints
+    let older: Vec<CheckpointId> = match repo.of_session(session) {
+        Ok(own) => own
             .iter()
             .rev()
-            .filter(|c| {
-                !c.acknowledged
-                    && c.data.checkpoint_id < newest.checkpoint_id
-                    && c.data.session_info.session_id.as_deref() == Some(session)
-            })
+            .filter(|c| !c.acknowledged && c.data.checkpoint_id < newest.checkpoint_id)
             .map(|c| c.data.checkpoint_id)
             .collect(),
         Err(e) => {
-            run.warn(Warning::OlderCheckpointsNotAcknowledged(e));
+            ack.warnings
+                .push(Warning::OlderCheckpointsNotAcknowledged(e));
             Vec::new()
         }
     };
@@ -73,10 +81,53 @@ pub fn acknowledge_with_older(run: &mut HookRun<'_>, newest: &CheckpointData) ->
             Ok(false) => {}
             // Pruned in the meantime: nothing left to acknowledge.
             Err(e) if e.kind == PortErrorKind::NotFound => {}
-            Err(e) => run.warn(Warning::CheckpointNotAcknowledged { id, error: e }),
+            Err(e) => ack
+                .warnings
+                .push(Warning::CheckpointNotAcknowledged { id, error: e }),
         }
     }
     ack
+}
+
+/// An alert an answer carries: its checkpoint is acknowledged once the answer has been
+/// written, never before (an answer lost to a deadline or a closed stdout must leave the
+/// alert to the next prompt).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlertGiven {
+    /// The checkpoint the alert is about (its session's older ones go with it).
+    pub checkpoint: CheckpointData,
+    /// The session whose prompt gave it, for the events.
+    pub session_id: Option<String>,
+}
+
+/// After the answer carrying `given` was written: acknowledges its checkpoint (and the older
+/// ones of its session) and records a `CheckpointAcknowledged` per marker created. Returns
+/// the problems, for the hook log; the answer is out either way.
+pub fn acknowledge_given(
+    given: &AlertGiven,
+    repo: &dyn CheckpointRepository,
+    events: &dyn EventLog,
+    clock: &dyn Clock,
+) -> SessionAck {
+    let mut ack = acknowledge_session(repo, &given.checkpoint);
+    if !ack.events.is_empty() {
+        let at = clock.now();
+        let records: Vec<EventRecord> = ack
+            .events
+            .iter()
+            .map(|e| EventRecord::new(at, given.session_id.clone(), e.clone()))
+            .collect();
+        if let Err(e) = events.append(&records) {
+            ack.warnings.push(Warning::EventNotRecorded(e));
+        }
+    }
+    ack
+}
+
+/// After the answer carrying `given` could not be written: gives up the claim on its alert,
+/// so the next prompt gives it at once. Best effort: a claim left behind runs out by itself.
+pub fn release_given(given: &AlertGiven, repo: &dyn CheckpointRepository) {
+    let _ = repo.release_alert(given.checkpoint.checkpoint_id);
 }
 
 /// What `ctxmon checkpoint ack` did.

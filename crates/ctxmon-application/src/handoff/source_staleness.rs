@@ -20,9 +20,9 @@ pub fn staleness(run: &mut HookRun<'_>, updated_at: Option<&str>) -> Option<Stri
             "resumption.updated_at ({shown}) is not an RFC 3339 time."
         ));
     };
-    match ports.checkpoints.list() {
-        Ok(listing) => {
-            if let Some(newest) = listing.checkpoints.last().map(|c| &c.data)
+    match ports.checkpoints.newest() {
+        Ok(newest) => {
+            if let Some(newest) = newest
                 && at < newest.created_at_ms
             {
                 return Some(format!(
@@ -61,11 +61,8 @@ pub fn older_than_newest_checkpoint(run: &mut HookRun<'_>, updated_at: Option<&s
     let Some(at) = updated_at.and_then(Timestamp::parse_rfc3339) else {
         return false;
     };
-    match run.ports.checkpoints.list() {
-        Ok(listing) => listing
-            .checkpoints
-            .last()
-            .is_some_and(|newest| at < newest.data.created_at_ms),
+    match run.ports.checkpoints.newest() {
+        Ok(newest) => newest.is_some_and(|newest| at < newest.created_at_ms),
         Err(e) => {
             run.warn(Warning::CheckpointsUnreadable(e));
             false

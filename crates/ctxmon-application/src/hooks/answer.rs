@@ -24,6 +24,7 @@ use super::pre_tool_use::pre_tool_use;
 use super::prompt_submit::prompt_submit;
 use super::session_start::session_start;
 use crate::config::Config;
+use crate::handoff::checkpoint_ack::AlertGiven;
 use crate::monitor::fill::FillSettings;
 use crate::monitor::tier_record::ToolVerdict;
 use crate::ports::{AgentKind, ResumeLogStore};
@@ -132,6 +133,10 @@ pub struct HookAnswer {
     pub additional_context: Option<String>,
     /// A message for the user (`systemMessage`).
     pub system_message: Option<String>,
+    /// The compaction alert the context carries. Its checkpoint is acknowledged only after
+    /// the answer has been written (`checkpoint_ack::acknowledge_given`): an answer that never
+    /// reaches the agent must leave the alert to the next prompt.
+    pub alert: Option<AlertGiven>,
 }
 
 /// Answers one invocation (see the module documentation). Never fails; every problem goes to
@@ -248,13 +253,17 @@ fn dispatch(
     let warn_all = |warnings: &[Warning]| warnings.iter().for_each(|w| host.warn(w));
     let context = |text: Option<String>| HookAnswer {
         additional_context: text,
-        system_message: None,
+        ..HookAnswer::default()
     };
     match call.hook {
         Hook::PromptSubmit => {
             let outcome = prompt_submit(ctx, ports, logs);
             warn_all(&outcome.warnings);
-            context(outcome.additional_context)
+            HookAnswer {
+                additional_context: outcome.additional_context,
+                system_message: None,
+                alert: outcome.alert,
+            }
         }
         Hook::SessionStart => {
             let outcome = session_start(ctx, ports, logs, fields.source);
@@ -271,7 +280,7 @@ fn dispatch(
             if !outcome.pruned.is_empty() {
                 let ids: Vec<String> = outcome.pruned.iter().map(ToString::to_string).collect();
                 host.info(&format!(
-                    "pruned {} old acknowledged checkpoint(s) beyond checkpoints.keep = {}: {}",
+                    "pruned {} old checkpoint(s) beyond checkpoints.keep = {}: {}",
                     ids.len(),
                     ctx.config.checkpoints.keep,
                     ids.join(", ")
@@ -280,10 +289,10 @@ fn dispatch(
             // Codex shows a PreCompact `systemMessage` as a warning; a checkpoint saved is not
             // one, so Codex gets no answer (Claude Code discards it anyway).
             HookAnswer {
-                additional_context: None,
                 system_message: outcome
                     .system_message
                     .filter(|_| call.agent != AgentKind::Codex),
+                ..HookAnswer::default()
             }
         }
         Hook::PreToolUse => {

@@ -217,8 +217,8 @@ fn record_compaction(run: &mut HookRun<'_>, estimate: &FillEstimate, checkpoint:
 /// compactions instead of costing one of them its deadline.
 const MAX_PRUNED_PER_COMPACTION: usize = 32;
 
-/// Deletes acknowledged checkpoints beyond `checkpoints.keep`, once the new checkpoint is
-/// safely written. Spared: the one just saved (the session's newest) and every checkpoint a
+/// Deletes checkpoints beyond `checkpoints.keep` that the agent no longer needs (acknowledged,
+/// or superseded by a newer one of their session), once the new checkpoint is safely written. Spared: the one just saved (the session's newest) and every checkpoint a
 /// resume log names. Problems are warnings: the checkpoint is saved either way.
 fn prune_old(
     run: &mut HookRun<'_>,
@@ -239,7 +239,7 @@ fn prune_old(
         spare: &spare,
         max_removals: MAX_PRUNED_PER_COMPACTION,
     };
-    match run.ports.checkpoints.prune_acknowledged(policy) {
+    match run.ports.checkpoints.prune_automatic(policy) {
         Ok(outcome) => {
             for kept in outcome.unreadable {
                 run.warn(Warning::PruneKept(kept));

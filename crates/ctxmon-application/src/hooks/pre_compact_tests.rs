@@ -62,8 +62,31 @@ impl CheckpointRepository for Watched<'_> {
     fn prune(&self, keep: usize) -> Result<PruneOutcome, PortError> {
         self.inner.prune(keep)
     }
-    fn prune_acknowledged(&self, policy: AutoPrune<'_>) -> Result<PruneOutcome, PortError> {
-        self.inner.prune_acknowledged(policy)
+    fn prune_automatic(&self, policy: AutoPrune<'_>) -> Result<PruneOutcome, PortError> {
+        self.inner.prune_automatic(policy)
+    }
+    fn of_session(
+        &self,
+        session: &str,
+    ) -> Result<Vec<crate::ports::StoredCheckpoint>, crate::ports::PortError> {
+        self.inner.of_session(session)
+    }
+    fn newest(&self) -> Result<Option<ctxmon_domain::CheckpointData>, crate::ports::PortError> {
+        self.inner.newest()
+    }
+    fn is_acknowledged(
+        &self,
+        id: ctxmon_domain::CheckpointId,
+    ) -> Result<bool, crate::ports::PortError> {
+        self.inner.is_acknowledged(id)
+    }
+    fn claim_alert(
+        &self,
+        id: ctxmon_domain::CheckpointId,
+        now: ctxmon_domain::Timestamp,
+        until: ctxmon_domain::Timestamp,
+    ) -> Result<bool, crate::ports::PortError> {
+        self.inner.claim_alert(id, now, until)
     }
 }
 
@@ -139,12 +162,18 @@ fn pre_compact_lists_no_checkpoint_and_hands_the_new_one_to_its_resume_log() {
     assert_eq!(log.named_checkpoints(), [saved.checkpoint_id]);
 }
 
+/// Old checkpoints go once the agent no longer needs them: acknowledged ones, and
+/// unacknowledged ones a newer checkpoint of their session supersedes (an alert about that one
+/// acknowledges them). Pruning never removed an unacknowledged checkpoint, so a project's
+/// folder grew with every session that ended between a compaction and its next prompt.
 #[test]
-fn old_acknowledged_checkpoints_are_pruned_after_a_compaction() {
+fn old_checkpoints_the_agent_no_longer_needs_are_pruned_after_a_compaction() {
     let mut w = world();
     w.config.checkpoints.keep = 3;
+    // cx-001: the only checkpoint of "lone", never acknowledged.
+    let lone = seed(&w, "lone");
+    // cx-002 to cx-007 of session "old": cx-005 never acknowledged; cx-003 named by a log.
     let old: Vec<CheckpointId> = (0..6).map(|_| seed(&w, "old")).collect();
-    // cx-001 to cx-006 of session "old": cx-004 never acknowledged; cx-002 named by a log.
     for n in [0, 1, 2, 4, 5] {
         w.checkpoints.acknowledge(old[n]).unwrap();
     }
@@ -152,16 +181,16 @@ fn old_acknowledged_checkpoints_are_pruned_after_a_compaction() {
         "old",
         ContextMetrics::new(200_000, 1, "manual", "m", Timestamp(0)),
     );
-    log.metadata.sources = vec!["checkpoint cx-002".into()];
+    log.metadata.sources = vec!["checkpoint cx-003".into()];
     w.logs.save(&log, &log.to_markdown()).unwrap();
 
     let out = compact(&w);
     let saved = out.checkpoint.unwrap();
-    assert_eq!(saved.checkpoint_id.to_string(), "cx-007");
-    // The newest 3 (cx-005, cx-006 and the new one) stay; of the older ones only the
-    // acknowledged and unnamed go.
+    assert_eq!(saved.checkpoint_id.to_string(), "cx-008");
+    // The newest 3 (cx-006, cx-007 and the new one) stay; of the older ones the acknowledged
+    // and unnamed go, and so does cx-005, superseded by cx-007; "lone"'s only one stays.
     let ids = |cps: &[CheckpointId]| cps.iter().map(ToString::to_string).collect::<Vec<_>>();
-    assert_eq!(ids(&out.pruned), ["cx-001", "cx-003"]);
+    assert_eq!(ids(&out.pruned), ["cx-002", "cx-004", "cx-005"]);
     let left: Vec<CheckpointId> = w
         .checkpoints
         .list()
@@ -172,12 +201,12 @@ fn old_acknowledged_checkpoints_are_pruned_after_a_compaction() {
         .collect();
     assert_eq!(
         ids(&left),
-        ["cx-002", "cx-004", "cx-005", "cx-006", "cx-007"]
+        ["cx-001", "cx-003", "cx-006", "cx-007", "cx-008"]
     );
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
 
     // Resume logs that cannot be read: nothing is pruned, the checkpoint is saved all the same.
-    w.checkpoints.acknowledge(old[3]).unwrap();
+    w.checkpoints.acknowledge(lone).unwrap();
     w.logs.fail.set(true);
     let out = compact(&w);
     assert!(out.checkpoint.is_some());

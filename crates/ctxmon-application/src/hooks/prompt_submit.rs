@@ -4,14 +4,14 @@
 //! delivery never happened (contract C7).
 
 use ctxmon_domain::{
-    CheckpointData, CheckpointId, FillEstimate, FillSource, SessionState, ThresholdTier,
+    CheckpointData, CheckpointId, FillEstimate, FillSource, SessionState, ThresholdTier, Timestamp,
 };
 
 use super::delivery::deliver;
 use super::track_tier;
-use crate::config::{InjectPolicy, NOMINAL_STEP};
+use crate::config::{HookDeadline, InjectPolicy, NOMINAL_STEP};
 use crate::handoff::alert::render_compaction_alert;
-use crate::handoff::checkpoint_ack::acknowledge_with_older;
+use crate::handoff::checkpoint_ack::{AlertGiven, acknowledge_with_older};
 use crate::handoff::compaction::{note_boundary, note_checkpoint};
 use crate::handoff::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, Measurement, reset_if_stale};
@@ -27,8 +27,12 @@ pub struct PromptSubmitOutcome {
     pub additional_context: Option<String>,
     /// The fill measured for this prompt.
     pub estimate: FillEstimate,
-    /// The checkpoint acknowledged by this prompt's alert.
+    /// The checkpoint acknowledged by this prompt (another session's, handed over at its
+    /// start); the alert's checkpoint is acknowledged only once the answer is written.
     pub acknowledged: Option<String>,
+    /// The alert this answer carries: acknowledge it once the answer has been written
+    /// (`checkpoint_ack::acknowledge_given`).
+    pub alert: Option<AlertGiven>,
     /// Problems that did not stop the hook (state unwritable, log unwritable); for the hook log.
     pub warnings: Vec<Warning>,
 }
@@ -77,14 +81,15 @@ fn run_prompt_submit(run: &mut HookRun<'_>, logs: &dyn ResumeLogStore) -> Prompt
     {
         run.warn(Warning::FillNotMeasured(note.clone()));
     }
-    let acknowledged = match &pending {
-        Some(cp) => alert_once(run, logs, cp, &mut parts),
-        None => acknowledge_delivered_elsewhere(run),
+    let (alert, acknowledged) = match &pending {
+        Some(cp) => (alert_once(run, logs, cp, &mut parts), None),
+        None => (None, acknowledge_delivered_elsewhere(run)),
     };
     PromptSubmitOutcome {
         additional_context: (!parts.is_empty()).then(|| parts.join("\n")),
         estimate,
         acknowledged,
+        alert,
         warnings: Vec::new(),
     }
 }
@@ -177,23 +182,44 @@ pub fn should_inject(policy: InjectPolicy, state: &SessionState, estimate: &Fill
 }
 
 /// `<compaction-alert>` about `cp` (and its resumption context when SessionStart did not
-/// deliver it), unless another prompt already gave it.
+/// deliver it), unless another prompt is giving it or gave it.
 ///
 /// The newest checkpoint's alert covers the session's older ones: two compactions before this
 /// prompt give one alert, and the older one is not alerted (with its stale resumption
-/// context) on the next prompt. Acknowledged before the alert is written: creating the marker
-/// is atomic, so when two prompts saw the same pending checkpoint (hooks that waited past the
-/// session lock run unlocked), only the one that created it alerts. A marker that cannot be
-/// written still lets the alert go (fail open: the next prompt alerts again).
+/// context) on the next prompt. Nothing is acknowledged here: the alert is acknowledged once
+/// the answer carrying it has been written, so an answer lost to the deadline or a closed
+/// stdout leaves it to the next prompt. Until then a claim, taken atomically, keeps prompts
+/// running at once (hooks that waited past the session lock run unlocked) from alerting
+/// twice; it runs out after this hook's deadline, so a prompt that died holding it costs the
+/// alert nothing. A claim that cannot be taken still lets the alert go (fail open).
 fn alert_once(
     run: &mut HookRun<'_>,
     logs: &dyn ResumeLogStore,
     cp: &CheckpointData,
     parts: &mut Vec<String>,
-) -> Option<String> {
-    let ack = acknowledge_with_older(run, cp);
-    if ack.already_acknowledged {
-        return None;
+) -> Option<AlertGiven> {
+    let now = run.ports.clock.now();
+    let hold_ms = run
+        .ctx
+        .config
+        .hooks
+        .deadline_ms(HookDeadline::PromptSubmit)
+        .saturating_add(CLAIM_MARGIN_MS);
+    let until = Timestamp(
+        now.millis()
+            .saturating_add(i64::try_from(hold_ms).unwrap_or(i64::MAX)),
+    );
+    match run
+        .ports
+        .checkpoints
+        .claim_alert(cp.checkpoint_id, now, until)
+    {
+        Ok(true) => {}
+        Ok(false) => return None,
+        Err(error) => run.warn(Warning::AlertNotClaimed {
+            id: cp.checkpoint_id,
+            error,
+        }),
     }
     parts.push(render_compaction_alert(
         cp,
@@ -206,11 +232,15 @@ fn alert_once(
             parts.push(text);
         }
     }
-    for event in ack.events {
-        run.record(event);
-    }
-    ack.acknowledged
+    Some(AlertGiven {
+        checkpoint: cp.clone(),
+        session_id: run.ctx.session_id.map(str::to_string),
+    })
 }
+
+/// How long past its own deadline a prompt's claim on an alert holds: the answer is written
+/// and the checkpoint acknowledged just after the work, and a slow disk may stretch that.
+const CLAIM_MARGIN_MS: u64 = 2_000;
 
 /// A new session that SessionStart handed another session's checkpoint to: its first prompt
 /// completes the handoff, so the checkpoint (and the older ones of its session) is not offered
@@ -221,6 +251,11 @@ fn acknowledge_delivered_elsewhere(run: &mut HookRun<'_>) -> Option<String> {
         .resumption_delivered
         .as_deref()
         .and_then(CheckpointId::parse)?;
+    // Once acknowledged (the common case, every prompt after the first), a marker's `stat`
+    // says so: the other session's checkpoint is not read again.
+    if run.ports.checkpoints.is_acknowledged(id).unwrap_or(false) {
+        return None;
+    }
     match run.ports.checkpoints.get(id) {
         Ok(Some(stored)) if !stored.acknowledged => {
             let ack = acknowledge_with_older(run, &stored.data);

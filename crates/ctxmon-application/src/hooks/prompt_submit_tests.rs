@@ -219,11 +219,34 @@ impl crate::ports::CheckpointRepository for StalePending<'_> {
     fn prune(&self, keep: usize) -> Result<crate::ports::PruneOutcome, crate::ports::PortError> {
         self.0.prune(keep)
     }
-    fn prune_acknowledged(
+    fn prune_automatic(
         &self,
         policy: crate::ports::AutoPrune<'_>,
     ) -> Result<crate::ports::PruneOutcome, crate::ports::PortError> {
-        self.0.prune_acknowledged(policy)
+        self.0.prune_automatic(policy)
+    }
+    fn of_session(
+        &self,
+        session: &str,
+    ) -> Result<Vec<crate::ports::StoredCheckpoint>, crate::ports::PortError> {
+        self.0.of_session(session)
+    }
+    fn newest(&self) -> Result<Option<ctxmon_domain::CheckpointData>, crate::ports::PortError> {
+        self.0.newest()
+    }
+    fn is_acknowledged(
+        &self,
+        id: ctxmon_domain::CheckpointId,
+    ) -> Result<bool, crate::ports::PortError> {
+        self.0.is_acknowledged(id)
+    }
+    fn claim_alert(
+        &self,
+        id: ctxmon_domain::CheckpointId,
+        now: ctxmon_domain::Timestamp,
+        until: ctxmon_domain::Timestamp,
+    ) -> Result<bool, crate::ports::PortError> {
+        self.0.claim_alert(id, now, until)
     }
 }
 
@@ -257,4 +280,54 @@ fn a_prompt_that_lost_the_race_to_acknowledge_does_not_alert_again() {
         .filter(|n| *n == "CheckpointAcknowledged")
         .count();
     assert_eq!(acks, 1);
+}
+
+/// An answer that never reached the agent (the deadline passed, stdout was closed) carried the
+/// alert: the checkpoint stays unacknowledged and the next prompt gives the alert. Marking it
+/// acknowledged before the answer was written lost the alert for good.
+#[test]
+fn an_alert_that_was_not_written_is_given_by_the_next_prompt() {
+    use super::pre_compact::{PreCompactInput, pre_compact};
+    let w = World::new(InjectPolicy::Always);
+    w.script.usage(170_000);
+    w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
+    let lost = w.prompt_unwritten();
+    assert!(lost.alert.is_some());
+    assert!(!w.checkpoints.stored.borrow()[0].acknowledged);
+    // The lost prompt's claim runs out with its deadline; the next prompt comes later.
+    let now = ctxmon_domain::Timestamp(w.clock.now_ms() + 60_000);
+    w.clock.set(now);
+    let next = w.prompt();
+    assert!(
+        next.additional_context
+            .unwrap_or_default()
+            .contains("<compaction-alert checkpoint=\"cx-001\"")
+    );
+    assert_eq!(next.acknowledged.as_deref(), Some("cx-001"));
+    assert!(w.checkpoints.stored.borrow()[0].acknowledged);
+    assert!(w.prompt().alert.is_none());
+}
+
+/// A session's own checkpoint, its alert, history and acknowledgement are found without
+/// reading the checkpoints of thousands of other sessions.
+#[test]
+fn a_prompt_reads_only_its_own_sessions_checkpoints() {
+    use super::pre_compact::{PreCompactInput, pre_compact};
+    let mut w = World::new(InjectPolicy::Always);
+    w.script.usage(170_000);
+    for n in 0..2_000 {
+        w.session = format!("other-{n}");
+        w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
+    }
+    w.session = "s1".into();
+    w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
+    w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
+    w.checkpoints.reads.set(0);
+    let out = w.prompt();
+    assert_eq!(out.acknowledged.as_deref(), Some("cx-2002"));
+    assert!(
+        w.checkpoints.reads.get() <= 8,
+        "{} checkpoints read",
+        w.checkpoints.reads.get()
+    );
 }

@@ -92,13 +92,26 @@ fn pointer(
             return None;
         }
     };
-    worth_pointing_at(&stored.log).then(|| {
-        render_resume_log_pointer(PointerInput {
-            scope,
-            log: &stored.log,
-            location: &stored.entry.location,
-        })
-    })
+    if !worth_pointing_at(&stored.log) {
+        return None;
+    }
+    // The session may have checkpoints, all handed back already: the pointer says so.
+    let handed_back = match (scope, ctx.session_id) {
+        (PointerScope::ThisSession, Some(session)) => match ports.checkpoints.of_session(session) {
+            Ok(own) => own.last().map(|c| c.data.checkpoint_id.to_string()),
+            Err(e) => {
+                run.warn(Warning::CheckpointsUnreadable(e));
+                None
+            }
+        },
+        _ => None,
+    };
+    Some(render_resume_log_pointer(PointerInput {
+        scope,
+        log: &stored.log,
+        location: &stored.entry.location,
+        handed_back: handed_back.as_deref(),
+    }))
 }
 
 /// Written within `resumption.max_age_hours`; a log whose time does not parse is not recent.

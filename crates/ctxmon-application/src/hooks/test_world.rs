@@ -183,7 +183,25 @@ impl World {
         }
     }
 
+    /// A prompt whose answer was written: the alert it carries is then acknowledged, as the
+    /// CLI does once stdout took the answer (`acknowledged` says which checkpoint).
     pub fn prompt(&self) -> super::prompt_submit::PromptSubmitOutcome {
+        let mut outcome = self.prompt_unwritten();
+        if let Some(given) = &outcome.alert {
+            let ack = crate::handoff::checkpoint_ack::acknowledge_given(
+                given,
+                &self.checkpoints,
+                &self.events,
+                &self.clock,
+            );
+            outcome.acknowledged = ack.acknowledged.filter(|_| !ack.already_acknowledged);
+            outcome.warnings.extend(ack.warnings);
+        }
+        outcome
+    }
+
+    /// A prompt whose answer never reached the agent (the deadline, a closed stdout).
+    pub fn prompt_unwritten(&self) -> super::prompt_submit::PromptSubmitOutcome {
         self.with(|c, p| super::prompt_submit::prompt_submit(c, p, &self.logs))
     }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use ctxmon_domain::{CheckpointData, CheckpointId};
+use ctxmon_domain::{CheckpointData, CheckpointId, Timestamp};
 
 use super::PortError;
 
@@ -48,8 +48,10 @@ pub struct Allocation {
     pub compaction_sequence: u32,
 }
 
-/// What automatic pruning (after each PreCompact) may delete: acknowledged checkpoints older
-/// than the newest `keep`, except those in `spare`, at most `max_removals` per call.
+/// What automatic pruning (after each PreCompact) may delete: checkpoints older than the newest
+/// `keep`, except those in `spare`, at most `max_removals` per call. Acknowledged ones go; an
+/// unacknowledged one goes only when a newer checkpoint of its session exists (the alert about
+/// that one covers it), so each session's newest stays until the agent has been told.
 #[derive(Debug, Clone, Copy)]
 pub struct AutoPrune<'a> {
     /// The newest `keep` checkpoints stay, whatever their state.
@@ -84,10 +86,34 @@ pub trait CheckpointRepository {
         &self,
         session: Option<&str>,
     ) -> Result<Option<CheckpointData>, PortError>;
-    /// Returns true when this call created the marker (false: it was already acknowledged).
-    /// `NotFound` without a checkpoint file; a file that cannot be read as a checkpoint
-    /// (corrupt, foreign, future schema) is refused with the reason `get` gives, and no marker
-    /// is written.
+    /// `session`'s checkpoints, oldest first, found without reading other sessions' (the
+    /// newest few dozen at most); files that cannot be read are skipped.
+    fn of_session(&self, session: &str) -> Result<Vec<StoredCheckpoint>, PortError>;
+    /// The project's newest checkpoint that can be read.
+    fn newest(&self) -> Result<Option<CheckpointData>, PortError>;
+    /// True when checkpoint `id`'s acknowledgement marker exists; reads no checkpoint.
+    fn is_acknowledged(&self, id: CheckpointId) -> Result<bool, PortError>;
+    /// Claims the giving of checkpoint `id`'s alert until `until`: true when this caller is to
+    /// give it, false when it is acknowledged already or another caller's claim still runs.
+    /// The claim is what keeps two prompts from both alerting while neither has written its
+    /// answer; it is not an acknowledgement (a caller that dies holding it loses it at
+    /// `until`, and the alert is given again).
+    fn claim_alert(
+        &self,
+        id: CheckpointId,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> Result<bool, PortError>;
+    /// Gives up this caller's claim on `id`'s alert (its answer could not be written), so the
+    /// next prompt gives the alert without waiting for the claim to run out. The default does
+    /// nothing: an unreleased claim runs out by itself.
+    fn release_alert(&self, _id: CheckpointId) -> Result<(), PortError> {
+        Ok(())
+    }
+    /// Returns true when this call created the marker (false: it was already acknowledged),
+    /// and ends any claim on its alert. `NotFound` without a checkpoint file; a file that
+    /// cannot be read as a checkpoint (corrupt, foreign, future schema) is refused with the
+    /// reason `get` gives, and no marker is written.
     fn acknowledge(&self, id: CheckpointId) -> Result<bool, PortError>;
     /// Every checkpoint, oldest first, and the files that could not be read.
     fn list(&self) -> Result<CheckpointListing, PortError>;
@@ -95,11 +121,11 @@ pub trait CheckpointRepository {
     /// checkpoints the repository can read count toward `keep` and are deleted: a corrupt,
     /// foreign or future-schema file is reported in the outcome and never deleted.
     fn prune(&self, keep: usize) -> Result<PruneOutcome, PortError>;
-    /// Deletes old acknowledged checkpoints as `policy` allows, oldest first; unacknowledged
-    /// ones are never deleted (the agent has not been told about them). Decided from what the
-    /// repository knows without reading checkpoints; each one deleted is read first, and one
-    /// that cannot be read is reported in the outcome and kept, as by `prune`.
-    fn prune_acknowledged(&self, policy: AutoPrune<'_>) -> Result<PruneOutcome, PortError>;
+    /// Deletes old checkpoints as `policy` allows, oldest first: acknowledged ones, and
+    /// unacknowledged ones a newer checkpoint of the same session supersedes (never a
+    /// session's newest: the agent has not been told about it). Each one deleted is read
+    /// first, and one that cannot be read is reported in the outcome and kept, as by `prune`.
+    fn prune_automatic(&self, policy: AutoPrune<'_>) -> Result<PruneOutcome, PortError>;
 }
 
 /// What the resumption source file held.

@@ -82,6 +82,13 @@ pub enum Warning {
     },
     /// The session's older checkpoints could not be marked acknowledged.
     OlderCheckpointsNotAcknowledged(PortError),
+    /// The claim on a checkpoint's alert could not be taken; the alert is given anyway.
+    AlertNotClaimed {
+        /// Which checkpoint.
+        id: CheckpointId,
+        /// Why.
+        error: PortError,
+    },
     /// The session's earlier checkpoints could not be listed for the history line.
     CheckpointHistoryUnavailable(PortError),
     /// Pruning needs the checkpoints the resume logs name; they could not be read.
@@ -171,6 +178,9 @@ impl fmt::Display for Warning {
             }
             OlderCheckpointsNotAcknowledged(e) => {
                 write!(f, "older checkpoints not acknowledged: {e}")
+            }
+            AlertNotClaimed { id, error } => {
+                write!(f, "alert about checkpoint {id} given without a claim: {error}")
             }
             CheckpointHistoryUnavailable(e) => write!(f, "checkpoint history unavailable: {e}"),
             PruneWithoutResumeLogs(e) => {

@@ -122,9 +122,9 @@ impl Progress {
 
 /// How the work ended.
 #[derive(Debug)]
-pub enum Outcome {
+pub enum Outcome<A = String> {
     /// The work answered in time.
-    Answer(String),
+    Answer(A),
     /// The deadline passed first and the timeout handler is ending the process: print nothing
     /// and [`wait_for_exit`].
     TimedOut,
@@ -136,9 +136,9 @@ pub enum Outcome {
 /// through [`Progress::deadline`]). When the deadline passes first, `timed_out` runs on the
 /// watchdog thread with the deadline and the log the work announced (if any); it should report
 /// the timeout and end the process.
-pub fn run<W, T>(default_deadline: Duration, work: W, timed_out: T) -> Outcome
+pub fn run<A, W, T>(default_deadline: Duration, work: W, timed_out: T) -> Outcome<A>
 where
-    W: FnOnce(&Progress) -> String,
+    W: FnOnce(&Progress) -> A,
     T: FnOnce(Duration, Option<HookLog>) + Send + 'static,
 {
     let started = Instant::now();

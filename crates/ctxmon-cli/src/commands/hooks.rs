@@ -21,6 +21,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use ctxmon_application::config::{Config, HooksConfig};
+use ctxmon_application::handoff::checkpoint_ack::{acknowledge_given, release_given};
 use ctxmon_application::hooks::{self, HookCall, HookFields, HookHost};
 use ctxmon_application::monitor::fill::FillSettings;
 use ctxmon_application::ports::Clock;
@@ -54,10 +55,14 @@ pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
     );
     match outcome {
         Outcome::Answer(answer) => {
-            if !answer.is_empty() {
+            let written = answer.text.is_empty() || {
                 let mut out = std::io::stdout().lock();
-                let _ = writeln!(out, "{answer}");
-                let _ = out.flush();
+                writeln!(out, "{}", answer.text).is_ok() && out.flush().is_ok()
+            };
+            // What the answer told the agent counts as told only once it is out: an alert
+            // whose answer could not be written stays unacknowledged for the next prompt.
+            if let Some(after) = answer.after_written {
+                after(written);
             }
             ExitCode::SUCCESS
         }
@@ -145,7 +150,24 @@ impl HookEnv {
     }
 }
 
-fn handle(hook: HookCommand, global: &GlobalArgs, progress: &Progress) -> String {
+/// A hook's answer for stdout (possibly empty), and what to do once it has been written.
+pub(crate) struct Answered {
+    pub text: String,
+    /// Told whether the answer was written: acknowledges the compaction alert it carries
+    /// (and records it), or gives up the claim on it for the next prompt.
+    pub after_written: Option<Box<dyn FnOnce(bool)>>,
+}
+
+impl Answered {
+    fn text(text: String) -> Answered {
+        Answered {
+            text,
+            after_written: None,
+        }
+    }
+}
+
+fn handle(hook: HookCommand, global: &GlobalArgs, progress: &Progress) -> Answered {
     // The deadline configured where it can be found without stdin bounds the read of stdin too.
     let early = bootstrap::EarlyConfig::load(global);
     if let Some(hooks) = early.hooks() {
@@ -165,7 +187,7 @@ pub(crate) fn answer(
     stdin: Result<Vec<u8>, InputError>,
     progress: &Progress,
 ) -> String {
-    answer_with(hook, global, stdin, progress, None)
+    answer_with(hook, global, stdin, progress, None).text
 }
 
 /// The answer to what was read on stdin (see `answer`), reusing the configuration loaded
@@ -178,7 +200,7 @@ fn answer_with(
     stdin: Result<Vec<u8>, InputError>,
     progress: &Progress,
     early: Option<bootstrap::EarlyConfig>,
-) -> String {
+) -> Answered {
     let parsed = stdin.and_then(|b| HookInput::parse(&b));
     let (input, input_problem) = match parsed {
         Ok(input) => (input, None),
@@ -243,12 +265,42 @@ fn answer_with(
     if let Some(text) = answer.additional_context {
         // Context only: ctxmon never decides a permission (no `permissionDecision`, which even
         // as "allow" would skip the user's permission prompt), blocks or changes a tool call.
-        return hook_output::additional_context(hook.event_name(), &text).unwrap_or_default();
+        let text = hook_output::additional_context(hook.event_name(), &text).unwrap_or_default();
+        let after_written = answer
+            .alert
+            .filter(|_| !text.is_empty())
+            .map(|given| -> Box<dyn FnOnce(bool)> {
+                Box::new(move |written| {
+                    if !written {
+                        release_given(&given, &adapters.checkpoints);
+                        env.warn(&format!(
+                            "the answer could not be written to stdout; the alert about {} is left for the next prompt",
+                            given.checkpoint.checkpoint_id
+                        ));
+                        return;
+                    }
+                    let ack = acknowledge_given(
+                        &given,
+                        &adapters.checkpoints,
+                        &adapters.events,
+                        &env.clock,
+                    );
+                    for warning in &ack.warnings {
+                        env.warn(&warning.to_string());
+                    }
+                })
+            });
+        return Answered {
+            text,
+            after_written,
+        };
     }
-    answer
-        .system_message
-        .map(|m| hook_output::system_message(&m))
-        .unwrap_or_default()
+    Answered::text(
+        answer
+            .system_message
+            .map(|m| hook_output::system_message(&m))
+            .unwrap_or_default(),
+    )
 }
 
 /// What the use cases read of the input.

@@ -97,7 +97,7 @@ fn list_show_ack_and_prune_round_trip() {
             "alpha",
             "auto",
             "85%",
-            "critical",
+            "CRITICAL",
             "no"
         ]
     );
@@ -153,12 +153,13 @@ fn list_show_ack_and_prune_round_trip() {
     assert_eq!(
         file_names(&checkpoints_dir(&sb)),
         [
+            ".index-h-f8007e45da5175cc",
+            ".indexed-since",
             ".lock",
             ".next-id",
             ".seq-alpha",
             ".seq-beta",
             ".seq-h-f8007e45da5175cc",
-            ".sequences-since",
             "cx-003-checkpoint.json"
         ]
     );
@@ -413,10 +414,11 @@ fn prune_counts_and_deletes_only_readable_checkpoints() {
     assert_eq!(
         file_names(&checkpoints_dir(&sb)),
         [
+            ".index-s",
+            ".indexed-since",
             ".lock",
             ".next-id",
             ".seq-s",
-            ".sequences-since",
             "cx-002-checkpoint.json",
             "cx-003-checkpoint.json",
             "cx-004-checkpoint.json",
@@ -429,13 +431,14 @@ fn prune_counts_and_deletes_only_readable_checkpoints() {
     let value: serde_json::Value = serde_json::from_str(&all.stdout).unwrap();
     assert_eq!(value["pruned"], serde_json::json!(["cx-002"]));
     assert_eq!(value["unreadable"].as_array().unwrap().len(), 2, "{value}");
+    // The session has no checkpoint left, so its index goes too.
     assert_eq!(
         file_names(&checkpoints_dir(&sb)),
         [
+            ".indexed-since",
             ".lock",
             ".next-id",
             ".seq-s",
-            ".sequences-since",
             "cx-003-checkpoint.json",
             "cx-004-checkpoint.json",
             "cx-004.acknowledged"

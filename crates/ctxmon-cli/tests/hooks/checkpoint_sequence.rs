@@ -273,11 +273,13 @@ fn pre_compact_does_not_read_the_checkpoints_it_does_not_need() {
             name.to_string_lossy().ends_with("-checkpoint.json")
         })
         .count();
-    assert_eq!(left, PLANTED as usize + 2);
+    // All but cx-001, which the new checkpoint of its session superseded (pruned).
+    assert_eq!(left, PLANTED as usize + 1);
+    assert!(!dir.join("cx-001-checkpoint.json").exists());
 }
 
 #[test]
-fn old_acknowledged_checkpoints_are_pruned_automatically() {
+fn old_checkpoints_are_pruned_automatically() {
     let sb = Sandbox::new();
     sb.write(".ctxmon/config.toml", "[checkpoints]\nkeep = 3\n");
     let [n, u, a] = ["named", "unacked", "active"].map(|s| (s, transcript(&sb, s)));
@@ -290,7 +292,7 @@ fn old_acknowledged_checkpoints_are_pruned_automatically() {
     // cx-001: acknowledged, and named by its session's resume log (its only checkpoint).
     assert_eq!(compact(&n), 1);
     ask(&n);
-    // cx-002: never acknowledged (no prompt of its session follows).
+    // cx-002: never acknowledged (no prompt of its session follows); superseded by cx-008.
     assert_eq!(compact(&u), 2);
     // cx-003 to cx-007: acknowledged one by one; the log of "active" names only the newest.
     for id in 3..=7 {
@@ -302,7 +304,7 @@ fn old_acknowledged_checkpoints_are_pruned_automatically() {
 
     let disk = disk::audit(sb.dir());
     let left: Vec<u32> = disk.checkpoints.keys().copied().collect();
-    assert_eq!(left, [1, 2, 6, 7, 8], "pruned: 3, 4, 5");
+    assert_eq!(left, [1, 6, 7, 8], "pruned: 2 (superseded), 3, 4, 5");
     assert_eq!(disk.markers, [1, 6, 7], "markers go with their checkpoints");
     assert_eq!(
         disk.logs["named"]
@@ -318,7 +320,7 @@ fn old_acknowledged_checkpoints_are_pruned_automatically() {
         .filter(|l| l.contains(" info pre-compact: pruned "))
         .filter_map(|l| l.rsplit(": ").next())
         .collect();
-    assert_eq!(pruned, ["cx-003", "cx-004", "cx-005"], "{log}");
+    assert_eq!(pruned, ["cx-003", "cx-004", "cx-002, cx-005"], "{log}");
     assert!(!log.contains(" warn "), "{log}");
     // Sequences carry on per session after all that.
     assert_eq!(disk.checkpoints[&8].compaction_sequence, 2);

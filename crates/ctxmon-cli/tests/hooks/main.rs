@@ -9,6 +9,7 @@
 mod common;
 
 mod auto_compact_settings;
+mod checkpoint_attacks;
 mod checkpoint_sequence;
 mod codex;
 mod git_calls;

@@ -20,15 +20,21 @@ pub(super) const LOCK_NAME: &str = ".lock";
 pub(super) const NEXT_ID_NAME: &str = ".next-id";
 /// `.seq-<SessionKey>`: a session's next compaction sequence (see `sequence.rs`).
 pub(super) const SEQUENCE_PREFIX: &str = ".seq-";
-/// The first id allocated with per-session sequence marks (see `sequence.rs`).
+/// The first id allocated with per-session sequence marks (an older layout's; still known so
+/// that it is never taken for something foreign).
 pub(super) const SEQUENCES_SINCE_NAME: &str = ".sequences-since";
+/// `cx-NNN.alerting`: a prompt is giving the checkpoint's alert (see `claim.rs`).
+pub(super) const CLAIM_SUFFIX: &str = ".alerting";
 
 /// What one directory entry's name says it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Name {
     Checkpoint(CheckpointId),
     Marker(CheckpointId),
-    /// `.lock`, `.next-id`, `.sequences-since` and the sessions' `.seq-*` marks.
+    /// A prompt's claim to give the checkpoint's alert.
+    Claim(CheckpointId),
+    /// `.lock`, `.next-id`, `.indexed-since`, `.sequences-since`, the sessions' `.seq-*` marks
+    /// and `.index-*` indexes.
     Bookkeeping,
     /// A temp file of `write_atomic`; it only outlives its writer when that writer was killed.
     Temp,
@@ -42,7 +48,9 @@ pub(super) fn classify(name: &str) -> Name {
     if name == LOCK_NAME
         || name == NEXT_ID_NAME
         || name == SEQUENCES_SINCE_NAME
+        || name == super::index::INDEXED_SINCE_NAME
         || name.starts_with(SEQUENCE_PREFIX)
+        || name.starts_with(super::index::INDEX_PREFIX)
     {
         return Name::Bookkeeping;
     }
@@ -61,7 +69,18 @@ pub(super) fn classify(name: &str) -> Name {
     {
         return Name::Marker(id);
     }
+    if let Some(stem) = name.strip_suffix(CLAIM_SUFFIX)
+        && let Some(id) = CheckpointId::parse(stem)
+        && claim_name(id) == name
+    {
+        return Name::Claim(id);
+    }
     Name::Foreign
+}
+
+/// The name of checkpoint `id`'s alert claim.
+pub(super) fn claim_name(id: CheckpointId) -> String {
+    format!("{id}{CLAIM_SUFFIX}")
 }
 
 /// The folder's entries, grouped by what their names say.
@@ -70,6 +89,7 @@ pub(super) struct Scan {
     /// Every canonical checkpoint name, whatever its content (corrupt files still own their id).
     pub checkpoints: BTreeSet<CheckpointId>,
     pub markers: BTreeSet<CheckpointId>,
+    pub claims: BTreeSet<CheckpointId>,
     /// Names that are none of ours (lossily decoded when not UTF-8), sorted.
     pub foreign: Vec<String>,
 }
@@ -97,6 +117,9 @@ impl Scan {
                 Name::Marker(id) => {
                     scan.markers.insert(id);
                 }
+                Name::Claim(id) => {
+                    scan.claims.insert(id);
+                }
                 // A temp file is a writer's until it renames it (or dies and leaves it); no
                 // reader looks at it, and no writer deletes one it did not create.
                 Name::Bookkeeping | Name::Temp => {}
@@ -105,14 +128,6 @@ impl Scan {
         }
         scan.foreign.sort();
         Ok(scan)
-    }
-
-    /// The highest id any name claims. Markers count too: a marker whose checkpoint was deleted
-    /// must not acknowledge a new checkpoint that reused its id.
-    pub fn highest(&self) -> Option<CheckpointId> {
-        let a = self.checkpoints.last().copied();
-        let b = self.markers.last().copied();
-        a.max(b)
     }
 
     /// Checkpoints without a marker, newest first.

@@ -1,21 +1,30 @@
 //! `.ctxmon/checkpoints/`: the file-system `CheckpointRepository` (contract C5, C12).
 //!
 //! Layout: `cx-NNN-checkpoint.json` (the data, replaced only atomically), `cx-NNN.acknowledged`
-//! (an empty marker), `.lock` (held by every writer), `.next-id` (the next sequence, so ids never
-//! come back after a prune or a deleted file), `.seq-<SessionKey>` (a session's next compaction
-//! sequence, for the same reason) and `.sequences-since` (see `sequence.rs`). Readers take no
-//! lock: atomic renames mean they see a whole file or none, and a temp file left by a killed
-//! writer has a name no reader looks at (it stays: ctxmon deletes only its own process's temp
-//! files). Writers refuse a folder that is a symbolic link (`ProjectLayout::ensure_dir`).
+//! (an empty marker), `cx-NNN.alerting` (a prompt's claim to give the alert, `claim.rs`),
+//! `.lock` (held by every writer), `.next-id` (the next sequence, so ids never come back after
+//! a prune or a deleted file; `allocate.rs`), `.seq-<SessionKey>` (a session's next compaction
+//! sequence, for the same reason), `.index-<SessionKey>` (the session's checkpoints, so that
+//! its hooks find them without listing the folder; `index.rs`), `.indexed-since`, and
+//! `.sequences-since` from an older layout. Readers take no lock: atomic renames mean they see
+//! a whole file or none, and a temp file left by a killed writer has a name no reader looks at
+//! (it stays: ctxmon deletes only its own process's temp files). Writers refuse a folder that
+//! is a symbolic link (`ProjectLayout::ensure_dir`).
 //!
-//! Saving decides from names and those marks: it reads no checkpoint file (bar a bounded few
-//! in a folder written before the marks existed), so its cost does not grow with the folder
-//! beyond one `read_dir`. Automatic pruning keeps the folder from growing without end.
+//! Saving decides from names and those records: it reads no checkpoint file in a folder it
+//! wrote (bar a bounded few when the records disagree, and once when indexing an older
+//! layout), so its cost does not grow with the folder beyond one `read_dir`. A session's own
+//! lookups read its index and its own checkpoints only. Automatic pruning keeps the folder
+//! from growing without end.
 
+mod allocate;
+mod claim;
 mod folder;
+mod index;
 mod read;
 mod sequence;
 
+use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
 use std::io;
 use std::path::PathBuf;
@@ -25,7 +34,7 @@ use ctxmon_application::ports::{
     Allocation, AutoPrune, CheckpointListing, CheckpointRepository, PortError, PortErrorKind,
     PruneOutcome, StoredCheckpoint,
 };
-use ctxmon_domain::{CheckpointData, CheckpointId};
+use ctxmon_domain::{CheckpointData, CheckpointId, Timestamp};
 
 use crate::fsutil::{Durability, io_error, with_lock, write_atomic};
 use crate::layout::ProjectLayout;
@@ -35,8 +44,19 @@ pub use read::MAX_CHECKPOINT_BYTES;
 /// `latest_unacknowledged` runs on every prompt; past this many unreadable or other-session
 /// files it gives up rather than read the whole folder.
 const MAX_LATEST_READS: usize = 50;
-/// `CheckpointId` parses at most nine digits, so a larger sequence could never be read back.
-const MAX_SEQUENCE: u64 = 999_999_999;
+/// A session's lookups read at most this many of its checkpoints, newest first.
+const MAX_SESSION_READS: usize = 64;
+/// Automatic pruning reads at most this many candidates per call, whether or not they go: an
+/// unacknowledged checkpoint that is its session's newest is read and kept.
+const MAX_PRUNE_READS: usize = 64;
+
+/// What to put back if a checkpoint cannot be written: its session's mark as it was (when the
+/// save changed it) and its index as it was.
+struct Undo<'a> {
+    session: &'a str,
+    mark: Option<Option<u64>>,
+    index: Option<Vec<index::Entry>>,
+}
 
 #[derive(Debug, Clone)]
 pub struct FsCheckpointRepository {
@@ -87,11 +107,39 @@ impl FsCheckpointRepository {
         with_lock(&dir.join(folder::LOCK_NAME), self.lock_wait, f)
     }
 
-    /// The next sequence: past every id a name claims and past the recorded high-water mark.
-    fn next_sequence(&self, scan: &Scan) -> u64 {
-        let from_names = scan.highest().map_or(1, |id| u64::from(id.sequence()) + 1);
-        let recorded = read::read_number(&self.next_id_path()).unwrap_or(1);
-        from_names.max(recorded)
+    /// The session's checkpoints as its index lists them, oldest first. A folder an older
+    /// ctxmon wrote and no save has indexed yet is looked through instead, newest first,
+    /// reading at most [`MAX_SESSION_READS`] files.
+    fn session_entries(&self, session: &str) -> Result<Vec<index::Entry>, PortError> {
+        let dir = self.dir();
+        if let Some(entries) = index::read(&dir, session) {
+            return Ok(entries);
+        }
+        if index::indexed(&dir) {
+            return Ok(Vec::new());
+        }
+        let scan = Scan::read(&dir)?;
+        let mut found = Vec::new();
+        for &id in scan.checkpoints.iter().rev().take(MAX_SESSION_READS) {
+            if let Ok(data) = read::read_checkpoint(&self.checkpoint_path(id), id)
+                && data.session_info.session_id.as_deref() == Some(session)
+            {
+                found.push(index::Entry {
+                    id,
+                    sequence: data.compaction_sequence,
+                });
+            }
+        }
+        found.reverse();
+        Ok(found)
+    }
+
+    /// Checkpoint `id` when it can be read and belongs to `session` (an index could be stale
+    /// or planted: the file itself decides).
+    fn read_own(&self, id: CheckpointId, session: &str) -> Option<CheckpointData> {
+        read::read_checkpoint(&self.checkpoint_path(id), id)
+            .ok()
+            .filter(|d| d.session_info.session_id.as_deref() == Some(session))
     }
 
     fn record_next_sequence(&self, next: u64, durability: Durability) -> Result<(), PortError> {
@@ -119,37 +167,44 @@ impl CheckpointRepository for FsCheckpointRepository {
         self.locked(|| {
             let dir = self.dir();
             let scan = Scan::read(&dir)?;
-            let next = self.next_sequence(&scan);
-            let id = u32::try_from(next)
-                .ok()
-                .filter(|_| next <= MAX_SEQUENCE)
-                .and_then(CheckpointId::new)
-                .ok_or_else(|| {
-                    PortError::new(
-                        PortErrorKind::InvalidData,
-                        format!(
-                            "checkpoint ids are exhausted in {}: the next would be {next}, past cx-{MAX_SEQUENCE}; if {} was edited by hand, delete it",
-                            dir.display(),
-                            folder::NEXT_ID_NAME
-                        ),
-                    )
-                })?;
+            let next = allocate::next(&dir, &scan);
+            let id = allocate::checked(&dir, &next)?;
+            if !index::indexed(&dir) {
+                index::migrate(&dir, &scan, id);
+            }
+            // A marker or claim left under the new id (its checkpoint deleted, or planted)
+            // must not make the new checkpoint born acknowledged, or its alert already given.
+            remove_if_present(&self.marker_path(id))?;
+            remove_if_present(&dir.join(folder::claim_name(id)))?;
             // Without a session there is no series to number: every such checkpoint is the
-            // first of its own, and no per-session mark is kept.
-            // A mark that cannot be written (a full disk fails the checkpoint too; a folder
-            // planted under its name does not) must not cost the checkpoint: it is saved with
-            // the sequence allocated, which the next save may then give again.
-            let (compaction_sequence, marked) = match session {
+            // first of its own, and no per-session mark or index is kept.
+            // A mark or index that cannot be written (a full disk fails the checkpoint too; a
+            // folder planted under its name does not) must not cost the checkpoint: it is
+            // saved with the sequence allocated, which the next save may then give again.
+            let mut undo: Option<Undo<'_>> = None;
+            let compaction_sequence = match session {
                 Some(s) => {
-                    let (sequence, previous) = sequence::allocate(&dir, &scan, s, id);
+                    let indexed = index::read(&dir, s).unwrap_or_default();
+                    let (sequence, previous) = sequence::allocate(&dir, s, &indexed);
                     let marked = sequence::record(&dir, s, u64::from(sequence) + 1).is_ok();
-                    (sequence, marked.then_some((s, previous)))
+                    let listed = index::add(&dir, s, index::Entry { id, sequence }).ok();
+                    undo = Some(Undo {
+                        session: s,
+                        mark: marked.then_some(previous),
+                        index: listed,
+                    });
+                    sequence
                 }
-                None => (1, None),
+                None => 1,
             };
             let give_back = || {
-                if let Some((s, previous)) = marked {
-                    sequence::restore(&dir, s, previous);
+                if let Some(undo) = &undo {
+                    if let Some(previous) = undo.mark {
+                        sequence::restore(&dir, undo.session, previous);
+                    }
+                    if let Some(before) = &undo.index {
+                        let _ = index::write(&dir, undo.session, before);
+                    }
                 }
             };
             let mut data = build(Allocation {
@@ -169,7 +224,7 @@ impl CheckpointRepository for FsCheckpointRepository {
             // The checkpoint file itself already proves the id is taken; `.next-id` only matters
             // once that file is deleted, and prune re-records it durably before deleting. So a
             // failure here loses nothing, and the cheap rename-only write keeps the lock short.
-            let _ = self.record_next_sequence(next + 1, Durability::RenameOnly);
+            let _ = self.record_next_sequence(next.sequence + 1, Durability::RenameOnly);
             Ok(data)
         })
     }
@@ -185,22 +240,90 @@ impl CheckpointRepository for FsCheckpointRepository {
         }
     }
 
-    /// Names first (one `read_dir`), then only the files that could be the answer, newest
-    /// first. Unreadable files are skipped here; `list` is where they are reported.
+    /// With a session: its index, a `stat` per marker, and only the session's own files,
+    /// newest first. For the project: names first (one `read_dir`), then only the files that
+    /// could be the answer. Unreadable files are skipped here; `list` is where they are
+    /// reported.
     fn latest_unacknowledged(
         &self,
         session: Option<&str>,
     ) -> Result<Option<CheckpointData>, PortError> {
+        if let Some(s) = session {
+            let entries = self.session_entries(s)?;
+            let mut reads = 0;
+            for entry in entries.iter().rev() {
+                if read::exists(&self.marker_path(entry.id))? {
+                    continue;
+                }
+                reads += 1;
+                if let Some(data) = self.read_own(entry.id, s) {
+                    return Ok(Some(data));
+                }
+                if reads >= MAX_LATEST_READS {
+                    break;
+                }
+            }
+            return Ok(None);
+        }
         let scan = Scan::read(&self.dir())?;
         for id in scan.unacknowledged_newest_first().take(MAX_LATEST_READS) {
-            let Ok(data) = read::read_checkpoint(&self.checkpoint_path(id), id) else {
-                continue;
-            };
-            if session.is_none_or(|s| data.session_info.session_id.as_deref() == Some(s)) {
+            if let Ok(data) = read::read_checkpoint(&self.checkpoint_path(id), id) {
                 return Ok(Some(data));
             }
         }
         Ok(None)
+    }
+
+    fn of_session(&self, session: &str) -> Result<Vec<StoredCheckpoint>, PortError> {
+        let entries = self.session_entries(session)?;
+        let mut found = Vec::new();
+        for entry in entries.iter().rev().take(MAX_SESSION_READS) {
+            if let Some(data) = self.read_own(entry.id, session) {
+                found.push(StoredCheckpoint {
+                    data,
+                    acknowledged: read::exists(&self.marker_path(entry.id))?,
+                });
+            }
+        }
+        found.reverse();
+        Ok(found)
+    }
+
+    /// Names first, then from the newest down until one can be read (a bounded few).
+    fn newest(&self) -> Result<Option<CheckpointData>, PortError> {
+        let scan = Scan::read(&self.dir())?;
+        for &id in scan.checkpoints.iter().rev().take(MAX_LATEST_READS) {
+            if let Ok(data) = read::read_checkpoint(&self.checkpoint_path(id), id) {
+                return Ok(Some(data));
+            }
+        }
+        Ok(None)
+    }
+
+    fn is_acknowledged(&self, id: CheckpointId) -> Result<bool, PortError> {
+        read::exists(&self.marker_path(id))
+    }
+
+    fn claim_alert(
+        &self,
+        id: CheckpointId,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> Result<bool, PortError> {
+        self.locked(|| {
+            if read::exists(&self.marker_path(id))? {
+                return Ok(false);
+            }
+            claim::take(&self.dir(), id, now, until)
+        })
+    }
+
+    fn release_alert(&self, id: CheckpointId) -> Result<(), PortError> {
+        let dir = self.dir();
+        self.layout
+            .ensure_dir(&dir)
+            .map_err(|e| io_error(&dir, &e))?;
+        remove_if_present(&dir.join(folder::claim_name(id)))
     }
 
     /// Takes no lock: creating the marker with `create_new` is atomic by itself, which is also
@@ -234,11 +357,14 @@ impl CheckpointRepository for FsCheckpointRepository {
             options.mode(0o600);
             options.custom_flags(libc::O_NOFOLLOW);
         }
-        match options.open(&marker) {
-            Ok(_) => Ok(true),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-            Err(e) => Err(io_error(&marker, &e)),
-        }
+        let created = match options.open(&marker) {
+            Ok(_) => true,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
+            Err(e) => return Err(io_error(&marker, &e)),
+        };
+        // The marker now says the alert was given; a claim left beside it says nothing more.
+        let _ = remove_if_present(&dir.join(folder::claim_name(id)));
+        Ok(created)
     }
 
     fn list(&self) -> Result<CheckpointListing, PortError> {
@@ -277,82 +403,128 @@ impl CheckpointRepository for FsCheckpointRepository {
         self.locked(|| {
             let scan = Scan::read(&self.dir())?;
             let mut outcome = PruneOutcome::default();
-            let mut readable: Vec<CheckpointId> = Vec::new();
+            let mut readable: Vec<(CheckpointId, Option<String>)> = Vec::new();
             for &id in &scan.checkpoints {
                 match read::read_checkpoint(&self.checkpoint_path(id), id) {
-                    Ok(_) => readable.push(id),
+                    Ok(data) => readable.push((id, data.session_info.session_id)),
                     Err(e) if e.kind == PortErrorKind::NotFound => {}
                     Err(e) => outcome.unreadable.push(format!("{e}; not pruned")),
                 }
             }
-            let doomed: Vec<CheckpointId> = readable
-                .iter()
-                .copied()
-                .take(readable.len().saturating_sub(keep))
-                .collect();
+            let excess = readable.len().saturating_sub(keep);
+            let doomed: Vec<(CheckpointId, Option<String>)> =
+                readable.into_iter().take(excess).collect();
             let orphan_markers: Vec<CheckpointId> = scan
                 .markers
-                .difference(&scan.checkpoints)
+                .union(&scan.claims)
+                .filter(|id| !scan.checkpoints.contains(id))
                 .copied()
                 .collect();
             if doomed.is_empty() && orphan_markers.is_empty() {
                 return Ok(outcome);
             }
-            // Record the high-water mark durably before anything that carries an id goes,
-            // or the next save could hand a pruned id out again.
-            self.record_next_sequence(self.next_sequence(&scan), Durability::Fsync)?;
-            for &id in &doomed {
-                // Data before marker: an interruption leaves at worst a marker for an id that
-                // can never be allocated again.
-                remove_if_present(&self.checkpoint_path(id))?;
-                remove_if_present(&self.marker_path(id))?;
-            }
+            self.remove_all(&scan, &doomed)?;
             for id in orphan_markers {
                 remove_if_present(&self.marker_path(id))?;
+                remove_if_present(&self.dir().join(folder::claim_name(id)))?;
             }
-            outcome.pruned = doomed;
+            outcome.pruned = doomed.into_iter().map(|(id, _)| id).collect();
             Ok(outcome)
         })
     }
 
-    /// One `read_dir` decides (names say which checkpoints are acknowledged); only the
-    /// checkpoints about to go are read, at most `max_removals` of them.
-    fn prune_acknowledged(&self, policy: AutoPrune<'_>) -> Result<PruneOutcome, PortError> {
+    /// One `read_dir` decides which are old enough (names say which are acknowledged); only
+    /// candidates are read, at most [`MAX_PRUNE_READS`] of them, and at most `max_removals`
+    /// go. An unacknowledged one goes only when its session's index names a newer checkpoint
+    /// that still exists: the alert about that one acknowledges it, so it would never be
+    /// handed back, and keeping it only made every lookup slower.
+    fn prune_automatic(&self, policy: AutoPrune<'_>) -> Result<PruneOutcome, PortError> {
         if !self.dir().is_dir() {
             return Ok(PruneOutcome::default());
         }
         self.locked(|| {
-            let scan = Scan::read(&self.dir())?;
+            let dir = self.dir();
+            let scan = Scan::read(&dir)?;
             let older = scan.checkpoints.len().saturating_sub(policy.keep);
-            let candidates: Vec<CheckpointId> = scan
+            let candidates = scan
                 .checkpoints
                 .iter()
                 .take(older)
-                .filter(|id| scan.markers.contains(id) && !policy.spare.contains(id))
-                .take(policy.max_removals)
-                .copied()
-                .collect();
+                .filter(|id| !policy.spare.contains(id))
+                .take(MAX_PRUNE_READS);
             let mut outcome = PruneOutcome::default();
             let mut doomed = Vec::new();
-            for id in candidates {
-                match read::read_checkpoint(&self.checkpoint_path(id), id) {
-                    Ok(_) => doomed.push(id),
-                    Err(e) if e.kind == PortErrorKind::NotFound => {}
-                    Err(e) => outcome.unreadable.push(format!("{e}; not pruned")),
+            let mut newest_of: BTreeMap<String, Option<CheckpointId>> = BTreeMap::new();
+            for &id in candidates {
+                if doomed.len() >= policy.max_removals {
+                    break;
+                }
+                let acknowledged = scan.markers.contains(&id);
+                let data = match read::read_checkpoint(&self.checkpoint_path(id), id) {
+                    Ok(data) => data,
+                    Err(e) if e.kind == PortErrorKind::NotFound => continue,
+                    // Only an acknowledged file was ever due to go: an unreadable one that is
+                    // not is just passed over, or every compaction would report it again.
+                    Err(e) if acknowledged => {
+                        outcome.unreadable.push(format!("{e}; not pruned"));
+                        continue;
+                    }
+                    Err(_) => continue,
+                };
+                let session = data.session_info.session_id;
+                let goes = acknowledged
+                    || session.as_deref().is_some_and(|s| {
+                        let newest = newest_of.entry(s.to_string()).or_insert_with(|| {
+                            index::read(&dir, s).and_then(|entries| {
+                                entries
+                                    .iter()
+                                    .map(|e| e.id)
+                                    .filter(|e| scan.checkpoints.contains(e))
+                                    .max()
+                            })
+                        });
+                        newest.is_some_and(|newest| newest > id)
+                    });
+                if goes {
+                    doomed.push((id, session));
                 }
             }
             if doomed.is_empty() {
                 return Ok(outcome);
             }
-            // As in `prune`: the high-water mark is durable before an id-carrying file goes.
-            self.record_next_sequence(self.next_sequence(&scan), Durability::Fsync)?;
-            for &id in &doomed {
-                remove_if_present(&self.checkpoint_path(id))?;
-                remove_if_present(&self.marker_path(id))?;
-                outcome.pruned.push(id);
-            }
+            self.remove_all(&scan, &doomed)?;
+            outcome.pruned = doomed.into_iter().map(|(id, _)| id).collect();
             Ok(outcome)
         })
+    }
+}
+
+impl FsCheckpointRepository {
+    /// Deletes `doomed` (each with its session) and what names them: marker, claim, index
+    /// entry. Run under the lock.
+    fn remove_all(
+        &self,
+        scan: &Scan,
+        doomed: &[(CheckpointId, Option<String>)],
+    ) -> Result<(), PortError> {
+        let dir = self.dir();
+        // Record the high-water mark durably before anything that carries an id goes, or the
+        // next save could hand a pruned id out again.
+        let next = allocate::next(&dir, scan);
+        self.record_next_sequence(next.sequence, Durability::Fsync)?;
+        let mut gone: BTreeMap<String, Vec<CheckpointId>> = BTreeMap::new();
+        for (id, session) in doomed {
+            // Data before marker: an interruption leaves at worst a marker for an id that can
+            // never be allocated again.
+            remove_if_present(&self.checkpoint_path(*id))?;
+            remove_if_present(&self.marker_path(*id))?;
+            remove_if_present(&dir.join(folder::claim_name(*id)))?;
+            if let Some(s) = session {
+                gone.entry(s.clone()).or_default().push(*id);
+            }
+        }
+        index::forget(&dir, &gone);
+        Ok(())
     }
 }
 

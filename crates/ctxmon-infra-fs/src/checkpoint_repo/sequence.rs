@@ -6,22 +6,19 @@
 //! fsync) before the checkpoint: a process killed between the two costs the session a number,
 //! never gives it twice.
 //!
-//! Checkpoints written before the marks existed carry their sequences only inside the files.
-//! `.sequences-since` records the first id allocated with marks; a session without a mark
-//! looks for its newest checkpoint among the older ids, reading at most [`MAX_LEGACY_READS`]
-//! files, so a session that was running when ctxmon was upgraded carries on counting.
+//! The mark alone is not trusted to be there: deleted or damaged, it would restart the count
+//! while the session's checkpoints still exist. The session's index (`index.rs`) records the
+//! sequence of each of its checkpoints, so the next is past both.
 
 use std::path::{Path, PathBuf};
 
 use ctxmon_application::ports::PortError;
-use ctxmon_domain::{CheckpointId, SessionKey};
+use ctxmon_domain::SessionKey;
 
-use super::folder::{SEQUENCE_PREFIX, SEQUENCES_SINCE_NAME, Scan};
+use super::folder::SEQUENCE_PREFIX;
+use super::index::Entry;
 use super::read;
 use crate::fsutil::{Durability, io_error, write_atomic};
-
-/// How many pre-mark checkpoints, newest first, a session without a mark looks through.
-pub(super) const MAX_LEGACY_READS: usize = 64;
 
 /// One session's mark in `dir`. The key is a [`SessionKey`], so the name stays in the folder.
 pub(super) fn mark_path(dir: &Path, session: &str) -> PathBuf {
@@ -31,21 +28,19 @@ pub(super) fn mark_path(dir: &Path, session: &str) -> PathBuf {
     ))
 }
 
-/// The sequence to give `session`'s new checkpoint (`id`), and the mark as it was (to restore
-/// if the checkpoint cannot be written). Run under the folder's lock.
-pub(super) fn allocate(
-    dir: &Path,
-    scan: &Scan,
-    session: &str,
-    id: CheckpointId,
-) -> (u32, Option<u64>) {
+/// The sequence to give `session`'s new checkpoint: past its mark and past every sequence its
+/// index records (`indexed`); and the mark as it was (to restore if the checkpoint cannot be
+/// written). Run under the folder's lock.
+pub(super) fn allocate(dir: &Path, session: &str, indexed: &[Entry]) -> (u32, Option<u64>) {
     let path = mark_path(dir, session);
     let recorded = read::read_number(&path);
-    let sequence = match recorded {
-        Some(next) => u32::try_from(next.max(1)).unwrap_or(u32::MAX),
-        None => legacy_sequence(dir, scan, session, since(dir, id)),
-    };
-    (sequence, recorded)
+    let from_index = indexed
+        .iter()
+        .map(|e| u64::from(e.sequence) + 1)
+        .max()
+        .unwrap_or(1);
+    let next = recorded.unwrap_or(1).max(from_index).max(1);
+    (u32::try_from(next).unwrap_or(u32::MAX), recorded)
 }
 
 /// Records that `session`'s next sequence is `next`, durably: after a power loss the mark
@@ -65,41 +60,4 @@ pub(super) fn restore(dir: &Path, session: &str, previous: Option<u64>) {
         Some(next) => write_atomic(&path, format!("{next}\n").as_bytes(), Durability::Fsync),
         None => std::fs::remove_file(&path),
     };
-}
-
-/// The first id allocated with per-session marks; recorded now (as `id`) when absent. Best
-/// effort: unrecorded, the next save records a later id, which only widens the legacy range.
-fn since(dir: &Path, id: CheckpointId) -> u64 {
-    let path = dir.join(SEQUENCES_SINCE_NAME);
-    if let Some(since) = read::read_number(&path) {
-        return since;
-    }
-    let first = u64::from(id.sequence());
-    let _ = write_atomic(
-        &path,
-        format!("{first}\n").as_bytes(),
-        Durability::RenameOnly,
-    );
-    first
-}
-
-/// 1 + the sequence of the session's newest checkpoint among those written before marks
-/// existed (ids below `since`), looking at no more than [`MAX_LEGACY_READS`] of them; 1 when
-/// none of those is the session's.
-fn legacy_sequence(dir: &Path, scan: &Scan, session: &str, since: u64) -> u32 {
-    let legacy = scan
-        .checkpoints
-        .iter()
-        .rev()
-        .filter(|id| u64::from(id.sequence()) < since)
-        .take(MAX_LEGACY_READS);
-    for &id in legacy {
-        let Ok(data) = read::read_checkpoint(&dir.join(id.file_name()), id) else {
-            continue;
-        };
-        if data.session_info.session_id.as_deref() == Some(session) {
-            return data.compaction_sequence.saturating_add(1);
-        }
-    }
-    1
 }

@@ -93,11 +93,13 @@ fn saves_get_sequential_ids_and_round_trip() {
     assert_eq!(
         names(&repo.dir()),
         [
+            ".index-s1",
+            ".index-s2",
+            ".indexed-since",
             ".lock",
             ".next-id",
             ".seq-s1",
             ".seq-s2",
-            ".sequences-since",
             "cx-001-checkpoint.json",
             "cx-002-checkpoint.json",
             "cx-003-checkpoint.json"
@@ -148,7 +150,7 @@ fn ids_never_come_back_after_prune_or_deletion() {
     assert!(repo.list().unwrap().checkpoints.is_empty());
     assert_eq!(
         names(&repo.dir()),
-        [".lock", ".next-id", ".seq-s", ".sequences-since"]
+        [".index-s", ".indexed-since", ".lock", ".next-id", ".seq-s"]
     );
     let eighth = save(&repo, "s");
     assert_eq!(
@@ -209,14 +211,15 @@ fn the_file_names_win_over_a_stale_or_corrupt_high_water_mark() {
     assert_eq!(save(&repo, "s").checkpoint_id, id(3));
     fs::write(repo.next_id_path(), b"1\n").unwrap();
     assert_eq!(save(&repo, "s").checkpoint_id, id(4));
-    // A marker whose checkpoint is gone still owns its id: a new checkpoint must not be born
-    // acknowledged.
+    // A marker claims no id (anyone can touch one), and one left under the next id must not
+    // make the new checkpoint born acknowledged.
     fs::remove_file(repo.next_id_path()).unwrap();
+    fs::write(repo.dir().join("cx-005.acknowledged"), b"").unwrap();
     fs::write(repo.dir().join("cx-009.acknowledged"), b"").unwrap();
     let fresh = save(&repo, "s");
-    assert_eq!(fresh.checkpoint_id, id(10));
-    assert!(!repo.get(id(10)).unwrap().unwrap().acknowledged);
-    // prune clears such orphan markers.
+    assert_eq!(fresh.checkpoint_id, id(5));
+    assert!(!repo.get(id(5)).unwrap().unwrap().acknowledged);
+    // prune clears orphan markers.
     assert_eq!(repo.prune(10).unwrap().pruned, []);
     assert!(!repo.dir().join("cx-009.acknowledged").exists());
 }
@@ -301,8 +304,9 @@ fn corrupt_foreign_and_future_files_are_reported_and_skipped() {
             .map(|c| c.checkpoint_id),
         Some(id(1))
     );
-    // Their names still own their ids.
-    assert_eq!(save(&repo, "s").checkpoint_id, id(10));
+    // A name whose file is not a checkpoint claims no id (an empty file must not use up the
+    // ids), but is not written over either: the first free id past `.next-id` is taken.
+    assert_eq!(save(&repo, "s").checkpoint_id, id(3));
     // Nothing was touched.
     assert_eq!(fs::read(dir.join("notes.txt")).unwrap(), b"my notes");
 }
@@ -393,23 +397,24 @@ fn latest_unacknowledged_walks_down_per_session() {
     assert_eq!(latest(Some("a")), None);
 }
 
+/// A session's pending checkpoint behind many newer unacknowledged ones of another session:
+/// found through the session's index. Looking through the folder newest first, with the bound
+/// a per-prompt query needs, gave up before reaching it, and the alert was never given.
 #[test]
-fn latest_unacknowledged_reads_a_bounded_number_of_files() {
+fn latest_unacknowledged_finds_a_session_behind_many_others() {
     let (_tmp, repo) = repo();
     save(&repo, "old");
     for _ in 0..MAX_LATEST_READS {
         save(&repo, "busy");
     }
-    // The old session's checkpoint sits behind 50 newer unacknowledged ones: the per-prompt
-    // query gives up instead of reading the whole folder.
-    assert_eq!(repo.latest_unacknowledged(Some("old")).unwrap(), None);
-    repo.acknowledge(id(51)).unwrap();
+    super::read::counter::take();
     assert_eq!(
         repo.latest_unacknowledged(Some("old"))
             .unwrap()
             .map(|c| c.checkpoint_id),
         Some(id(1))
     );
+    assert_eq!(super::read::counter::take(), 1);
 }
 
 #[test]
@@ -432,16 +437,44 @@ fn unwritable_checkpoints_are_refused_without_using_up_the_id() {
     assert_eq!(save(&repo, "s").checkpoint_id, id(1));
 }
 
+/// Ids come from files anyone can write, so each is checked: an empty file or a marker under
+/// a high name claims nothing, and `.next-id` far past every checkpoint is not believed. One
+/// planted file used to stop every later checkpoint ("ids are exhausted").
 #[test]
-fn ids_run_out_loudly_not_silently() {
+fn one_planted_file_cannot_use_up_the_ids() {
+    let plants: [(&str, &[u8]); 4] = [
+        ("cx-999999999.acknowledged", b""),
+        ("cx-999999999-checkpoint.json", b""),
+        (".next-id", b"4294967295\n"),
+        (".next-id", b"999999999\n"),
+    ];
+    for (name, content) in plants {
+        let (_tmp, repo) = repo();
+        save(&repo, "s");
+        fs::write(repo.dir().join(name), content).unwrap();
+        assert_eq!(save(&repo, "s").checkpoint_id, id(2), "{name}");
+        assert_eq!(save(&repo, "s").checkpoint_id, id(3), "{name}");
+    }
+}
+
+#[test]
+fn ids_run_out_loudly_naming_the_file_that_took_the_last() {
     let (_tmp, repo) = repo();
     fs::create_dir_all(repo.dir()).unwrap();
-    fs::write(repo.next_id_path(), b"999999999").unwrap();
-    assert_eq!(save(&repo, "s").checkpoint_id.to_string(), "cx-999999999");
+    let last = id(999_999_999);
+    fs::write(
+        repo.checkpoint_path(last),
+        serialize(&sample(last, "s")).unwrap(),
+    )
+    .unwrap();
     let err = repo
         .save_new(Some("s"), &mut |given| sample(given.id, "s"))
         .unwrap_err();
     assert!(err.message.contains("exhausted"), "{err}");
+    assert!(
+        err.message.contains("cx-999999999-checkpoint.json"),
+        "{err}"
+    );
     assert_eq!(ids(&repo.list().unwrap()), [999_999_999]);
 }
 

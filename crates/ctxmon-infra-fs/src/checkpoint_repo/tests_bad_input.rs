@@ -64,8 +64,8 @@ proptest! {
                 prop_assert_eq!(repo.acknowledge(id).unwrap_err().kind, PortErrorKind::NotFound);
             }
             prop_assert_eq!(names(tmp.path()), before);
-            // .lock, .next-id, .seq-s, .sequences-since and the checkpoint.
-            prop_assert_eq!(names(&repo.dir()).len(), 5);
+            // .lock, .next-id, .seq-s, .index-s, .indexed-since and the checkpoint.
+            prop_assert_eq!(names(&repo.dir()).len(), 6);
         }
     }
 }

@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 use std::fs;
 
+use super::index::MAX_MIGRATED;
 use super::read::counter;
-use super::sequence::MAX_LEGACY_READS;
 use super::tests::{id, ids, names, repo, sample, save};
 use super::*;
 
@@ -83,8 +83,11 @@ fn a_save_reads_no_checkpoint_however_many_there_are() {
     );
 }
 
+/// A folder an older ctxmon wrote (no marks, no indexes): the first save indexes its newest
+/// checkpoints once, with a bounded number of reads, and a session that was running when
+/// ctxmon was upgraded carries on counting; later saves read nothing.
 #[test]
-fn a_folder_from_before_the_marks_costs_a_bounded_look_once() {
+fn a_folder_from_before_the_indexes_costs_a_bounded_look_once() {
     let (_tmp, repo) = repo();
     plant_garbage(&repo, 5_000);
     // The session was compacted 7 times before ctxmon was upgraded; its newest is recent.
@@ -94,22 +97,85 @@ fn a_folder_from_before_the_marks_costs_a_bounded_look_once() {
     assert_eq!(next.compaction_sequence, 8, "it carries on counting");
     assert_eq!(
         counter::take(),
-        1,
-        "its newest checkpoint was the first looked at"
+        MAX_MIGRATED,
+        "indexing reads a bounded few, once"
     );
-    // A session with nothing recent looks at no more than the bound, and starts at 1.
-    let fresh = save(&repo, "fresh");
-    assert_eq!(fresh.compaction_sequence, 1);
-    assert_eq!(counter::take(), MAX_LEGACY_READS);
-    // Once marked, neither reads anything again; new sessions do not look back either.
+    assert_eq!(save(&repo, "fresh").compaction_sequence, 1);
     assert_eq!(save(&repo, "running").compaction_sequence, 9);
     assert_eq!(save(&repo, "fresh").compaction_sequence, 2);
-    assert_eq!(save(&repo, "newer").compaction_sequence, 1);
     assert_eq!(
         counter::take(),
-        MAX_LEGACY_READS,
-        "only ids before the marks count"
+        0,
+        "once indexed, a save reads no checkpoint"
     );
+    // The running session's pending checkpoint is found through its index.
+    assert_eq!(
+        repo.latest_unacknowledged(Some("running"))
+            .unwrap()
+            .map(|c| c.compaction_sequence),
+        Some(9)
+    );
+}
+
+/// Before any save indexed it, an older folder is still read: a session's lookup looks
+/// through the newest few checkpoints, as the layout before indexes did.
+#[test]
+fn an_unindexed_folder_is_still_read() {
+    let (_tmp, repo) = repo();
+    fs::create_dir_all(repo.dir()).unwrap();
+    plant_legacy(&repo, 1, "old", 3);
+    plant_legacy(&repo, 2, "other", 1);
+    let found = repo.latest_unacknowledged(Some("old")).unwrap().unwrap();
+    assert_eq!(found.compaction_sequence, 3);
+    assert_eq!(repo.of_session("old").unwrap().len(), 1);
+    assert_eq!(repo.newest().unwrap().unwrap().checkpoint_id, id(2));
+}
+
+/// A session's lookups read its index and its own checkpoints, however many checkpoints of
+/// other sessions (thousands, none acknowledged, all newer) share the folder.
+#[test]
+fn a_sessions_lookups_do_not_grow_with_other_sessions_checkpoints() {
+    let (_tmp, repo) = repo();
+    save(&repo, "own");
+    save(&repo, "own");
+    for n in 3..=3_002 {
+        let data = sample(id(n), &format!("other-{n}"));
+        fs::write(repo.checkpoint_path(id(n)), serialize(&data).unwrap()).unwrap();
+    }
+    fs::write(repo.next_id_path(), "3003\n").unwrap();
+    counter::take();
+    let pending = repo.latest_unacknowledged(Some("own")).unwrap().unwrap();
+    assert_eq!(pending.checkpoint_id, id(2));
+    let own = repo.of_session("own").unwrap();
+    assert_eq!(own.len(), 2);
+    assert_eq!(
+        counter::take(),
+        3,
+        "one read for the pending one, two for the history"
+    );
+    // An index naming another session's checkpoint (stale or planted) misleads nobody.
+    fs::write(repo.dir().join(".index-own"), "cx-003 1\ncx-001 1\n").unwrap();
+    let own: Vec<u32> = repo
+        .of_session("own")
+        .unwrap()
+        .iter()
+        .map(|c| c.data.checkpoint_id.sequence())
+        .collect();
+    assert_eq!(own, [1]);
+}
+
+/// Losing or damaging a session's mark does not restart its count while its checkpoints
+/// exist: the index remembers their sequences.
+#[test]
+fn a_lost_or_damaged_mark_does_not_restart_the_sequence() {
+    let (_tmp, repo) = repo();
+    for _ in 0..3 {
+        save(&repo, "s");
+    }
+    fs::remove_file(repo.dir().join(".seq-s")).unwrap();
+    assert_eq!(save(&repo, "s").compaction_sequence, 4);
+    fs::write(repo.dir().join(".seq-s"), "garbage").unwrap();
+    assert_eq!(save(&repo, "s").compaction_sequence, 5);
 }
 
 #[test]
@@ -179,33 +245,49 @@ fn policy(keep: usize, spare: &BTreeSet<CheckpointId>) -> AutoPrune<'_> {
     }
 }
 
+/// Old checkpoints go when acknowledged, or when unacknowledged but superseded by a newer
+/// checkpoint of their session; a session's newest, and what a resume log names, stay.
 #[test]
-fn auto_prune_removes_only_old_acknowledged_unspared_checkpoints() {
+fn auto_prune_removes_old_checkpoints_the_agent_no_longer_needs() {
     let (_tmp, repo) = repo();
+    save(&repo, "lone");
     for _ in 0..10 {
         save(&repo, "s");
     }
-    // 1 to 6 acknowledged, except 3; 5 is named by a resume log; 7 to 10 are the newest.
-    for n in [1, 2, 4, 5, 6, 8] {
+    // cx-001 is "lone"'s only one. Of "s" (cx-002 to cx-011), 2 to 7 acknowledged except 4;
+    // 6 is named by a resume log; 8 to 11 are the newest.
+    for n in [2, 3, 5, 6, 7, 9] {
         repo.acknowledge(id(n)).unwrap();
     }
-    let spare = BTreeSet::from([id(5)]);
+    let spare = BTreeSet::from([id(6)]);
     counter::take();
-    let outcome = repo.prune_acknowledged(policy(4, &spare)).unwrap();
-    assert_eq!(outcome.pruned, [id(1), id(2), id(4), id(6)]);
-    assert_eq!(counter::take(), 4, "only the checkpoints deleted are read");
-    assert_eq!(ids(&repo.list().unwrap()), [3, 5, 7, 8, 9, 10]);
-    for n in [1, 2, 4, 6] {
+    let outcome = repo.prune_automatic(policy(4, &spare)).unwrap();
+    assert_eq!(outcome.pruned, [id(2), id(3), id(4), id(5), id(7)]);
+    assert_eq!(counter::take(), 6, "only the candidates are read");
+    assert_eq!(ids(&repo.list().unwrap()), [1, 6, 8, 9, 10, 11]);
+    for n in [2, 3, 5, 7] {
         assert!(!repo.marker_path(id(n)).exists(), "cx-{n:03} marker");
     }
-    assert!(repo.marker_path(id(8)).exists());
-    // Nothing more to do; ids and sequences continue.
+    assert!(repo.marker_path(id(9)).exists());
+    // The index forgets what went.
+    let own: Vec<u32> = repo
+        .of_session("s")
+        .unwrap()
+        .iter()
+        .map(|c| c.data.checkpoint_id.sequence())
+        .collect();
+    assert_eq!(own, [6, 8, 9, 10, 11]);
     assert_eq!(
-        repo.prune_acknowledged(policy(4, &spare)).unwrap().pruned,
-        []
+        fs::read_to_string(repo.dir().join(".index-s"))
+            .unwrap()
+            .lines()
+            .count(),
+        5
     );
+    // Nothing more to do; ids and sequences continue.
+    assert_eq!(repo.prune_automatic(policy(4, &spare)).unwrap().pruned, []);
     let next = save(&repo, "s");
-    assert_eq!((next.checkpoint_id, next.compaction_sequence), (id(11), 11));
+    assert_eq!((next.checkpoint_id, next.compaction_sequence), (id(12), 11));
 }
 
 #[test]
@@ -225,21 +307,21 @@ fn auto_prune_is_bounded_per_call_and_keeps_unreadable_files() {
         spare: &none,
         max_removals: 2,
     };
-    let first = repo.prune_acknowledged(bounded).unwrap();
-    assert_eq!(first.pruned, [id(2)]);
+    let first = repo.prune_automatic(bounded).unwrap();
+    assert_eq!(first.pruned, [id(2), id(3)]);
     assert_eq!(first.unreadable.len(), 1);
     assert!(
         first.unreadable[0].contains("cx-001"),
         "{:?}",
         first.unreadable
     );
-    let second = repo.prune_acknowledged(bounded).unwrap();
-    assert_eq!(second.pruned, [id(3)]);
+    let second = repo.prune_automatic(bounded).unwrap();
+    assert_eq!(second.pruned, [id(4), id(5)]);
     assert!(repo.checkpoint_path(id(1)).exists());
     // An absent folder is not created.
     let (tmp, empty) = super::tests::repo();
     assert_eq!(
-        empty.prune_acknowledged(bounded).unwrap(),
+        empty.prune_automatic(bounded).unwrap(),
         PruneOutcome::default()
     );
     assert!(!tmp.path().join(".ctxmon").exists());

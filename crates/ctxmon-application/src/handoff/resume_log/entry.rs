@@ -257,11 +257,9 @@ fn previous_log(
 /// The newest checkpoint of this session, acknowledged or not: acknowledgement says the agent
 /// was told about it, not that its content stopped mattering.
 fn latest_checkpoint(run: &mut HookRun<'_>, session_id: &str) -> Option<CheckpointData> {
-    match run.ports.checkpoints.list() {
-        Ok(listing) => listing
-            .checkpoints
+    match run.ports.checkpoints.of_session(session_id) {
+        Ok(own) => own
             .into_iter()
-            .filter(|c| c.data.session_info.session_id.as_deref() == Some(session_id))
             .max_by_key(|c| c.data.checkpoint_id)
             .map(|c| c.data),
         Err(e) => {

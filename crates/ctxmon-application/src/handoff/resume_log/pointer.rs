@@ -34,6 +34,9 @@ pub struct PointerInput<'a> {
     pub log: &'a ResumeLog,
     /// Where the markdown is (a path for the file store).
     pub location: &'a str,
+    /// The session's newest checkpoint when it has some, all handed back already (so none is
+    /// restored): the note says so rather than that there is none.
+    pub handed_back: Option<&'a str>,
 }
 
 /// Renders the pointer: well-formed XML of at most [`POINTER_MAX_TOKENS`] tokens, every text
@@ -50,15 +53,19 @@ pub fn render_resume_log_pointer(input: PointerInput<'_>) -> String {
         escape_attr(&attr(&log.context_metrics.timestamp, 40)),
         escape_attr(&attr(&log.context_metrics.stop_reason, 24)),
     ));
-    let note = match input.scope {
-        PointerScope::ThisSession => {
-            "No checkpoint to restore, but this session's resume log records where the work stopped; read it before you continue."
+    let note = match (input.scope, input.handed_back) {
+        (PointerScope::ThisSession, Some(newest)) => format!(
+            "This session's checkpoints (newest {}) were all handed back; its resume log says where the work stopped: read it first.",
+            attr(newest, 16)
+        ),
+        (PointerScope::ThisSession, None) => {
+            "No checkpoint to restore, but this session's resume log records where the work stopped; read it before you continue.".to_string()
         }
-        PointerScope::EarlierSession => {
-            "An earlier session of this project left a resume log; if this task continues that work, read it first."
+        (PointerScope::EarlierSession, _) => {
+            "An earlier session of this project left a resume log; if this task continues that work, read it first.".to_string()
         }
     };
-    w.element("note", note, ItemKind::Text);
+    w.element("note", &note, ItemKind::Text);
     if let Some(mission) = mission_line(&log.mission_summary) {
         w.element("mission", &mission, ItemKind::Text);
     }

@@ -32,7 +32,8 @@ pub fn table(checkpoints: &[StoredCheckpoint]) -> String {
                     .map_or_else(|| "-".to_string(), |s| clip(s, 16)),
                 d.trigger.key().to_string(),
                 percent(d.context_state.fill_percentage),
-                d.context_state.threshold_tier.key().to_string(),
+                // Upper case, as every tag, status line and report names a tier.
+                d.context_state.threshold_tier.name().to_string(),
                 if c.acknowledged { "yes" } else { "no" }.to_string(),
             ]
         })
@@ -94,6 +95,9 @@ pub fn page(stored: &StoredCheckpoint, file: &str) -> String {
         (None, Some(head)) => Some(clip(head, 12)),
         (None, None) => None,
     };
+    // Two branches can be shown: git's, read when the checkpoint was saved, and the one the
+    // transcript last recorded (below); each line says which it is.
+    let git = git.map(|g| format!("{g} (git, when saved)"));
     let optional = [
         ("git", git),
         ("project", info.project_dir.as_deref().map(one_line)),
@@ -164,7 +168,12 @@ fn resumption(s: &ResumptionState) -> String {
             )
         }),
     );
-    one("branch", s.git_branch.as_deref().map(one_line));
+    one(
+        "branch",
+        s.git_branch
+            .as_deref()
+            .map(|b| format!("{} (as the transcript recorded it)", one_line(b))),
+    );
     let todos = if s.tasks.is_empty() {
         &s.todos
     } else {
