@@ -123,6 +123,12 @@ impl TranscriptRecord {
         self
     }
 
+    /// The same record, written while the shell was in `cwd`.
+    pub fn in_folder(mut self, cwd: &str) -> TranscriptRecord {
+        self.cwd = Some(cwd.to_string());
+        self
+    }
+
     /// The same record, on git branch `branch`.
     pub fn on_branch(mut self, branch: &str) -> TranscriptRecord {
         self.git_branch = Some(branch.to_string());

@@ -21,6 +21,8 @@ pub struct TranscriptRecord {
     pub timestamp: Option<String>,
     /// The git branch the agent's tool reported for this line (Claude Code's `gitBranch`).
     pub git_branch: Option<String>,
+    /// The folder the agent's shell was in when the line was written (Claude Code's `cwd`).
+    pub cwd: Option<String>,
     /// What the line says.
     pub body: RecordBody,
 }

@@ -51,6 +51,8 @@ pub struct RolloutRecords {
     /// The previous record was a compaction: Codex writes `compacted` then
     /// `context_compacted` for one compaction.
     after_compaction: bool,
+    /// The working folder the newest `session_meta` or `turn_context` line named.
+    cwd: Option<String>,
 }
 
 impl RolloutRecords {
@@ -70,7 +72,10 @@ impl RolloutRecords {
                     .unwrap_or(false);
                 read || !succeeded_raw(line)
             }
-            _ => find(head(line), br#""type":"session_meta""#),
+            _ => {
+                find(head(line), br#""type":"session_meta""#)
+                    || find(head(line), br#""type":"turn_context""#)
+            }
         }
     }
 
@@ -105,6 +110,14 @@ impl RolloutRecords {
         let payload = line.get("payload").unwrap_or(&Value::Null);
         let mut branch = None;
         let mut bodies = Vec::new();
+        // Codex names the working folder in the session's meta line and each turn's context.
+        if matches!(str_at(line, "type"), Some("session_meta" | "turn_context"))
+            && let Some(cwd) = str_at(payload, "cwd")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+        {
+            self.cwd = Some(cwd.to_string());
+        }
         match (str_at(line, "type"), str_at(payload, "type")) {
             (Some("session_meta"), _) => {
                 branch = payload
@@ -166,6 +179,7 @@ impl RolloutRecords {
             sidechain: false,
             timestamp,
             git_branch,
+            cwd: self.cwd.clone(),
             body,
         });
     }

@@ -63,6 +63,7 @@ const LINE: Shape = Keys(&[
     ("subtype", Whole),
     ("timestamp", Whole),
     ("gitBranch", Whole),
+    ("cwd", Whole),
     ("isSidechain", Whole),
     ("isMeta", Whole),
     ("isCompactSummary", Whole),
@@ -70,7 +71,12 @@ const LINE: Shape = Keys(&[
     ("message", Keys(&[("content", BLOCK)])),
     (
         "toolUseResult",
-        Keys(&[("exitCode", Whole), ("task", Whole), ("tasks", Whole)]),
+        Keys(&[
+            ("exitCode", Whole),
+            ("task", Whole),
+            ("tasks", Whole),
+            ("type", Whole),
+        ]),
     ),
 ]);
 

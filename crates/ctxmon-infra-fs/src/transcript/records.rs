@@ -141,6 +141,10 @@ impl RecordParser {
             .map(str::trim)
             .filter(|b| !b.is_empty())
             .map(str::to_string);
+        let cwd = str_at(line, "cwd")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(str::to_string);
         let mut bodies = Vec::new();
         let content = line.get("message").and_then(|m| m.get("content"));
         match str_at(line, "type") {
@@ -197,6 +201,7 @@ impl RecordParser {
             sidechain,
             timestamp: timestamp.clone(),
             git_branch: git_branch.clone(),
+            cwd: cwd.clone(),
             body,
         }));
     }

@@ -32,7 +32,7 @@ fn a_log_after_a_compaction_keeps_what_the_precompact_log_said() {
         ["/proj/src/log.rs", "/proj/src/cli.rs"]
     );
     assert_eq!(log.metadata.commands_run, ["cargo test"]);
-    assert_eq!(log.metadata.errors, ["test failed: budget"]);
+    assert_eq!(log.metadata.errors, ["$ cargo test\ntest failed: budget"]);
     assert_eq!(log.mission_summary, "Add resume logs to ctxmon");
     // The PreCompact log's measured figures are kept beside the new ones.
     let figures = &log.metadata.notes[FIGURES_NOTE];

@@ -17,7 +17,7 @@ fn the_transcript_fills_what_nothing_else_says() {
     );
     assert_eq!(log.metadata.files_modified, ["/proj/src/log.rs"]);
     assert_eq!(log.metadata.commands_run, ["cargo test"]);
-    assert_eq!(log.metadata.errors, ["test failed: budget"]);
+    assert_eq!(log.metadata.errors, ["$ cargo test\ntest failed: budget"]);
     assert_eq!(log.metadata.git_branch.as_deref(), Some("feature/logs"));
     assert_eq!(
         log.metadata.git_dirty_files,

@@ -69,7 +69,7 @@ fn a_refused_tool_call_is_not_an_error() {
     }));
     *w.tail.tail.borrow_mut() = lines;
     let log = w.now(None).generated.log;
-    assert_eq!(log.metadata.errors, ["test failed: budget"]);
+    assert_eq!(log.metadata.errors, ["$ cargo test\ntest failed: budget"]);
 }
 
 #[test]

@@ -154,6 +154,18 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     if let Some(text) = &latest_reply {
         sections.push(Section::element("latest-reply", text, ITEM_CAP, FIRST_CAP));
     }
+    let answer = state
+        .intent
+        .as_deref()
+        .filter(|_| state.request_answered && reply.is_none());
+    if let Some(text) = answer {
+        sections.push(Section::element(
+            "your-answer-ended",
+            text,
+            ITEM_CAP,
+            FIRST_CAP,
+        ));
+    }
     sections.push(Section::list(
         list("user-rules", ("rule", "rules"), texts(&rules)),
         RULE_CAP,
@@ -288,13 +300,20 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     if !left_out.is_empty() {
         let room = chars(LEFT_OUT_ROOM) + w.remaining();
         let show = format!("ctxmon checkpoint show {}", escape_text(&id));
-        let what = left_out.join(", ");
-        let line = [
-            format!("<left-out>{what}: {show}</left-out>\n"),
-            format!("<left-out>more: {show}</left-out>\n"),
-        ]
-        .into_iter()
-        .find(|l| chars(l) <= room);
+        // As many of the counts as fit, the most important first.
+        let line = (1..=left_out.len())
+            .rev()
+            .map(|n| {
+                let more = if n < left_out.len() { ", more" } else { "" };
+                format!(
+                    "<left-out>{}{more}: {show}</left-out>\n",
+                    left_out[..n].join(", ")
+                )
+            })
+            .chain(std::iter::once(format!(
+                "<left-out>more: {show}</left-out>\n"
+            )))
+            .find(|l| chars(l) <= room);
         closing.push_str(&line.unwrap_or_default());
     }
     closing.push_str(CLOSING);
@@ -414,28 +433,58 @@ fn cut_raw(text: &str, max: usize) -> String {
 fn progress(state: &ResumptionState, noun: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
     let mut in_progress = Vec::new();
     // The assistant's own words say most precisely where it was.
-    // A checkpoint written before the newest words were kept has the last answer instead.
-    if let Some(intent) = state.intent.as_ref().or(state.last_assistant_text.as_ref()) {
-        let said = if state.request_answered {
-            "your answer ended"
-        } else {
-            "you last said"
-        };
-        in_progress.push(format!("{said}: \"{}\"", intent.trim()));
+    // A checkpoint written before the newest words were kept has the last answer instead. An
+    // answer that ended the turn is not work in progress: it is shown on its own.
+    if let Some(intent) = state.intent.as_ref().or(state.last_assistant_text.as_ref())
+        && !state.request_answered
+    {
+        in_progress.push(format!("you last said: \"{}\"", intent.trim()));
     }
     let mut next = state.next_steps.clone();
     let mut done = Vec::new();
+    let mut covered = vec![false; state.subagents_running.len()];
     for todo in state.todos.iter().chain(&state.tasks) {
+        // An open item a running subagent is doing is not the agent's next step: it waits for
+        // that subagent's result.
+        let by = state
+            .subagents_running
+            .iter()
+            .position(|a| todo.status != "completed" && same_work(&todo.content, a));
+        if let Some(i) = by {
+            covered[i] = true;
+            in_progress.push(format!(
+                "{} ({noun}; a subagent is on it: {})",
+                todo.content, state.subagents_running[i]
+            ));
+            continue;
+        }
         match todo.status.as_str() {
             "completed" => done.push(todo.content.clone()),
             "in_progress" => in_progress.push(format!("{} ({noun})", todo.content)),
             _ => next.push(todo.content.clone()),
         }
     }
-    for agent in &state.subagents_running {
-        in_progress.push(format!("subagent still running: {agent}"));
+    for (agent, covered) in state.subagents_running.iter().zip(covered) {
+        if !covered {
+            in_progress.push(format!("subagent still running: {agent}"));
+        }
     }
     (in_progress, next, done)
+}
+
+/// Whether a todo item and a subagent's description name the same work: most of the
+/// description's words of four letters or more are in the item.
+fn same_work(item: &str, agent: &str) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 4)
+            .map(str::to_string)
+            .collect()
+    };
+    let (item, agent) = (words(item), words(agent));
+    let shared = agent.iter().filter(|w| item.contains(w)).count();
+    !agent.is_empty() && shared * 2 >= agent.len() && shared >= 2
 }
 
 /// `done` with whose word it is: `completed-in-plan` for Codex, `completed-in-todo-list`

@@ -120,10 +120,10 @@ pub(crate) struct Pointers {
 /// whose named files come first.
 pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers {
     let main: Vec<&TranscriptRecord> = records.iter().filter(|r| !r.sidechain).collect();
-    let mut calls: HashMap<&str, &ToolCall> = HashMap::new();
+    let mut calls: HashMap<&str, (&ToolCall, Option<&str>)> = HashMap::new();
     let mut known: Vec<String> = Vec::new();
     let mut created: Vec<String> = Vec::new();
-    let mut worked: Vec<&str> = Vec::new();
+    let mut worked: Vec<(&str, Option<&str>)> = Vec::new();
     let mut unusable: Vec<(String, usize)> = Vec::new();
     let mut replacements: Vec<String> = Vec::new();
     let turns = turn_starts(&main);
@@ -133,7 +133,7 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
         match &record.body {
             RecordBody::ToolCall(call) => {
                 if let Some(id) = call.id.as_deref() {
-                    calls.insert(id, call);
+                    calls.insert(id, (call, record.cwd.as_deref()));
                 }
                 if let Some(path) = call.file_path.as_deref().and_then(path_str) {
                     if call.creates {
@@ -146,7 +146,8 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
                 }
             }
             RecordBody::ToolResult(result) => {
-                let Some(call) = result.tool_use_id.as_deref().and_then(|id| calls.get(id)) else {
+                let Some(&(call, cwd)) = result.tool_use_id.as_deref().and_then(|id| calls.get(id))
+                else {
                     continue;
                 };
                 if result.created_file
@@ -162,7 +163,7 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
                     continue;
                 };
                 if succeeded(result) {
-                    worked.push(command);
+                    worked.push((command, cwd));
                     let program = program_of(command);
                     if let Some((missing, _)) = unusable.iter().find(|(m, _)| {
                         Some(m.as_str()) != program.as_deref() && same_args(m, command)
@@ -192,17 +193,28 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
     recent.retain(|p| seen.insert(p.clone()) && !next.contains(p));
     recent.truncate(FILES);
 
-    // An inline script (`python -c "…"` over several lines) is not a line to run again.
+    // An inline script (`python -c "…"` over several lines) is not a line to run again. A
+    // command run in another folder than the shell is in now says where: relative paths in it
+    // would fail from here.
+    let now_in = main.iter().rev().find_map(|r| r.cwd.as_deref());
     let useful: Vec<String> = worked
         .iter()
-        .filter(|c| !c.trim().contains('\n') && is_worth_repeating(c))
-        .filter_map(|c| capped(c, COMMAND_CHARS))
+        .filter(|(c, _)| !c.trim().contains('\n') && is_worth_repeating(c))
+        .filter_map(|(c, cwd)| {
+            let c = capped(c, COMMAND_CHARS)?;
+            Some(match cwd {
+                Some(dir) if now_in.is_some_and(|now| now != *dir) => {
+                    format!("{c} (run in {dir})")
+                }
+                _ => c,
+            })
+        })
         .collect();
     let mut commands_ok = dedup_keep_last(useful, COMMANDS_OK);
     commands_ok.reverse();
 
     let mut facts: Vec<String> = Vec::new();
-    for command in &worked {
+    for (command, _) in &worked {
         facts.extend(environment_facts(command));
     }
     let fixed: HashSet<String> = replacements

@@ -88,3 +88,24 @@ fn a_runtime_that_is_not_there_and_the_one_that_worked() {
     );
     assert_eq!(p.environment, ["rg is not usable here (command not found)"]);
 }
+
+#[test]
+fn a_command_run_in_another_folder_than_the_shell_is_in_now_says_where() {
+    let ok = |id: &str| result_record(result(id, false, ""));
+    let p = pointers(
+        &[
+            shell("1", "ruff check src/app.py").in_folder("/w/app"),
+            ok("1"),
+            shell("2", "cd test && ls").in_folder("/w/app"),
+            ok("2"),
+            shell("3", "uv run pytest -q").in_folder("/w/app/test"),
+            ok("3"),
+            request("go on").in_folder("/w/app/test"),
+        ],
+        &[],
+    );
+    assert_eq!(
+        p.commands_ok,
+        ["uv run pytest -q", "ruff check src/app.py (run in /w/app)"]
+    );
+}

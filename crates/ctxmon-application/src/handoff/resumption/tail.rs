@@ -19,7 +19,7 @@ use super::pointers::pointers;
 use super::present::{intent, is_short_reply, request_answered, request_text, what_reply_answers};
 use super::rules::standing_rules;
 use super::text::{capped, dedup_keep_last, path_str};
-use super::work::{add_work, excerpt_within};
+use super::work::{add_work, excerpt_within, unresolved_failures};
 use super::{
     LAST_USER_REQUESTS, MAX_ERROR_CHARS, MAX_LIST_ITEMS, MAX_MISSION_CHARS, MAX_TEXT_CHARS,
 };
@@ -249,17 +249,22 @@ fn real_request(record: &TranscriptRecord) -> Option<&str> {
     }
 }
 
-/// Every main-chain failed tool result as the lines that say what failed and its last lines
-/// (the rule of the resumption context's failure excerpt), at most [`MAX_ERROR_CHARS`]; each
-/// once at its last occurrence, newest last. A call the user refused is not an error: the
-/// tool did not fail, the user said no (the reason is a constraint, not a fault).
+/// The failures nothing has resolved yet, each as its command and the lines that say what
+/// failed (at most [`MAX_ERROR_CHARS`]), oldest first: by the rules of the resumption
+/// context's failure, so a resume log never lists a failure fixed later, an agent-mechanics
+/// error (an edit string not found, a file not read yet), an answered question, or failures
+/// of work the user has since moved on from. A call the user refused is not an error either
+/// (the reason is a constraint).
 pub fn errors_seen(records: &[TranscriptRecord]) -> Vec<String> {
-    let errors = main_chain(records)
-        .filter_map(|r| match &r.body {
-            RecordBody::ToolResult(res) if res.is_error && res.rejected.is_none() => {
-                capped(&excerpt_within(&res.text, MAX_ERROR_CHARS), MAX_ERROR_CHARS)
-            }
-            _ => None,
+    let errors = unresolved_failures(records)
+        .into_iter()
+        .filter_map(|f| {
+            let text = if f.command.is_empty() {
+                f.excerpt
+            } else {
+                format!("$ {}\n{}", f.command, f.excerpt)
+            };
+            capped(&excerpt_within(&text, MAX_ERROR_CHARS), MAX_ERROR_CHARS)
         })
         .collect();
     dedup_keep_last(errors, MAX_LIST_ITEMS)

@@ -62,8 +62,19 @@ const MECHANICS: &[&str] = &[
 /// dismissed) is a conversation, not a fault.
 const CONVERSATION_TOOLS: &[&str] = &["AskUserQuestion", "ExitPlanMode", "EnterPlanMode"];
 
+/// Every failure of the records nothing has resolved yet (by the rules of the resumption
+/// state's failure), oldest first: what a resume log lists as errors.
+pub(crate) fn unresolved_failures(records: &[TranscriptRecord]) -> Vec<Failure> {
+    scan(records).open.into_iter().map(|f| f.failure).collect()
+}
+
 /// Adds what [`derive_from_tail`](super::derive_from_tail) does not cover to `state`.
 pub(crate) fn add_work(records: &[TranscriptRecord], state: &mut ResumptionState) {
+    let work = scan(records);
+    fill(work, state);
+}
+
+fn scan(records: &[TranscriptRecord]) -> Work<'_> {
     let mut work = Work::default();
     for record in records {
         if let Some(branch) = &record.git_branch {
@@ -80,11 +91,16 @@ pub(crate) fn add_work(records: &[TranscriptRecord], state: &mut ResumptionState
             // that does not count).
             RecordBody::Request(q) if q.kind.is_real() && !is_short_reply(&q.text) => {
                 work.failure = None;
+                work.open.clear();
                 work.silent_declines.clear();
             }
             _ => {}
         }
     }
+    work
+}
+
+fn fill(work: Work<'_>, state: &mut ResumptionState) {
     state.git_branch = work.branch.and_then(|b| capped(b, 200));
     state.tasks = work
         .tasks
@@ -116,6 +132,7 @@ pub(crate) fn add_work(records: &[TranscriptRecord], state: &mut ResumptionState
 /// A failure and what would resolve it: a later success of the same command (or of a shell
 /// call with the same description), of the same tool on the same file, an edit of that file,
 /// or a passing run of the same kind of test or build.
+#[derive(Clone)]
 struct OpenFailure {
     key: String,
     description: Option<String>,
@@ -157,6 +174,8 @@ struct Work<'a> {
     running: Vec<(&'a str, String)>,
     commits: Vec<String>,
     failure: Option<OpenFailure>,
+    /// Every failure not resolved yet, oldest first (the newest is `failure` while open).
+    open: Vec<OpenFailure>,
     last_check: Option<Check>,
     constraints: Vec<String>,
     silent_declines: Vec<String>,
@@ -287,8 +306,8 @@ impl<'a> Work<'a> {
                 || key.trim().to_string(),
                 |c| capped(c, MAX_TEXT_CHARS).unwrap_or_default(),
             );
-            self.failure = Some(OpenFailure {
-                key,
+            let open = OpenFailure {
+                key: key.clone(),
                 description: call
                     .description
                     .as_deref()
@@ -301,13 +320,19 @@ impl<'a> Work<'a> {
                     command: shown,
                     excerpt: excerpt(&result.text),
                 },
-            });
+            };
+            self.open.retain(|f| f.key != open.key);
+            self.open.push(open.clone());
+            self.failure = Some(open);
         } else if self
             .failure
             .as_ref()
             .is_some_and(|f| f.resolved_by(call, &key))
         {
             self.failure = None;
+        }
+        if !failed {
+            self.open.retain(|f| !f.resolved_by(call, &key));
         }
     }
 }

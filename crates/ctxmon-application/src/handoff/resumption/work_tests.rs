@@ -197,3 +197,84 @@ fn without_an_error_word_the_message_is_the_first_line() {
     assert!(e.ends_with("run --help"), "{e}");
     assert!(!e.contains("Exit code"), "{e}");
 }
+
+#[test]
+fn failures_that_are_not_failures_of_the_work_are_never_shown() {
+    let edit_failed = |text: &str| {
+        state(&[
+            write("Edit", "/w/a.rs"),
+            result_record(ToolResult {
+                tool_use_id: Some("w".into()),
+                ..result("w", true, text)
+            }),
+        ])
+    };
+    for mechanics in [
+        "<tool_use_error>String to replace not found in file.</tool_use_error>",
+        "File has not been read yet. Read it first before writing to it.",
+        "File has been modified since read, either by the user or by a linter.",
+    ] {
+        assert_eq!(edit_failed(mechanics).failure, None, "{mechanics}");
+    }
+    // A question the user answered is a conversation.
+    let s = state(&[
+        record(RecordBody::ToolCall(call("q", "AskUserQuestion"))),
+        result_record(result("q", true, "Error: the user dismissed the question")),
+    ]);
+    assert_eq!(s.failure, None);
+}
+
+#[test]
+fn a_later_success_of_the_same_program_file_or_check_resolves_a_failure() {
+    // `cp` retried with the same program; a PowerShell upgrade re-run; a parse error fixed.
+    let s = state(&[
+        shell("1", "cd /tmp && coderabbit-extract"),
+        shell_result("1", true, Some(1), "No PR found for the current branch."),
+        shell("2", "coderabbit-extract owner/repo/2 2>&1 | head -5"),
+        shell_result("2", false, Some(0), ""),
+    ]);
+    assert_eq!(s.failure, None);
+    let s = state(&[
+        shell("1", "cargo test -p billing tax::"),
+        shell_result("1", true, Some(101), "test result: FAILED. 1 failed"),
+        shell("2", "cargo test"),
+        shell_result("2", false, Some(0), "test result: ok"),
+    ]);
+    assert_eq!(s.failure, None);
+    // Another kind of check does not: a build passing says nothing of the tests.
+    let s = state(&[
+        shell("1", "cargo test"),
+        shell_result("1", true, Some(101), "test result: FAILED. 1 failed"),
+        shell("2", "cargo build"),
+        shell_result("2", false, Some(0), ""),
+    ]);
+    assert!(s.failure.is_some());
+    // A failed write of a file is resolved by a later edit of it.
+    let s = state(&[
+        write("Write", "/w/a.ps1"),
+        result_record(result("w", true, "Permission denied")),
+        write("Edit", "/w/a.ps1"),
+        result_record(result("w", false, "")),
+    ]);
+    assert_eq!(s.failure, None);
+}
+
+#[test]
+fn a_failure_of_earlier_work_is_dropped_once_the_user_asks_for_something_else() {
+    let failed = [
+        shell("1", "npm run build"),
+        shell_result(
+            "1",
+            true,
+            Some(1),
+            "error TS2322: Type 'string' is not assignable",
+        ),
+    ];
+    let mut moved_on = failed.to_vec();
+    moved_on.push(request("Now write the release notes for version 2"));
+    assert_eq!(state(&moved_on).failure, None);
+    // A short reply may answer the failure ("yes, fix it"): it stays.
+    let mut answered = failed.to_vec();
+    answered.push(request("yes, fix it"));
+    assert!(state(&answered).failure.is_some());
+}
