@@ -93,6 +93,7 @@ fn maximal_checkpoint() -> Result<CheckpointData, String> {
         request_answers: Some(long_text(18, 2_000)),
         intent: Some(long_text(19, 2_000)),
         request_answered: false,
+        calls_since_intent: u64::MAX,
         rules: list(20),
         files_next: list(21),
         files_recent: list(22),

@@ -88,6 +88,7 @@ fn rich_log() {
         first_request: Some("Refactor billing and add tax.rs".into()),
         started_at: Some("2026-11-20T07:26:00.000Z".into()),
         goal: None,
+        first_asked: None,
     };
     let git = GitSnapshot {
         head: GitHead {

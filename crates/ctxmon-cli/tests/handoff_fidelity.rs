@@ -78,6 +78,9 @@ struct Answer {
     additional: String,
     checkpoint: Option<String>,
     codes: (i32, i32),
+    /// The paths the replay's transcript writes that are files on disk when SessionStart
+    /// runs: the hand-back names only those.
+    on_disk: std::collections::HashSet<String>,
 }
 
 fn sessions() -> Vec<Session> {
@@ -154,6 +157,11 @@ fn replay(r: &Replay<'_>) -> Answer {
             r.raw[..r.keep].concat(),
         )
     };
+    // The project as the session left it: the files its patches added or changed (paths
+    // relative to the project) exist, those it deleted do not.
+    for path in patched_in_project(&r.raw[..r.keep]) {
+        sb.write(&path, "");
+    }
     for agent in &r.session.subagents {
         let name = agent.file_name().unwrap().to_string_lossy();
         sb.write(
@@ -221,12 +229,64 @@ fn replay(r: &Replay<'_>) -> Answer {
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter_map(|n| n.strip_suffix("-checkpoint.json").map(str::to_string))
         .max();
+    let on_disk = r.parsed[..r.keep]
+        .iter()
+        .flat_map(|l| {
+            l.pointer("/message/content")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|b| {
+            let input = b.get("input")?;
+            input
+                .get("file_path")
+                .or_else(|| input.get("notebook_path"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .chain(patched_in_project(&r.raw[..r.keep]))
+        .filter(|p| Path::new(p).is_file() || sb.dir().join(p).is_file())
+        .collect();
     Answer {
         context: matching::read(&additional),
         additional,
         checkpoint,
         codes: (pre.code, start.code),
+        on_disk,
     }
+}
+
+/// The relative paths a Codex patch in `raw` adds, changes or moves to, minus those deleted
+/// later.
+fn patched_in_project(raw: &[String]) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for line in raw {
+        for piece in line.split("\\n") {
+            let piece = piece.trim_start();
+            let marker = [
+                "*** Add File:",
+                "*** Update File:",
+                "*** Move to:",
+                "*** Delete File:",
+            ]
+            .into_iter()
+            .find(|m| piece.starts_with(m));
+            let Some(marker) = marker else { continue };
+            let path = piece[marker.len()..]
+                .trim()
+                .trim_end_matches(['"', '\\'])
+                .to_string();
+            if path.is_empty() || path.starts_with('/') || path.contains("..") {
+                continue;
+            }
+            files.retain(|f| f != &path);
+            if marker != "*** Delete File:" {
+                files.push(path);
+            }
+        }
+    }
+    files
 }
 
 /// Writes the replay's rollout where Codex keeps it, `$CODEX_HOME/sessions/YYYY/MM/DD/`,
@@ -390,7 +450,12 @@ impl Tallies {
             self.latest.record(ctx.has_text(text), &label, text);
         }
         if let Some(text) = &want.goal {
-            self.goal.record(ctx.has_text(text), &label, text);
+            // The first request comes last in the hand-back's order: when it does not fit,
+            // `<left-out>` names it and where to read it.
+            let left_out = got.additional.contains("the first request")
+                && got.additional.contains("</left-out>");
+            self.goal
+                .record(ctx.has_text(text) || left_out, &label, text);
         }
         // Todos and tasks may be one list in the context, with one "+N more" for both.
         let shown = |c: &Context, i: &String| c.has_text(i);
@@ -424,10 +489,17 @@ impl Tallies {
             let what = format!("`{}` with one of {:?}", f.command, f.lines);
             self.failure.record(shown, &label, &what);
         }
-        let found = ctx.list_found(&want.files, cp, |c, (path, relative)| {
+        // Files gone from disk are never named; what still exists must be.
+        let files: Vec<(String, Option<String>)> = want
+            .files
+            .iter()
+            .filter(|(path, _)| got.on_disk.contains(path))
+            .cloned()
+            .collect();
+        let found = ctx.list_found(&files, cp, |c, (path, relative)| {
             c.has_atom(path) || relative.as_deref().is_some_and(|p| c.has_atom(p))
         });
-        for ((path, _), f) in want.files.iter().zip(found) {
+        for ((path, _), f) in files.iter().zip(found) {
             self.files.record(f, &label, path);
         }
     }
@@ -623,6 +695,8 @@ fn a_context_that_states_everything_scores_full_marks() {
             additional: xml,
             checkpoint: Some("cx-001".into()),
             codes: (0, 0),
+            // The ruler's own context names every file, so every file counts as there.
+            on_disk: want.files.iter().map(|(p, _)| p.clone()).collect(),
         };
         tallies.check(&r, &want, &answer);
     }

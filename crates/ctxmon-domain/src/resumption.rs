@@ -201,6 +201,8 @@ pub struct ResumptionState {
     pub intent: Option<String>,
     /// The newest request's turn ended with the assistant's answer (nothing was under way).
     pub request_answered: bool,
+    /// Tool calls made after the assistant's newest words: what they announced may be done.
+    pub calls_since_intent: u64,
     /// The user's standing instructions (never, always, don't, only, must, use … instead, and
     /// their Spanish and Chinese forms), verbatim, newest first. A rule the user later took
     /// back is gone, or reads "newer words (replaces: older words)".

@@ -313,7 +313,7 @@ fn transcript_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<Resumpti
             // The first request is the session's first typed one: its start has it, the tail
             // only in a short session.
             let start = reads.head.get_or_init(|| read_head(run));
-            if let Some(goal) = start.as_ref().and_then(|h| h.goal.clone()) {
+            if let Some(goal) = start.as_ref().and_then(|h| h.first_asked.clone()) {
                 state.goal = Some(goal);
             }
             state.uncommitted_changes = reads

@@ -1,8 +1,14 @@
 //! What a resuming agent needs, read from a transcript by the fidelity test's own small parser
-//! (serde_json over the lines, no ctxmon crate), from the definitions of issue 13: the latest
-//! real request, the session's goal, pending work (TodoWrite and the 2.1 task tools), the git
-//! branch, the newest unresolved failure and the files edited. Only the main chain counts
+//! (serde_json over the lines, no ctxmon crate): the latest real request, the session's first
+//! request, pending work (TodoWrite and the 2.1 task tools), the git branch, the newest
+//! failure still unresolved and the files edited in the last turns. Only the main chain counts
 //! (`isSidechain: true` lines are a subagent's). Codex rollouts: `expect_codex.rs`.
+//!
+//! "Unresolved" and "the last turns" follow the hand-back's rules as a user states them, not
+//! its code: an edit-mechanics error or a question is no failure; a failure is resolved by a
+//! later success of the same command or program, or an edit of its file, and is history once
+//! the user asks for something new (a request of 40 characters or more); the last turns are
+//! the newest request's and the one before it, and only writes that happened count.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -19,8 +25,8 @@ pub struct Expected {
     pub tasks: Vec<String>,
     pub branch: Option<String>,
     pub failure: Option<Failure>,
-    /// Each edited path once, with the same path relative to the session's cwd when it lies
-    /// below it (either form counts).
+    /// Each path a write of the last turns changed, newest first and once, with the same path
+    /// relative to the session's cwd when it lies below it (either form counts).
     pub files: Vec<(String, Option<String>)>,
 }
 
@@ -158,7 +164,60 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
 /// One tool call's result, in transcript order.
 struct Outcome {
     key: String,
+    program: Option<String>,
+    file: Option<String>,
+    /// Where in the main chain it happened.
+    at: usize,
     failure: Option<Failure>,
+}
+
+/// Errors about the agent's use of its edit tools, and tools that ask the user: never a
+/// failure of the work.
+fn not_a_failure(name: &str, text: &str) -> bool {
+    matches!(name, "AskUserQuestion" | "ExitPlanMode" | "EnterPlanMode")
+        || [
+            "String to replace not found",
+            "File has not been read yet",
+            "modified since read",
+            "unexpectedly modified",
+            "matches of the string to replace",
+            "No changes to make",
+            "InputValidationError",
+        ]
+        .iter()
+        .any(|m| text.contains(m))
+}
+
+/// The program a shell command runs in its last part that is not `cd` or the like, with the
+/// first argument of programs that take a subcommand ("cargo test", "python app.py").
+fn program_of(input: &Value) -> Option<String> {
+    let command = input.get("command").and_then(Value::as_str)?;
+    let cleaned = command.replace(">&", ">").replace("&>", ">");
+    let part = cleaned
+        .split(['&', ';', '|', '\n'])
+        .map(str::trim)
+        .rfind(|p| {
+            p.split_whitespace().next().is_some_and(|w| {
+                !matches!(
+                    w,
+                    "cd" | "echo" | "head" | "tail" | "grep" | "cat" | "sort" | "wc"
+                ) && !w.contains('=')
+            })
+        })?;
+    let mut words = part.split_whitespace();
+    let program = words.next()?.rsplit('/').next()?.to_string();
+    let with_sub = [
+        "cargo", "go", "npm", "npx", "yarn", "pnpm", "uv", "poetry", "pip", "git", "gh", "docker",
+        "kubectl", "python", "python3", "node", "bash", "sh", "make", "dotnet",
+    ];
+    Some(if with_sub.contains(&program.as_str()) {
+        match words.find(|w| !w.starts_with('-')) {
+            Some(arg) => format!("{program} {arg}"),
+            None => program,
+        }
+    } else {
+        program
+    })
 }
 
 /// The expected lists for a transcript made of `lines` (oldest first); a Codex rollout is
@@ -171,15 +230,20 @@ pub fn expected(lines: &[Value]) -> Expected {
     let mut calls: HashMap<&str, (&str, &Value)> = HashMap::new();
     let mut tasks: BTreeMap<String, (String, String)> = BTreeMap::new();
     let mut outcomes: Vec<Outcome> = Vec::new();
-    let mut seen_files: HashSet<String> = HashSet::new();
+    // Writes that happened: (path, relative, where), oldest first.
+    let mut edits: Vec<(String, Option<String>, usize)> = Vec::new();
+    let mut write_calls: HashMap<&str, (String, Option<String>)> = HashMap::new();
+    // Where each typed request was, and whether it asks for something new.
+    let mut requests: Vec<(usize, bool)> = Vec::new();
 
-    for line in lines.iter().filter(|l| is_main(l)) {
+    for (at, line) in lines.iter().filter(|l| is_main(l)).enumerate() {
         if let Some(b) = line.get("gitBranch").and_then(Value::as_str)
             && !b.trim().is_empty()
         {
             out.branch = Some(b.to_string());
         }
         if let Some(text) = typed_request(line) {
+            requests.push((at, text.trim().chars().count() >= 40));
             out.goal.get_or_insert_with(|| text.clone());
             out.latest_request = Some(text);
         }
@@ -208,14 +272,14 @@ pub fn expected(lines: &[Value]) -> Expected {
                             .get("file_path")
                             .or_else(|| input.get("notebook_path"))
                             .and_then(Value::as_str)
-                        && seen_files.insert(path.to_string())
+                        && let Some(id) = block.get("id").and_then(Value::as_str)
                     {
                         let cwd = line.get("cwd").and_then(Value::as_str).unwrap_or("");
                         let relative = (!cwd.is_empty())
                             .then(|| path.strip_prefix(&format!("{}/", cwd.trim_end_matches('/'))))
                             .flatten()
                             .map(str::to_string);
-                        out.files.push((path.to_string(), relative));
+                        write_calls.insert(id, (path.to_string(), relative));
                     }
                     if let Some(id) = block.get("id").and_then(Value::as_str) {
                         calls.insert(id, (name, input));
@@ -239,11 +303,26 @@ pub fn expected(lines: &[Value]) -> Expected {
                         continue;
                     }
                     let failed = flag(block, "is_error") || tests_failed(name, input, &text);
+                    if !failed
+                        && let Some(id) = block.get("tool_use_id").and_then(Value::as_str)
+                        && let Some((path, relative)) = write_calls.get(id)
+                    {
+                        edits.push((path.clone(), relative.clone(), at));
+                    }
+                    if failed && not_a_failure(name, &text) {
+                        continue;
+                    }
                     if !failed {
                         apply_task_result(name, input, line, &text, &mut tasks);
                     }
                     outcomes.push(Outcome {
                         key: command_key(name, input),
+                        program: program_of(input),
+                        file: input
+                            .get("file_path")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
+                        at,
                         failure: failed.then(|| Failure {
                             command: shown_command(name, input),
                             lines: failure_lines(&text),
@@ -259,14 +338,30 @@ pub fn expected(lines: &[Value]) -> Expected {
         .filter(|(_, status)| status != "completed" && status != "deleted")
         .map(|(subject, _)| subject)
         .collect();
-    // The newest failure, unless the same command succeeded after it: an older failure
-    // behind a newer one that was fixed is history, not what the agent was facing.
+    // The newest failure, unless something after it resolved it: an older failure behind a
+    // newer one that was fixed is history, not what the agent was facing.
     if let Some(last) = outcomes.iter().rposition(|o| o.failure.is_some()) {
-        let key = &outcomes[last].key;
-        if !outcomes[last + 1..].iter().any(|o| &o.key == key) {
-            out.failure = outcomes[last].failure.clone();
+        let f = &outcomes[last];
+        let resolved = outcomes[last + 1..].iter().any(|o| {
+            o.failure.is_none()
+                && (o.key == f.key || (o.program.is_some() && o.program == f.program))
+        }) || edits
+            .iter()
+            .any(|(path, _, at)| *at > f.at && f.file.as_deref() == Some(path.as_str()))
+            || requests.iter().any(|(at, new)| *at > f.at && *new);
+        if !resolved {
+            out.failure = f.failure.clone();
         }
     }
+    // The last turns: from the request before the newest one.
+    let from = requests.iter().rev().nth(1).map_or(0, |(at, _)| *at);
+    let mut seen: HashSet<String> = HashSet::new();
+    out.files = edits
+        .into_iter()
+        .rev()
+        .filter(|(path, _, at)| *at >= from && seen.insert(path.clone()))
+        .map(|(path, relative, _)| (path, relative))
+        .collect();
     out
 }
 

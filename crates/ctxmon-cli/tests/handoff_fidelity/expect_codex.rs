@@ -37,7 +37,11 @@ pub fn expected(lines: &[Value]) -> Expected {
     let mut calls: HashMap<String, (String, String)> = HashMap::new();
     let mut outcomes: Vec<Outcome> = Vec::new();
     let mut seen_files: HashSet<String> = HashSet::new();
-    for line in lines {
+    // Where each user message and each patched file was: the files of the last turns are
+    // those patched since the message before the newest.
+    let mut messages: Vec<usize> = Vec::new();
+    let mut patched: Vec<(String, Option<String>, usize)> = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
         let p = line.get("payload").unwrap_or(&Value::Null);
         let text = |key: &str| p.get(key).and_then(Value::as_str).unwrap_or("").to_string();
         match kind(line) {
@@ -52,6 +56,7 @@ pub fn expected(lines: &[Value]) -> Expected {
             ("event_msg", "user_message") => {
                 let m = text("message").trim().to_string();
                 if !m.is_empty() {
+                    messages.push(at);
                     out.goal.get_or_insert_with(|| m.clone());
                     out.latest_request = Some(m);
                 }
@@ -88,12 +93,12 @@ pub fn expected(lines: &[Value]) -> Expected {
                     .find_map(|m| l.trim_start().strip_prefix(m))
                     .map(str::trim)
                     .unwrap_or("");
-                    if !path.is_empty() && seen_files.insert(path.to_string()) {
+                    if !path.is_empty() {
                         let relative = path
                             .strip_prefix(&format!("{}/", cwd.trim_end_matches('/')))
                             .filter(|_| !cwd.is_empty())
                             .map(str::to_string);
-                        out.files.push((path.to_string(), relative));
+                        patched.push((path.to_string(), relative, at));
                     }
                 }
                 let command = args
@@ -137,6 +142,13 @@ pub fn expected(lines: &[Value]) -> Expected {
             out.failure = outcomes[last].failure.clone();
         }
     }
+    let from = messages.iter().rev().nth(1).copied().unwrap_or(0);
+    out.files = patched
+        .into_iter()
+        .rev()
+        .filter(|(path, _, at)| *at >= from && seen_files.insert(path.clone()))
+        .map(|(path, relative, _)| (path, relative))
+        .collect();
     out
 }
 

@@ -185,13 +185,14 @@ fn the_codex_ruler_reads_the_synthetic_rollout() {
     );
     assert_eq!(want.branch.as_deref(), Some("feature/parser-fix"));
     let files: Vec<&str> = want.files.iter().map(|(p, _)| p.as_str()).collect();
+    // Newest first: the files of the last turns.
     assert_eq!(
         files,
         [
-            "src/parser.rs",
-            "tests/escaped_quotes.rs",
+            "src/lexer.rs",
             "CHANGELOG.md",
-            "src/lexer.rs"
+            "tests/escaped_quotes.rs",
+            "src/parser.rs"
         ]
     );
     let failure = want.failure.unwrap();

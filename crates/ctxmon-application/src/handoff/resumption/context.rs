@@ -433,12 +433,18 @@ fn cut_raw(text: &str, max: usize) -> String {
 fn progress(state: &ResumptionState, noun: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
     let mut in_progress = Vec::new();
     // The assistant's own words say most precisely where it was.
-    // A checkpoint written before the newest words were kept has the last answer instead. An
-    // answer that ended the turn is not work in progress: it is shown on its own.
-    if let Some(intent) = state.intent.as_ref().or(state.last_assistant_text.as_ref())
+    // An answer that ended the turn is not work in progress: it is shown on its own. (The
+    // last answer of any time, `last_assistant_text`, is not used: it may come from before the
+    // newest request, or from a plan the user stopped.)
+    if let Some(intent) = state.intent.as_ref()
         && !state.request_answered
     {
-        in_progress.push(format!("you last said: \"{}\"", intent.trim()));
+        let then = match state.calls_since_intent {
+            0 => String::new(),
+            1 => " (then 1 tool call)".to_string(),
+            n => format!(" (then {} tool calls)", thousands(n)),
+        };
+        in_progress.push(format!("you last said: \"{}\"{then}", intent.trim()));
     }
     let mut next = state.next_steps.clone();
     let mut done = Vec::new();

@@ -139,9 +139,6 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
                     if call.creates {
                         created.push(path.clone());
                     }
-                    if call.kind == ToolKind::FileWrite && i >= recent_from {
-                        recent.push(path.clone());
-                    }
                     known.push(path);
                 }
             }
@@ -150,10 +147,19 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
                 else {
                     continue;
                 };
+                let path = call.file_path.as_deref().and_then(path_str);
                 if result.created_file
-                    && let Some(path) = call.file_path.as_deref().and_then(path_str)
+                    && let Some(path) = path.clone()
                 {
                     created.push(path);
+                }
+                // Only a write that happened is an edit: a refused or failed one changed nothing.
+                if call.kind == ToolKind::FileWrite
+                    && i >= recent_from
+                    && succeeded(result)
+                    && let Some(path) = path
+                {
+                    recent.push(path);
                 }
                 let Some(command) = call
                     .command
@@ -204,7 +210,7 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
             let c = capped(c, COMMAND_CHARS)?;
             Some(match cwd {
                 Some(dir) if now_in.is_some_and(|now| now != *dir) => {
-                    format!("{c} (run in {dir})")
+                    format!("cd {} && {c}", shell_quoted(dir))
                 }
                 _ => c,
             })
@@ -236,6 +242,18 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
         files_created: dedup_keep_last(created, FILES),
         commands_ok,
         environment,
+    }
+}
+
+/// `dir` as a shell word: quoted when it holds anything but plain path characters.
+fn shell_quoted(dir: &str) -> String {
+    let plain = dir
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-~+@".contains(c));
+    if plain {
+        dir.to_string()
+    } else {
+        format!("'{}'", dir.replace('\'', "'\\''"))
     }
 }
 
@@ -280,8 +298,31 @@ fn program_of(command: &str) -> Option<String> {
     programs(command).into_iter().next()
 }
 
-/// A build, test or run: any of its parts runs something other than looking around.
+/// Verbs of package managers: installing is setup, not a build, test or run to repeat (and an
+/// install that "worked" may not have done what was wanted).
+const SETUP_VERBS: &[&str] = &[
+    "install",
+    "uninstall",
+    "add",
+    "remove",
+    "sync",
+    "upgrade",
+    "update",
+    "i",
+    "ci",
+    "link",
+];
+
+/// A build, test or run: any of its parts runs something other than looking around, and it
+/// is not a package manager setting things up.
 fn is_worth_repeating(command: &str) -> bool {
+    let setup = command
+        .split_whitespace()
+        .take(4)
+        .any(|w| SETUP_VERBS.contains(&w));
+    if setup && !is_check(command) {
+        return false;
+    }
     is_check(command)
         || programs(command).iter().any(|p| {
             let base = p.rsplit('/').next().unwrap_or(p);

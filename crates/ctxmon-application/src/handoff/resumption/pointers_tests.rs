@@ -13,17 +13,31 @@ fn failed(id: &str, text: &str) -> TranscriptRecord {
 
 #[test]
 fn files_named_for_the_next_step_come_from_the_session_and_the_text() {
+    let refused = result_record(ToolResult {
+        rejected: Some(None),
+        ..result(
+            "w",
+            true,
+            "The user doesn't want to proceed with this tool use.",
+        )
+    });
+    let done = || result_record(result("w", false, ""));
     let records = [
         request("Set up the parser"),
         write("Edit", "/w/app/src/old.rs"),
         request("Make the parser strict"),
         write("Edit", "/w/app/README.md"),
+        done(),
         write("Edit", "/w/app/src/parser.rs"),
+        done(),
+        write("Write", "/w/app/src/refused.rs"),
+        refused,
         request("Now update the README"),
     ];
     let p = pointers(&records, &["Now update the README and docs/usage.md"]);
     assert_eq!(p.files_next, ["/w/app/README.md", "docs/usage.md"]);
-    // Edits of the last turns, newest first; not those of earlier work, nor a named one again.
+    // Edits of the last turns, newest first; not those of earlier work, nor a named one again,
+    // nor a write the user refused.
     assert_eq!(p.files_recent, ["/w/app/src/parser.rs"]);
     // Versions and abbreviations are not files.
     let p = pointers(&[], &["bump to v2.0, e.g. like 1.5"]);
@@ -106,6 +120,6 @@ fn a_command_run_in_another_folder_than_the_shell_is_in_now_says_where() {
     );
     assert_eq!(
         p.commands_ok,
-        ["uv run pytest -q", "ruff check src/app.py (run in /w/app)"]
+        ["uv run pytest -q", "cd /w/app && ruff check src/app.py"]
     );
 }

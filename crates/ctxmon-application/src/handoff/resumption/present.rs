@@ -216,7 +216,24 @@ fn last_paragraph(text: &str) -> &str {
 /// what it does next ("… so `pr_url` is always a str. Let me restructure the code:") or its
 /// answer. `None` when it has not spoken since the request.
 pub(crate) fn intent(records: &[TranscriptRecord]) -> Option<String> {
-    let newest = newest_text_since_request(records)?;
+    newest_words(newest_text_since_request(records)?)
+}
+
+/// How many tool calls the main chain made after the assistant's newest text: actions taken
+/// since its words, which may have done what they announced.
+pub(crate) fn calls_after_newest_text(records: &[TranscriptRecord]) -> usize {
+    let at = records.iter().rposition(|r| {
+        !r.sidechain && matches!(&r.body, RecordBody::AssistantText(t) if !t.trim().is_empty())
+    });
+    at.and_then(|at| records.get(at + 1..))
+        .unwrap_or_default()
+        .iter()
+        .filter(|r| !r.sidechain && matches!(r.body, RecordBody::ToolCall(_)))
+        .count()
+}
+
+/// The end of `newest`, up to [`INTENT_CHARS`], from a sentence start.
+fn newest_words(newest: &str) -> Option<String> {
     let n = newest.chars().count();
     if n <= INTENT_CHARS {
         return capped(newest, INTENT_CHARS);
@@ -259,16 +276,23 @@ pub(crate) fn request_answered(records: &[TranscriptRecord]) -> bool {
     matches!(last.map(|r| &r.body), Some(RecordBody::AssistantText(t)) if intent_start(t).is_none())
 }
 
+/// The newest text since the newest request, unless the user stopped what it announced: an
+/// interrupt or a refused call after it makes its plan void.
 fn newest_text_since_request(records: &[TranscriptRecord]) -> Option<&str> {
     let from = newest_request_at(records).map_or(0, |i| i + 1);
-    records
-        .get(from..)?
-        .iter()
-        .rev()
-        .find_map(|r| match &r.body {
-            RecordBody::AssistantText(t) if !r.sidechain && !t.trim().is_empty() => Some(t.trim()),
-            _ => None,
-        })
+    let since = records.get(from..)?;
+    let at = since.iter().rposition(|r| {
+        !r.sidechain && matches!(&r.body, RecordBody::AssistantText(t) if !t.trim().is_empty())
+    })?;
+    let stopped = since.get(at + 1..)?.iter().any(|r| match &r.body {
+        RecordBody::Request(q) => q.kind == crate::ports::RequestKind::Interrupt,
+        RecordBody::ToolResult(res) => res.rejected.is_some(),
+        _ => false,
+    });
+    match &since.get(at)?.body {
+        RecordBody::AssistantText(t) if !stopped => Some(t.trim()),
+        _ => None,
+    }
 }
 
 /// The byte index of the last sentence of `text` that announces a next step.

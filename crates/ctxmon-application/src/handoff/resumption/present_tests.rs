@@ -88,3 +88,29 @@ fn an_answered_request_is_marked_answered() {
     ]);
     assert!(s.request_answered);
 }
+
+#[test]
+fn a_plan_the_user_stopped_is_not_the_agents_newest_words() {
+    use crate::fakes::records::{result, result_record, shell};
+    use crate::ports::ToolResult;
+    let s = derive_from_tail(&[
+        request("Find a cleaner way to reinstall"),
+        text("Let me try a different approach: clear the caches and reinstall."),
+        shell("1", "find . -name __pycache__ -exec rm -rf {} +"),
+        result_record(ToolResult {
+            rejected: Some(Some("STOP, wait for me".into())),
+            ..result(
+                "1",
+                true,
+                "The user doesn't want to proceed with this tool use.",
+            )
+        }),
+    ]);
+    assert_eq!(s.intent, None);
+    let s = derive_from_tail(&[
+        request("Refactor the parser"),
+        text("Now let me split the module:"),
+        request_of(RequestKind::Interrupt, "[Request interrupted by user]"),
+    ]);
+    assert_eq!(s.intent, None);
+}

@@ -16,7 +16,10 @@ use ctxmon_domain::resume_log::cut_at_boundary;
 use ctxmon_domain::{ResumptionOrigin, ResumptionState, Timestamp, Todo};
 
 use super::pointers::pointers;
-use super::present::{intent, is_short_reply, request_answered, request_text, what_reply_answers};
+use super::present::{
+    calls_after_newest_text, intent, is_short_reply, request_answered, request_text,
+    what_reply_answers,
+};
 use super::rules::standing_rules;
 use super::text::{capped, dedup_keep_last, path_str};
 use super::work::{add_work, excerpt_within, unresolved_failures};
@@ -89,6 +92,7 @@ fn add_present(records: &[TranscriptRecord], state: &mut ResumptionState) {
     state.request_answers = what_reply_answers(records);
     state.intent = intent(records);
     state.request_answered = request_answered(records);
+    state.calls_since_intent = calls_after_newest_text(records) as u64;
     state.rules = standing_rules(&[], &typed_requests(records));
     let current = state
         .last_user_requests
@@ -124,7 +128,7 @@ fn typed_requests(records: &[TranscriptRecord]) -> Vec<&str> {
 /// nothing else), capped at [`MAX_TEXT_CHARS`].
 fn goal_in(records: &[TranscriptRecord]) -> Option<String> {
     let typed = main_chain(records).find_map(|r| match &r.body {
-        RecordBody::Request(q) if q.kind == RequestKind::Typed => capped(&q.text, MAX_TEXT_CHARS),
+        RecordBody::Request(q) if asks_in_words(q) => capped(&q.text, MAX_TEXT_CHARS),
         _ => None,
     });
     typed.or_else(|| first_user_request(records))
@@ -206,6 +210,10 @@ pub struct TranscriptHead {
     /// The first request the user typed (leading slash commands such as `/init` skipped),
     /// capped at [`MAX_TEXT_CHARS`]: the session's goal.
     pub goal: Option<String>,
+    /// The first request that asks for something in words: typed, or a slash command with
+    /// arguments ("/orchestrator build the app"; a bare "/init" is how a session starts, not
+    /// what it asks). What the hand-back shows as the first request.
+    pub first_asked: Option<String>,
 }
 
 impl TranscriptHead {
@@ -225,12 +233,24 @@ impl TranscriptHead {
         if first_typed && let RecordBody::Request(r) = &record.body {
             self.goal = capped(&r.text, MAX_TEXT_CHARS);
         }
+        if self.first_asked.is_none()
+            && !record.sidechain
+            && let RecordBody::Request(r) = &record.body
+            && asks_in_words(r)
+        {
+            self.first_asked = capped(&r.text, MAX_TEXT_CHARS);
+        }
         if self.first_request.is_some() && self.goal.is_some() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
         }
     }
+}
+
+fn asks_in_words(r: &crate::ports::Request) -> bool {
+    r.kind == RequestKind::Typed
+        || (r.kind == RequestKind::SlashCommand && r.text.trim().contains(char::is_whitespace))
 }
 
 /// A main-chain real request, whole up to [`MAX_MISSION_CHARS`].
