@@ -219,3 +219,66 @@ fn old_checkpoints_the_agent_no_longer_needs_are_pruned_after_a_compaction() {
         out.warnings
     );
 }
+
+/// A source file older than the newest checkpoint no longer describes the present: the
+/// transcript's hand-back leads, and only the file's items that cannot contradict it are added.
+#[test]
+fn a_stale_source_file_adds_to_the_transcripts_hand_back_and_never_replaces_it() {
+    use crate::ports::SourceDocument;
+    let w = world();
+    *w.tail.0.borrow_mut() = vec![
+        records::request("Now port the lexer. Never touch the generated tables."),
+        records::todos(&[("Port the lexer", "in_progress")]),
+    ];
+    let section = serde_json::json!({
+        "summary": "Phase 1: parser done",
+        "next_steps": ["Port the parser"],
+        "decisions": ["Use a hand-written lexer"],
+        "updated_at": "2026-11-01T00:00:00Z",
+    });
+    *w.source.0.borrow_mut() = Some(SourceDocument {
+        path: "/proj/ORCHESTRATION.yaml".into(),
+        section: Some(section.clone()),
+        warnings: vec![],
+    });
+    // No checkpoint yet: nothing says the file is stale, so it is the hand-back.
+    let first = compact(&w).checkpoint.unwrap().resumption_state.unwrap();
+    assert_eq!(first.summary.as_deref(), Some("Phase 1: parser done"));
+    // A checkpoint exists now, newer than the file's `updated_at`.
+    let second = compact(&w).checkpoint.unwrap().resumption_state.unwrap();
+    assert_eq!(second.origin, ctxmon_domain::ResumptionOrigin::Transcript);
+    assert_eq!(
+        second.last_user_requests,
+        ["Now port the lexer. Never touch the generated tables."]
+    );
+    assert_eq!(second.decisions, ["Use a hand-written lexer"]);
+    assert_eq!(
+        second.summary, None,
+        "the file's summary is of its own time"
+    );
+    // The transcript has an open item: the file's next steps would contradict it.
+    assert!(second.next_steps.is_empty(), "{:?}", second.next_steps);
+    assert_eq!(second.rules, ["Never touch the generated tables."]);
+}
+
+/// A rule said before the tail of a long session is carried by the session state from one
+/// compaction to the next.
+#[test]
+fn rules_are_carried_from_one_compaction_to_the_next() {
+    let w = world();
+    *w.tail.0.borrow_mut() = vec![records::request("Fix the build. Never run git commands.")];
+    let first = compact(&w).checkpoint.unwrap().resumption_state.unwrap();
+    assert_eq!(first.rules, ["Never run git commands."]);
+    *w.tail.0.borrow_mut() = vec![records::request("Now update the changelog for 2.0")];
+    let second = compact(&w).checkpoint.unwrap().resumption_state.unwrap();
+    assert_eq!(second.rules, ["Never run git commands."]);
+    // Taken back later, it is replaced by the newer words.
+    *w.tail.0.borrow_mut() = vec![records::request(
+        "Actually, you can now run git commands yourself",
+    )];
+    let third = compact(&w).checkpoint.unwrap().resumption_state.unwrap();
+    assert_eq!(
+        third.rules,
+        ["Actually, you can now run git commands yourself (replaces: Never run git commands.)"]
+    );
+}

@@ -144,3 +144,98 @@ fn the_context_carries_goal_tasks_work_tree_failure_subagents_and_constraints() 
     assert_eq!(state["subagents_running"][0], "Review the ledger format");
     assert_eq!(state["failure"]["command"], "uv run pytest -q");
 }
+
+/// What a hand-back must survive: records of unknown types, results without a call and a
+/// call without a result, a line cut short, a 100 KB answer, mixed scripts, a request that is
+/// only an image, and files that are a folder or gone. The answer is still well formed,
+/// bounded, exit 0, and names nothing that is not there.
+#[test]
+fn a_hostile_transcript_still_gives_a_bounded_truthful_hand_back() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.path("src/folder.rs")).unwrap();
+    sb.write("src/kept.rs", "x");
+    let kept = sb.path("src/kept.rs").display().to_string();
+    let folder = sb.path("src/folder.rs").display().to_string();
+    let gone = sb.path("src/gone.rs").display().to_string();
+    let huge = format!(
+        "{} Now let me finish the résumé page: 履歴書 ✓",
+        "word ".repeat(20_000)
+    );
+    let mut lines = vec![
+        json!({"type": "mystery-record", "payload": {"x": 1}}).to_string(),
+        user(json!(
+            "Build the résumé page in 日本語 and English; no uses npm, usa pnpm"
+        )),
+        result(
+            "orphan-1",
+            true,
+            "error: a result whose call is not in the tail",
+        ),
+        call("w1", "Write", json!({"file_path": kept, "content": "x"})),
+        result("w1", false, "File created successfully at: src/kept.rs"),
+        call(
+            "w2",
+            "Edit",
+            json!({"file_path": folder, "old_string": "a", "new_string": "b"}),
+        ),
+        result("w2", false, "ok"),
+        call(
+            "w3",
+            "Edit",
+            json!({"file_path": gone, "old_string": "a", "new_string": "b"}),
+        ),
+        result("w3", false, "ok"),
+        user(
+            json!([{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]),
+        ),
+    ];
+    lines.push(
+        json!({"type": "assistant", "isSidechain": false,
+               "message": {"role": "assistant", "id": "m-huge", "model": "claude-sonnet-4-5",
+                           "content": [{"type": "text", "text": huge}],
+                           "usage": {"input_tokens": 10, "cache_creation_input_tokens": 0,
+                                     "cache_read_input_tokens": 169_990, "output_tokens": 5}}})
+        .to_string(),
+    );
+    lines.push(call(
+        "never-answered",
+        "Bash",
+        json!({"command": "pnpm build"}),
+    ));
+    let mut text = lines.join("\n") + "\n";
+    text.push_str("{\"type\":\"user\",\"message\":{\"content\":\"cut sho");
+    let t = sb.write("t.jsonl", text);
+    let pre = sb.run(
+        &["hooks", "pre-compact"],
+        sb.hook_input("PreCompact", "s-2", &t, json!({"trigger": "auto"})),
+    );
+    assert_eq!(pre.code, 0, "{}", pre.stderr);
+    // The edited file is deleted after the checkpoint: it must not be named.
+    let start = sb.run(
+        &["hooks", "session-start"],
+        sb.hook_input("SessionStart", "s-2", &t, json!({"source": "compact"})),
+    );
+    assert_eq!(start.code, 0, "{}", start.stderr);
+    let text = additional_context(&start.stdout, "SessionStart");
+    roxmltree::Document::parse(&text).unwrap();
+    assert!(estimate_tokens(&text).get() <= 760, "{text}");
+    assert!(
+        text.contains("<current-request>[an image]</current-request>"),
+        "{text}"
+    );
+    assert!(text.contains("no uses npm, usa pnpm"), "{text}");
+    assert!(
+        text.contains("Now let me finish the résumé page: 履歴書 ✓"),
+        "{text}"
+    );
+    assert!(text.contains(&kept), "{text}");
+    assert!(
+        !text.contains(&folder),
+        "a folder is not a file to read: {text}"
+    );
+    assert!(
+        !text.contains(&gone),
+        "a file that is gone is never named: {text}"
+    );
+    assert!(!text.contains("orphan"), "{text}");
+}

@@ -15,7 +15,7 @@ const SHORT_REPLY_CHARS: usize = 40;
 /// The most of the question or proposal a short reply answers that is kept.
 const ANSWERED_CHARS: usize = 500;
 /// The most of a statement of intent that is kept.
-const INTENT_CHARS: usize = 400;
+const INTENT_CHARS: usize = 300;
 
 /// Bare answers, in the languages seen in real sessions, that say nothing without the question
 /// before them, whatever their length.
@@ -232,11 +232,18 @@ pub(crate) fn calls_after_newest_text(records: &[TranscriptRecord]) -> usize {
         .count()
 }
 
-/// The end of `newest`, up to [`INTENT_CHARS`], from a sentence start.
+/// The end of `newest`, up to [`INTENT_CHARS`], from a sentence start: from its last
+/// statement of what comes next when that fits, so a long answer keeps its plan.
 fn newest_words(newest: &str) -> Option<String> {
     let n = newest.chars().count();
     if n <= INTENT_CHARS {
         return capped(newest, INTENT_CHARS);
+    }
+    if let Some(at) = intent_start(newest)
+        && let Some(plan) = newest.get(at..)
+        && plan.chars().count() <= INTENT_CHARS
+    {
+        return capped(plan, INTENT_CHARS).map(|t| format!("… {t}"));
     }
     let skip = newest
         .char_indices()
