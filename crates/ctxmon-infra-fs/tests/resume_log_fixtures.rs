@@ -99,10 +99,12 @@ fn everything_a_log_names_is_in_its_transcript() {
         for c in &log.metadata.commands_run {
             assert!(text.contains(probe(c)), "{name}: command {c:?}");
         }
-        // An error is an excerpt: each of its lines (shortened ones up to their "…") is in
-        // the transcript, "…" lines stand for the lines left out.
+        // An error is its command (`$ …`, the command line or the tool and its target) and an
+        // excerpt: each line of the excerpt (shortened ones up to their "…") is in the
+        // transcript, "…" lines stand for the lines left out.
         for e in &log.metadata.errors {
-            for line in e.lines().map(probe).filter(|l| !l.is_empty()) {
+            let excerpt = e.lines().filter(|l| !l.starts_with("$ "));
+            for line in excerpt.map(probe).filter(|l| !l.is_empty()) {
                 assert!(text.contains(line), "{name}: error {e:?}");
             }
         }

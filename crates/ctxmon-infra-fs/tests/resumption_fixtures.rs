@@ -65,10 +65,11 @@ fn everything_extracted_occurs_in_its_transcript() {
         }
         for r in &s.last_user_requests {
             // A slash command is rebuilt as "/name args"; its name must be there.
+            // A long one is its head and tail around "[… N characters cut …]": its head.
             let probe = if r.starts_with('/') {
                 r.split_whitespace().next().unwrap_or(r)
             } else {
-                r.trim_end_matches('…')
+                r.split("\n[… ").next().unwrap_or(r).trim_end_matches('…')
             };
             assert!(
                 text.contains(probe),
@@ -169,7 +170,7 @@ fn basic_session_values() {
     assert_eq!(
         errors_seen(&lines),
         [
-            "Claude requested permissions to write to /path/to/Demo/CLAUDE.md, but you haven't granted it yet."
+            "$ Write /path/to/Demo/CLAUDE.md\nClaude requested permissions to write to /path/to/Demo/CLAUDE.md, but you haven't granted it yet."
         ]
     );
 }
@@ -205,27 +206,12 @@ fn sonnet_4_5_session_values() {
             format!("{root}/README.md"),
         ]
     );
+    // Every failure of this session was resolved or is not one: the AskUserQuestion call the
+    // tool did not have (agent mechanics), the `ModuleNotFoundError` fixed by a reinstall, the
+    // "No PR found" run followed by successful runs of the same program, and the two refused
+    // calls (decisions, not errors).
     let errors = errors_seen(&lines);
-    assert_eq!(errors[0], "Error: No such tool available: AskUserQuestion");
-    // Each error is what failed (not the "Exit code 1" header or a build's first lines), and
-    // the two refused calls are not errors.
-    assert!(
-        errors
-            .iter()
-            .any(|e| e
-                .contains("ModuleNotFoundError: No module named 'extract_coderabbit_feedback'")),
-        "{errors:?}"
-    );
-    assert!(
-        errors
-            .iter()
-            .any(|e| e.contains("No PR found for the current branch")),
-        "{errors:?}"
-    );
-    assert!(
-        !errors.iter().any(|e| e.contains("doesn't want to proceed")),
-        "{errors:?}"
-    );
+    assert!(errors.is_empty(), "{errors:?}");
     let commands = commands_run(&lines);
     assert_eq!(
         commands.last().map(String::as_str),

@@ -213,8 +213,16 @@ fn texts_are_capped_and_lists_bounded() {
     }
     lines.push(assistant(json!([{"type": "text", "text": long}])));
     let s = derive_from_tail(&lines);
-    assert_eq!(s.last_user_requests[0].chars().count(), MAX_TEXT_CHARS);
-    assert!(s.last_user_requests[0].ends_with('…'));
+    // A long request keeps its head and its tail around a marked cut, within 2,000
+    // characters and the marker.
+    let request = &s.last_user_requests[0];
+    assert!(request.contains("characters cut …]"), "{request}");
+    assert!(request.starts_with('ü') && request.ends_with('ü'));
+    assert!(
+        request.chars().count() <= MAX_TEXT_CHARS,
+        "{}",
+        request.chars().count()
+    );
     assert_eq!(s.files_touched.len(), MAX_LIST_ITEMS);
     assert_eq!(s.files_touched.last().map(String::as_str), Some("/f999"));
     assert_eq!(
@@ -248,25 +256,35 @@ fn commands_are_listed_once_at_their_last_run() {
 
 #[test]
 fn errors_are_unwrapped_and_capped() {
+    let call = |id: &str, name: &str, input: Value| {
+        assistant(json!([{"type": "tool_use", "id": id, "name": name, "input": input}]))
+    };
+    let result = |id: &str, text: Value| {
+        user(json!([{"type": "tool_result", "tool_use_id": id, "content": text, "is_error": true}]))
+    };
     let lines = vec![
-        tool_result(json!("fine"), false),
-        tool_result(
+        call("e", "Edit", json!({"file_path": "/a.rs"})),
+        result(
+            "e",
             json!("<tool_use_error>File has not been read yet.</tool_use_error>"),
-            true,
         ),
-        tool_result(
+        call("b", "Bash", json!({"command": "cargo test"})),
+        result(
+            "b",
             json!([{"type": "text", "text": "Exit code 1"}, {"type": "text", "text": "boom"}]),
-            true,
         ),
-        tool_result(json!("x".repeat(10_000)), true),
-        tool_result(json!(null), true),
-        sidechain(tool_result(json!("subagent failure"), true)),
+        call("l", "Bash", json!({"command": "make all"})),
+        result("l", json!("x".repeat(10_000))),
+        result("orphan", json!("a result whose call is not in the tail")),
+        sidechain(result("b", json!("subagent failure"))),
     ];
     let errors = errors_seen(&lines);
-    assert_eq!(errors.len(), 3);
-    assert_eq!(errors[0], "File has not been read yet.");
-    assert_eq!(errors[1], "Exit code 1\nboom");
+    // The edit-mechanics error is not a failure of the work; a result without its call says
+    // nothing of what failed.
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert_eq!(errors[0], "$ cargo test\nExit code 1\nboom");
     // An excerpt (lines that say what failed, the last lines, each shortened), within the cap.
-    let long = errors[2].chars().count();
+    let long = errors[1].chars().count();
     assert!((200..=MAX_ERROR_CHARS).contains(&long), "{long}");
+    assert!(errors[1].starts_with("$ make all"), "{}", errors[1]);
 }

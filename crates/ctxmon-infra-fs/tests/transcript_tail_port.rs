@@ -213,7 +213,7 @@ fn real_transcript_through_the_port() {
         state
             .user_constraints
             .iter()
-            .any(|c| c.starts_with("Let's keep the name of the py file")),
+            .any(|c| c == "plan feedback: \"Let's keep the name of the py file but change the pyproject script to reference it, otherwise gtg\""),
         "{:?}",
         state.user_constraints
     );

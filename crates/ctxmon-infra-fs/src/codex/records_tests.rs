@@ -203,7 +203,6 @@ fn the_raw_filter_skips_successes_and_bulk_but_keeps_what_records_need() {
         br#"{"timestamp":"t","type":"session_meta","payload":{"id":"s","cwd":"/p"}}"#.to_vec();
     let turn = br#"{"timestamp":"t","type":"turn_context","payload":{"model":"m"}}"#.to_vec();
     for skipped in [
-        turn,
         raw("event_msg", "token_count", json!({"info": null})),
         raw("event_msg", "agent_message", json!({"message": "x"})),
         raw(
@@ -219,8 +218,10 @@ fn the_raw_filter_skips_successes_and_bulk_but_keeps_what_records_need() {
     ] {
         assert!(!p.wants(&skipped), "{}", String::from_utf8_lossy(&skipped));
     }
+    // A turn's context names the working folder the commands of that turn ran in.
     for kept in [
         meta,
+        turn,
         raw("event_msg", "user_message", json!({"message": "hi"})),
         raw(
             "response_item",

@@ -10,7 +10,9 @@
 //! Text is kept as data: `</resumption-context>` or `&` in a summary come through verbatim.
 //! Escaping is the generators' job, at the moment text is put into a tag.
 
+mod commands;
 pub mod context;
+mod environment;
 mod pointers;
 mod present;
 mod rules;
