@@ -49,7 +49,7 @@ fn settings(binary: &str, session_matcher: Option<&str>) -> serde_json::Value {
 
 /// A project in which every check passes: hooks and status line on this binary, the binary on
 /// PATH, a valid configuration, a private `.ctxmon`, a measurable transcript.
-fn healthy() -> Sandbox {
+pub(super) fn healthy() -> Sandbox {
     let mut sb = Sandbox::new();
     let bin_dir = Path::new(BIN).parent().unwrap().display().to_string();
     let path = std::env::var("PATH").unwrap_or_default();
@@ -99,7 +99,7 @@ fn transcripts_folder(sb: &Sandbox) -> std::path::PathBuf {
 }
 
 /// Runs `doctor --json` and returns (exit code, checks as (name, status, message + fix)).
-fn doctor(sb: &Sandbox) -> (i32, Vec<(String, String, String)>) {
+pub(super) fn doctor(sb: &Sandbox) -> (i32, Vec<(String, String, String)>) {
     let run = sb.run(&["--json", "doctor"], "");
     let v: serde_json::Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
@@ -123,7 +123,7 @@ fn doctor(sb: &Sandbox) -> (i32, Vec<(String, String, String)>) {
 }
 
 /// The checks that are not ok, as (name, status, message).
-fn problems(checks: &[(String, String, String)]) -> Vec<(String, String, String)> {
+pub(super) fn problems(checks: &[(String, String, String)]) -> Vec<(String, String, String)> {
     checks
         .iter()
         .filter(|(_, status, _)| status != "ok")

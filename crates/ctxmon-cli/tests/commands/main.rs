@@ -13,6 +13,7 @@ mod completions;
 mod config_unset;
 mod contract;
 mod doctor;
+mod doctor_agents;
 mod human_text;
 mod install;
 mod install_bad_input;

@@ -246,10 +246,60 @@ pub fn checks(
     checks
 }
 
-/// Whether `scan` is empty of ctxmon's registrations.
+/// What a project where Claude Code does not run ctxmon gets in place of [`checks`]. With
+/// ctxmon registered for Codex (`codex_looked` is `None`), Claude Code is simply not this
+/// project's agent: one line says so, as something to know. With ctxmon registered for no
+/// agent, one failing line names the files of both agents and both ways to install, and the
+/// status-line line follows as usual.
+pub fn unregistered(
+    scan: &SettingsScan,
+    project_dir: &Path,
+    env: &[(String, String)],
+    codex_looked: Option<&[String]>,
+) -> Vec<Check> {
+    let looked = [scan.present.clone(), scan.absent.clone()]
+        .concat()
+        .join(", ");
+    let Some(codex_looked) = codex_looked else {
+        return vec![
+            Check::new(
+                "hooks",
+                Status::Skip,
+                format!(
+                    "ctxmon's hooks are not registered for Claude Code (looked in {looked}); \
+                     this project runs them through Codex"
+                ),
+            )
+            .with_fix("if you also use Claude Code here: `ctxmon install`"),
+        ];
+    };
+    vec![
+        Check::new(
+            "hooks",
+            Status::Fail,
+            format!(
+                "ctxmon's hooks are registered for no agent (looked in {looked}, {})",
+                codex_looked.join(", ")
+            ),
+        )
+        .with_fix(
+            "run `ctxmon install` for Claude Code (`--scope user` for every project), or \
+             `ctxmon install --agent codex` for Codex",
+        ),
+        statusline_check(scan, project_dir, env),
+    ]
+}
+
 impl SettingsScan {
+    /// Whether `scan` holds any of ctxmon's hook registrations.
     pub fn has_registrations(&self) -> bool {
         !self.registrations.is_empty()
+    }
+
+    /// Whether Claude Code runs anything of ctxmon's from these files: a hook, the plugin or
+    /// the status line.
+    pub fn claude_uses_ctxmon(&self) -> bool {
+        self.has_registrations() || !self.plugins.is_empty() || self.statusline.is_some()
     }
 }
 

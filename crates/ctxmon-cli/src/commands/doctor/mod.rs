@@ -38,13 +38,23 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     let mut checks = vec![system::binary(&env)];
     let settings = hooks::scan(&hooks::settings_files(&project_dir, &env));
     checks.extend(settings.problems.iter().cloned());
-    checks.extend(hooks::checks(
-        &settings,
-        &project_dir,
-        &env,
-        cm.enabled && cm.post_tool_use,
-    ));
-    checks.extend(codex::checks(&project_dir, &env));
+    // Each agent's checks run where that agent runs ctxmon: a project that uses only Codex
+    // is not failed for lacking Claude Code's hooks, nor the other way round.
+    let codex = codex::checks(&project_dir, &env);
+    let claude = settings.claude_uses_ctxmon();
+    if claude {
+        checks.extend(hooks::checks(
+            &settings,
+            &project_dir,
+            &env,
+            cm.enabled && cm.post_tool_use,
+        ));
+    } else {
+        let no_agent = (!codex.registered).then_some(codex.looked.as_slice());
+        checks.extend(hooks::unregistered(&settings, &project_dir, &env, no_agent));
+    }
+    let announced = !claude && !codex.registered;
+    checks.extend(codex.into_checks(announced));
     checks.extend(system::install_leftovers(&project_dir, &env));
     checks.push(config_check);
     checks.push(system::storage(&layout));
