@@ -17,7 +17,7 @@ use crate::handoff::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger}
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, Measurement, reset_if_stale};
 use crate::monitor::tag::render_context_monitor;
 use crate::monitor::tier_record::{note_injected, note_measured};
-use crate::ports::ResumeLogStore;
+use crate::ports::{ResumeLogStore, TranscriptErrorKind};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
 /// What UserPromptSubmit answers and what it measured.
@@ -58,7 +58,15 @@ fn run_prompt_submit(run: &mut HookRun<'_>, logs: &dyn ResumeLogStore) -> Prompt
     let first_response_pending = measurement.awaits_first_response();
     let settings = run.ctx.settings;
     // The state is read before the checkpoints are asked (its warning comes first).
-    run.state();
+    let first_prompt = !std::mem::replace(&mut run.state().prompted, true);
+    // Claude Code writes a new session's transcript after its first prompt: a file not there
+    // yet on that prompt is expected too.
+    let first_response_pending = first_response_pending
+        || (first_prompt
+            && measurement
+                .error
+                .as_ref()
+                .is_some_and(|e| e.kind == TranscriptErrorKind::NotFound));
     // The first prompt after a checkpoint of this session: alert (and acknowledge) it. If
     // PreCompact could not record the compaction in the state, it is recorded here.
     let pending = pending_checkpoint(run);

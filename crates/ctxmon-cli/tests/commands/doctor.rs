@@ -502,6 +502,47 @@ fn a_new_sessions_first_prompt_is_not_a_hook_problem() {
     assert_eq!(status, "ok");
 }
 
+/// Claude Code names a new session's transcript before it writes the file: the first prompt
+/// finds no file, which is how every session starts, not a problem. A second prompt that
+/// still finds none is one.
+#[test]
+fn a_transcript_not_written_yet_on_the_first_prompt_is_not_a_hook_problem() {
+    let sb = healthy();
+    let missing = transcripts_folder(&sb).join("not-yet.jsonl");
+    let start = sb.run(
+        &["hooks", "session-start"],
+        sb.hook_input(
+            "SessionStart",
+            "s-new",
+            &missing,
+            serde_json::json!({"source": "startup"}),
+        ),
+    );
+    assert_eq!(start.code, 0, "{}", start.stderr);
+    let prompt = sb.run(
+        &["hooks", "prompt-submit"],
+        sb.prompt_input("s-new", &missing),
+    );
+    assert_eq!(prompt.code, 0, "{}", prompt.stderr);
+    let log = std::fs::read_to_string(sb.path(".ctxmon/logs/hooks.log")).unwrap_or_default();
+    assert!(
+        !log.lines()
+            .any(|l| l.contains(" warn ") || l.contains(" error ")),
+        "{log}"
+    );
+    let (code, checks) = doctor(&sb);
+    assert_eq!(code, 0, "{:#?}", problems(&checks));
+    // The second prompt of the session: by now Claude Code has written the file, so a
+    // missing one is worth a line in the log.
+    let again = sb.run(
+        &["hooks", "prompt-submit"],
+        sb.prompt_input("s-new", &missing),
+    );
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let log = std::fs::read_to_string(sb.path(".ctxmon/logs/hooks.log")).unwrap_or_default();
+    assert!(log.contains("transcript not found"), "{log}");
+}
+
 #[test]
 fn a_transcript_without_a_reachable_usage_warns() {
     let sb = healthy();
