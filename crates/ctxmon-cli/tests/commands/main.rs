@@ -14,6 +14,7 @@ mod config_unset;
 mod contract;
 mod doctor;
 mod doctor_agents;
+mod doctor_binary;
 mod human_text;
 mod install;
 mod install_bad_input;

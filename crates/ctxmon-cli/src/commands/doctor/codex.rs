@@ -93,6 +93,8 @@ pub struct CodexReport {
     pub registered: bool,
     /// The hooks.json files looked in, as shown to the user.
     pub looked: Vec<String>,
+    /// The programs ctxmon's Codex hooks are run by, as written.
+    pub programs: Vec<String>,
     /// Files Codex or doctor cannot read.
     problems: Vec<Check>,
     /// One line per hook Codex should run, when `registered`.
@@ -179,6 +181,7 @@ pub fn checks(project_dir: &Path, env: &[(String, String)]) -> CodexReport {
     let mut report = CodexReport {
         registered: scan.has_registrations(),
         looked,
+        programs: scan.programs(),
         seen: in_use || !problems.is_empty() || !present.is_empty(),
         problems,
         hooks: Vec::new(),

@@ -15,6 +15,7 @@ use super::check::{Check, Status};
 use crate::cli::{Agent, HookCommand};
 use crate::install::command_line::ctxmon_command;
 use crate::install::table::{Registration, hooks_for};
+use crate::origin::Origin;
 use crate::paths::{Resolved, resolve_program};
 
 /// Settings files are small; anything bigger is not a settings file and is not read whole.
@@ -296,6 +297,18 @@ impl SettingsScan {
         !self.registrations.is_empty()
     }
 
+    /// The programs ctxmon's hooks and status line are run by, each once, as written.
+    pub fn programs(&self) -> Vec<String> {
+        let mut programs: Vec<String> = Vec::new();
+        let all = self.registrations.iter().map(|r| &r.program);
+        for program in all.chain(self.statusline.as_ref().map(|s| &s.1)) {
+            if !programs.contains(program) {
+                programs.push(program.clone());
+            }
+        }
+        programs
+    }
+
     /// Whether Claude Code runs anything of ctxmon's from these files: a hook, the plugin or
     /// the status line.
     pub fn claude_uses_ctxmon(&self) -> bool {
@@ -371,8 +384,8 @@ pub fn event_check(
                 Status::Fail,
                 format!("{} runs `{}`, but {why}", r.file, r.command),
                 Some(format!(
-                    "put ctxmon on PATH (`cargo install --locked --path crates/ctxmon-cli`), or \
-                     run {install} to write this binary's path"
+                    "put ctxmon on PATH ({}), or run {install} to write this binary's path",
+                    Origin::current(env).path_fix()
                 )),
             )),
             Resolved::Missing(why) => findings.push((

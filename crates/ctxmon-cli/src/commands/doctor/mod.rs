@@ -35,12 +35,21 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     let (config_check, config) =
         system::config(bootstrap::load_layers_checked(global, &project_dir, &[]));
     let cm = &config.context_monitor;
-    let mut checks = vec![system::binary(&env)];
     let settings = hooks::scan(&hooks::settings_files(&project_dir, &env));
+    let codex = codex::checks(&project_dir, &env);
+    let mut calls = settings.programs();
+    calls.extend(
+        codex
+            .programs
+            .iter()
+            .filter(|p| !calls.contains(p))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    let mut checks = vec![system::binary(&env, &project_dir, &calls)];
     checks.extend(settings.problems.iter().cloned());
     // Each agent's checks run where that agent runs ctxmon: a project that uses only Codex
     // is not failed for lacking Claude Code's hooks, nor the other way round.
-    let codex = codex::checks(&project_dir, &env);
     let claude = settings.claude_uses_ctxmon();
     if claude {
         checks.extend(hooks::checks(

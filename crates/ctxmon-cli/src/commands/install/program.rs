@@ -26,6 +26,7 @@ use crate::bootstrap;
 use crate::cli::SettingsScope;
 use crate::exit::Failure;
 use crate::install::command_line::shell_word;
+use crate::origin::Origin;
 use crate::paths::which;
 
 /// The environment with PATH's `node_modules` folders left out (see the module docs).
@@ -91,9 +92,9 @@ pub(super) fn program(scope: SettingsScope, shared_file: &str) -> Result<Program
         note: Some(format!(
             "{shared_file} is shared, but it now names this machine's binary ({absolute}) because \
              {why}: a teammate without that path gets a failing hook. `--scope local` keeps \
-             machine paths out of shared files; or put this binary on PATH as `ctxmon` \
-             (`cargo install --locked --path crates/ctxmon-cli` does) and install again to \
-             write the bare `ctxmon`"
+             machine paths out of shared files; or put this binary on PATH as `ctxmon` ({}) \
+             and install again to write the bare `ctxmon`",
+            Origin::of(&exe, &bootstrap::env_pairs()).path_fix()
         )),
         word: absolute,
     })
