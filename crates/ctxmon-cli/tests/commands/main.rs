@@ -20,6 +20,7 @@ mod install;
 mod install_bad_input;
 mod install_codex;
 mod install_portable;
+mod install_scopes;
 mod json_everywhere;
 mod project_discovery;
 mod readme_commands;

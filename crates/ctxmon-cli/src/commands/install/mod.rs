@@ -71,6 +71,32 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
         let target = Target::resolve(args.agent, args.scope, global)?;
         let program = program::program(args.scope, &target.path.display().to_string())?;
         let current = target.read()?;
+        // Where the target already registers ctxmon, this run is an update; elsewhere it would
+        // be a second registration for the same agent.
+        if !args.force
+            && !current
+                .as_deref()
+                .is_some_and(target::registers_ctxmon_hooks)
+            && let Some((scope, other)) = target.registered_elsewhere(global)
+        {
+            return Err(anyhow!(
+                "ctxmon's hooks are already registered for {} in {} (--scope {}); registering \
+                 them in {} too would make {} run each hook twice, so the agent would see every \
+                 tag twice. Keep that registration (nothing to do), or move it: `ctxmon \
+                 uninstall{} --scope {}` first; --force registers both; nothing was changed",
+                args.agent.label(),
+                other.display(),
+                scope_name(scope),
+                target.path.display(),
+                args.agent.label(),
+                match args.agent {
+                    Agent::Claude => "",
+                    Agent::Codex => " --agent codex",
+                },
+                scope_name(scope),
+            )
+            .into());
+        }
         let has_bom = current.as_deref().is_some_and(merge::has_bom);
         if has_bom && args.agent == Agent::Codex {
             return Err(anyhow!(
