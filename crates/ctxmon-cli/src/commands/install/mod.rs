@@ -69,7 +69,7 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
             )));
         }
         let target = Target::resolve(args.agent, args.scope, global)?;
-        let program = program::program(args.scope, &target.path.display().to_string())?;
+        let program = program::program(args.agent, args.scope, &target.path)?;
         let current = target.read()?;
         // Where the target already registers ctxmon, this run is an update; elsewhere it would
         // be a second registration for the same agent.
