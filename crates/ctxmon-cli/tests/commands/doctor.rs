@@ -24,8 +24,14 @@ const HOOKS: [(&str, &str); 7] = [
 fn settings(binary: &str, session_matcher: Option<&str>) -> serde_json::Value {
     let mut hooks = serde_json::Map::new();
     for (event, name) in HOOKS {
+        // The timeouts install registers: the compaction hooks get 10 s, the others 5 s.
+        let timeout = if matches!(event, "SessionStart" | "PreCompact") {
+            10
+        } else {
+            5
+        };
         let mut group = serde_json::json!({
-            "hooks": [{"type": "command", "command": format!("{binary} hooks {name}"), "timeout": 5}]
+            "hooks": [{"type": "command", "command": format!("{binary} hooks {name}"), "timeout": timeout}]
         });
         if event == "PreToolUse" {
             group["matcher"] = "Write|Edit|MultiEdit".into();

@@ -12,6 +12,7 @@ mod checkpoint;
 mod completions;
 mod config_unset;
 mod contract;
+mod deadline_rule;
 mod doctor;
 mod doctor_agents;
 mod doctor_binary;

@@ -95,6 +95,8 @@ pub struct CodexReport {
     pub looked: Vec<String>,
     /// The programs ctxmon's Codex hooks are run by, as written.
     pub programs: Vec<String>,
+    /// ctxmon's Codex registrations with their timeouts (`SettingsScan::timeouts`).
+    pub timeouts: Vec<(String, String, String, f64)>,
     /// Files Codex or doctor cannot read.
     problems: Vec<Check>,
     /// One line per hook Codex should run, when `registered`.
@@ -182,6 +184,7 @@ pub fn checks(project_dir: &Path, env: &[(String, String)]) -> CodexReport {
         registered: scan.has_registrations(),
         looked,
         programs: scan.programs(),
+        timeouts: scan.timeouts(),
         seen: in_use || !problems.is_empty() || !present.is_empty(),
         problems,
         hooks: Vec::new(),

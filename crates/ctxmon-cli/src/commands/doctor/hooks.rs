@@ -69,6 +69,8 @@ struct Found {
     command: String,
     program: String,
     args: Vec<String>,
+    /// The timeout registered with it, in seconds (both agents' files call it `timeout`).
+    timeout_secs: Option<f64>,
 }
 
 /// The program and arguments of a ctxmon command line, owned.
@@ -174,6 +176,7 @@ pub fn collect(label: &str, settings: &Value, out: &mut SettingsScan) {
                             command: command.to_string(),
                             program,
                             args,
+                            timeout_secs: entry.get("timeout").and_then(Value::as_f64),
                         });
                     }
                 }
@@ -295,6 +298,18 @@ impl SettingsScan {
     /// Whether `scan` holds any of ctxmon's hook registrations.
     pub fn has_registrations(&self) -> bool {
         !self.registrations.is_empty()
+    }
+
+    /// Each `ctxmon hooks <name>` registration with a timeout: (file, event, name, seconds).
+    pub fn timeouts(&self) -> Vec<(String, String, String, f64)> {
+        self.registrations
+            .iter()
+            .filter(|r| r.args.len() == 2 && r.args[0] == "hooks")
+            .filter_map(|r| {
+                let secs = r.timeout_secs?;
+                Some((r.file.clone(), r.event.clone(), r.args[1].clone(), secs))
+            })
+            .collect()
     }
 
     /// The programs ctxmon's hooks and status line are run by, each once, as written.

@@ -12,6 +12,7 @@
 
 mod check;
 mod codex;
+mod deadlines;
 mod hooks;
 mod payload;
 mod statusline_problem;
@@ -37,6 +38,7 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     let cm = &config.context_monitor;
     let settings = hooks::scan(&hooks::settings_files(&project_dir, &env));
     let codex = codex::checks(&project_dir, &env);
+    let registered = [settings.timeouts(), codex.timeouts.clone()].concat();
     let mut calls = settings.programs();
     calls.extend(
         codex
@@ -66,6 +68,7 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     checks.extend(codex.into_checks(announced));
     checks.extend(system::install_leftovers(&project_dir, &env));
     checks.push(config_check);
+    checks.extend(deadlines::check(&registered, &config.hooks));
     checks.push(system::storage(&layout));
     checks.push(system::hook_log(&layout, &config));
     checks.push(system::transcript(&project_dir, &env, &config));
