@@ -37,3 +37,4 @@ mod short_ids;
 mod status;
 mod stdout;
 mod uninstall;
+mod uninstall_leftovers;

@@ -160,10 +160,15 @@ pub(super) fn program(
         ),
         None => "ctxmon is not on PATH".to_string(),
     };
+    // Codex has no local scope: its personal file is the user's.
+    let personal = match agent {
+        Agent::Claude => "`--scope local`",
+        Agent::Codex => "`--scope user`",
+    };
     Ok(Program {
         note: Some(format!(
             "{shared_file} is shared, but it now names this machine's binary ({absolute}) because \
-             {why}: a teammate without that path gets a failing hook. `--scope local` keeps \
+             {why}: a teammate without that path gets a failing hook. {personal} keeps \
              machine paths out of shared files; or put this binary on PATH as `ctxmon` ({}) \
              and install again to write the bare `ctxmon`",
             Origin::of(&exe, &bootstrap::env_pairs()).path_fix()

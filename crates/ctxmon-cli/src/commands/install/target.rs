@@ -402,6 +402,33 @@ impl Target {
             .map_err(|e| anyhow!("cannot remove {}: {e}", self.path.display()).into())
     }
 
+    /// After a project's file was removed: its folder (`.codex/`), when nothing else is in it
+    /// any more, is removed too and returned. A user's folder stays: it is the agent's home.
+    pub(super) fn remove_empty_folder(&self) -> Option<PathBuf> {
+        if self.scope == SettingsScope::User {
+            return None;
+        }
+        let dir = self.path.parent()?;
+        // remove_dir refuses a folder that holds anything, which is what keeps it.
+        fs::remove_dir(dir).ok().map(|()| dir.to_path_buf())
+    }
+
+    /// What to do with a backup install keeps inside the project, where git would list it:
+    /// the pattern for `.gitignore` of the agent's folder.
+    pub(super) fn backup_hint(&self) -> Option<String> {
+        if self.scope == SettingsScope::User {
+            return None;
+        }
+        let folder = match self.agent {
+            Agent::Claude => ".claude",
+            Agent::Codex => ".codex",
+        };
+        Some(format!(
+            "it is not for committing: delete it when the change is what you want, or add \
+             `{folder}/*.ctxmon-*` to .gitignore"
+        ))
+    }
+
     /// The folders install writes in (the file's, and its link target's): where an
     /// interrupted run leaves its temp files.
     pub(super) fn folders(&self) -> Vec<&Path> {
