@@ -35,6 +35,7 @@ mod resume_log_content;
 mod resume_log_handoff;
 mod short_ids;
 mod status;
+mod status_answers;
 mod stdout;
 mod uninstall;
 mod uninstall_leftovers;
