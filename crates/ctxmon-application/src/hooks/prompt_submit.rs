@@ -10,12 +10,12 @@ use ctxmon_domain::{
 use super::delivery::deliver;
 use super::track_tier;
 use crate::config::{HookDeadline, InjectPolicy, NOMINAL_STEP};
-use crate::handoff::alert::render_compaction_alert;
+use crate::handoff::alert::render_compaction_alert_for;
 use crate::handoff::checkpoint_ack::{AlertGiven, acknowledge_with_older};
 use crate::handoff::compaction::{note_boundary, note_checkpoint};
 use crate::handoff::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, Measurement, reset_if_stale};
-use crate::monitor::tag::render_context_monitor;
+use crate::monitor::tag::render_context_monitor_for;
 use crate::monitor::tier_record::{note_injected, note_measured};
 use crate::ports::{ResumeLogStore, TranscriptErrorKind};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
@@ -161,7 +161,11 @@ fn monitor_tag(run: &mut HookRun<'_>, estimate: &FillEstimate) -> Option<String>
     let monitor = &ctx.config.context_monitor;
     if monitor.enabled && should_inject(monitor.inject, state, estimate) {
         note_injected(state, tier, estimate.fill_percentage);
-        Some(render_context_monitor(estimate, &ctx.settings.thresholds))
+        Some(render_context_monitor_for(
+            estimate,
+            &ctx.settings.thresholds,
+            ctx.settings.agent,
+        ))
     } else {
         // A fall seen here is one post-tool-use must not wait for (`tier_record`).
         note_measured(state, tier);
@@ -229,9 +233,10 @@ fn alert_once(
             error,
         }),
     }
-    parts.push(render_compaction_alert(
+    parts.push(render_compaction_alert_for(
         cp,
         &run.ports.checkpoints.location(cp.checkpoint_id),
+        run.ctx.settings.agent,
     ));
     let id = cp.checkpoint_id.to_string();
     if run.state().resumption_delivered.as_deref() != Some(id.as_str()) {

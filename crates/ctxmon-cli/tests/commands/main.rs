@@ -37,5 +37,6 @@ mod short_ids;
 mod status;
 mod status_answers;
 mod stdout;
+mod text_answers;
 mod uninstall;
 mod uninstall_leftovers;
