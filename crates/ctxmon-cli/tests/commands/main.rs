@@ -28,6 +28,7 @@ mod project_discovery;
 mod readme_commands;
 mod readme_config;
 mod readme_examples;
+mod readme_install;
 mod report;
 mod report_agreement;
 mod resume_log;
