@@ -12,6 +12,7 @@ use ctxmon_infra_fs::json_repair::from_str_lenient;
 use serde_json::Value;
 
 use super::check::{Check, Status};
+use super::matchers::{codex_matcher_finding, matcher_finding};
 use crate::cli::{Agent, HookCommand};
 use crate::install::command_line::ctxmon_command;
 use crate::install::table::{Registration, hooks_for};
@@ -509,77 +510,6 @@ fn duplicates(regs: &[&Found], agent: Agent) -> Option<(Status, String, Option<S
     }
 }
 
-/// Codex honours every matcher ctxmon could meet (SessionStart's `compact` included), and
-/// ctxmon registers none: any other matcher runs the hook for some occurrences only.
-fn codex_matcher_finding(
-    want: &Registration,
-    matcher: Option<&str>,
-    file: &str,
-) -> Option<(Status, String, Option<String>)> {
-    let m = matcher
-        .map(str::trim)
-        .filter(|m| !m.is_empty() && *m != "*")?;
-    Some((
-        Status::Warn,
-        format!(
-            "{file} registers {} with matcher `{m}`: Codex runs it only for what `{m}` matches",
-            want.event
-        ),
-        Some("run `ctxmon install --agent codex`, which registers it without a matcher".into()),
-    ))
-}
-
-/// SessionStart must see every source (Claude Code fires the `compact` matcher unreliably,
-/// anthropics/claude-code#15174), PreCompact every trigger, PreToolUse the edit tools,
-/// PostToolUse every tool.
-fn matcher_finding(
-    hook: HookCommand,
-    matcher: Option<&str>,
-    file: &str,
-) -> Option<(Status, String, Option<&'static str>)> {
-    let m = matcher
-        .map(str::trim)
-        .filter(|m| !m.is_empty() && *m != "*")?;
-    match hook {
-        HookCommand::SessionStart if m.split('|').any(|s| s.trim() == "compact") => Some((
-            Status::Fail,
-            format!(
-                "{file} registers SessionStart with matcher `{m}`: Claude Code fires the `compact` matcher unreliably, so the resumption context can be lost"
-            ),
-            Some("remove the matcher; ctxmon decides by the event's source itself"),
-        )),
-        HookCommand::SessionStart => Some((
-            Status::Warn,
-            format!(
-                "{file} registers SessionStart with matcher `{m}`: it never runs after a compaction"
-            ),
-            Some("remove the matcher; ctxmon decides by the event's source itself"),
-        )),
-        HookCommand::PreCompact if !(m.contains("auto") && m.contains("manual")) => Some((
-            Status::Warn,
-            format!(
-                "{file} registers PreCompact with matcher `{m}`: the compactions it leaves out get no checkpoint"
-            ),
-            Some("remove the matcher"),
-        )),
-        HookCommand::PreToolUse if !(m.contains("Write") && m.contains("Edit")) => Some((
-            Status::Warn,
-            format!(
-                "{file} registers PreToolUse with matcher `{m}`: edits with Write or Edit get no staleness note"
-            ),
-            Some("use the matcher `Write|Edit|MultiEdit`"),
-        )),
-        HookCommand::PostToolUse if m != ".*" => Some((
-            Status::Warn,
-            format!(
-                "{file} registers PostToolUse with matcher `{m}`: tool loops using other tools get no warning when the context fills"
-            ),
-            Some("remove the matcher (every tool)"),
-        )),
-        _ => None,
-    }
-}
-
 fn statusline_check(scan: &SettingsScan, project_dir: &Path, env: &[(String, String)]) -> Check {
     let Some((file, program, args)) = &scan.statusline else {
         let message = match &scan.other_statusline {
@@ -638,28 +568,5 @@ mod tests {
         assert!(ctxmon_args("/x/ctxmonitor hooks x").is_none());
         assert!(ctxmon_args("bash -c 'ctxmon hooks x'").is_none());
         assert!(ctxmon_args("'unterminated").is_none());
-    }
-
-    #[test]
-    fn matchers_that_lose_events_are_flagged() {
-        let compact = matcher_finding(HookCommand::SessionStart, Some("compact"), "f");
-        assert_eq!(compact.map(|f| f.0), Some(Status::Fail));
-        let either = matcher_finding(HookCommand::SessionStart, Some("resume|compact"), "f");
-        assert_eq!(either.map(|f| f.0), Some(Status::Fail));
-        let startup = matcher_finding(HookCommand::SessionStart, Some("startup"), "f");
-        assert_eq!(startup.map(|f| f.0), Some(Status::Warn));
-        assert!(matcher_finding(HookCommand::SessionStart, Some(""), "f").is_none());
-        assert!(matcher_finding(HookCommand::SessionStart, Some("*"), "f").is_none());
-        assert!(
-            matcher_finding(HookCommand::PreToolUse, Some("Write|Edit|MultiEdit"), "f").is_none()
-        );
-        assert!(matcher_finding(HookCommand::PreToolUse, Some("Bash"), "f").is_some());
-        assert!(matcher_finding(HookCommand::PreCompact, Some("auto"), "f").is_some());
-        assert!(matcher_finding(HookCommand::PreCompact, Some("manual|auto"), "f").is_none());
-        assert!(matcher_finding(HookCommand::SessionEnd, Some("clear"), "f").is_none());
-        assert!(matcher_finding(HookCommand::PostToolUse, None, "f").is_none());
-        assert!(matcher_finding(HookCommand::PostToolUse, Some(".*"), "f").is_none());
-        let bash = matcher_finding(HookCommand::PostToolUse, Some("Bash"), "f");
-        assert_eq!(bash.map(|f| f.0), Some(Status::Warn));
     }
 }

@@ -5,15 +5,17 @@
 //! as the hooks would. Exit 0 when every check is ok or skipped, 1 when any warned or failed.
 //!
 //! Layout: `check` is the result type and its rendering, `hooks` reads Claude Code's settings
-//! files, `codex` Codex's hook files (`crate::paths` resolves programs like a shell), `payload`
-//! compares Claude Code's own figure with ctxmon's (as the status line last saw them),
-//! `statusline_problem` says why the status line last showed no figure, `system` holds the
-//! remaining checks.
+//! files (`matchers` judges their matchers), `codex` Codex's hook files (`crate::paths` resolves
+//! programs like a shell), `deadlines` holds each hook's deadline against its registered
+//! timeout, `payload` compares Claude Code's own figure with ctxmon's (as the status line last
+//! saw them), `statusline_problem` says why the status line last showed no figure, `system`
+//! holds the remaining checks.
 
 mod check;
 mod codex;
 mod deadlines;
 mod hooks;
+mod matchers;
 mod payload;
 mod statusline_problem;
 mod system;
