@@ -298,7 +298,7 @@ fn bad_env_value_names_the_variable_and_value() {
     let e = fx.err();
     assert_eq!(
         e.to_string(),
-        "invalid configuration: hooks.deadline_ms = \"soon\" from environment variable CTXMON_HOOKS__DEADLINE_MS: must be an integer from 50 to 600000"
+        "invalid configuration: hooks.deadline_ms = \"soon\" from environment variable CTXMON_HOOKS__DEADLINE_MS: must be an integer from 50 to 600000 (milliseconds)"
     );
 }
 
