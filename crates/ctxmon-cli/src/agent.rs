@@ -125,6 +125,20 @@ pub fn project_transcript(project_dir: &Path) -> Option<PathBuf> {
     }
 }
 
+/// The project's transcripts, newest first: Claude Code's and the newest Codex rollout
+/// (`report` looks past sessions that have no response yet).
+pub fn project_transcripts(project_dir: &Path) -> Vec<PathBuf> {
+    let env = bootstrap::env_pairs();
+    let mut all = ctxmon_infra_fs::claude_paths::transcripts_newest_first(project_dir, &env);
+    if let Some(rollout) =
+        codex::codex_home(&env).and_then(|home| codex::latest_project_rollout(&home, project_dir))
+    {
+        all.push(rollout);
+        all.sort_by(|a, b| b.cmp(a));
+    }
+    all.into_iter().map(|(_, path)| path).collect()
+}
+
 /// Sets `settings` for `agent`: Claude Code's auto-compaction settings (env and settings
 /// files) or Codex's `model_auto_compact_token_limit` (its `config.toml`, unless ctxmon's own
 /// `codex.auto_compact_token_limit` is set). Every ignored value is passed to `warn`.

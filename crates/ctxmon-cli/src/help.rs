@@ -61,11 +61,13 @@ a hook input without cwd: the current directory, never a folder above it. Unlike
 commands, a hook does not walk up to a .git or .claude: its agent names the project.
 
 Examples:
-  echo '{\"hook_event_name\":\"UserPromptSubmit\",\"session_id\":\"s1\",\"transcript_path\":\"/tmp/s1.jsonl\",\"prompt\":\"hi\"}' \\
+  echo '{\"hook_event_name\":\"UserPromptSubmit\",\"transcript_path\":\"t.jsonl\"}' \\
     | ctxmon hooks prompt-submit
-  echo '{\"hook_event_name\":\"PostToolUse\",\"session_id\":\"s1\",\"transcript_path\":\"/tmp/s1.jsonl\",\"tool_name\":\"Bash\"}' \\
-    | ctxmon hooks post-tool-use        answers only when the tier rose since the last tag
-  ctxmon install                        registers all seven in .claude/settings.json
+  # post-tool-use answers only when the tier rose since the last tag
+  echo '{\"hook_event_name\":\"PostToolUse\",\"transcript_path\":\"t.jsonl\"}' \\
+    | ctxmon hooks post-tool-use
+  # registers all seven in .claude/settings.json
+  ctxmon install
 
 Exit codes: always 0, even on bad input, a broken configuration, a missing transcript or a
 wrong command line (an unknown hook or flag, an empty --project-dir): a hook fails open (NOMINAL

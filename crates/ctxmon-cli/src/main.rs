@@ -24,6 +24,7 @@ mod exit;
 mod help;
 mod install;
 mod json_out;
+mod origin;
 mod out;
 mod paths;
 mod project_root;

@@ -62,6 +62,16 @@ pub fn resolve_program(program: &str, project_dir: &Path, env: &[(String, String
         ("CLAUDE_PROJECT_DIR", Some(project.as_ref())),
         ("HOME", home),
     ] {
+        // `${NAME:-default}`: the value when set (doctor knows both), else the default.
+        let open = format!("${{{name}:-");
+        while let Some(start) = expanded.find(&open) {
+            let Some(len) = expanded[start..].find('}') else {
+                break;
+            };
+            let default = expanded[start + open.len()..start + len].to_string();
+            let with = value.map_or(default, str::to_string);
+            expanded.replace_range(start..=start + len, &with);
+        }
         for spelled in [format!("${{{name}}}"), format!("${name}")] {
             if expanded.contains(&spelled) {
                 match value {
@@ -145,6 +155,10 @@ mod tests {
         );
         assert_eq!(
             resolve_program("$CLAUDE_PROJECT_DIR/bin/tool", project, &e),
+            Resolved::Executable(exe.clone())
+        );
+        assert_eq!(
+            resolve_program("${CLAUDE_PROJECT_DIR:-.}/bin/tool", project, &e),
             Resolved::Executable(exe.clone())
         );
         assert_eq!(

@@ -4,7 +4,7 @@
 use ctxmon_domain::fill::floor_scaled;
 use ctxmon_domain::human::thousands;
 use ctxmon_domain::{
-    FieldText, FillEstimate, StatusField, StatusTemplate, ThresholdTier, Timestamp,
+    FieldText, FillEstimate, FillSource, StatusField, StatusTemplate, ThresholdTier, Timestamp,
 };
 
 pub const BAR_CELLS: usize = 10;
@@ -98,7 +98,12 @@ pub fn status_line(
         }
     };
     let value = |field: StatusField| match field {
-        StatusField::Percent => Some(tinted(format!("{}%", e.percent()))),
+        // After a compaction, until the next response is measured, the figure is an estimate
+        // (the boundary's size, or the assumed share of the window): `~` says so.
+        StatusField::Percent => Some(tinted(match e.source {
+            FillSource::Compaction => format!("~{}%", e.percent()),
+            _ => format!("{}%", e.percent()),
+        })),
         StatusField::Bar => Some(FieldText::plain(bar(e.fill_percentage, BAR_CELLS))),
         StatusField::Tokens => Some(FieldText::plain(compact(e.input_tokens.get()))),
         StatusField::Window => Some(FieldText::plain(compact(e.context_window_size.get()))),

@@ -47,6 +47,11 @@ pub struct SessionState {
     /// said before it are carried from one compaction to the next.
     #[serde(default)]
     pub carried_rules: Vec<String>,
+    /// True once prompt-submit has run for this session. Claude Code names a new session's
+    /// transcript before it writes the file, so the first prompt finding no file is how a
+    /// session starts; from the second prompt on a missing transcript is a problem.
+    #[serde(default)]
+    pub prompted: bool,
     /// When the state was last saved (the hook's clock).
     pub updated_at: Option<Timestamp>,
 }

@@ -51,8 +51,20 @@ pub fn project_slugs(project_dir: &Path) -> Vec<String> {
 
 /// The most recently modified session transcript of the project (subagent files excluded).
 pub fn latest_transcript(project_dir: &Path, env: &[(String, String)]) -> Option<PathBuf> {
+    transcripts_newest_first(project_dir, env)
+        .into_iter()
+        .next()
+        .map(|(_, path)| path)
+}
+
+/// Every main transcript of the project (subagents' `agent-*.jsonl` left out) with its time of
+/// change, newest first (ties by path, the greater first).
+pub fn transcripts_newest_first(
+    project_dir: &Path,
+    env: &[(String, String)],
+) -> Vec<(SystemTime, PathBuf)> {
     let project_dir = fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_path_buf());
-    let mut best: Option<(SystemTime, PathBuf)> = None;
+    let mut found: Vec<(SystemTime, PathBuf)> = Vec::new();
     for base in projects_dirs(env) {
         for slug in project_slugs(&project_dir) {
             let Ok(entries) = fs::read_dir(base.join(&slug)) else {
@@ -69,16 +81,13 @@ pub fn latest_transcript(project_dir: &Path, env: &[(String, String)]) -> Option
                     continue;
                 }
                 let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-                if best
-                    .as_ref()
-                    .is_none_or(|(t, p)| (modified, &path) > (*t, p))
-                {
-                    best = Some((modified, path));
-                }
+                found.push((modified, path));
             }
         }
     }
-    best.map(|(_, p)| p)
+    found.sort_by(|a, b| b.cmp(a));
+    found.dedup_by(|a, b| a.1 == b.1);
+    found
 }
 
 #[cfg(test)]

@@ -193,7 +193,7 @@ fn unknown_key_is_refused_with_a_suggestion() {
     assert_eq!(e.kind, ConfigErrorKind::UnknownKey);
     assert_eq!(
         e.to_string(),
-        "invalid configuration: unknown key context_monitor.warning_treshold from command line: did you mean context_monitor.warning_threshold?"
+        "invalid configuration: unknown key context_monitor.warning_treshold from `ctxmon config set`: did you mean context_monitor.warning_threshold?"
     );
     assert!(!fx.project().exists());
     let e = fx.set_err(Scope::Project, "deadline_ms", "100");
@@ -215,7 +215,7 @@ fn invalid_value_is_refused_without_touching_the_file() {
     );
     assert_eq!(
         e.to_string(),
-        "invalid configuration: context_monitor.post_compaction_percent = \"5\" from command line: must be an integer from 10 to 60"
+        "invalid configuration: context_monitor.post_compaction_percent = 5 from `ctxmon config set`: must be an integer from 10 to 60"
     );
     let e = fx.set_err(Scope::Project, "context_monitor.enabled", "yes");
     assert_eq!(e.kind, ConfigErrorKind::InvalidValue);

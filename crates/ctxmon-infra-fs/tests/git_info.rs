@@ -154,7 +154,7 @@ fn no_git_folder_or_a_broken_link_is_none() {
     let dir = tempfile::tempdir().expect("temp dir");
     // Guard: the test is meaningless if the temp folder itself sits inside a repository.
     if std::iter::successors(Some(dir.path()), |p| p.parent()).any(|p| p.join(".git").exists()) {
-        eprintln!("notice: the temp folder is inside a git repository; skipping");
+        ctxmon_test_support::skip!("the temp folder is inside a git repository; skipping");
         return;
     }
     assert_eq!(FsGitInfo.head(dir.path()), None);
@@ -173,7 +173,7 @@ fn fifo_head_is_not_opened() {
         .arg(dir.path().join(".git/HEAD"))
         .status();
     if !made.is_ok_and(|s| s.success()) {
-        eprintln!("notice: mkfifo unavailable; skipping");
+        ctxmon_test_support::skip!("mkfifo unavailable; skipping");
         return;
     }
     assert_eq!(FsGitInfo.head(dir.path()), Some(GitHead::default()));
@@ -202,7 +202,7 @@ fn git(args: &[&str]) -> Option<String> {
 #[test]
 fn this_repository_matches_git_rev_parse() {
     let Some(expected_head) = git(&["rev-parse", "HEAD"]) else {
-        eprintln!("notice: git or this repository's history is unavailable; skipping");
+        ctxmon_test_support::skip!("git or this repository's history is unavailable; skipping");
         return;
     };
     let expected_branch = git(&["symbolic-ref", "--quiet", "--short", "HEAD"]);

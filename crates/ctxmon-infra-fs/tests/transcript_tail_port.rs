@@ -190,7 +190,7 @@ fn real_transcript_through_the_port() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/fixtures/claude-code-transcripts/cc-2.0.37-sonnet-4-5.jsonl");
     if !path.is_file() {
-        eprintln!("notice: {} is absent; skipping", path.display());
+        ctxmon_test_support::skip!("{} is absent; skipping", path.display());
         return;
     }
     let lines = JsonlTranscriptReader::new()

@@ -161,19 +161,40 @@ pub fn npm_install_offline(out: &Path, meta: &Meta, platform: &Platform) -> Resu
     require(&direct, "npx ctxmon statusline (linked)")?;
     expect_statusline(&direct.stdout, "npx ctxmon statusline (linked)")?;
 
-    // `npx ctxmon install` must register the native binary, not the JS launcher or npx.
+    // `npx ctxmon install` in a project that depends on ctxmon must register a command every
+    // checkout runs (the project's own node_modules/.bin/ctxmon, through the project folder),
+    // not this machine's path, the JS launcher or npx; and that command must run the binary
+    // where a hook runs it.
     let install_hooks = npx(&["install"], "", &[])?;
     require(&install_hooks, "npx ctxmon install")?;
     let settings = std::fs::read_to_string(project.join(".claude/settings.json"))
         .context("npx ctxmon install wrote no .claude/settings.json")?;
-    let native_path = std::fs::canonicalize(&native_file)?;
-    let expected = format!("{} hooks prompt-submit", native_path.display());
-    if !settings.contains(&expected) {
+    let value: serde_json::Value =
+        serde_json::from_str(&settings).context(".claude/settings.json is not JSON")?;
+    let command = value
+        .pointer("/hooks/UserPromptSubmit/0/hooks/0/command")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default();
+    let expected = "\"${CLAUDE_PROJECT_DIR:-.}\"/node_modules/.bin/ctxmon hooks prompt-submit";
+    if command != expected {
         bail!("npx ctxmon install registered something else than {expected:?}:\n{settings}");
     }
+    let program = command.trim_end_matches(" hooks prompt-submit");
+    let ran = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{program} --version"))
+        .current_dir("/")
+        .env("CLAUDE_PROJECT_DIR", project)
+        .output()
+        .context("cannot run sh")?;
+    let said = String::from_utf8_lossy(&ran.stdout);
+    if !ran.status.success() || !said.starts_with("ctxmon ") {
+        bail!("the registered hook command `{program}` does not run ctxmon: {ran:?}");
+    }
+    let native_path = std::fs::canonicalize(&native_file)?;
     Ok(Some(format!(
         "npm install --offline {} {}: npx ctxmon runs through node, then links itself to {}; \
-         `npx ctxmon install` registers that binary",
+         `npx ctxmon install` registers the project's node_modules/.bin/ctxmon, which runs it",
         file_name(&launcher),
         file_name(&native),
         native_path.display()

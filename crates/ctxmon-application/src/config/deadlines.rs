@@ -12,15 +12,19 @@
 //!
 //! Every key is optional. A hook uses its own key when set, else `hooks.deadline_ms` when set
 //! (the one deadline of every hook before there were several; existing configurations keep
-//! it), else its built-in deadline.
+//! it), else its built-in deadline. Every key accepts one range; whether a deadline ends before
+//! its hook's timeout is checked against the timeouts the settings files register (`ctxmon
+//! doctor`), since a user may raise them.
 
 use super::{ConfigIssue, HooksConfig};
 
 /// The shortest deadline any key accepts.
 pub const MIN_DEADLINE_MS: u64 = 50;
-/// The longest `hooks.deadline_ms` accepts (its range from before per-hook deadlines, kept so
-/// that no existing configuration becomes invalid).
-pub const MAX_FALLBACK_DEADLINE_MS: u64 = 600_000;
+/// The longest deadline any key accepts. One range for every key: whether a deadline fits is a
+/// question of the timeout the agent's settings file registers for the hook, which a user may
+/// raise, so `ctxmon doctor` answers it against the files themselves and `config set` warns
+/// about a deadline past the timeout `ctxmon install` registers.
+pub const MAX_DEADLINE_MS: u64 = 600_000;
 /// What a hook's deadline leaves of its registered timeout: the plugin's wrapper runs with one
 /// second less than Claude Code's timeout and sends TERM one second before that (2 s), plus
 /// half a second to start the process and write the answer.
@@ -97,32 +101,35 @@ impl HookDeadline {
         }
     }
 
-    /// The longest deadline this hook's key accepts.
-    pub const fn max_ms(self) -> u64 {
-        max_deadline_ms(Some(self.timeout_secs()))
+    /// The longest deadline that ends before the timeout `ctxmon install` registers for this
+    /// hook.
+    pub const fn fits_ms(self) -> u64 {
+        ends_before_ms(self.timeout_secs())
+    }
+
+    /// The hook's event as the agents name it.
+    pub const fn event(self) -> &'static str {
+        match self {
+            HookDeadline::PromptSubmit => "UserPromptSubmit",
+            HookDeadline::SessionStart => "SessionStart",
+            HookDeadline::PreCompact => "PreCompact",
+            HookDeadline::PreToolUse => "PreToolUse",
+            HookDeadline::PostToolUse => "PostToolUse",
+            HookDeadline::PostCompact => "PostCompact",
+            HookDeadline::SessionEnd => "SessionEnd",
+        }
     }
 }
 
-/// The longest deadline accepted for a hook registered with `timeout_secs` (`None`: the
-/// fallback `hooks.deadline_ms`, which keeps its old range).
-pub const fn max_deadline_ms(timeout_secs: Option<u64>) -> u64 {
-    match timeout_secs {
-        Some(secs) => secs * 1000 - TIMEOUT_MARGIN_MS - 1,
-        None => MAX_FALLBACK_DEADLINE_MS,
-    }
+/// The longest deadline that ends before a registered timeout of `timeout_secs`, with
+/// [`TIMEOUT_MARGIN_MS`] left for the plugin's wrapper and the process start.
+pub const fn ends_before_ms(timeout_secs: u64) -> u64 {
+    (timeout_secs * 1000).saturating_sub(TIMEOUT_MARGIN_MS + 1)
 }
 
-/// What a deadline key accepts, for messages: "an integer from 50 to 7499 (…)".
-pub fn expected_deadline(timeout_secs: Option<u64>) -> String {
-    let max = max_deadline_ms(timeout_secs);
-    match timeout_secs {
-        Some(secs) => format!(
-            "an integer from {MIN_DEADLINE_MS} to {max} (milliseconds: below the {secs} s timeout \
-             `ctxmon install` registers for this hook, less {TIMEOUT_MARGIN_MS} ms for the plugin's \
-             wrapper and the process start)"
-        ),
-        None => format!("an integer from {MIN_DEADLINE_MS} to {max}"),
-    }
+/// What a deadline key accepts, for messages.
+pub fn expected_deadline() -> String {
+    format!("an integer from {MIN_DEADLINE_MS} to {MAX_DEADLINE_MS} (milliseconds)")
 }
 
 impl HooksConfig {
@@ -136,6 +143,16 @@ impl HooksConfig {
     /// The status line's deadline: `hooks.deadline_ms`, else [`STATUS_LINE_DEADLINE_MS`].
     pub fn status_line_deadline_ms(&self) -> u64 {
         self.deadline_ms.unwrap_or(STATUS_LINE_DEADLINE_MS)
+    }
+
+    /// The key that sets `hook`'s deadline: its own, else `hooks.deadline_ms`; `None` when
+    /// the built-in deadline applies.
+    pub fn deciding_key(&self, hook: HookDeadline) -> Option<&'static str> {
+        if self.own_deadline_ms(hook).is_some() {
+            Some(hook.key())
+        } else {
+            self.deadline_ms.map(|_| "hooks.deadline_ms")
+        }
     }
 
     /// This hook's own key.
@@ -152,20 +169,19 @@ impl HooksConfig {
     }
 }
 
-/// The deadline keys that are set outside their range, each naming its key and its limit.
+/// The deadline keys that are set outside their range, each naming its key and the range.
 pub(super) fn issues(hooks: &HooksConfig) -> Vec<ConfigIssue> {
-    let fallback = ("hooks.deadline_ms", hooks.deadline_ms, None);
+    let fallback = ("hooks.deadline_ms", hooks.deadline_ms);
     let own = HookDeadline::ALL
         .into_iter()
-        .map(|h| (h.key(), hooks.own_deadline_ms(h), Some(h.timeout_secs())));
+        .map(|h| (h.key(), hooks.own_deadline_ms(h)));
     std::iter::once(fallback)
         .chain(own)
-        .filter_map(|(key, value, timeout_secs)| {
+        .filter_map(|(key, value)| {
             let ms = value?;
-            let max = max_deadline_ms(timeout_secs);
-            (!(MIN_DEADLINE_MS..=max).contains(&ms)).then(|| ConfigIssue {
+            (!(MIN_DEADLINE_MS..=MAX_DEADLINE_MS).contains(&ms)).then(|| ConfigIssue {
                 key: key.to_string(),
-                message: format!("must be {}, got {ms}", expected_deadline(timeout_secs)),
+                message: format!("must be {}, got {ms}", expected_deadline()),
             })
         })
         .collect()
@@ -179,12 +195,12 @@ mod tests {
     fn every_built_in_deadline_is_valid_and_the_long_ones_are_the_compaction_hooks() {
         for hook in HookDeadline::ALL {
             let ms = hook.built_in_ms();
-            assert!((MIN_DEADLINE_MS..=hook.max_ms()).contains(&ms), "{hook:?}");
+            assert!((MIN_DEADLINE_MS..=hook.fits_ms()).contains(&ms), "{hook:?}");
             // The plugin's wrapper sends TERM 2 s before the registered timeout.
             assert!(ms + 2_000 < hook.timeout_secs() * 1000, "{hook:?}");
         }
-        assert_eq!(HookDeadline::PreCompact.max_ms(), 7_499);
-        assert_eq!(HookDeadline::PromptSubmit.max_ms(), 2_499);
+        assert_eq!(HookDeadline::PreCompact.fits_ms(), 7_499);
+        assert_eq!(HookDeadline::PromptSubmit.fits_ms(), 2_499);
         assert!(
             HookDeadline::PreCompact.built_in_ms() >= 3 * HookDeadline::PromptSubmit.built_in_ms()
         );
@@ -205,14 +221,14 @@ mod tests {
     }
 
     #[test]
-    fn a_deadline_at_or_past_its_limit_is_refused_naming_key_and_limit() {
+    fn every_deadline_key_follows_one_range() {
         let mut hooks = HooksConfig::default();
         assert_eq!(issues(&hooks), vec![]);
-        hooks.pre_compact_deadline_ms = Some(7_499);
-        hooks.prompt_submit_deadline_ms = Some(2_499);
+        hooks.pre_compact_deadline_ms = Some(600_000);
+        hooks.prompt_submit_deadline_ms = Some(4_000);
         hooks.deadline_ms = Some(600_000);
         assert_eq!(issues(&hooks), vec![]);
-        hooks.pre_compact_deadline_ms = Some(7_500);
+        hooks.pre_compact_deadline_ms = Some(600_001);
         hooks.prompt_submit_deadline_ms = Some(49);
         hooks.deadline_ms = Some(600_001);
         let found = issues(&hooks);
@@ -225,14 +241,21 @@ mod tests {
                 "hooks.pre_compact_deadline_ms"
             ]
         );
-        assert!(
-            found[2]
-                .message
-                .starts_with("must be an integer from 50 to 7499 (")
-                && found[2].message.contains("below the 10 s timeout")
-                && found[2].message.ends_with("got 7500"),
-            "{}",
-            found[2].message
+        assert_eq!(
+            found[2].message,
+            "must be an integer from 50 to 600000 (milliseconds), got 600001"
+        );
+        assert_eq!(
+            hooks.deciding_key(HookDeadline::PreCompact),
+            Some("hooks.pre_compact_deadline_ms")
+        );
+        assert_eq!(
+            hooks.deciding_key(HookDeadline::SessionEnd),
+            Some("hooks.deadline_ms")
+        );
+        assert_eq!(
+            HooksConfig::default().deciding_key(HookDeadline::SessionEnd),
+            None
         );
     }
 }

@@ -14,6 +14,8 @@ use ctxmon_domain::tokens::chars_for_tokens;
 use ctxmon_domain::xml::{escape_attr, escape_text};
 
 use crate::handoff::budget_writer::{ItemKind, chars, fit, frame};
+use crate::monitor::tag::steps_noun;
+use crate::ports::AgentKind;
 
 /// The most tokens a `<compaction-alert>` may take.
 pub const ALERT_MAX_TOKENS: u64 = 280;
@@ -21,8 +23,18 @@ const CLOSING: &str = "</compaction-alert>";
 /// Ends custom instructions that had to be shortened.
 pub const SHORTENED_MARKER: &str = " [shortened; the checkpoint has the full text]";
 
-/// `checkpoint_path` is where the checkpoint file is, as the agent can read it.
+/// [`render_compaction_alert_for`] worded for Claude Code.
 pub fn render_compaction_alert(cp: &CheckpointData, checkpoint_path: &str) -> String {
+    render_compaction_alert_for(cp, checkpoint_path, AgentKind::ClaudeCode)
+}
+
+/// `checkpoint_path` is where the checkpoint file is, as the agent can read it; what to check
+/// is named in `agent`'s words (a Codex session has a plan, not a todo list).
+pub fn render_compaction_alert_for(
+    cp: &CheckpointData,
+    checkpoint_path: &str,
+    agent: AgentKind,
+) -> String {
     let id = cp.checkpoint_id.to_string();
     let fill = &cp.context_state;
     let limit = chars_for_tokens(ALERT_MAX_TOKENS);
@@ -48,7 +60,10 @@ pub fn render_compaction_alert(cp: &CheckpointData, checkpoint_path: &str) -> St
     );
     let what_to_do = element(
         "what-to-do",
-        "Before continuing, re-read the files you were editing and check your todo list; if a detail is missing, read the checkpoint.",
+        &format!(
+            "Before continuing, re-read the files you were editing and check your {}; if a detail is missing, read the checkpoint.",
+            steps_noun(agent)
+        ),
     );
     let read_it = element(
         "read-it",

@@ -19,7 +19,7 @@ use ctxmon_domain::{FillEstimate, FillSource};
 
 use super::track_tier;
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, reset_if_stale};
-use crate::monitor::tag::render_context_monitor;
+use crate::monitor::tag::render_context_monitor_for;
 use crate::monitor::tier_record::{ToolVerdict, note_injected, note_measured, verdict};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
@@ -114,8 +114,11 @@ pub fn post_tool_use(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> PostToolUs
                 note_injected(run.state(), tier, estimate.fill_percentage);
                 track_tier(&mut run, &estimate);
                 if run.save_state() {
-                    outcome.additional_context =
-                        Some(render_context_monitor(&estimate, &ctx.settings.thresholds));
+                    outcome.additional_context = Some(render_context_monitor_for(
+                        &estimate,
+                        &ctx.settings.thresholds,
+                        ctx.settings.agent,
+                    ));
                 } else {
                     run.warn(Warning::TagNotRemembered);
                 }

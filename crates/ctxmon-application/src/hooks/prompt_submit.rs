@@ -10,14 +10,14 @@ use ctxmon_domain::{
 use super::delivery::deliver;
 use super::track_tier;
 use crate::config::{HookDeadline, InjectPolicy, NOMINAL_STEP};
-use crate::handoff::alert::render_compaction_alert;
+use crate::handoff::alert::render_compaction_alert_for;
 use crate::handoff::checkpoint_ack::{AlertGiven, acknowledge_with_older};
 use crate::handoff::compaction::{note_boundary, note_checkpoint};
 use crate::handoff::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, Measurement, reset_if_stale};
-use crate::monitor::tag::render_context_monitor;
+use crate::monitor::tag::render_context_monitor_for;
 use crate::monitor::tier_record::{note_injected, note_measured};
-use crate::ports::ResumeLogStore;
+use crate::ports::{ResumeLogStore, TranscriptErrorKind};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
 /// What UserPromptSubmit answers and what it measured.
@@ -58,7 +58,15 @@ fn run_prompt_submit(run: &mut HookRun<'_>, logs: &dyn ResumeLogStore) -> Prompt
     let first_response_pending = measurement.awaits_first_response();
     let settings = run.ctx.settings;
     // The state is read before the checkpoints are asked (its warning comes first).
-    run.state();
+    let first_prompt = !std::mem::replace(&mut run.state().prompted, true);
+    // Claude Code writes a new session's transcript after its first prompt: a file not there
+    // yet on that prompt is expected too.
+    let first_response_pending = first_response_pending
+        || (first_prompt
+            && measurement
+                .error
+                .as_ref()
+                .is_some_and(|e| e.kind == TranscriptErrorKind::NotFound));
     // The first prompt after a checkpoint of this session: alert (and acknowledge) it. If
     // PreCompact could not record the compaction in the state, it is recorded here.
     let pending = pending_checkpoint(run);
@@ -153,7 +161,11 @@ fn monitor_tag(run: &mut HookRun<'_>, estimate: &FillEstimate) -> Option<String>
     let monitor = &ctx.config.context_monitor;
     if monitor.enabled && should_inject(monitor.inject, state, estimate) {
         note_injected(state, tier, estimate.fill_percentage);
-        Some(render_context_monitor(estimate, &ctx.settings.thresholds))
+        Some(render_context_monitor_for(
+            estimate,
+            &ctx.settings.thresholds,
+            ctx.settings.agent,
+        ))
     } else {
         // A fall seen here is one post-tool-use must not wait for (`tier_record`).
         note_measured(state, tier);
@@ -221,9 +233,10 @@ fn alert_once(
             error,
         }),
     }
-    parts.push(render_compaction_alert(
+    parts.push(render_compaction_alert_for(
         cp,
         &run.ports.checkpoints.location(cp.checkpoint_id),
+        run.ctx.settings.agent,
     ));
     let id = cp.checkpoint_id.to_string();
     if run.state().resumption_delivered.as_deref() != Some(id.as_str()) {

@@ -8,15 +8,37 @@ use ctxmon_domain::human::tokens;
 use ctxmon_domain::xml::escape_attr;
 use ctxmon_domain::{FillEstimate, ThresholdTier, Thresholds};
 
+use crate::ports::AgentKind;
+
 /// The fewest tokens a `<context-monitor>` tag takes (inclusive; a property test holds every
 /// tag within both bounds).
 pub const MONITOR_TAG_MIN_TOKENS: u64 = 40;
 /// The most tokens a `<context-monitor>` tag may take.
 pub const MONITOR_TAG_MAX_TOKENS: u64 = 200;
 
-/// Renders the tag for an estimate. Every interpolated value is escaped even though today they
-/// are all numbers or fixed words: the tag must stay well-formed whatever a future field holds.
+/// What `agent` calls its list of steps: Codex keeps a plan (`update_plan`), Claude Code a
+/// todo list; advice names the one the agent has.
+pub const fn steps_noun(agent: AgentKind) -> &'static str {
+    match agent {
+        AgentKind::Codex => "plan",
+        AgentKind::ClaudeCode => "todo list",
+    }
+}
+
+/// Renders the tag for an estimate, worded for Claude Code ([`render_context_monitor_for`]
+/// words it for another agent).
 pub fn render_context_monitor(estimate: &FillEstimate, thresholds: &Thresholds) -> String {
+    render_context_monitor_for(estimate, thresholds, AgentKind::ClaudeCode)
+}
+
+/// Renders the tag for an estimate, its advice in `agent`'s words. Every interpolated value is
+/// escaped even though today they are all numbers or fixed words: the tag must stay
+/// well-formed whatever a future field holds.
+pub fn render_context_monitor_for(
+    estimate: &FillEstimate,
+    thresholds: &Thresholds,
+    agent: AgentKind,
+) -> String {
     let tier = estimate.threshold_tier;
     let mut out = String::with_capacity(480);
     out.push_str("<context-monitor fill=\"");
@@ -36,7 +58,7 @@ pub fn render_context_monitor(estimate: &FillEstimate, thresholds: &Thresholds) 
     out.push_str("\" source=\"");
     out.push_str(&escape_attr(estimate.source.key()));
     out.push_str("\">\n");
-    out.push_str(&recommended_action(estimate));
+    out.push_str(&recommended_action_for(estimate, agent));
     if let Some(next) = next_tier(tier) {
         let at = threshold_percent(thresholds.lower_bound(next));
         out.push_str(&format!(" {} begins at {at}%.", next.name()));
@@ -45,8 +67,14 @@ pub fn render_context_monitor(estimate: &FillEstimate, thresholds: &Thresholds) 
     out
 }
 
-/// The tier-specific advice: nothing at NOMINAL, "write state now" at EMERGENCY.
+/// The tier-specific advice for Claude Code: nothing at NOMINAL, "write state now" at
+/// EMERGENCY.
 pub fn recommended_action(estimate: &FillEstimate) -> String {
+    recommended_action_for(estimate, AgentKind::ClaudeCode)
+}
+
+/// The tier-specific advice, naming `agent`'s list of steps.
+pub fn recommended_action_for(estimate: &FillEstimate, agent: AgentKind) -> String {
     // Past Claude Code's auto-compact point the room is 0; "about 0 tokens" would read as a bug.
     let room = match estimate.tokens_until_auto_compact {
         None => "Auto-compaction is off: the context will not be compacted for you.".to_string(),
@@ -56,7 +84,7 @@ pub fn recommended_action(estimate: &FillEstimate) -> String {
     match estimate.threshold_tier {
         ThresholdTier::Nominal => "Context healthy; no action needed. Work normally.".to_string(),
         ThresholdTier::Low => "Context filling. Prefer targeted reads (line ranges, grep) over whole files; avoid large outputs.".to_string(),
-        ThresholdTier::Warning => "Finish the current subtask. Keep decisions, progress and next steps current in your todo list so they survive compaction; avoid large reads.".to_string(),
+        ThresholdTier::Warning => format!("Finish the current subtask. Keep decisions, progress and next steps current in your {} so they survive compaction; avoid large reads.", steps_noun(agent)),
         ThresholdTier::Critical => format!(
             "{room} Write down the current state now (goal, done, in progress, next steps, key files) and complete only the current step."
         ),

@@ -3,6 +3,7 @@
 //! their `--help` says. Unsetting a key no file sets changes nothing and exits 0.
 
 use anyhow::anyhow;
+use ctxmon_application::config::{HookDeadline, TIMEOUT_MARGIN_MS};
 use ctxmon_infra_fs::config::{
     ConfigError, ConfigErrorKind, ConfigPaths, EnvVars, Scope as FileScope, UnsetOutcome,
     ValueSource, schema_text, set_value_in, unset_value_in,
@@ -85,6 +86,9 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
                     outcome.value,
                     outcome.path.display()
                 )?;
+                if let Some(note) = deadline_note(&outcome.key, &outcome.value.to_string()) {
+                    diag!("ctxmon: note: {note}");
+                }
                 if let Some(higher) = &outcome.shadowed_by {
                     diag!(
                         "ctxmon: note: {} is still overridden by {higher}",
@@ -132,6 +136,32 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
         ConfigCommand::Schema => {}
     }
     Ok(())
+}
+
+/// Said when a deadline just set outlasts the timeout `ctxmon install` registers for a hook
+/// it applies to: the agent would stop the hook first, unless that timeout was raised in the
+/// settings file (which `ctxmon doctor` checks).
+fn deadline_note(key: &str, value: &str) -> Option<String> {
+    let ms: u64 = value.trim().parse().ok()?;
+    let hooks: Vec<HookDeadline> = HookDeadline::ALL
+        .into_iter()
+        .filter(|h| key == h.key() || key == "hooks.deadline_ms")
+        .filter(|h| ms > h.fits_ms())
+        .collect();
+    if hooks.is_empty() {
+        return None;
+    }
+    let events: Vec<String> = hooks
+        .iter()
+        .map(|h| format!("{} ({} s timeout)", h.event(), h.timeout_secs()))
+        .collect();
+    Some(format!(
+        "{ms} ms outlasts the timeout `ctxmon install` registers for {}, less \
+         {TIMEOUT_MARGIN_MS} ms for the plugin's wrapper and the process start: the agent stops \
+         the hook before it answers unless that timeout is raised in the settings file; `ctxmon \
+         doctor` checks the timeouts registered",
+        events.join(", ")
+    ))
 }
 
 fn file_scope(scope: Scope) -> FileScope {

@@ -14,7 +14,7 @@ use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, ReportArgs};
-use crate::commands::transcript_target::{self, TranscriptTarget};
+use crate::commands::transcript_target::{self, Pick, TranscriptTarget};
 use crate::exit::{CmdResult, Failure};
 use crate::json_out;
 use crate::out::{out, outln};
@@ -27,7 +27,13 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
         transcript,
         settings,
         ..
-    } = transcript_target::resolve("report", global, args.window, args.transcript.as_deref())?;
+    } = transcript_target::resolve(
+        "report",
+        global,
+        args.window,
+        args.transcript.as_deref(),
+        Pick::NewestAnswered,
+    )?;
     let shown = transcript.display().to_string();
 
     let mut builder = FillSeriesBuilder::new();

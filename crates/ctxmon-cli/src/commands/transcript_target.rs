@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use ctxmon_application::monitor::fill::FillSettings;
-use ctxmon_application::ports::AgentKind;
+use ctxmon_application::ports::{AgentKind, ScanLimits, TranscriptReader};
+use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
 use crate::agent;
 use crate::bootstrap;
@@ -25,6 +26,18 @@ pub struct TranscriptTarget {
     pub settings: FillSettings,
 }
 
+/// Which of the project's transcripts a command takes when none is named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// The newest (`status`: a session before its first answer is at 0, and says so).
+    Newest,
+    /// The newest that has a response (`report`: a chart needs one).
+    NewestAnswered,
+}
+
+/// How many of the project's transcripts `Pick::NewestAnswered` reads before it gives up.
+const MAX_CANDIDATES: usize = 50;
+
 /// Resolves the target of `ctxmon <command>`; settings the agent's files ignore are reported
 /// on stderr under the command's name.
 pub fn resolve(
@@ -32,6 +45,7 @@ pub fn resolve(
     global: &GlobalArgs,
     window: Option<u64>,
     transcript: Option<&Path>,
+    pick: Pick,
 ) -> Result<TranscriptTarget, Failure> {
     let flags: Vec<(String, String)> = window
         .map(|w| ("context_monitor.context_window".to_string(), w.to_string()))
@@ -41,9 +55,10 @@ pub fn resolve(
     let mut settings = FillSettings::from_config(&project.config)
         .map_err(|e| Failure::usage(anyhow!("invalid configuration: {e}")))?;
     let project_dir = project.layout.project_dir();
-    let transcript = match transcript {
-        Some(path) => path.to_path_buf(),
-        None => agent::project_transcript(project_dir).ok_or_else(|| {
+    let transcript = match (transcript, pick) {
+        (Some(path), _) => path.to_path_buf(),
+        (None, Pick::NewestAnswered) => newest_answered(project_dir, settings.limits)?,
+        (None, Pick::Newest) => agent::project_transcript(project_dir).ok_or_else(|| {
             Failure::Other(anyhow!(
                 "no transcript found for {} under Claude Code's projects folder or Codex's sessions folder; pass --transcript PATH",
                 project_dir.display()
@@ -60,4 +75,32 @@ pub fn resolve(
         agent: served,
         settings,
     })
+}
+
+/// The project's newest transcript that holds a response (or a compaction, which follows
+/// responses): a session just started has none, and would leave nothing to chart.
+fn newest_answered(project_dir: &Path, limits: ScanLimits) -> Result<PathBuf, Failure> {
+    let candidates = agent::project_transcripts(project_dir);
+    let reader = JsonlTranscriptReader::new();
+    let found = candidates.iter().take(MAX_CANDIDATES).find(|path| {
+        reader
+            .read_latest(path, limits)
+            .is_ok_and(|r| r.usage.is_some() || r.boundary.is_some())
+    });
+    match (found, candidates.len()) {
+        (Some(path), _) => Ok(path.clone()),
+        (None, 0) => Err(Failure::Other(anyhow!(
+            "no transcript found for {} under Claude Code's projects folder or Codex's sessions folder; pass --transcript PATH",
+            project_dir.display()
+        ))),
+        (None, n) => Err(Failure::Other(anyhow!(
+            "no session of this project has a response yet ({} looked at): nothing to chart; \
+             run it again after a session's first answer, or pass --transcript PATH",
+            ctxmon_domain::human::count(
+                u64::try_from(n.min(MAX_CANDIDATES)).unwrap_or(u64::MAX),
+                "transcript",
+                "transcripts"
+            )
+        ))),
+    }
 }

@@ -294,7 +294,7 @@ fn a_read_only_folder_fails_cleanly_and_keeps_its_files() {
     let before = std::fs::read(dir.join("cx-001-checkpoint.json")).unwrap();
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o500)).unwrap();
     if std::fs::write(dir.join(".probe"), b"").is_ok() {
-        eprintln!("notice: running with permission bypass (root); read-only test skipped");
+        ctxmon_test_support::skip!("running with permission bypass (root); read-only test skipped");
         return;
     }
     for args in [

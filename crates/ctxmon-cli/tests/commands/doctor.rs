@@ -24,8 +24,14 @@ const HOOKS: [(&str, &str); 7] = [
 fn settings(binary: &str, session_matcher: Option<&str>) -> serde_json::Value {
     let mut hooks = serde_json::Map::new();
     for (event, name) in HOOKS {
+        // The timeouts install registers: the compaction hooks get 10 s, the others 5 s.
+        let timeout = if matches!(event, "SessionStart" | "PreCompact") {
+            10
+        } else {
+            5
+        };
         let mut group = serde_json::json!({
-            "hooks": [{"type": "command", "command": format!("{binary} hooks {name}"), "timeout": 5}]
+            "hooks": [{"type": "command", "command": format!("{binary} hooks {name}"), "timeout": timeout}]
         });
         if event == "PreToolUse" {
             group["matcher"] = "Write|Edit|MultiEdit".into();
@@ -49,7 +55,7 @@ fn settings(binary: &str, session_matcher: Option<&str>) -> serde_json::Value {
 
 /// A project in which every check passes: hooks and status line on this binary, the binary on
 /// PATH, a valid configuration, a private `.ctxmon`, a measurable transcript.
-fn healthy() -> Sandbox {
+pub(super) fn healthy() -> Sandbox {
     let mut sb = Sandbox::new();
     let bin_dir = Path::new(BIN).parent().unwrap().display().to_string();
     let path = std::env::var("PATH").unwrap_or_default();
@@ -99,7 +105,7 @@ fn transcripts_folder(sb: &Sandbox) -> std::path::PathBuf {
 }
 
 /// Runs `doctor --json` and returns (exit code, checks as (name, status, message + fix)).
-fn doctor(sb: &Sandbox) -> (i32, Vec<(String, String, String)>) {
+pub(super) fn doctor(sb: &Sandbox) -> (i32, Vec<(String, String, String)>) {
     let run = sb.run(&["--json", "doctor"], "");
     let v: serde_json::Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
@@ -123,7 +129,7 @@ fn doctor(sb: &Sandbox) -> (i32, Vec<(String, String, String)>) {
 }
 
 /// The checks that are not ok, as (name, status, message).
-fn problems(checks: &[(String, String, String)]) -> Vec<(String, String, String)> {
+pub(super) fn problems(checks: &[(String, String, String)]) -> Vec<(String, String, String)> {
     checks
         .iter()
         .filter(|(_, status, _)| status != "ok")
@@ -500,6 +506,47 @@ fn a_new_sessions_first_prompt_is_not_a_hook_problem() {
     assert_eq!(code, 0, "{:#?}", problems(&checks));
     let (_, status, _) = checks.iter().find(|(n, _, _)| n == "hook log").unwrap();
     assert_eq!(status, "ok");
+}
+
+/// Claude Code names a new session's transcript before it writes the file: the first prompt
+/// finds no file, which is how every session starts, not a problem. A second prompt that
+/// still finds none is one.
+#[test]
+fn a_transcript_not_written_yet_on_the_first_prompt_is_not_a_hook_problem() {
+    let sb = healthy();
+    let missing = transcripts_folder(&sb).join("not-yet.jsonl");
+    let start = sb.run(
+        &["hooks", "session-start"],
+        sb.hook_input(
+            "SessionStart",
+            "s-new",
+            &missing,
+            serde_json::json!({"source": "startup"}),
+        ),
+    );
+    assert_eq!(start.code, 0, "{}", start.stderr);
+    let prompt = sb.run(
+        &["hooks", "prompt-submit"],
+        sb.prompt_input("s-new", &missing),
+    );
+    assert_eq!(prompt.code, 0, "{}", prompt.stderr);
+    let log = std::fs::read_to_string(sb.path(".ctxmon/logs/hooks.log")).unwrap_or_default();
+    assert!(
+        !log.lines()
+            .any(|l| l.contains(" warn ") || l.contains(" error ")),
+        "{log}"
+    );
+    let (code, checks) = doctor(&sb);
+    assert_eq!(code, 0, "{:#?}", problems(&checks));
+    // The second prompt of the session: by now Claude Code has written the file, so a
+    // missing one is worth a line in the log.
+    let again = sb.run(
+        &["hooks", "prompt-submit"],
+        sb.prompt_input("s-new", &missing),
+    );
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let log = std::fs::read_to_string(sb.path(".ctxmon/logs/hooks.log")).unwrap_or_default();
+    assert!(log.contains("transcript not found"), "{log}");
 }
 
 #[test]

@@ -406,12 +406,16 @@ fn scopes_pick_their_files_and_user_honours_claude_config_dir() {
     assert!(sb.path(".claude/settings.local.json").exists());
     assert!(!sb.path(SETTINGS).exists());
 
-    assert_eq!(sb.run(&["install", "--scope", "user"], "").code, 0);
+    // A second scope on purpose (the local file already registers ctxmon): --force.
+    assert_eq!(
+        sb.run(&["install", "--scope", "user", "--force"], "").code,
+        0
+    );
     assert!(sb.home.path().join(".claude/settings.json").exists());
 
     let config_dir = sb.path("claude-config");
     sb.set_env("CLAUDE_CONFIG_DIR", config_dir.to_str().unwrap());
-    let run = sb.run(&["install", "--scope", "user"], "");
+    let run = sb.run(&["install", "--scope", "user", "--force"], "");
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout

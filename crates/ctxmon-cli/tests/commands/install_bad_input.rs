@@ -302,7 +302,9 @@ fn a_settings_file_owned_by_someone_else_is_refused() {
     }
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
     let Some(out) = as_nobody(&sb, &["install"]) else {
-        eprintln!("notice: cannot switch to user nobody (needs root and setpriv); skipping");
+        ctxmon_test_support::skip!(
+            "cannot switch to user nobody (needs root and setpriv); skipping"
+        );
         return;
     };
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -325,7 +327,9 @@ fn a_folder_nobody_may_write_in_stops_a_new_file_before_anything_is_written() {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     let Some(out) = as_nobody(&sb, &["install"]) else {
-        eprintln!("notice: cannot switch to user nobody (needs root and setpriv); skipping");
+        ctxmon_test_support::skip!(
+            "cannot switch to user nobody (needs root and setpriv); skipping"
+        );
         return;
     };
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -171,7 +171,18 @@ fn an_earlier_absolute_path_becomes_portable_and_back() {
 fn user_and_local_scope_keep_the_absolute_path() {
     let (sb, _) = linked();
     for scope in ["local", "user"] {
-        let run = sb.run(&["--json", "install", "--scope", scope, "--statusline"], "");
+        // Both scopes on purpose: --force.
+        let run = sb.run(
+            &[
+                "--json",
+                "install",
+                "--scope",
+                scope,
+                "--statusline",
+                "--force",
+            ],
+            "",
+        );
         assert_eq!(run.code, 0, "{}", run.stderr);
         let v = json(&run);
         assert_eq!(v["program"], exe().as_str(), "{scope}");
@@ -242,7 +253,9 @@ fn codex_project_scope_is_portable_too_and_its_user_scope_is_not() {
         "{all:?}"
     );
     let user = json(&sb.run(
-        &["--json", "install", "--agent", "codex", "--scope", "user"],
+        &[
+            "--json", "install", "--agent", "codex", "--scope", "user", "--force",
+        ],
         "",
     ));
     assert_eq!(user["program"], exe().as_str());

@@ -213,14 +213,14 @@ fn install_ends_with_the_next_steps() {
         "nothing changed: {}",
         again.stdout
     );
-    let dry = sb.run(&["install", "--scope", "local", "--dry-run"], "");
+    let dry = sb.run(&["install", "--scope", "local", "--dry-run", "--force"], "");
     assert!(
         !dry.stdout.contains("restart"),
         "nothing written: {}",
         dry.stdout
     );
     let v = value(
-        &sb.run(&["--json", "install", "--scope", "local"], "")
+        &sb.run(&["--json", "install", "--scope", "local", "--force"], "")
             .stdout,
     );
     assert!(

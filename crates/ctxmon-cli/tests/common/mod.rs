@@ -298,7 +298,7 @@ impl Sandbox {
         if made.is_ok_and(|s| s.success()) {
             Some(p)
         } else {
-            eprintln!("notice: mkfifo unavailable; skipping the FIFO case {rel}");
+            ctxmon_test_support::skip!("mkfifo unavailable; skipping the FIFO case {rel}");
             None
         }
     }
@@ -430,7 +430,9 @@ pub fn shared_fixtures() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("notice: ../shared is absent; skipping tests on real Claude Code transcripts");
+        ctxmon_test_support::skip!(
+            "../shared is absent; skipping tests on real Claude Code transcripts"
+        );
         None
     }
 }
@@ -493,7 +495,7 @@ pub fn codex_fixtures() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("notice: ../shared is absent; skipping tests on real Codex rollouts");
+        ctxmon_test_support::skip!("../shared is absent; skipping tests on real Codex rollouts");
         None
     }
 }

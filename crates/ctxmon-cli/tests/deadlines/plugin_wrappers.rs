@@ -154,7 +154,7 @@ fn ctxmon_on_system_path() -> bool {
     .into_iter()
     .find(|p| Path::new(p).exists());
     if let Some(place) = found {
-        eprintln!("notice: a ctxmon is installed at {place}; skipping");
+        ctxmon_test_support::skip!("a ctxmon is installed at {place}; skipping");
     }
     found.is_some()
 }
@@ -294,7 +294,7 @@ fn path_wins_over_npm_and_cargo_installs() {
 fn has_timeout() -> bool {
     let found = Path::new("/usr/bin/timeout").exists() || Path::new("/bin/timeout").exists();
     if !found {
-        eprintln!("notice: no timeout(1) here; skipping");
+        ctxmon_test_support::skip!("no timeout(1) here; skipping");
     }
     found
 }
@@ -539,6 +539,8 @@ fn the_wrapper_is_executable_posix_sh() {
             "{}",
             String::from_utf8_lossy(&lint.stdout)
         ),
-        Err(_) => eprintln!("notice: shellcheck is not installed; hooks/ctxmon-hook not linted"),
+        Err(_) => {
+            ctxmon_test_support::skip!("shellcheck is not installed; hooks/ctxmon-hook not linted")
+        }
     }
 }

@@ -545,3 +545,26 @@ fn a_codex_pre_compact_stays_quiet_whatever_its_rollout_holds() {
         );
     }
 }
+
+/// Codex keeps its steps in a plan (`update_plan`), not a todo list: the tags it gets name
+/// the plan, at WARNING and in the alert after a compaction.
+#[test]
+fn codex_is_told_about_its_plan_not_a_todo_list() {
+    let mut sb = Sandbox::new();
+    let rollout = codex_rollout(SESSION, sb.dir(), &[190_000]);
+    codex_home_with(&mut sb, SESSION, &rollout);
+    let warning = context_of(&sb.run(&["hooks", "prompt-submit"], codex_prompt(&sb, SESSION)));
+    assert!(warning.contains("tier=\"WARNING\""), "{warning}");
+    assert!(warning.contains("your plan"), "{warning}");
+    assert!(!warning.contains("todo list"), "{warning}");
+    let pre = json!({
+        "session_id": SESSION, "transcript_path": null, "cwd": sb.dir(),
+        "hook_event_name": "PreCompact", "model": "gpt-5.3-codex", "turn_id": "t9",
+        "trigger": "auto",
+    });
+    assert_eq!(sb.run(&["hooks", "pre-compact"], pre.to_string()).code, 0);
+    let alert = context_of(&sb.run(&["hooks", "prompt-submit"], codex_prompt(&sb, SESSION)));
+    assert!(alert.contains("<compaction-alert"), "{alert}");
+    assert!(alert.contains("check your plan"), "{alert}");
+    assert!(!alert.contains("todo list"), "{alert}");
+}

@@ -258,7 +258,7 @@ fn git_sees_nothing_to_commit_in_ctxmon() {
             .output()
     };
     if !git(&["init", "-q"]).is_ok_and(|o| o.status.success()) {
-        eprintln!("notice: git unavailable; skipping");
+        ctxmon_test_support::skip!("git unavailable; skipping");
         return;
     }
     assert_checkpoint_announced(&scene.pre_compact());

@@ -94,7 +94,9 @@ impl Edited {
                 ),
             )
         })?;
-        load_files_with(paths, (scope.layer(), &table)).map_err(nothing_written)?;
+        load_files_with(paths, (scope.layer(), &table))
+            .map_err(|e| not_from(e, target, key))
+            .map_err(nothing_written)?;
         let written = match scope {
             Scope::User => write_private(target, &text),
             Scope::Project | Scope::Local => write_in_ctxmon(layout, target, &text),
@@ -246,6 +248,30 @@ fn has_comment(parent: &dyn TableLike, name: &str) -> bool {
         _ => false,
     };
     on_key || on_header
+}
+
+/// The value being set comes from `config set`, not from `target`: the file was not written,
+/// so an error must not say the value is in it.
+fn not_from(mut error: ConfigError, target: &Path, key: &str) -> ConfigError {
+    let shown = target.display().to_string();
+    let from_set = super::set::SET_SOURCE;
+    let fix = |e: &mut ConfigError| {
+        let mut named = false;
+        for s in e.settings.iter_mut() {
+            if s.key == key && s.source == shown {
+                s.source = from_set.to_string();
+                named = true;
+            }
+        }
+        if named && e.source == shown {
+            e.source = from_set.to_string();
+        }
+    };
+    fix(&mut error);
+    for e in error.more.iter_mut() {
+        fix(e);
+    }
+    error
 }
 
 pub(super) fn nothing_written(mut error: ConfigError) -> ConfigError {

@@ -5,8 +5,7 @@
 //! is accepted or refused with the same message wherever it is written.
 
 use ctxmon_application::config::{
-    FIELDS, FieldKind, FieldSpec, HookDeadline, MIN_DEADLINE_MS, expected_deadline, field,
-    max_deadline_ms,
+    FIELDS, FieldKind, FieldSpec, MAX_DEADLINE_MS, MIN_DEADLINE_MS, expected_deadline, field,
 };
 
 /// The section of model rules; its entries are `context_monitor.models.<prefix>`.
@@ -76,7 +75,7 @@ pub(crate) fn expected(key: &KeyRef) -> String {
         FieldKind::IntegerMap => {
             "a table of model prefix = window size, e.g. { \"claude-opus-4\" = 1000000 }".into()
         }
-        FieldKind::Deadline(hook) => expected_deadline(hook.map(HookDeadline::timeout_secs)),
+        FieldKind::Deadline(_) => expected_deadline(),
     }
 }
 
@@ -105,13 +104,10 @@ pub(crate) fn check(key: &KeyRef, value: &toml::Value) -> Result<(), String> {
                 t.iter()
                     .all(|(k, v)| !k.is_empty() && v.as_integer().is_some_and(|n| n >= 1))
             }),
-            FieldKind::Deadline(hook) => value
+            FieldKind::Deadline(_) => value
                 .as_integer()
                 .and_then(|n| u64::try_from(n).ok())
-                .is_some_and(|n| {
-                    (MIN_DEADLINE_MS..=max_deadline_ms(hook.map(HookDeadline::timeout_secs)))
-                        .contains(&n)
-                }),
+                .is_some_and(|n| (MIN_DEADLINE_MS..=MAX_DEADLINE_MS).contains(&n)),
         },
     };
     if ok {
@@ -295,15 +291,13 @@ mod tests {
         assert!(err("context_monitor.models", "[1]").contains("table"));
         assert!(err("resume_logs.triggers", "[1, 2]").contains("list of strings"));
         assert!(err("hooks.deadline_ms", "-5").contains("from 50"));
-        // A hook's own deadline ends below its registered timeout, and the message says so.
-        let late = err("hooks.pre_compact_deadline_ms", "7500");
-        assert!(
-            late.starts_with(
-                "must be an integer from 50 to 7499 (milliseconds: below the 10 s timeout"
-            ),
-            "{late}"
-        );
-        assert!(err("hooks.prompt_submit_deadline_ms", "2500").contains("to 2499"));
+        // One range for every deadline key: a hook's own and the fallback alike.
+        for key in ["hooks.pre_compact_deadline_ms", "hooks.deadline_ms"] {
+            assert_eq!(
+                err(key, "600001"),
+                "must be an integer from 50 to 600000 (milliseconds)"
+            );
+        }
     }
 
     #[test]
@@ -317,14 +311,15 @@ mod tests {
             Ok(Parsed::Unset)
         );
         assert_eq!(parse(&key("hooks.deadline_ms"), ""), Ok(Parsed::Unset));
-        // The fallback keeps the range it always had, so no existing file becomes invalid.
+        // Every deadline key keeps the fallback's range, so no existing file becomes invalid.
         assert_eq!(
             set("hooks.deadline_ms", "60000"),
             toml::Value::Integer(60_000)
         );
         let k = key("hooks.session_start_deadline_ms");
         assert!(check(&k, &toml::Value::Integer(7_000)).is_ok());
-        assert!(check(&k, &toml::Value::Integer(7_500)).is_err());
+        assert!(check(&k, &toml::Value::Integer(7_500)).is_ok());
+        assert!(check(&k, &toml::Value::Integer(600_001)).is_err());
         assert!(check(&k, &toml::Value::String("7000".into())).is_err());
     }
 

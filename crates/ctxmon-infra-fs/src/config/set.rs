@@ -52,6 +52,25 @@ pub fn set_value(
 /// [`set_value`] in a given layout: the project and local files are written in its `.ctxmon`,
 /// which [`ProjectLayout::ensure_dir`] creates (with its `.gitignore`) or checks, and never
 /// through a symbolic link; only the user's own file is written through one.
+/// Where a value given to `config set` comes from, in messages: the command, not a file it
+/// was not written to.
+pub(crate) const SET_SOURCE: &str = "`ctxmon config set`";
+
+/// `raw` as the value it reads as, for a message: `0` and `0.9` are numbers and `true` a
+/// boolean, so they are shown as such, not quoted like the string `"high"`.
+fn as_typed(raw: &str) -> toml::Value {
+    let raw = raw.trim();
+    if let Ok(n) = raw.parse::<i64>() {
+        toml::Value::Integer(n)
+    } else if let Some(x) = raw.parse::<f64>().ok().filter(|x| x.is_finite()) {
+        toml::Value::Float(x)
+    } else if let Ok(b) = raw.parse::<bool>() {
+        toml::Value::Boolean(b)
+    } else {
+        toml::Value::String(raw.to_string())
+    }
+}
+
 pub fn set_value_in(
     layout: &ProjectLayout,
     env: &EnvVars,
@@ -62,13 +81,13 @@ pub fn set_value_in(
 ) -> Result<SetOutcome, ConfigError> {
     let project_dir = layout.project_dir();
     let Some(key_ref) = KeyRef::resolve(key) else {
-        return Err(ConfigError::unknown_key(key, "command line", false));
+        return Err(ConfigError::unknown_key(key, SET_SOURCE, false));
     };
     let parsed = kinds::parse(&key_ref, raw).map_err(|message| {
         let setting = Setting {
             key: key.to_string(),
-            value: kinds::render(&toml::Value::String(raw.to_string())),
-            source: "command line".into(),
+            value: kinds::render(&as_typed(raw)),
+            source: SET_SOURCE.into(),
         };
         ConfigError::invalid(setting, message)
     })?;

@@ -46,6 +46,32 @@ pub fn opens_as_json_lines(path: &Path) -> bool {
         .is_none_or(|b| *b == b'{')
 }
 
+/// What a JSON document given in place of a transcript is, when its first line is one of the
+/// inputs the agents send to ctxmon rather than a transcript line: every transcript line has a
+/// top-level `type`, a hook's or the status line's input has none and names a transcript
+/// instead. `None` for anything else (a transcript, or a file that cannot be read).
+pub fn input_in_place_of_transcript(path: &Path) -> Option<&'static str> {
+    let (file, _) = open_regular(path).ok()?;
+    let mut head = Vec::new();
+    file.take(SNIFF_BYTES).read_to_end(&mut head).ok()?;
+    let line = match super::backward::first_newline(&head) {
+        Some(end) => head.get(..end)?,
+        None => &head,
+    };
+    let value: serde_json::Value = serde_json::from_slice(line).ok()?;
+    let object = value.as_object()?;
+    if object.contains_key("type") {
+        return None;
+    }
+    if object.contains_key("hook_event_name") {
+        Some("a hook's input (the JSON the agent sends a hook)")
+    } else if object.contains_key("transcript_path") || object.contains_key("context_window") {
+        Some("a status-line input (the JSON Claude Code sends its status line)")
+    } else {
+        None
+    }
+}
+
 /// The agent that wrote a file starting with `bytes` (its first line may be cut).
 pub fn agent_of_prefix(bytes: &[u8]) -> AgentKind {
     let start = bytes

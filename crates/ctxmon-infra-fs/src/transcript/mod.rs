@@ -48,7 +48,9 @@ use backward::{BackLine, BackwardLines};
 use line::{LineEvent, classify};
 use open::{io_error, open_regular};
 
-pub use format::{SNIFF_BYTES, agent_of, agent_of_prefix, opens_as_json_lines};
+pub use format::{
+    SNIFF_BYTES, agent_of, agent_of_prefix, input_in_place_of_transcript, opens_as_json_lines,
+};
 pub use forward::ForwardStats;
 pub use records::{RESULT_HEAD_CHARS, RESULT_TAIL_CHARS, RecordParser, records_from_values};
 pub use tail::{TailLines, read_tail_lines};
@@ -204,6 +206,37 @@ impl JsonlTranscriptReader {
             bytes_scanned: lines.bytes_scanned(file_len),
         };
         Ok(ScanReport { reading, stats })
+    }
+}
+
+impl JsonlTranscriptReader {
+    /// The model of the newest main-chain response within `limits`, looking past compaction
+    /// boundaries: after a compaction the newest reading has no response, but the session's
+    /// model is still the one it last answered with (and decides the window).
+    pub fn last_model(&self, path: &Path, limits: ScanLimits) -> Option<String> {
+        if self.agent_of(path).ok()? == AgentKind::Codex {
+            return None;
+        }
+        let (file, file_len) = open_regular(path).ok()?;
+        let mut lines = BackwardLines::new(
+            file,
+            file_len,
+            limits.max_scan_bytes,
+            self.block_size,
+            self.max_line_bytes,
+        );
+        while let Ok(Some(line)) = lines.next_line() {
+            if let BackLine::Line(bytes) = line
+                && let LineEvent::Usage {
+                    sidechain: false,
+                    record,
+                } = classify(bytes)
+                && record.model.is_some()
+            {
+                return record.model;
+            }
+        }
+        None
     }
 }
 

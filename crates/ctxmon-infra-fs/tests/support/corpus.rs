@@ -17,8 +17,8 @@ pub fn corpus(what: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "notice: {} is absent; skipping the real-transcript {what}",
+        ctxmon_test_support::skip!(
+            "{} is absent; skipping the real-transcript {what}",
             dir.display()
         );
         None
@@ -78,8 +78,8 @@ pub fn codex_corpus(what: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "notice: {} is absent; skipping the real-rollout {what}",
+        ctxmon_test_support::skip!(
+            "{} is absent; skipping the real-rollout {what}",
             dir.display()
         );
         None

@@ -157,9 +157,13 @@ impl<'de> de::Deserializer<'de> for At<'de, '_> {
         let unexpected = match self.value {
             Value::Null => Unexpected::Unit,
             Value::Bool(b) => Unexpected::Bool(*b),
-            Value::Number(n) => n
-                .as_f64()
-                .map_or(Unexpected::Other("number"), Unexpected::Float),
+            // An integer is named as one: `5`, not "floating point 5.0".
+            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => Unexpected::Unsigned(u),
+                (None, Some(i), _) => Unexpected::Signed(i),
+                (None, None, Some(f)) => Unexpected::Float(f),
+                (None, None, None) => Unexpected::Other("number"),
+            },
             Value::String(s) => Unexpected::Str(s),
             _ => Unexpected::Seq,
         };

@@ -10,7 +10,8 @@
 //!
 //! Codex is optional: with no sign of it (no `.codex/` in the project, no Codex folder, no
 //! `CODEX_HOME`) doctor prints no Codex line, and where Codex is present but ctxmon is not
-//! registered for it the one line is `skip`, not a problem. Once any ctxmon hook is registered
+//! registered for it the one line is `skip`, not a problem (and none at all when ctxmon is
+//! registered for no agent: the `hooks` line says so for both). Once any ctxmon hook is registered
 //! for Codex, each hook Codex should run gets its own line, as Claude Code's do. Whether the
 //! user trusted the hooks in Codex's `/hooks` is Codex's record (a hash of each definition in
 //! its `config.toml`), which doctor does not reproduce; the fixes say where to look.
@@ -84,7 +85,54 @@ fn parse(file: &CodexFile, text: &str) -> Result<Value, String> {
     serde_json::from_str(text).map_err(|e| format!("is not valid JSON ({e})"))
 }
 
-pub fn checks(project_dir: &Path, env: &[(String, String)]) -> Vec<Check> {
+/// What doctor found in Codex's files: the lines to show, and whether ctxmon is registered
+/// there at all (which decides whether Claude Code's checks are the project's business).
+#[derive(Debug, Default)]
+pub struct CodexReport {
+    /// ctxmon registers at least one hook in a file Codex reads.
+    pub registered: bool,
+    /// The hooks.json files looked in, as shown to the user.
+    pub looked: Vec<String>,
+    /// The programs ctxmon's Codex hooks are run by, as written.
+    pub programs: Vec<String>,
+    /// ctxmon's Codex registrations with their timeouts (`SettingsScan::timeouts`).
+    pub timeouts: Vec<(String, String, String, f64)>,
+    /// Files Codex or doctor cannot read.
+    problems: Vec<Check>,
+    /// One line per hook Codex should run, when `registered`.
+    hooks: Vec<Check>,
+    /// Codex shows signs of use here, or one of its files exists.
+    seen: bool,
+}
+
+impl CodexReport {
+    /// The lines to print. `announced` is true when another line already said that ctxmon is
+    /// registered for no agent, so "not registered for Codex" would only repeat it.
+    pub fn into_checks(self, announced: bool) -> Vec<Check> {
+        let mut checks = self.problems;
+        if self.registered {
+            checks.extend(self.hooks);
+        } else if self.seen && !announced {
+            checks.push(
+                Check::new(
+                    "codex hooks",
+                    Status::Skip,
+                    format!(
+                        "ctxmon's hooks are not registered for Codex (looked in {})",
+                        self.looked.join(", ")
+                    ),
+                )
+                .with_fix(
+                    "if you use Codex here: `ctxmon install --agent codex`, then trust the hooks \
+                     in Codex's /hooks",
+                ),
+            );
+        }
+        checks
+    }
+}
+
+pub fn checks(project_dir: &Path, env: &[(String, String)]) -> CodexReport {
     let (files, in_use) = codex_files(project_dir, env);
     let mut scan = SettingsScan::default();
     let mut problems = Vec::new();
@@ -127,43 +175,34 @@ pub fn checks(project_dir: &Path, env: &[(String, String)]) -> Vec<Check> {
         // reads either.
         collect(&file.label, &value, &mut scan);
     }
-    if !scan.has_registrations() {
-        if !in_use && problems.is_empty() && present.is_empty() {
-            return Vec::new();
-        }
-        let looked: Vec<&str> = files
-            .iter()
-            .filter(|f| !f.toml)
-            .map(|f| f.label.as_str())
-            .collect();
-        problems.push(
-            Check::new(
-                "codex hooks",
-                Status::Skip,
-                format!(
-                    "ctxmon's hooks are not registered for Codex (looked in {})",
-                    looked.join(", ")
-                ),
-            )
-            .with_fix(
-                "if you use Codex here: `ctxmon install --agent codex`, then trust the hooks in \
-                 Codex's /hooks",
-            ),
-        );
-        return problems;
+    let looked = files
+        .iter()
+        .filter(|f| !f.toml)
+        .map(|f| f.label.clone())
+        .collect();
+    let mut report = CodexReport {
+        registered: scan.has_registrations(),
+        looked,
+        programs: scan.programs(),
+        timeouts: scan.timeouts(),
+        seen: in_use || !problems.is_empty() || !present.is_empty(),
+        problems,
+        hooks: Vec::new(),
+    };
+    if !report.registered {
+        return report;
     }
-    let mut checks = problems;
     for reg in &hooks_for(Agent::Codex) {
         let check = event_check(&scan, reg, Agent::Codex, project_dir, env);
         // Codex asks again for every definition install writes or changes, so a fix that
         // reinstalls needs the user's trust too.
         let fix = check.fix.clone().filter(|f| f.contains("ctxmon install"));
-        checks.push(match fix {
+        report.hooks.push(match fix {
             Some(fix) => check.with_fix(format!("{fix}; then trust the hooks in Codex's /hooks")),
             None => check,
         });
     }
-    checks
+    report
 }
 
 #[cfg(test)]

@@ -12,9 +12,11 @@ use ctxmon_infra_fs::json_repair::from_str_lenient;
 use serde_json::Value;
 
 use super::check::{Check, Status};
+use super::matchers::{codex_matcher_finding, matcher_finding};
 use crate::cli::{Agent, HookCommand};
 use crate::install::command_line::ctxmon_command;
 use crate::install::table::{Registration, hooks_for};
+use crate::origin::Origin;
 use crate::paths::{Resolved, resolve_program};
 
 /// Settings files are small; anything bigger is not a settings file and is not read whole.
@@ -68,6 +70,8 @@ struct Found {
     command: String,
     program: String,
     args: Vec<String>,
+    /// The timeout registered with it, in seconds (both agents' files call it `timeout`).
+    timeout_secs: Option<f64>,
 }
 
 /// The program and arguments of a ctxmon command line, owned.
@@ -173,6 +177,7 @@ pub fn collect(label: &str, settings: &Value, out: &mut SettingsScan) {
                             command: command.to_string(),
                             program,
                             args,
+                            timeout_secs: entry.get("timeout").and_then(Value::as_f64),
                         });
                     }
                 }
@@ -246,10 +251,84 @@ pub fn checks(
     checks
 }
 
-/// Whether `scan` is empty of ctxmon's registrations.
+/// What a project where Claude Code does not run ctxmon gets in place of [`checks`]. With
+/// ctxmon registered for Codex (`codex_looked` is `None`), Claude Code is simply not this
+/// project's agent: one line says so, as something to know. With ctxmon registered for no
+/// agent, one failing line names the files of both agents and both ways to install, and the
+/// status-line line follows as usual.
+pub fn unregistered(
+    scan: &SettingsScan,
+    project_dir: &Path,
+    env: &[(String, String)],
+    codex_looked: Option<&[String]>,
+) -> Vec<Check> {
+    let looked = [scan.present.clone(), scan.absent.clone()]
+        .concat()
+        .join(", ");
+    let Some(codex_looked) = codex_looked else {
+        return vec![
+            Check::new(
+                "hooks",
+                Status::Skip,
+                format!(
+                    "ctxmon's hooks are not registered for Claude Code (looked in {looked}); \
+                     this project runs them through Codex"
+                ),
+            )
+            .with_fix("if you also use Claude Code here: `ctxmon install`"),
+        ];
+    };
+    vec![
+        Check::new(
+            "hooks",
+            Status::Fail,
+            format!(
+                "ctxmon's hooks are registered for no agent (looked in {looked}, {})",
+                codex_looked.join(", ")
+            ),
+        )
+        .with_fix(
+            "run `ctxmon install` for Claude Code (`--scope user` for every project), or \
+             `ctxmon install --agent codex` for Codex",
+        ),
+        statusline_check(scan, project_dir, env),
+    ]
+}
+
 impl SettingsScan {
+    /// Whether `scan` holds any of ctxmon's hook registrations.
     pub fn has_registrations(&self) -> bool {
         !self.registrations.is_empty()
+    }
+
+    /// Each `ctxmon hooks <name>` registration with a timeout: (file, event, name, seconds).
+    pub fn timeouts(&self) -> Vec<(String, String, String, f64)> {
+        self.registrations
+            .iter()
+            .filter(|r| r.args.len() == 2 && r.args[0] == "hooks")
+            .filter_map(|r| {
+                let secs = r.timeout_secs?;
+                Some((r.file.clone(), r.event.clone(), r.args[1].clone(), secs))
+            })
+            .collect()
+    }
+
+    /// The programs ctxmon's hooks and status line are run by, each once, as written.
+    pub fn programs(&self) -> Vec<String> {
+        let mut programs: Vec<String> = Vec::new();
+        let all = self.registrations.iter().map(|r| &r.program);
+        for program in all.chain(self.statusline.as_ref().map(|s| &s.1)) {
+            if !programs.contains(program) {
+                programs.push(program.clone());
+            }
+        }
+        programs
+    }
+
+    /// Whether Claude Code runs anything of ctxmon's from these files: a hook, the plugin or
+    /// the status line.
+    pub fn claude_uses_ctxmon(&self) -> bool {
+        self.has_registrations() || !self.plugins.is_empty() || self.statusline.is_some()
     }
 }
 
@@ -321,8 +400,8 @@ pub fn event_check(
                 Status::Fail,
                 format!("{} runs `{}`, but {why}", r.file, r.command),
                 Some(format!(
-                    "put ctxmon on PATH (`cargo install --locked --path crates/ctxmon-cli`), or \
-                     run {install} to write this binary's path"
+                    "put ctxmon on PATH ({}), or run {install} to write this binary's path",
+                    Origin::current(env).path_fix()
                 )),
             )),
             Resolved::Missing(why) => findings.push((
@@ -431,77 +510,6 @@ fn duplicates(regs: &[&Found], agent: Agent) -> Option<(Status, String, Option<S
     }
 }
 
-/// Codex honours every matcher ctxmon could meet (SessionStart's `compact` included), and
-/// ctxmon registers none: any other matcher runs the hook for some occurrences only.
-fn codex_matcher_finding(
-    want: &Registration,
-    matcher: Option<&str>,
-    file: &str,
-) -> Option<(Status, String, Option<String>)> {
-    let m = matcher
-        .map(str::trim)
-        .filter(|m| !m.is_empty() && *m != "*")?;
-    Some((
-        Status::Warn,
-        format!(
-            "{file} registers {} with matcher `{m}`: Codex runs it only for what `{m}` matches",
-            want.event
-        ),
-        Some("run `ctxmon install --agent codex`, which registers it without a matcher".into()),
-    ))
-}
-
-/// SessionStart must see every source (Claude Code fires the `compact` matcher unreliably,
-/// anthropics/claude-code#15174), PreCompact every trigger, PreToolUse the edit tools,
-/// PostToolUse every tool.
-fn matcher_finding(
-    hook: HookCommand,
-    matcher: Option<&str>,
-    file: &str,
-) -> Option<(Status, String, Option<&'static str>)> {
-    let m = matcher
-        .map(str::trim)
-        .filter(|m| !m.is_empty() && *m != "*")?;
-    match hook {
-        HookCommand::SessionStart if m.split('|').any(|s| s.trim() == "compact") => Some((
-            Status::Fail,
-            format!(
-                "{file} registers SessionStart with matcher `{m}`: Claude Code fires the `compact` matcher unreliably, so the resumption context can be lost"
-            ),
-            Some("remove the matcher; ctxmon decides by the event's source itself"),
-        )),
-        HookCommand::SessionStart => Some((
-            Status::Warn,
-            format!(
-                "{file} registers SessionStart with matcher `{m}`: it never runs after a compaction"
-            ),
-            Some("remove the matcher; ctxmon decides by the event's source itself"),
-        )),
-        HookCommand::PreCompact if !(m.contains("auto") && m.contains("manual")) => Some((
-            Status::Warn,
-            format!(
-                "{file} registers PreCompact with matcher `{m}`: the compactions it leaves out get no checkpoint"
-            ),
-            Some("remove the matcher"),
-        )),
-        HookCommand::PreToolUse if !(m.contains("Write") && m.contains("Edit")) => Some((
-            Status::Warn,
-            format!(
-                "{file} registers PreToolUse with matcher `{m}`: edits with Write or Edit get no staleness note"
-            ),
-            Some("use the matcher `Write|Edit|MultiEdit`"),
-        )),
-        HookCommand::PostToolUse if m != ".*" => Some((
-            Status::Warn,
-            format!(
-                "{file} registers PostToolUse with matcher `{m}`: tool loops using other tools get no warning when the context fills"
-            ),
-            Some("remove the matcher (every tool)"),
-        )),
-        _ => None,
-    }
-}
-
 fn statusline_check(scan: &SettingsScan, project_dir: &Path, env: &[(String, String)]) -> Check {
     let Some((file, program, args)) = &scan.statusline else {
         let message = match &scan.other_statusline {
@@ -560,28 +568,5 @@ mod tests {
         assert!(ctxmon_args("/x/ctxmonitor hooks x").is_none());
         assert!(ctxmon_args("bash -c 'ctxmon hooks x'").is_none());
         assert!(ctxmon_args("'unterminated").is_none());
-    }
-
-    #[test]
-    fn matchers_that_lose_events_are_flagged() {
-        let compact = matcher_finding(HookCommand::SessionStart, Some("compact"), "f");
-        assert_eq!(compact.map(|f| f.0), Some(Status::Fail));
-        let either = matcher_finding(HookCommand::SessionStart, Some("resume|compact"), "f");
-        assert_eq!(either.map(|f| f.0), Some(Status::Fail));
-        let startup = matcher_finding(HookCommand::SessionStart, Some("startup"), "f");
-        assert_eq!(startup.map(|f| f.0), Some(Status::Warn));
-        assert!(matcher_finding(HookCommand::SessionStart, Some(""), "f").is_none());
-        assert!(matcher_finding(HookCommand::SessionStart, Some("*"), "f").is_none());
-        assert!(
-            matcher_finding(HookCommand::PreToolUse, Some("Write|Edit|MultiEdit"), "f").is_none()
-        );
-        assert!(matcher_finding(HookCommand::PreToolUse, Some("Bash"), "f").is_some());
-        assert!(matcher_finding(HookCommand::PreCompact, Some("auto"), "f").is_some());
-        assert!(matcher_finding(HookCommand::PreCompact, Some("manual|auto"), "f").is_none());
-        assert!(matcher_finding(HookCommand::SessionEnd, Some("clear"), "f").is_none());
-        assert!(matcher_finding(HookCommand::PostToolUse, None, "f").is_none());
-        assert!(matcher_finding(HookCommand::PostToolUse, Some(".*"), "f").is_none());
-        let bash = matcher_finding(HookCommand::PostToolUse, Some("Bash"), "f");
-        assert_eq!(bash.map(|f| f.0), Some(Status::Warn));
     }
 }

@@ -5,14 +5,17 @@
 //! as the hooks would. Exit 0 when every check is ok or skipped, 1 when any warned or failed.
 //!
 //! Layout: `check` is the result type and its rendering, `hooks` reads Claude Code's settings
-//! files, `codex` Codex's hook files (`crate::paths` resolves programs like a shell), `payload`
-//! compares Claude Code's own figure with ctxmon's (as the status line last saw them),
-//! `statusline_problem` says why the status line last showed no figure, `system` holds the
-//! remaining checks.
+//! files (`matchers` judges their matchers), `codex` Codex's hook files (`crate::paths` resolves
+//! programs like a shell), `deadlines` holds each hook's deadline against its registered
+//! timeout, `payload` compares Claude Code's own figure with ctxmon's (as the status line last
+//! saw them), `statusline_problem` says why the status line last showed no figure, `system`
+//! holds the remaining checks.
 
 mod check;
 mod codex;
+mod deadlines;
 mod hooks;
+mod matchers;
 mod payload;
 mod statusline_problem;
 mod system;
@@ -35,18 +38,39 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     let (config_check, config) =
         system::config(bootstrap::load_layers_checked(global, &project_dir, &[]));
     let cm = &config.context_monitor;
-    let mut checks = vec![system::binary(&env)];
     let settings = hooks::scan(&hooks::settings_files(&project_dir, &env));
+    let codex = codex::checks(&project_dir, &env);
+    let registered = [settings.timeouts(), codex.timeouts.clone()].concat();
+    let mut calls = settings.programs();
+    calls.extend(
+        codex
+            .programs
+            .iter()
+            .filter(|p| !calls.contains(p))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    let mut checks = vec![system::binary(&env, &project_dir, &calls)];
     checks.extend(settings.problems.iter().cloned());
-    checks.extend(hooks::checks(
-        &settings,
-        &project_dir,
-        &env,
-        cm.enabled && cm.post_tool_use,
-    ));
-    checks.extend(codex::checks(&project_dir, &env));
+    // Each agent's checks run where that agent runs ctxmon: a project that uses only Codex
+    // is not failed for lacking Claude Code's hooks, nor the other way round.
+    let claude = settings.claude_uses_ctxmon();
+    if claude {
+        checks.extend(hooks::checks(
+            &settings,
+            &project_dir,
+            &env,
+            cm.enabled && cm.post_tool_use,
+        ));
+    } else {
+        let no_agent = (!codex.registered).then_some(codex.looked.as_slice());
+        checks.extend(hooks::unregistered(&settings, &project_dir, &env, no_agent));
+    }
+    let announced = !claude && !codex.registered;
+    checks.extend(codex.into_checks(announced));
     checks.extend(system::install_leftovers(&project_dir, &env));
     checks.push(config_check);
+    checks.extend(deadlines::check(&registered, &config.hooks));
     checks.push(system::storage(&layout));
     checks.push(system::hook_log(&layout, &config));
     checks.push(system::transcript(&project_dir, &env, &config));

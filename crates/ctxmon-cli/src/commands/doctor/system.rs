@@ -15,10 +15,8 @@ use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{HookLog, ProjectLayout, SystemClock};
 
 use super::check::{Check, Status};
-use crate::paths::{same_file, which};
-
-const INSTALL_HINT: &str =
-    "`cargo install --locked --path crates/ctxmon-cli` puts it in ~/.cargo/bin";
+use crate::origin::Origin;
+use crate::paths::{Resolved, resolve_program, same_file, which};
 
 /// What an interrupted `ctxmon install` or `uninstall` left in the agents' folders (the
 /// project's `.claude` and `.codex`, the user's): `None` when nothing is there, so the check
@@ -61,36 +59,84 @@ pub fn install_leftovers(project_dir: &Path, env: &[(String, String)]) -> Option
     })
 }
 
-pub fn binary(env: &[(String, String)]) -> Check {
+/// Whether a shell finds this binary as `ctxmon`, and how the hooks call it (`calls`: the
+/// programs ctxmon's hooks and status line run, as written). The fix follows how the binary
+/// was installed, so a release or npm user is not sent to cargo.
+pub fn binary(env: &[(String, String)], project_dir: &Path, calls: &[String]) -> Check {
     let this = std::env::current_exe().ok();
     let shown = this
         .as_ref()
         .map_or_else(|| "unknown".to_string(), |p| p.display().to_string());
+    let origin = Origin::current(env);
+    let hooks = hooks_call(calls, project_dir, env, this.as_deref());
     match (which("ctxmon", env), &this) {
         (Some(found), Some(this)) if same_file(&found, this) => Check::ok(
             "binary",
-            format!("{} is on PATH and is this binary", found.display()),
+            format!("{} is on PATH and is this binary; {hooks}", found.display()),
         ),
         (Some(found), _) => Check::new(
             "binary",
             Status::Warn,
             format!(
-                "{} is on PATH, but this is {shown}: a shell and the hooks may run different versions",
+                "{} is on PATH, but this is {shown}: a shell and the hooks may run different versions; {hooks}",
                 found.display()
             ),
         )
         .with_fix(format!(
-            "use one binary everywhere ({INSTALL_HINT}; `ctxmon install` then points the hooks at it)"
+            "keep one binary: remove the other or put this one's folder first on PATH, then run \
+             `ctxmon install` to point the hooks at it ({})",
+            origin.path_fix()
         )),
-        (None, _) => Check::new(
-            "binary",
-            Status::Warn,
-            format!(
-                "ctxmon is not on PATH (this is {shown}); hooks call it by absolute path, but a shell cannot"
-            ),
-        )
-        .with_fix(INSTALL_HINT),
+        (None, _) => {
+            // A project's npm dependency is off PATH by design: `npx ctxmon` runs it.
+            let status = match origin {
+                Origin::NpmProject { .. } => Status::Ok,
+                _ => Status::Warn,
+            };
+            Check::new(
+                "binary",
+                status,
+                format!("ctxmon is not on PATH (this is {shown}), so a shell cannot run it; {hooks}"),
+            )
+            .with_fix(origin.path_fix())
+        }
     }
+}
+
+/// "the hooks call …": each program as written, and whether it is this binary.
+fn hooks_call(
+    calls: &[String],
+    project_dir: &Path,
+    env: &[(String, String)],
+    this: Option<&Path>,
+) -> String {
+    if calls.is_empty() {
+        return "no hook calls it yet".to_string();
+    }
+    let shown: Vec<String> = calls
+        .iter()
+        .map(|program| {
+            let resolved = match resolve_program(program, project_dir, env) {
+                Resolved::Executable(path) => Some(path),
+                Resolved::Missing(_) | Resolved::Unknown(_) => None,
+            };
+            let is_this = resolved
+                .as_ref()
+                .zip(this)
+                .is_some_and(|(found, this)| same_file(found, this));
+            let how = if program.contains('/') {
+                program.clone()
+            } else {
+                format!("`{program}` through PATH")
+            };
+            match (resolved, is_this) {
+                (_, true) => how,
+                (Some(_), false) => format!("{how} (another binary)"),
+                (None, _) => format!("{how} (not found here)"),
+            }
+        })
+        .collect();
+    format!("the hooks call {}", shown.join(" and "))
 }
 
 /// The configuration check; also returns the configuration the other checks should use (the

@@ -69,8 +69,34 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
             )));
         }
         let target = Target::resolve(args.agent, args.scope, global)?;
-        let program = program::program(args.scope, &target.path.display().to_string())?;
+        let program = program::program(args.agent, args.scope, &target.path)?;
         let current = target.read()?;
+        // Where the target already registers ctxmon, this run is an update; elsewhere it would
+        // be a second registration for the same agent.
+        if !args.force
+            && !current
+                .as_deref()
+                .is_some_and(target::registers_ctxmon_hooks)
+            && let Some((scope, other)) = target.registered_elsewhere(global)
+        {
+            return Err(anyhow!(
+                "ctxmon's hooks are already registered for {} in {} (--scope {}); registering \
+                 them in {} too would make {} run each hook twice, so the agent would see every \
+                 tag twice. Keep that registration (nothing to do), or move it: `ctxmon \
+                 uninstall{} --scope {}` first; --force registers both; nothing was changed",
+                args.agent.label(),
+                other.display(),
+                scope_name(scope),
+                target.path.display(),
+                args.agent.label(),
+                match args.agent {
+                    Agent::Claude => "",
+                    Agent::Codex => " --agent codex",
+                },
+                scope_name(scope),
+            )
+            .into());
+        }
         let has_bom = current.as_deref().is_some_and(merge::has_bom);
         if has_bom && args.agent == Agent::Codex {
             return Err(anyhow!(
@@ -268,6 +294,10 @@ struct Done {
     /// Where a replaced status line is kept.
     kept: Option<String>,
     file_removed: bool,
+    /// The project's agent folder that removing the file left empty, removed too.
+    folder_removed: Option<String>,
+    /// The project's `.ctxmon` folder, which a full uninstall keeps.
+    data_kept: Option<String>,
     next_step: Option<String>,
     warnings: Vec<String>,
     /// Leftovers of an interrupted run removed first (`leftovers`).
@@ -359,13 +389,25 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
     } else {
         None
     };
+    let file_removed = remove_file && write && target.write_path == target.path;
     let done = Done {
         changed,
         backup: (write && back_up && original.is_some())
             .then(|| target.backup.display().to_string()),
         backup_removed,
         kept: (write && record.is_some()).then(|| target.record.display().to_string()),
-        file_removed: remove_file && write && target.write_path == target.path,
+        file_removed,
+        folder_removed: file_removed
+            .then(|| target.remove_empty_folder())
+            .flatten()
+            .map(|d| d.display().to_string()),
+        // Uninstall removes registrations, never the data the hooks kept: say where it is.
+        data_kept: (full_uninstall && write)
+            .then(|| crate::bootstrap::existing_project_dir(global).ok())
+            .flatten()
+            .map(|dir| dir.join(".ctxmon"))
+            .filter(|dir| dir.is_dir())
+            .map(|dir| dir.display().to_string()),
         next_step: next_step(verb, target, outcome, write),
         warnings,
         leftovers,
@@ -383,6 +425,7 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
             "program": program.map(|p| p.word.as_str()), "note": note,
             "backup": done.backup, "backup_removed": done.backup_removed,
             "statusline_record": done.kept, "file_removed": done.file_removed,
+            "folder_removed": done.folder_removed, "data_kept": done.data_kept,
             "next_step": done.next_step, "changes": changes, "diff": dry_run.then_some(diff),
             "leftovers_removed": done.leftovers,
         }))?;
@@ -470,10 +513,16 @@ fn report(
             outln!("(ctxmon's backup {backup} would be deleted)")?;
         }
     } else if let Some(backup) = &done.backup {
-        outln!("previous version saved as {backup}")?;
+        match target.backup_hint() {
+            Some(hint) => outln!("previous version saved as {backup}; {hint}")?,
+            None => outln!("previous version saved as {backup}")?,
+        }
     }
     if done.file_removed {
         outln!("removed {shown}: nothing but ctxmon's hooks was in it")?;
+    }
+    if let Some(folder) = &done.folder_removed {
+        outln!("removed {folder}: nothing else was in it")?;
     }
     if let (Some(backup), false) = (&done.backup_removed, dry_run) {
         outln!(
@@ -503,6 +552,12 @@ fn report(
     }
     if let Some(next) = &done.next_step {
         outln!("{next}")?;
+    }
+    if let Some(data) = &done.data_kept {
+        outln!(
+            "kept {data}: ctxmon's session state, checkpoints, resume logs and logs, which quote \
+             your prompts and command output; delete the folder if you no longer want them"
+        )?;
     }
     Ok(())
 }

@@ -11,6 +11,11 @@
 //! path runs whatever PATH the agent was started with (a desktop app or an IDE may start it
 //! without `~/.cargo/bin`).
 //!
+//! A project's own npm dependency (`npx ctxmon install` with ctxmon in the project's
+//! `package.json`) is named `"${CLAUDE_PROJECT_DIR:-.}"/node_modules/.bin/ctxmon` in Claude
+//! Code's project file: every teammate's checkout has that name after `npm install`, and
+//! install first runs it to see that it answers as this version.
+//!
 //! PATH folders inside `node_modules` do not count: `npx ctxmon install` and npm scripts put the
 //! project's `node_modules/.bin` on PATH for that one command, and Claude Code's hooks run
 //! without it. npm's global bin link counts: once npm's launcher has replaced itself with a link
@@ -18,15 +23,16 @@
 //! (pnpm, yarn 2+), it is another file, and the native binary's path is written.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 
 use crate::bootstrap;
-use crate::cli::SettingsScope;
+use crate::cli::{Agent, SettingsScope};
 use crate::exit::Failure;
 use crate::install::command_line::shell_word;
-use crate::paths::which;
+use crate::origin::Origin;
+use crate::paths::{same_file, which};
 
 /// The environment with PATH's `node_modules` folders left out (see the module docs).
 fn lasting_path(mut env: Vec<(String, String)>) -> Vec<(String, String)> {
@@ -57,7 +63,61 @@ fn this_binary() -> Result<PathBuf, Failure> {
         .map_err(|e| anyhow!("cannot find the path of this ctxmon binary: {e}").into())
 }
 
-pub(super) fn program(scope: SettingsScope, shared_file: &str) -> Result<Program, Failure> {
+/// How a Claude Code hook names the project's own npm dependency: through the project folder,
+/// which Claude Code gives every hook as `CLAUDE_PROJECT_DIR`, else the working folder (the
+/// project, where Claude Code runs its status line), so every teammate's checkout runs its own.
+pub(super) const NPM_PROJECT_WORD: &str = "\"${CLAUDE_PROJECT_DIR:-.}\"/node_modules/.bin/ctxmon";
+
+/// True when `project`'s `node_modules/.bin/ctxmon` runs as this ctxmon does: it answers
+/// `--version` with this version within a few seconds (npm's launcher, not yet linked to the
+/// binary, starts node first).
+fn npm_bin_runs(project: &Path) -> bool {
+    let bin = project.join("node_modules/.bin/ctxmon");
+    let Ok(mut child) = std::process::Command::new(&bin)
+        .arg("--version")
+        .current_dir(project)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    else {
+        return false;
+    };
+    let started = std::time::Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => break,
+            Ok(None) if started.elapsed() < std::time::Duration::from_secs(5) => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            _ => {
+                // Killing a child that already ended fails harmlessly.
+                let _ = child.kill();
+                let _ = child.wait();
+                return false;
+            }
+        }
+    }
+    let mut out = String::new();
+    if let Some(stdout) = child.stdout.take() {
+        use std::io::Read;
+        let _ = stdout.take(256).read_to_string(&mut out);
+    }
+    out.trim() == concat!("ctxmon ", env!("CARGO_PKG_VERSION"))
+}
+
+/// The project folder `settings` belongs to: `<project>/.claude/settings.json` or
+/// `<project>/.codex/hooks.json`.
+fn project_of(settings: &Path) -> Option<&Path> {
+    settings.parent()?.parent()
+}
+
+pub(super) fn program(
+    agent: Agent,
+    scope: SettingsScope,
+    settings: &Path,
+) -> Result<Program, Failure> {
+    let shared_file = settings.display().to_string();
     let exe = this_binary()?;
     let path = exe.to_str().ok_or_else(|| {
         anyhow!(
@@ -80,6 +140,19 @@ pub(super) fn program(scope: SettingsScope, shared_file: &str) -> Result<Program
             note: None,
         });
     }
+    // The project's own npm dependency (`npx ctxmon install`): named through the project
+    // folder, once that name is seen to run this version. Codex gives its hooks no such
+    // variable, so its file keeps the absolute path and the note.
+    if agent == Agent::Claude
+        && let Origin::NpmProject { project } = Origin::of(&exe, &bootstrap::env_pairs())
+        && project_of(settings).is_some_and(|dir| same_file(dir, &project))
+        && npm_bin_runs(&project)
+    {
+        return Ok(Program {
+            word: NPM_PROJECT_WORD.into(),
+            note: None,
+        });
+    }
     let why = match &on_path {
         Some(other) => format!(
             "the `ctxmon` on PATH is another binary ({})",
@@ -87,13 +160,18 @@ pub(super) fn program(scope: SettingsScope, shared_file: &str) -> Result<Program
         ),
         None => "ctxmon is not on PATH".to_string(),
     };
+    // Codex has no local scope: its personal file is the user's.
+    let personal = match agent {
+        Agent::Claude => "`--scope local`",
+        Agent::Codex => "`--scope user`",
+    };
     Ok(Program {
         note: Some(format!(
             "{shared_file} is shared, but it now names this machine's binary ({absolute}) because \
-             {why}: a teammate without that path gets a failing hook. `--scope local` keeps \
-             machine paths out of shared files; or put this binary on PATH as `ctxmon` \
-             (`cargo install --locked --path crates/ctxmon-cli` does) and install again to \
-             write the bare `ctxmon`"
+             {why}: a teammate without that path gets a failing hook. {personal} keeps \
+             machine paths out of shared files; or put this binary on PATH as `ctxmon` ({}) \
+             and install again to write the bare `ctxmon`",
+            Origin::of(&exe, &bootstrap::env_pairs()).path_fix()
         )),
         word: absolute,
     })

@@ -133,7 +133,69 @@ fn settings_path(
     })
 }
 
+/// The scopes `agent` reads hooks from.
+fn scopes_of(agent: Agent) -> &'static [SettingsScope] {
+    match agent {
+        Agent::Claude => &[
+            SettingsScope::Project,
+            SettingsScope::Local,
+            SettingsScope::User,
+        ],
+        Agent::Codex => &[SettingsScope::Project, SettingsScope::User],
+    }
+}
+
+/// True when the settings document `text` registers any `ctxmon hooks …` command. A file that
+/// is not JSON registers nothing ctxmon can see (install refuses such a target anyway).
+pub(super) fn registers_ctxmon_hooks(text: &str) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        return false;
+    };
+    let Some(events) = value.get("hooks").and_then(serde_json::Value::as_object) else {
+        return false;
+    };
+    events
+        .values()
+        .filter_map(serde_json::Value::as_array)
+        .flatten()
+        .filter_map(|group| group.get("hooks").and_then(serde_json::Value::as_array))
+        .flatten()
+        .filter_map(|hook| hook.get("command").and_then(serde_json::Value::as_str))
+        .any(|command| {
+            crate::install::command_line::ctxmon_args(command)
+                .is_some_and(|args| args.first() == Some(&"hooks"))
+        })
+}
+
 impl Target {
+    /// Another scope of this agent whose file already registers ctxmon's hooks: the agent runs
+    /// the hooks of every file it reads, so registering here too would give it every tag
+    /// twice. Its scope and path, the first found.
+    pub(super) fn registered_elsewhere(
+        &self,
+        global: &GlobalArgs,
+    ) -> Option<(SettingsScope, PathBuf)> {
+        let here = fs::canonicalize(&self.write_path).unwrap_or_else(|_| self.path.clone());
+        for &scope in scopes_of(self.agent).iter().filter(|s| **s != self.scope) {
+            let Ok(path) = settings_path(self.agent, scope, global) else {
+                continue;
+            };
+            let path = std::path::absolute(&path).unwrap_or(path);
+            // Two scopes can name one file (a project whose folder is the Codex or Claude
+            // home, a link): that is one registration, not two.
+            if fs::canonicalize(&path).is_ok_and(|p| p == here) {
+                continue;
+            }
+            if let Ok(Some(text)) = read_small(&path)
+                && registers_ctxmon_hooks(&text)
+            {
+                return Some((scope, path));
+            }
+        }
+        None
+    }
+
     pub(super) fn resolve(
         agent: Agent,
         scope: SettingsScope,
@@ -338,6 +400,33 @@ impl Target {
         }
         fs::remove_file(&self.path)
             .map_err(|e| anyhow!("cannot remove {}: {e}", self.path.display()).into())
+    }
+
+    /// After a project's file was removed: its folder (`.codex/`), when nothing else is in it
+    /// any more, is removed too and returned. A user's folder stays: it is the agent's home.
+    pub(super) fn remove_empty_folder(&self) -> Option<PathBuf> {
+        if self.scope == SettingsScope::User {
+            return None;
+        }
+        let dir = self.path.parent()?;
+        // remove_dir refuses a folder that holds anything, which is what keeps it.
+        fs::remove_dir(dir).ok().map(|()| dir.to_path_buf())
+    }
+
+    /// What to do with a backup install keeps inside the project, where git would list it:
+    /// the pattern for `.gitignore` of the agent's folder.
+    pub(super) fn backup_hint(&self) -> Option<String> {
+        if self.scope == SettingsScope::User {
+            return None;
+        }
+        let folder = match self.agent {
+            Agent::Claude => ".claude",
+            Agent::Codex => ".codex",
+        };
+        Some(format!(
+            "it is not for committing: delete it when the change is what you want, or add \
+             `{folder}/*.ctxmon-*` to .gitignore"
+        ))
     }
 
     /// The folders install writes in (the file's, and its link target's): where an

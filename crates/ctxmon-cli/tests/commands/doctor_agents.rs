@@ -1,0 +1,59 @@
+//! `ctxmon doctor` for the agent a project uses: a project that registered ctxmon for Codex
+//! only passes without Claude Code's hooks, and a project with ctxmon registered for no agent
+//! gets one line that names both ways to install.
+
+// Test support: a panic is how a broken precondition fails the test.
+#![allow(clippy::unwrap_used)]
+
+use super::doctor::{doctor, healthy, problems};
+
+#[test]
+fn a_project_that_uses_only_codex_passes() {
+    let sb = healthy();
+    // No Claude Code hooks at all: the project uses ctxmon through Codex.
+    std::fs::remove_file(sb.path(".claude/settings.json")).unwrap();
+    let run = sb.run(&["install", "--agent", "codex"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (code, checks) = doctor(&sb);
+    let found = problems(&checks);
+    assert_eq!(code, 0, "{checks:#?}");
+    // Claude Code's absence is said once, as something to know, not a problem.
+    let claude: Vec<_> = found.iter().filter(|c| c.0 == "hooks").collect();
+    assert_eq!(claude.len(), 1, "{found:#?}");
+    assert_eq!(claude[0].1, "skip", "{found:#?}");
+    assert!(claude[0].2.contains("Claude Code"), "{}", claude[0].2);
+    assert!(
+        !checks.iter().any(|c| c.0 == "statusline"),
+        "the status line is Claude Code's: {checks:#?}"
+    );
+    assert_eq!(
+        checks
+            .iter()
+            .filter(|c| c.0.starts_with("codex hook ") && c.1 == "ok")
+            .count(),
+        5,
+        "{checks:#?}"
+    );
+}
+
+#[test]
+fn ctxmon_registered_for_no_agent_says_so_in_one_line() {
+    let sb = healthy();
+    sb.write(".claude/settings.json", r#"{"model": "opus"}"#);
+    // Codex is on this machine too, but ctxmon is registered for neither agent.
+    std::fs::create_dir_all(sb.home.path().join(".codex")).unwrap();
+    let (code, checks) = doctor(&sb);
+    let found = problems(&checks);
+    assert_eq!(code, 1, "{found:#?}");
+    let failed: Vec<_> = found.iter().filter(|c| c.1 == "fail").collect();
+    assert_eq!(failed.len(), 1, "{found:#?}");
+    let (name, _, text) = failed[0];
+    assert_eq!(name, "hooks");
+    assert!(text.contains("no agent"), "{text}");
+    assert!(text.contains("`ctxmon install`"), "{text}");
+    assert!(text.contains("`ctxmon install --agent codex`"), "{text}");
+    assert!(
+        !found.iter().any(|c| c.0 == "codex hooks"),
+        "the one line covers Codex too: {found:#?}"
+    );
+}

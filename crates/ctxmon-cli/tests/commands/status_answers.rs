@@ -1,0 +1,128 @@
+//! Answers of `status`, `report` and the status line that misled a new user: the session
+//! measured is named; `report` without a file charts the newest session that has a response;
+//! a status-line input given as a transcript is called what it is; a `--window` smaller than
+//! the context is refused rather than replaced; the figure assumed after a compaction is marked
+//! as such; and the model survives a compaction boundary in `status --json`.
+
+// Test support: a panic is how a broken precondition fails the test.
+#![allow(clippy::unwrap_used)]
+
+use std::time::{Duration, SystemTime};
+
+use serde_json::{Value, json};
+
+use crate::common::{Sandbox, transcript_with};
+
+/// A compaction boundary without a size: the fill after it is assumed.
+fn boundary() -> String {
+    json!({
+        "type": "system", "subtype": "compact_boundary", "isSidechain": false,
+        "uuid": "cb-1", "timestamp": "2026-11-20T12:00:00.000Z",
+        "compactMetadata": {"trigger": "auto", "preTokens": 178_000},
+    })
+    .to_string()
+        + "\n"
+}
+
+fn aged(path: &std::path::Path, secs: u64) {
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(SystemTime::now() - Duration::from_secs(secs))
+        .unwrap();
+}
+
+#[test]
+fn status_names_the_session_it_measured() {
+    let sb = Sandbox::new();
+    let folder = sb.transcripts_folder();
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("3f2c-abc.jsonl"), transcript_with(&[90_000])).unwrap();
+    let run = sb.run(&["status"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("session 3f2c-abc"), "{}", run.stdout);
+    let json: Value = serde_json::from_str(&sb.run(&["--json", "status"], "").stdout).unwrap();
+    assert_eq!(json["session"], "3f2c-abc", "{json}");
+}
+
+#[test]
+fn report_without_a_file_charts_the_newest_session_with_a_response() {
+    let sb = Sandbox::new();
+    let folder = sb.transcripts_folder();
+    std::fs::create_dir_all(&folder).unwrap();
+    let answered = folder.join("answered.jsonl");
+    std::fs::write(&answered, transcript_with(&[40_000, 90_000])).unwrap();
+    aged(&answered, 3600);
+    // A session just started: its transcript holds the first request only.
+    std::fs::write(
+        folder.join("new.jsonl"),
+        "{\"type\":\"user\",\"uuid\":\"u1\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+    )
+    .unwrap();
+    let run = sb.run(&["report"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("answered.jsonl"), "{}", run.stdout);
+
+    std::fs::remove_file(&answered).unwrap();
+    let none = sb.run(&["report"], "");
+    assert_eq!(none.code, 1, "{}", none.stdout);
+    assert!(
+        none.stderr
+            .contains("no session of this project has a response yet"),
+        "{}",
+        none.stderr
+    );
+}
+
+#[test]
+fn a_status_line_input_is_not_taken_for_a_transcript() {
+    let sb = Sandbox::new();
+    let payload = sb.write(
+        "statusline.json",
+        json!({"session_id": "s", "transcript_path": "/x/s.jsonl", "model": {"id": "claude-sonnet-4-5"},
+               "context_window": {"context_window_size": 200000}})
+        .to_string(),
+    );
+    let run = sb.run(&["status", "--transcript", payload.to_str().unwrap()], "");
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stderr.contains("not a transcript"), "{}", run.stderr);
+    assert!(run.stderr.contains("status line"), "{}", run.stderr);
+}
+
+#[test]
+fn a_window_smaller_than_the_context_is_refused() {
+    let sb = Sandbox::new();
+    let t = sb.write("t.jsonl", transcript_with(&[150_000]));
+    let run = sb.run(
+        &[
+            "status",
+            "--transcript",
+            t.to_str().unwrap(),
+            "--window",
+            "1000",
+        ],
+        "",
+    );
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("--window 1000"), "{}", run.stderr);
+    assert!(run.stderr.contains("150,000"), "{}", run.stderr);
+}
+
+#[test]
+fn after_a_compaction_the_assumed_figure_is_marked_and_the_model_kept() {
+    let mut sb = Sandbox::new();
+    sb.set_env("NO_COLOR", "1");
+    let t = sb.write(
+        "t.jsonl",
+        format!("{}{}", transcript_with(&[170_000]), boundary()),
+    );
+    let line = sb.run(&["statusline"], json!({"transcript_path": t}).to_string());
+    assert_eq!(line.code, 0, "{}", line.stderr);
+    assert!(line.stdout.starts_with("ctx ~30% "), "{}", line.stdout);
+
+    let status = sb.run(
+        &["--json", "status", "--transcript", t.to_str().unwrap()],
+        "",
+    );
+    let v: Value = serde_json::from_str(&status.stdout).unwrap();
+    assert_eq!(v["source"], "compaction", "{v}");
+    assert_eq!(v["model"], "claude-sonnet-4-5-20250929", "{v}");
+}
