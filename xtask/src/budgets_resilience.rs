@@ -167,8 +167,8 @@ fn check_resumption(
     {
         problems.push("what was left out does not end with the pointer to the checkpoint".into());
     }
-    // When the counts themselves do not fit, `<left-out>` says only where the rest is.
-    let counted = !text.contains("<left-out>more: ");
+    // When not every count fits, `<left-out>` ends with "more:" and where the rest is.
+    let counted = !text.contains("more: ctxmon checkpoint show");
     for &(tag, noun, items, first) in lists.iter().filter(|_| counted) {
         match list_of(text, tag, noun, id) {
             None => problems.push(format!("<{tag}> is missing (its count at least must show)")),
