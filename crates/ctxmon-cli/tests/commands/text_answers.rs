@@ -40,6 +40,8 @@ fn hooks_help_examples_paste_as_they_are() {
         .arg("-c")
         .arg(&pasted)
         .current_dir(sb.dir())
+        // As a user's shell would run it: none of this test run's own `CTXMON_*` settings.
+        .env_clear()
         .env("PATH", format!("{bin}:/usr/bin:/bin"))
         .env("HOME", sb.home.path())
         .output()
