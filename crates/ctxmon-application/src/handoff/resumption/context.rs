@@ -493,7 +493,8 @@ fn same_work(item: &str, agent: &str) -> bool {
     !agent.is_empty() && shared * 2 >= agent.len() && shared >= 2
 }
 
-/// `done` with whose word it is: `completed-in-plan` for Codex, `completed-in-todo-list`
+/// `done` with whose word it is: `marked-completed-in-plan` for Codex,
+/// `marked-completed-in-todo-list`
 /// else.
 fn done_tag(noun: &str) -> String {
     format!("marked-completed-in-{}", noun.replace(' ', "-"))
