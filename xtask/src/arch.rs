@@ -51,7 +51,16 @@ pub const YAML_CRATES: &[&str] = &[
 ];
 
 const DOMAIN_ALLOWED: &[&str] = &["serde"];
-const APPLICATION_ALLOWED: &[&str] = &[DOMAIN, "serde", "serde_json"];
+const APPLICATION_ALLOWED: &[&str] = &[
+    DOMAIN,
+    "serde",
+    "serde_json",
+    // The transcript readers (`readers`) find line ends and the tokens that spare a parse with
+    // it; already in the graph through serde_json.
+    "memchr",
+    // Codex's `config.toml` layers, read by `readers::settings::codex`, parsing only.
+    "toml",
+];
 const INFRA_FS_ALLOWED: &[&str] = &[
     DOMAIN,
     APPLICATION,
@@ -157,6 +166,7 @@ pub fn check(root: &Path, options: MetadataOptions) -> Result<Vec<String>> {
         violations.extend(crate::scan::scan_dir(root, dir, crate_name)?);
     }
     violations.extend(crate::modules::check(root)?);
+    violations.extend(crate::placement::check(root)?);
     Ok(violations)
 }
 

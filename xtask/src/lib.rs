@@ -18,6 +18,7 @@ pub mod dist;
 pub mod fuzz;
 pub mod inject_cost;
 pub mod modules;
+pub mod placement;
 pub mod scan;
 pub mod tidy;
 

@@ -22,9 +22,9 @@ use std::time::SystemTime;
 
 use ctxmon_application::monitor::fill::FillSettings;
 use ctxmon_application::ports::{AgentKind, Clock};
-use ctxmon_infra_fs::SystemClock;
-use ctxmon_infra_fs::codex::{self, load_codex_settings};
+use ctxmon_infra_fs::codex;
 use ctxmon_infra_fs::transcript::agent_of;
+use ctxmon_infra_fs::{SettingsFiles, SystemClock};
 
 use crate::bootstrap;
 use crate::wire::hook_input::HookInput;
@@ -141,27 +141,16 @@ pub fn project_transcripts(project_dir: &Path) -> Vec<PathBuf> {
 
 /// Sets `settings` for `agent`: Claude Code's auto-compaction settings (env and settings
 /// files) or Codex's `model_auto_compact_token_limit` (its `config.toml`, unless ctxmon's own
-/// `codex.auto_compact_token_limit` is set). Every ignored value is passed to `warn`.
+/// `codex.auto_compact_token_limit` is set), as the library reads them for an embedder too.
+/// Every ignored value is passed to `warn`.
 pub fn apply_auto_compact(
     settings: &mut FillSettings,
     agent: AgentKind,
     project_dir: &Path,
     mut warn: impl FnMut(&str),
 ) {
-    settings.agent = agent;
-    match agent {
-        AgentKind::ClaudeCode => bootstrap::apply_claude_auto_compact(settings, project_dir, warn),
-        AgentKind::Codex => {
-            if settings.codex.limit.is_some() {
-                return;
-            }
-            let env = bootstrap::env_pairs();
-            let home = codex::codex_home(&env);
-            let loaded = load_codex_settings(home.as_deref(), project_dir);
-            settings.codex.limit = loaded.auto_compact_token_limit;
-            for w in &loaded.warnings {
-                warn(w);
-            }
-        }
+    let env = bootstrap::env_pairs();
+    for w in settings.apply_agent_settings(agent, project_dir, &env, &mut SettingsFiles) {
+        warn(&w);
     }
 }

@@ -299,16 +299,18 @@ pub fn project(global: &GlobalArgs, flags: &[(String, String)]) -> Result<Projec
     })
 }
 
-/// Moves `settings`' auto-compact point to where the user's Claude Code settings put it (env
-/// and settings files, see `auto_compact`); every ignored value is passed to `warn`.
+/// Moves `settings`' auto-compact point to where the user's Claude Code settings put it
+/// (environment and settings files, read by the library's settings reader); every ignored
+/// value is passed to `warn`.
 pub fn apply_claude_auto_compact(
     settings: &mut ctxmon_application::monitor::fill::FillSettings,
     project_dir: &Path,
-    mut warn: impl FnMut(&str),
+    warn: impl FnMut(&str),
 ) {
-    let loaded = crate::auto_compact::load(project_dir, &env_pairs());
-    settings.auto_compact = loaded.settings;
-    for w in &loaded.warnings {
-        warn(w);
-    }
+    crate::agent::apply_auto_compact(
+        settings,
+        ctxmon_application::ports::AgentKind::ClaudeCode,
+        project_dir,
+        warn,
+    );
 }

@@ -15,7 +15,6 @@
 )]
 
 mod agent;
-mod auto_compact;
 mod bootstrap;
 mod cli;
 mod commands;

@@ -9,6 +9,7 @@
 // test modules, integration tests) may panic on a broken precondition; see clippy.toml.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod agent_settings;
 pub mod checkpoint_repo;
 pub mod claude_paths;
 pub mod clock;
@@ -18,8 +19,6 @@ pub mod event_log;
 pub mod fsutil;
 pub mod git_info;
 pub mod hook_log;
-pub mod json_depth;
-pub mod json_repair;
 pub mod layout;
 pub mod local_time;
 pub mod payload_check_store;
@@ -30,6 +29,7 @@ pub mod state_store;
 pub mod status_line_problem;
 pub mod transcript;
 
+pub use agent_settings::SettingsFiles;
 pub use checkpoint_repo::FsCheckpointRepository;
 pub use clock::SystemClock;
 pub use event_log::FsEventLog;
@@ -42,4 +42,4 @@ pub use resume_log_store::FsResumeLogStore;
 pub use resumption_source::FsResumptionSource;
 pub use state_store::FsSessionStateStore;
 pub use status_line_problem::{FsStatusLineProblems, StatusLineProblem};
-pub use transcript::{JsonlTranscriptReader, read_tail_lines};
+pub use transcript::{JsonlTranscriptReader, RegularFiles, read_tail_lines};

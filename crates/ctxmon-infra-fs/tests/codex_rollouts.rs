@@ -23,11 +23,11 @@ const COMPACTED: &str = "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-407
 const SHORT: &str = "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl";
 
 fn read(path: &Path) -> TranscriptReading {
-    let reading = JsonlTranscriptReader::new()
+    let reading = JsonlTranscriptReader::default()
         .read_latest(path, ScanLimits::default())
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     for block in [4096, 97] {
-        let small = JsonlTranscriptReader::new()
+        let small = JsonlTranscriptReader::default()
             .with_block_size(block)
             .read_latest(path, ScanLimits::default())
             .unwrap_or_else(|e| panic!("{e}"));
@@ -144,7 +144,7 @@ fn the_forward_read_charts_each_response_once_and_marks_the_compaction() {
     };
     let mut usage = Vec::new();
     let mut boundaries = Vec::new();
-    let stats = JsonlTranscriptReader::new()
+    let stats = JsonlTranscriptReader::default()
         .read_events(&dir.join(COMPACTED), |e| match e {
             TranscriptEvent::Usage { record, .. } => usage.push(record),
             TranscriptEvent::Boundary { boundary, .. } => boundaries.push((usage.len(), boundary)),
@@ -171,7 +171,7 @@ fn the_tail_holds_requests_tool_calls_the_branch_and_one_compaction() {
     let path = dir.join(COMPACTED);
     let (_, kinds) = lines(&path);
     let count = |p: &str| kinds.iter().filter(|(_, k)| k == p).count();
-    let records = JsonlTranscriptReader::new()
+    let records = JsonlTranscriptReader::default()
         .read_tail(&path, 8 * 1024 * 1024)
         .expect("readable");
     let requests = records
@@ -208,7 +208,7 @@ fn the_tail_holds_requests_tool_calls_the_branch_and_one_compaction() {
     assert_eq!(records[0].git_branch.as_deref(), Some("main"));
 
     // A tail that does not reach the start still knows the branch (from the session_meta).
-    let short = JsonlTranscriptReader::new()
+    let short = JsonlTranscriptReader::default()
         .read_tail(&path, 64 * 1024)
         .expect("readable");
     assert_eq!(short[0].git_branch.as_deref(), Some("main"));
@@ -232,12 +232,12 @@ fn the_backward_scan_agrees_with_the_forward_read_at_every_cut() {
     let mut compared = 0;
     for keep in cuts {
         let path = cut(&tmp, &raw, keep);
-        let reading = JsonlTranscriptReader::new()
+        let reading = JsonlTranscriptReader::default()
             .with_block_size(4096)
             .read_latest(&path, ScanLimits::default())
             .expect("readable");
         let mut events = Vec::new();
-        JsonlTranscriptReader::new()
+        JsonlTranscriptReader::default()
             .read_events(&path, |e| events.push(e))
             .expect("readable");
         let last = events.last().cloned();

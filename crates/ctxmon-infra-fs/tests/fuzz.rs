@@ -26,6 +26,7 @@ use ctxmon_application::ports::{
     CheckpointRepository, GitInfo, ResumeLogStore, ResumptionSource, ScanLimits, SessionStateStore,
     TranscriptEvent, TranscriptReader, TranscriptTail,
 };
+use ctxmon_application::readers::json::repair as json_repair;
 use ctxmon_domain::resume_log::{ContextMetrics, ContextValue, Decision};
 use ctxmon_domain::{
     CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FillEstimate, FillSource,
@@ -33,7 +34,6 @@ use ctxmon_domain::{
     estimate_tokens,
 };
 use ctxmon_infra_fs::config::{EnvVars, load_config};
-use ctxmon_infra_fs::json_repair;
 use ctxmon_infra_fs::transcript::read_tail_lines;
 use ctxmon_infra_fs::{
     FsCheckpointRepository, FsGitInfo, FsResumeLogStore, FsResumptionSource, FsSessionStateStore,
@@ -110,7 +110,7 @@ fn fuzz_transcript_backward() {
         .dict(TRANSCRIPT_KEYS)
         .run(|bytes| {
             write(&path, bytes);
-            let default = JsonlTranscriptReader::new();
+            let default = JsonlTranscriptReader::default();
             let whole = ScanLimits {
                 max_scan_bytes: u64::MAX,
             };
@@ -190,7 +190,7 @@ fn fuzz_transcript_backward() {
 fn fuzz_transcript_tail() {
     let dir = temp();
     let path = dir.path().join("t.jsonl");
-    let reader = JsonlTranscriptReader::new();
+    let reader = JsonlTranscriptReader::default();
     let report = Fuzz::new("transcript_tail", Format::JsonLines)
         .seeds(transcript_seeds(16 * 1024))
         .dict(TRANSCRIPT_KEYS)
@@ -237,7 +237,7 @@ fn fuzz_transcript_forward() {
         .dict(TRANSCRIPT_KEYS)
         .run(|bytes| {
             write(&path, bytes);
-            let default = JsonlTranscriptReader::new();
+            let default = JsonlTranscriptReader::default();
             let events = forward_events(&default, &path);
             // Block size and the line cap's boundary must not change what is read.
             let small = forward_events(&default.with_block_size(13), &path);
@@ -894,7 +894,7 @@ fn fuzz_session_state_file() {
     state.compactions_seen.last_checkpoint_id = Some("cx-002".into());
     state.compactions_seen.last_checkpoint_at = Some(Timestamp(1_790_000_000_000));
     let settings = settings();
-    let reader = JsonlTranscriptReader::new();
+    let reader = JsonlTranscriptReader::default();
     let report = Fuzz::new("session_state_file", Format::Json)
         .seed(serde_json::to_vec_pretty(&state).expect("serialize"))
         .seed(serde_json::to_vec(&SessionState::default()).expect("serialize"))

@@ -14,11 +14,11 @@ use ctxmon_infra_fs::JsonlTranscriptReader;
 /// Reads `name` with the default reader and with small blocks, which must agree.
 fn read(dir: &std::path::Path, name: &str) -> TranscriptReading {
     let path = dir.join(name);
-    let reading = JsonlTranscriptReader::new()
+    let reading = JsonlTranscriptReader::default()
         .read_latest(&path, ScanLimits::default())
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     for block in [4096, 97] {
-        let small = JsonlTranscriptReader::new()
+        let small = JsonlTranscriptReader::default()
             .with_block_size(block)
             .read_latest(&path, ScanLimits::default())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -178,7 +178,7 @@ fn whole_fixture_files_fit_one_scan_without_the_limit() {
     // The largest fixture is about 1.1 MB: reading it must cover at most the whole file.
     let path = dir.join("cc-1.0.51-streaming-duplicates.jsonl");
     let len = std::fs::metadata(&path).expect("fixture metadata").len();
-    let reading = JsonlTranscriptReader::new()
+    let reading = JsonlTranscriptReader::default()
         .read_latest(&path, ScanLimits::default())
         .expect("readable fixture");
     assert!(reading.bytes_scanned <= len);

@@ -25,7 +25,7 @@ use ctxmon_infra_fs::JsonlTranscriptReader;
 fn series(path: &Path, block: usize) -> FillSeries {
     let settings = FillSettings::from_config(&Config::default()).unwrap();
     let mut builder = FillSeriesBuilder::new();
-    JsonlTranscriptReader::new()
+    JsonlTranscriptReader::default()
         .with_block_size(block)
         .read_events(path, |e| builder.push(e))
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -77,7 +77,7 @@ fn one_point_per_response_and_the_last_agrees_with_the_backward_scan() {
         assert_eq!(s, small, "{name}: block size must not matter");
         let expected = distinct_responses(&path, s.scope == SeriesScope::Sidechain);
         assert_eq!(s.points.len(), expected, "{name}");
-        let reading = JsonlTranscriptReader::new()
+        let reading = JsonlTranscriptReader::default()
             .read_latest(&path, ScanLimits::default())
             .unwrap();
         match (&reading.usage, s.last()) {
@@ -128,7 +128,7 @@ fn the_in_memory_reader_agrees_with_the_file_reader() {
     let Some(dir) = corpus::corpus("in-memory reader comparison") else {
         return;
     };
-    let reader = JsonlTranscriptReader::new();
+    let reader = JsonlTranscriptReader::default();
     // The whole file, as the in-memory reader sees the whole transcript.
     let whole = ScanLimits {
         max_scan_bytes: u64::MAX,

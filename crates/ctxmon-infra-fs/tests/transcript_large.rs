@@ -46,7 +46,7 @@ fn peak_rss() -> Option<u64> {
 
 fn scan(path: &Path, max_scan_bytes: u64) -> ScanReport {
     let started = Instant::now();
-    let report = JsonlTranscriptReader::new()
+    let report = JsonlTranscriptReader::default()
         .scan(path, ScanLimits { max_scan_bytes })
         .expect("readable");
     eprintln!(

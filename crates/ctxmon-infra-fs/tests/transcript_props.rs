@@ -136,7 +136,7 @@ proptest! {
         let path = dir.path().join("t.jsonl");
         std::fs::write(&path, &data).expect("write");
 
-        let result = JsonlTranscriptReader::new()
+        let result = JsonlTranscriptReader::default()
             .with_block_size(block)
             .read_latest(&path, ScanLimits::default());
         let expected = reference(&kinds);

@@ -59,7 +59,7 @@ impl Files {
 }
 
 fn read(path: &Path) -> TranscriptReading {
-    JsonlTranscriptReader::new()
+    JsonlTranscriptReader::default()
         .read_latest(path, ScanLimits::default())
         .expect("readable transcript")
 }
@@ -168,7 +168,7 @@ fn a_boundary_whose_post_tokens_does_not_fit_is_still_a_boundary() {
         (Some(TokenCount(150_000)), None, Some("b1"))
     );
     let mut forward = Vec::new();
-    JsonlTranscriptReader::new()
+    JsonlTranscriptReader::default()
         .read_events(&path, |e| forward.push(e))
         .expect("forward");
     assert!(
@@ -230,7 +230,7 @@ fn complete_last_line_without_newline_counts() {
 #[test]
 fn missing_file_is_not_found() {
     let f = Files::new();
-    let err = JsonlTranscriptReader::new()
+    let err = JsonlTranscriptReader::default()
         .read_latest(&f.dir.path().join("nope.jsonl"), ScanLimits::default())
         .expect_err("missing file");
     assert_eq!(err.kind, TranscriptErrorKind::NotFound);
@@ -241,7 +241,7 @@ fn missing_file_is_not_found() {
 fn path_through_a_file_is_not_found() {
     let f = Files::new();
     let file = f.lines("t.jsonl", &[USER]);
-    let err = JsonlTranscriptReader::new()
+    let err = JsonlTranscriptReader::default()
         .read_latest(&file.join("x.jsonl"), ScanLimits::default())
         .expect_err("no such file");
     assert_eq!(err.kind, TranscriptErrorKind::NotFound);
@@ -250,7 +250,7 @@ fn path_through_a_file_is_not_found() {
 #[test]
 fn empty_file_is_empty() {
     let f = Files::new();
-    let err = JsonlTranscriptReader::new()
+    let err = JsonlTranscriptReader::default()
         .read_latest(&f.bytes("t.jsonl", b""), ScanLimits::default())
         .expect_err("empty file");
     assert_eq!(err.kind, TranscriptErrorKind::Empty);
@@ -305,7 +305,7 @@ fn wrong_typed_or_negative_usage_falls_back_to_an_older_line() {
 #[test]
 fn directory_is_not_a_file() {
     let f = Files::new();
-    let err = JsonlTranscriptReader::new()
+    let err = JsonlTranscriptReader::default()
         .read_latest(f.dir.path(), ScanLimits::default())
         .expect_err("directory");
     assert_eq!(err.kind, TranscriptErrorKind::NotAFile);
@@ -325,7 +325,7 @@ fn fifo_is_not_a_file_and_does_not_block() {
     let (tx, rx) = std::sync::mpsc::channel();
     let path = fifo.clone();
     std::thread::spawn(move || {
-        let result = JsonlTranscriptReader::new().read_latest(&path, ScanLimits::default());
+        let result = JsonlTranscriptReader::default().read_latest(&path, ScanLimits::default());
         let _ = tx.send(result.map_err(|e| e.kind));
     });
     let result = rx
@@ -346,7 +346,7 @@ fn unreadable_file_is_permission_denied() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).expect("chmod");
     match unprivileged::launch(&path) {
         Ok(Launch::Direct) => {
-            let err = JsonlTranscriptReader::new()
+            let err = JsonlTranscriptReader::default()
                 .read_latest(&path, ScanLimits::default())
                 .expect_err("unreadable");
             assert_eq!(err.kind, TranscriptErrorKind::PermissionDenied);
@@ -382,7 +382,7 @@ fn usage_beyond_the_scan_limit_is_not_found() {
     let limits = ScanLimits {
         max_scan_bytes: 64 * 1024,
     };
-    let reading = JsonlTranscriptReader::new()
+    let reading = JsonlTranscriptReader::default()
         .read_latest(&path, limits)
         .expect("readable");
     assert_eq!(reading.usage, None);
@@ -398,7 +398,7 @@ fn line_ending_exactly_at_the_limit_is_whole() {
     let newest = assistant(42, "m", "n");
     let path = f.lines("t.jsonl", &[USER, &newest]);
     let whole = newest.len() as u64 + 1;
-    let reader = JsonlTranscriptReader::new();
+    let reader = JsonlTranscriptReader::default();
     let at = |max| {
         reader.read_latest(
             &path,
@@ -426,7 +426,7 @@ fn sidechain_fallback_needs_the_whole_file() {
     let reading = read(&path);
     assert_eq!(reading.scope, ChainScope::Sidechain);
     assert_eq!(reading.usage.map(|u| u.tokens), Some(TokenCount(200)));
-    let limited = JsonlTranscriptReader::new()
+    let limited = JsonlTranscriptReader::default()
         .read_latest(
             &path,
             ScanLimits {
@@ -498,7 +498,7 @@ fn multi_block_line_is_parsed_whole() {
     let big =
         assistant(8080, "m", "big").replace(r#""text":"hi""#, &format!(r#""text":"{big_text}""#));
     let path = f.lines("t.jsonl", &[&assistant(1, "m", "a"), &big, USER]);
-    let report = JsonlTranscriptReader::new()
+    let report = JsonlTranscriptReader::default()
         .scan(&path, ScanLimits::default())
         .expect("readable");
     assert_eq!(
@@ -515,7 +515,7 @@ fn line_over_the_cap_is_skipped_and_counted() {
     let big =
         assistant(8080, "m", "big").replace(r#""text":"hi""#, &format!(r#""text":"{big_text}""#));
     let path = f.lines("t.jsonl", &[&assistant(1, "m", "a"), &big]);
-    let report = JsonlTranscriptReader::new()
+    let report = JsonlTranscriptReader::default()
         .with_max_line_bytes(100 * 1024)
         .scan(&path, ScanLimits::default())
         .expect("readable");

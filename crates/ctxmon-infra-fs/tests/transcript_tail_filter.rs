@@ -30,7 +30,7 @@ fn only_what_derivations_need_is_parsed() {
             .collect::<String>(),
     )
     .unwrap();
-    let kept = JsonlTranscriptReader::new()
+    let kept = JsonlTranscriptReader::default()
         .read_tail(&path, 1 << 20)
         .unwrap();
     let wanted = [

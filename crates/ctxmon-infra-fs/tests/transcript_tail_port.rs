@@ -16,7 +16,7 @@ use ctxmon_infra_fs::JsonlTranscriptReader;
 /// Every record the head read hands over, until `stop_after` records (all when `None`).
 fn head_lines(path: &Path, max_bytes: u64, stop_after: Option<usize>) -> Vec<TranscriptRecord> {
     let mut seen = Vec::new();
-    JsonlTranscriptReader::new()
+    JsonlTranscriptReader::default()
         .read_head(path, max_bytes, &mut |line| {
             seen.push(line.clone());
             if stop_after.is_some_and(|n| seen.len() >= n) {
@@ -63,7 +63,7 @@ fn the_head_is_read_from_the_start_and_only_as_far_as_needed() {
         other => panic!("{other:?}"),
     }
     let mut head = TranscriptHead::default();
-    JsonlTranscriptReader::new()
+    JsonlTranscriptReader::default()
         .read_head(&path, 1024 * 1024, &mut |l| head.visit(l))
         .expect("head");
     assert_eq!(
@@ -72,7 +72,7 @@ fn the_head_is_read_from_the_start_and_only_as_far_as_needed() {
     );
     assert_eq!(head.started_at.as_deref(), Some("2026-11-20T08:00:00.000Z"));
     // The tail of the same file only knows the later requests.
-    let tail = JsonlTranscriptReader::new()
+    let tail = JsonlTranscriptReader::default()
         .read_tail(&path, 64 * 1024)
         .expect("tail");
     assert_eq!(
@@ -109,7 +109,7 @@ fn tail_lines_feed_the_derivation() {
         "{\"type\":\"user\",\"message\":{\"content\":\"partial"
     );
     std::fs::write(&path, format!("{old}{recent}")).expect("write");
-    let lines = JsonlTranscriptReader::new()
+    let lines = JsonlTranscriptReader::default()
         .read_tail(&path, recent.len() as u64 + 10)
         .expect("tail");
     // The old line is cut by the window and dropped, garbage and the partial line skipped.
@@ -137,7 +137,7 @@ fn a_request_with_a_lone_surrogate_is_kept() {
         ),
     )
     .expect("write");
-    let lines = JsonlTranscriptReader::new()
+    let lines = JsonlTranscriptReader::default()
         .read_tail(&path, 1 << 20)
         .expect("tail");
     let state = derive_from_tail(&lines);
@@ -169,7 +169,7 @@ fn subagent_files_beside_the_transcript_add_their_writes() {
         ),
     )
     .expect("write");
-    let lines = JsonlTranscriptReader::new()
+    let lines = JsonlTranscriptReader::default()
         .read_tail(&path, 1 << 20)
         .expect("tail");
     assert_eq!(lines.len(), 2, "{lines:?}");
@@ -179,7 +179,7 @@ fn subagent_files_beside_the_transcript_add_their_writes() {
 
 #[test]
 fn missing_transcript_is_an_error_of_kind_not_found() {
-    let err = JsonlTranscriptReader::new()
+    let err = JsonlTranscriptReader::default()
         .read_tail(&PathBuf::from("/nonexistent/t.jsonl"), 1024)
         .expect_err("no file");
     assert_eq!(err.kind, TranscriptErrorKind::NotFound);
@@ -193,7 +193,7 @@ fn real_transcript_through_the_port() {
         ctxmon_test_support::skip!("{} is absent; skipping", path.display());
         return;
     }
-    let lines = JsonlTranscriptReader::new()
+    let lines = JsonlTranscriptReader::default()
         .read_tail(&path, 8 * 1024 * 1024)
         .expect("tail");
     let state = derive_from_tail(&lines);
@@ -220,7 +220,7 @@ fn real_transcript_through_the_port() {
     assert_eq!(state.failure, None);
     // The goal is the first typed request, from the transcript's start.
     let mut head = TranscriptHead::default();
-    JsonlTranscriptReader::new()
+    JsonlTranscriptReader::default()
         .read_head(&path, 1024 * 1024, &mut |r| head.visit(r))
         .expect("head");
     assert!(

@@ -5,7 +5,7 @@
 use ctxmon_domain::{Todo, TokenCount};
 
 use crate::ports::{
-    CompactionBoundary, RecordBody, Request, RequestKind, TaskItem, ToolCall, ToolKind, ToolResult,
+    CompactionBoundary, RecordBody, Request, RequestKind, TaskItem, ToolCall, ToolResult,
     TranscriptEvent, TranscriptRecord, UsageRecord,
 };
 
@@ -35,22 +35,13 @@ pub fn text(t: &str) -> TranscriptRecord {
     record(RecordBody::AssistantText(t.to_string()))
 }
 
-/// A call of tool `name` (its kind as the adapter maps Claude Code's names).
+/// A call of tool `name`, its kind as Claude Code's reader maps the name
+/// ([`crate::readers::claude_code::tool_kind`]).
 pub fn call(id: &str, name: &str) -> ToolCall {
-    let kind = match name {
-        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => ToolKind::FileWrite,
-        "Bash" => ToolKind::Shell,
-        "TodoWrite" => ToolKind::TodoList,
-        "TaskCreate" => ToolKind::TaskCreate,
-        "TaskUpdate" => ToolKind::TaskUpdate,
-        "TaskList" => ToolKind::TaskList,
-        "Task" | "Agent" => ToolKind::Subagent,
-        _ => ToolKind::Other,
-    };
     ToolCall {
         id: Some(id.to_string()),
         name: name.to_string(),
-        kind,
+        kind: crate::readers::claude_code::tool_kind(name),
         ..ToolCall::default()
     }
 }

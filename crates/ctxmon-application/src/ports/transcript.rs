@@ -144,9 +144,9 @@ pub struct TranscriptReading {
 /// Why a transcript could not be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TranscriptErrorKind {
-    /// No file at the path (the seeds' `FileNotFoundError`).
+    /// No file at the path.
     NotFound,
-    /// The file is empty (the seeds' `ValueError`).
+    /// The file is empty: the session has had no answer yet.
     Empty,
     /// The path is a directory, FIFO or other non-regular file.
     NotAFile,
@@ -187,6 +187,54 @@ impl TranscriptError {
             message: message.into(),
             origin: PathOrigin::default(),
         }
+    }
+
+    /// A failure to read `path`, sorted into the port's kinds by what the system said. A
+    /// missing file's message says only what was found: what to check depends on who named
+    /// the path ([`TranscriptError::named_by`]).
+    pub fn from_io(path: &Path, e: &std::io::Error) -> TranscriptError {
+        use std::io::ErrorKind;
+        let shown = path.display();
+        match e.kind() {
+            // A path through a regular file ("a.jsonl/x") also means there is no transcript.
+            ErrorKind::NotFound | ErrorKind::NotADirectory => TranscriptError::new(
+                TranscriptErrorKind::NotFound,
+                format!("transcript not found at {shown}"),
+            ),
+            ErrorKind::PermissionDenied => TranscriptError::new(
+                TranscriptErrorKind::PermissionDenied,
+                format!(
+                    "cannot read transcript {shown}: permission denied, check its owner and mode"
+                ),
+            ),
+            ErrorKind::IsADirectory => TranscriptError::not_a_file(path, "a directory"),
+            _ => TranscriptError::new(
+                TranscriptErrorKind::Io,
+                format!("cannot read transcript {shown}: {e}"),
+            ),
+        }
+    }
+
+    /// `path` is something other than a regular file (`what`: a directory, a FIFO…).
+    pub fn not_a_file(path: &Path, what: &str) -> TranscriptError {
+        TranscriptError::new(
+            TranscriptErrorKind::NotAFile,
+            format!(
+                "transcript path {} is not a regular file ({what})",
+                path.display()
+            ),
+        )
+    }
+
+    /// `path` is empty: a session before its first answer.
+    pub fn empty(path: &Path) -> TranscriptError {
+        TranscriptError::new(
+            TranscriptErrorKind::Empty,
+            format!(
+                "transcript {} is empty: it has no usage record yet, wait for the first response",
+                path.display()
+            ),
+        )
     }
 
     /// The same error for a path that `origin` named (the reader cannot know who did).
@@ -236,4 +284,14 @@ pub trait TranscriptReader {
         path: &Path,
         limits: ScanLimits,
     ) -> Result<TranscriptReading, TranscriptError>;
+
+    /// The model of the newest main-chain response within `limits`, looking past compaction
+    /// boundaries: after a compaction the newest reading holds no response, but the session's
+    /// model is still the one it last answered with (and decides the window). `None` when
+    /// there is none, or when the format names the model with the reading itself (Codex); a
+    /// reader that cannot tell answers `None`, as the default does.
+    fn last_model(&self, path: &Path, limits: ScanLimits) -> Option<String> {
+        let _ = (path, limits);
+        None
+    }
 }

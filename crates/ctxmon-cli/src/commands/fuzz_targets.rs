@@ -1008,7 +1008,7 @@ fn fuzz_report() {
         .run(|bytes| {
             std::fs::write(&path, bytes).expect("write");
             let mut builder = FillSeriesBuilder::new();
-            let stats = JsonlTranscriptReader::new()
+            let stats = JsonlTranscriptReader::default()
                 .read_events(&path, |event| builder.push(event))
                 .map_err(|e| format!("{:?}", e.kind))?;
             let series = builder.finish(&settings, None);

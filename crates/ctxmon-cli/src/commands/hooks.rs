@@ -362,8 +362,8 @@ impl Adapters {
         let r = &env.config.resumption;
         // The agent read from the transcript's first line is not read again for each use.
         let reader = match (&env.served.transcript, env.served.told_by_transcript) {
-            (Some(path), true) => JsonlTranscriptReader::new().knowing(path, env.served.agent),
-            _ => JsonlTranscriptReader::new(),
+            (Some(path), true) => JsonlTranscriptReader::default().knowing(path, env.served.agent),
+            _ => JsonlTranscriptReader::default(),
         };
         Adapters {
             reader,

@@ -37,7 +37,7 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
     let shown = transcript.display().to_string();
 
     let mut builder = FillSeriesBuilder::new();
-    let stats = JsonlTranscriptReader::new()
+    let stats = JsonlTranscriptReader::default()
         .read_events(&transcript, |event| builder.push(event))
         .map_err(|e| {
             let e = e.named_by(PathOrigin::Flag("--transcript"));

@@ -80,7 +80,7 @@ fn generate(global: &GlobalArgs, session: Option<&str>, from: Option<&str>) -> C
     }
 
     let layout = project.layout.clone();
-    let reader = JsonlTranscriptReader::new();
+    let reader = JsonlTranscriptReader::default();
     let states = FsSessionStateStore::new(layout.clone());
     let events = FsEventLog::new(layout.clone());
     let checkpoints = FsCheckpointRepository::new(layout.clone());

@@ -33,30 +33,16 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
         args.transcript.as_deref(),
         Pick::Newest,
     )?;
-    let reader = JsonlTranscriptReader::new();
+    let reader = JsonlTranscriptReader::default();
     let estimator = ContextFillEstimator::new(&reader, &settings);
     let request = EstimateRequest {
         transcript_path: Some(&transcript),
         model_hint: args.model.as_deref(),
         ..Default::default()
     };
-    let mut measurement = estimator.measure(request);
     // After a compaction the newest reading holds no response, so no model: the session's
     // model is the one it last answered with, which also decides the window.
-    let compacted = measurement
-        .reading
-        .as_ref()
-        .is_some_and(|r| r.boundary.is_some());
-    if compacted
-        && measurement.estimate.model.is_none()
-        && let Some(model) = reader.last_model(&transcript, settings.limits)
-    {
-        measurement = estimator.measure(EstimateRequest {
-            model_hint: Some(&model),
-            ..request
-        });
-        measurement.estimate.model.get_or_insert(model);
-    }
+    let measurement = estimator.measure_session(request);
     // A session that has had no answer yet (its transcript empty, or holding only the first
     // request) is at 0 with nothing wrong: the figure starts with the first response.
     let first_response_pending =

@@ -310,7 +310,7 @@ fn measure(
     };
     let measured = status_measure(
         &settings,
-        &JsonlTranscriptReader::new(),
+        &JsonlTranscriptReader::default(),
         state.as_ref(),
         &payload,
     );

@@ -81,7 +81,7 @@ pub fn resolve(
 /// responses): a session just started has none, and would leave nothing to chart.
 fn newest_answered(project_dir: &Path, limits: ScanLimits) -> Result<PathBuf, Failure> {
     let candidates = agent::project_transcripts(project_dir);
-    let reader = JsonlTranscriptReader::new();
+    let reader = JsonlTranscriptReader::default();
     let found = candidates.iter().take(MAX_CANDIDATES).find(|path| {
         reader
             .read_latest(path, limits)

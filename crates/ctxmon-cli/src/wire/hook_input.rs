@@ -11,8 +11,8 @@
 
 use std::io::Read;
 
-use ctxmon_infra_fs::json_depth;
-use ctxmon_infra_fs::json_repair::{self, Shrinker};
+use ctxmon_application::readers::json::depth as json_depth;
+use ctxmon_application::readers::json::repair::{self as json_repair, Shrinker};
 use serde_json::Value;
 
 /// Most stdin a hook parses. A longer input is read to its end, but only a copy with every long

@@ -22,7 +22,7 @@ impl StatusInput {
     /// `None` when the bytes are not a JSON object.
     pub fn parse(bytes: &[u8]) -> Option<StatusInput> {
         // As for hook input: a lone surrogate or a number beyond f64 costs nothing.
-        let v: Value = ctxmon_infra_fs::json_repair::from_slice_lenient(bytes).ok()?;
+        let v: Value = ctxmon_application::readers::json::repair::from_slice_lenient(bytes).ok()?;
         let obj = v.as_object()?;
         let text = |v: Option<&Value>| {
             v.and_then(Value::as_str)

@@ -11,8 +11,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use ctxmon_application::readers::codex::{self, META_BYTES, SessionMeta};
 use ctxmon_domain::Timestamp;
-use serde_json::Value;
 
 use crate::fsutil;
 
@@ -23,19 +23,6 @@ pub const SESSION_LOOKBACK_DAYS: i64 = 7;
 
 /// Most rollouts whose first line `status` and `report` read while looking for a project's.
 pub const MAX_ROLLOUTS_EXAMINED: usize = 400;
-
-/// Longest `session_meta` line read (Codex's base instructions make it tens of kilobytes).
-const META_LINE_BYTES: u64 = 1024 * 1024;
-
-/// `$CODEX_HOME`, else `~/.codex`; `None` without either variable.
-pub fn codex_home(env: &[(String, String)]) -> Option<PathBuf> {
-    let var = |name: &str| {
-        env.iter()
-            .find(|(k, v)| k == name && !v.trim().is_empty())
-            .map(|(_, v)| PathBuf::from(v))
-    };
-    var("CODEX_HOME").or_else(|| var("HOME").map(|h| h.join(".codex")))
-}
 
 /// The rollout of session `id` under `codex_home`, searched in the day folders from
 /// tomorrow back to [`SESSION_LOOKBACK_DAYS`] before today (UTC): the folders are named by the
@@ -123,54 +110,27 @@ fn collect_rollouts(dir: &Path, depth: u8, out: &mut Vec<(SystemTime, PathBuf)>)
 
 /// The `cwd` of a rollout's `session_meta` line; `None` when the file is no rollout.
 pub fn session_cwd(path: &Path) -> Option<String> {
-    let meta = session_meta(path)?;
-    meta.pointer("/payload/cwd")
-        .and_then(Value::as_str)
-        .map(str::to_string)
+    session_meta(path)?.cwd
 }
 
 /// The session id a rollout's `session_meta` line records (the id hooks receive); `None` when
 /// the file is no rollout.
 pub fn session_id(path: &Path) -> Option<String> {
-    let meta = session_meta(path)?;
-    meta.pointer("/payload/id")
-        .and_then(Value::as_str)
-        .map(str::to_string)
+    session_meta(path)?.id
 }
 
-/// A rollout's first line when it is its `session_meta`.
-fn session_meta(path: &Path) -> Option<Value> {
+/// What a rollout's first line says, when it is its `session_meta`.
+fn session_meta(path: &Path) -> Option<SessionMeta> {
     let (file, _) = fsutil::open_regular(path).ok()?;
     let mut first = Vec::new();
-    let mut reader = std::io::BufReader::new(file.take(META_LINE_BYTES));
+    let mut reader = std::io::BufReader::new(file.take(META_BYTES));
     std::io::BufRead::read_until(&mut reader, b'\n', &mut first).ok()?;
-    let value: Value = crate::json_repair::from_slice_lenient(&first).ok()?;
-    (value.get("type").and_then(Value::as_str) == Some("session_meta")).then_some(value)
+    codex::session_meta(&first)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
-
-    #[test]
-    fn codex_home_is_the_variable_else_the_home_folder() {
-        assert_eq!(
-            codex_home(&env(&[("CODEX_HOME", "/c"), ("HOME", "/h")])),
-            Some(PathBuf::from("/c"))
-        );
-        assert_eq!(
-            codex_home(&env(&[("CODEX_HOME", ""), ("HOME", "/h")])),
-            Some(PathBuf::from("/h/.codex"))
-        );
-        assert_eq!(codex_home(&env(&[])), None);
-    }
 
     #[test]
     fn a_session_is_found_by_id_in_recent_day_folders_only() {

@@ -1,62 +1,51 @@
-//! Opens a transcript safely: regular files only, and errors sorted into the port's kinds.
+//! Opens a transcript safely for the readers: regular files only (opening a FIFO for reading
+//! blocks until a writer appears, which would hang a hook or a command), and errors sorted into
+//! the port's kinds.
 
 use std::fs::File;
-use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
-use ctxmon_application::ports::{TranscriptError, TranscriptErrorKind};
+use ctxmon_application::ports::TranscriptError;
+use ctxmon_application::readers::FileAccess;
 
 use crate::fsutil::{self, OpenRegularError};
 
-/// Opens `path` for reading and returns the file with its length at this moment.
-///
-/// Only a regular file is opened (`fsutil::open_regular`): opening a FIFO for reading blocks
-/// until a writer appears, which would hang a hook or a command.
+/// The file access of the binary's transcript reader: regular files only, and a session's
+/// subagent folder listed for the subagents' own transcripts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RegularFiles;
+
+impl FileAccess for RegularFiles {
+    type File = File;
+
+    fn open(&self, path: &Path) -> Result<(File, u64), TranscriptError> {
+        open_regular(path)
+    }
+
+    fn list(&self, dir: &Path) -> Vec<(SystemTime, PathBuf)> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(Result::ok)
+            .map(|e| {
+                let path = e.path();
+                let modified = std::fs::metadata(&path)
+                    .and_then(|m| m.modified())
+                    .unwrap_or(SystemTime::UNIX_EPOCH);
+                (modified, path)
+            })
+            .collect()
+    }
+}
+
+/// Opens `path` for reading and returns the file with its length at this moment; only a
+/// regular file is opened (`fsutil::open_regular`).
 pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), TranscriptError> {
     let (file, meta) = fsutil::open_regular(path).map_err(|e| match e {
-        OpenRegularError::Io(e) => io_error(path, &e),
-        OpenRegularError::NotAFile(what) => not_a_file(path, what),
+        OpenRegularError::Io(e) => TranscriptError::from_io(path, &e),
+        OpenRegularError::NotAFile(what) => TranscriptError::not_a_file(path, what),
     })?;
-    if meta.len() == 0 {
-        return Err(TranscriptError::new(
-            TranscriptErrorKind::Empty,
-            format!(
-                "transcript {} is empty: it has no usage record yet, wait for the first response",
-                path.display()
-            ),
-        ));
-    }
     Ok((file, meta.len()))
-}
-
-fn not_a_file(path: &Path, what: &str) -> TranscriptError {
-    TranscriptError::new(
-        TranscriptErrorKind::NotAFile,
-        format!(
-            "transcript path {} is not a regular file ({what})",
-            path.display()
-        ),
-    )
-}
-
-/// Maps an I/O failure to the port's error kinds. A missing file's message says only what was
-/// found: what to check depends on who named the path ([`TranscriptError::named_by`]).
-pub(crate) fn io_error(path: &Path, e: &io::Error) -> TranscriptError {
-    let shown = path.display();
-    match e.kind() {
-        // A path through a regular file ("a.jsonl/x") also means there is no transcript there.
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => TranscriptError::new(
-            TranscriptErrorKind::NotFound,
-            format!("transcript not found at {shown}"),
-        ),
-        io::ErrorKind::PermissionDenied => TranscriptError::new(
-            TranscriptErrorKind::PermissionDenied,
-            format!("cannot read transcript {shown}: permission denied, check its owner and mode"),
-        ),
-        io::ErrorKind::IsADirectory => not_a_file(path, "a directory"),
-        _ => TranscriptError::new(
-            TranscriptErrorKind::Io,
-            format!("cannot read transcript {shown}: {e}"),
-        ),
-    }
 }

@@ -38,8 +38,18 @@ pub struct FillSettings {
     pub agent: AgentKind,
     /// How far back the transcript reader may look.
     pub limits: ScanLimits,
-    /// Percent of the window assumed used after a compaction whose size is unknown (BUG-329).
+    /// Percent of the window assumed used after a compaction whose size is unknown: until the
+    /// next response the transcript's newest usage record still shows the size before it.
     pub post_compaction_percent: u64,
+}
+
+/// The settings of the built-in configuration ([`Config::default`]): ctxmon's default
+/// thresholds, windows and buffer, Claude Code served, the agents' own auto-compaction
+/// settings not yet read (see `FillSettings::apply_agent_settings`).
+impl Default for FillSettings {
+    fn default() -> Self {
+        FillSettings::with_thresholds(&Config::default(), Thresholds::default())
+    }
 }
 
 impl FillSettings {
@@ -47,8 +57,12 @@ impl FillSettings {
     /// auto-compaction settings start at their defaults and the agent at Claude Code: the
     /// composition root sets both from the agent's own settings.
     pub fn from_config(config: &Config) -> Result<FillSettings, ThresholdError> {
-        Ok(FillSettings {
-            thresholds: config.thresholds()?,
+        Ok(FillSettings::with_thresholds(config, config.thresholds()?))
+    }
+
+    fn with_thresholds(config: &Config, thresholds: Thresholds) -> FillSettings {
+        FillSettings {
+            thresholds,
             windows: WindowRules::from_config(config),
             auto_compact_buffer: config.auto_compact_buffer(),
             auto_compact: AutoCompactSettings::default(),
@@ -60,7 +74,7 @@ impl FillSettings {
                 max_scan_bytes: config.context_monitor.max_scan_bytes,
             },
             post_compaction_percent: config.context_monitor.post_compaction_percent.clamp(10, 60),
-        })
+        }
     }
 
     /// The post-compaction baseline for a window: `post_compaction_percent` of it.
@@ -254,6 +268,33 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
                 }
             }
         }
+    }
+
+    /// The measurement `ctxmon status` reports: [`ContextFillEstimator::measure`], and after a
+    /// compaction that no response has measured since (so the reading names no model), the
+    /// model the session last answered with ([`TranscriptReader::last_model`]), which also
+    /// decides the window.
+    pub fn measure_session(&self, request: EstimateRequest<'_>) -> Measurement {
+        let measurement = self.measure(request);
+        let compacted = measurement
+            .reading
+            .as_ref()
+            .is_some_and(|r| r.boundary.is_some());
+        if !compacted || measurement.estimate.model.is_some() {
+            return measurement;
+        }
+        let Some(model) = request
+            .transcript_path
+            .and_then(|path| self.reader.last_model(path, self.settings.limits))
+        else {
+            return measurement;
+        };
+        let mut again = self.measure(EstimateRequest {
+            model_hint: Some(&model),
+            ..request
+        });
+        again.estimate.model.get_or_insert(model);
+        again
     }
 
     fn estimate_from_reading(

@@ -225,3 +225,48 @@ fn auto_compact_settings_move_or_clear_the_room() {
     assert_eq!(e.source, FillSource::Unavailable);
     assert_eq!(e.tokens_until_auto_compact, None);
 }
+
+#[test]
+fn the_default_settings_are_the_built_in_configurations() {
+    assert_eq!(FillSettings::default(), settings());
+}
+
+/// A reader that knows the session's last model, as a file reader finds it past a boundary.
+struct KnowsModel(TranscriptReading);
+
+impl TranscriptReader for KnowsModel {
+    fn read_latest(&self, _: &Path, _: ScanLimits) -> Result<TranscriptReading, TranscriptError> {
+        Ok(self.0.clone())
+    }
+
+    fn last_model(&self, _: &Path, _: ScanLimits) -> Option<String> {
+        Some("claude-sonnet-4-5[1m]".into())
+    }
+}
+
+#[test]
+fn a_session_measured_after_a_compaction_takes_the_model_it_last_answered_with() {
+    let boundary = CompactionBoundary {
+        post_tokens: Some(TokenCount(40_000)),
+        ..CompactionBoundary::default()
+    };
+    let s = settings();
+    let reader = KnowsModel(reading(None, Some(boundary)));
+    let request = EstimateRequest {
+        transcript_path: Some(Path::new("t.jsonl")),
+        ..EstimateRequest::default()
+    };
+    let estimator = ContextFillEstimator::new(&reader, &s);
+    assert_eq!(estimator.measure(request).estimate.model, None);
+    let session = estimator.measure_session(request).estimate;
+    assert_eq!(session.model.as_deref(), Some("claude-sonnet-4-5[1m]"));
+    // The model decides the window: `[1m]` is a 1M context.
+    assert_eq!(session.context_window_size.get(), 1_000_000);
+    assert_eq!(session.input_tokens, TokenCount(40_000));
+    // Without a compaction the reading's own model stands and nothing more is read.
+    let plain = KnowsModel(reading(Some(90_000), None));
+    let e = ContextFillEstimator::new(&plain, &s)
+        .measure_session(request)
+        .estimate;
+    assert_eq!(e.context_window_size.get(), 200_000);
+}

@@ -6,9 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
+use ctxmon_application::readers::json::depth::Bounded;
+use ctxmon_application::readers::json::repair::from_str_lenient;
 use ctxmon_infra_fs::fsutil::{self, OpenRegularError};
-use ctxmon_infra_fs::json_depth::Bounded;
-use ctxmon_infra_fs::json_repair::from_str_lenient;
 use serde_json::Value;
 
 use super::check::{Check, Status};

@@ -363,7 +363,7 @@ pub fn transcript(project_dir: &Path, env: &[(String, String)], config: &Config)
             format!("{shown} is empty: the session has had no response yet"),
         );
     }
-    let reader = JsonlTranscriptReader::new();
+    let reader = JsonlTranscriptReader::default();
     let measurement = ContextFillEstimator::new(&reader, &settings).measure(EstimateRequest {
         transcript_path: Some(&path),
         ..Default::default()

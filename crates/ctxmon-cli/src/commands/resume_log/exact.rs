@@ -14,8 +14,8 @@
 
 use std::collections::BTreeMap;
 
+use ctxmon_application::readers::json::repair as json_repair;
 use ctxmon_domain::ContextValue;
-use ctxmon_infra_fs::json_repair;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 

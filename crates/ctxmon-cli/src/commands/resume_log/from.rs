@@ -8,8 +8,8 @@ use std::fs::File;
 use std::io::Read;
 
 use anyhow::anyhow;
+use ctxmon_application::readers::json::repair as json_repair;
 use ctxmon_domain::ResumeLogDraft;
-use ctxmon_infra_fs::json_repair;
 use serde_json::Value;
 
 use super::super::assemble::{json_path, json_syntax};

@@ -6,57 +6,31 @@
 //! line carries Codex's base instructions (tens of kilobytes), but `type` comes right after
 //! `timestamp`, so the key is found long before the line ends and the rest is never parsed.
 
-use std::io::Read;
-use std::path::Path;
-
-use ctxmon_application::ports::{AgentKind, TranscriptError, TranscriptErrorKind};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use super::open::{io_error, open_regular};
+use crate::ports::AgentKind;
+use crate::readers::jsonl::backward::first_newline;
 
 /// Bytes of a file's start read to tell its format.
 pub const SNIFF_BYTES: u64 = 16 * 1024;
 
-/// The agent that wrote `path`. Errors are the reader's (`NotFound`, `Empty`, `NotAFile`,
-/// `PermissionDenied`, `Io`), so a caller that sniffs first reports the same errors as before.
-pub fn agent_of(path: &Path) -> Result<AgentKind, TranscriptError> {
-    let (file, len) = open_regular(path)?;
-    // Sized for what will be read, so the read is one system call rather than one per growth.
-    let mut head = Vec::with_capacity(usize::try_from(len.min(SNIFF_BYTES)).unwrap_or(0));
-    file.take(SNIFF_BYTES)
-        .read_to_end(&mut head)
-        .map_err(|e| io_error(path, &e))?;
-    Ok(agent_of_prefix(&head))
-}
-
-/// True when `path` starts like a JSON-lines file (its first non-blank byte opens an object) or
-/// is empty: a session's transcript before its first answer, as opposed to a file that is no
-/// transcript at all. Reads at most [`SNIFF_BYTES`]; a file that cannot be read is `false`.
-pub fn opens_as_json_lines(path: &Path) -> bool {
-    let file = match open_regular(path) {
-        Ok((file, _)) => file,
-        Err(e) => return e.kind == TranscriptErrorKind::Empty,
-    };
-    let mut head = Vec::with_capacity(256);
-    if file.take(SNIFF_BYTES).read_to_end(&mut head).is_err() {
-        return false;
-    }
+/// True when a file starting with `head` starts like a JSON-lines file (its first non-blank
+/// byte opens an object) or is empty: a session's transcript before its first answer, as
+/// opposed to a file that is no transcript at all.
+pub fn opens_as_json_lines(head: &[u8]) -> bool {
     head.iter()
         .find(|b| !b.is_ascii_whitespace())
         .is_none_or(|b| *b == b'{')
 }
 
-/// What a JSON document given in place of a transcript is, when its first line is one of the
-/// inputs the agents send to ctxmon rather than a transcript line: every transcript line has a
-/// top-level `type`, a hook's or the status line's input has none and names a transcript
-/// instead. `None` for anything else (a transcript, or a file that cannot be read).
-pub fn input_in_place_of_transcript(path: &Path) -> Option<&'static str> {
-    let (file, _) = open_regular(path).ok()?;
-    let mut head = Vec::new();
-    file.take(SNIFF_BYTES).read_to_end(&mut head).ok()?;
-    let line = match super::backward::first_newline(&head) {
+/// What a JSON document given in place of a transcript is, when its first line (in `head`) is
+/// one of the inputs the agents send to ctxmon rather than a transcript line: every transcript
+/// line has a top-level `type`, a hook's or the status line's input has none and names a
+/// transcript instead. `None` for anything else (a transcript, or bytes that are not JSON).
+pub fn input_in_place_of_transcript(head: &[u8]) -> Option<&'static str> {
+    let line = match first_newline(head) {
         Some(end) => head.get(..end)?,
-        None => &head,
+        None => head,
     };
     let value: serde_json::Value = serde_json::from_slice(line).ok()?;
     let object = value.as_object()?;
@@ -79,7 +53,7 @@ pub fn agent_of_prefix(bytes: &[u8]) -> AgentKind {
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(bytes.len());
     let rest = bytes.get(start..).unwrap_or_default();
-    let line = match super::backward::first_newline(rest) {
+    let line = match first_newline(rest) {
         Some(end) => rest.get(..end).unwrap_or_default(),
         None => rest,
     };
@@ -94,7 +68,7 @@ pub fn agent_of_prefix(bytes: &[u8]) -> AgentKind {
 /// are not there and no `\u` escape could spell them. Then the line is not parsed at all, which
 /// matters beyond the parse: stopping the parser early is an error, and serde_json locates an
 /// error with memchr, whose first use asks the CPU for its features (see
-/// `backward::last_newline`): that cost every Claude Code hook about 0.1 ms.
+/// `jsonl::backward::last_newline`): that cost every Claude Code hook about 0.1 ms.
 fn could_name_session_meta(line: &[u8]) -> bool {
     contains(line, b"\"session_meta\"") || contains(line, b"\\u")
 }
@@ -186,21 +160,27 @@ mod tests {
 
     #[test]
     fn json_lines_are_told_from_other_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let cases: [(&str, &[u8], bool); 5] = [
-            ("user.jsonl", b"{\"type\":\"user\"}\n", true),
-            ("blank.jsonl", b"\n \n{\"type\":\"user\"}", true),
-            ("empty.jsonl", b"", true),
-            ("text.jsonl", b"not json\n{\"type\":\"user\"}\n", false),
-            ("binary.jsonl", b"\xff\xfe\n", false),
+        let cases: [(&[u8], bool); 5] = [
+            (b"{\"type\":\"user\"}\n", true),
+            (b"\n \n{\"type\":\"user\"}", true),
+            (b"", true),
+            (b"not json\n{\"type\":\"user\"}\n", false),
+            (b"\xff\xfe\n", false),
         ];
-        for (name, bytes, expected) in cases {
-            let path = dir.path().join(name);
-            std::fs::write(&path, bytes).unwrap();
-            assert_eq!(opens_as_json_lines(&path), expected, "{name}");
+        for (bytes, expected) in cases {
+            assert_eq!(opens_as_json_lines(bytes), expected, "{bytes:?}");
         }
-        assert!(!opens_as_json_lines(&dir.path().join("missing.jsonl")));
-        assert!(!opens_as_json_lines(dir.path()));
+    }
+
+    #[test]
+    fn an_agents_input_is_told_from_a_transcript() {
+        let hook = br#"{"hook_event_name":"Stop","transcript_path":"/t.jsonl"}"#;
+        assert!(input_in_place_of_transcript(hook).is_some_and(|w| w.contains("hook")));
+        let status = b"{\"context_window\":{}}\n";
+        assert!(input_in_place_of_transcript(status).is_some_and(|w| w.contains("status")));
+        for other in [&b"{\"type\":\"user\"}"[..], b"{}", b"[1]", b"\xff", b""] {
+            assert_eq!(input_in_place_of_transcript(other), None, "{other:?}");
+        }
     }
 
     #[test]

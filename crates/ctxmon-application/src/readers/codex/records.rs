@@ -14,19 +14,19 @@
 //!   `Exit code: N`) or in its JSON `metadata.exit_code`; a non-zero one is a failure.
 //! - `session_meta.payload.git.branch` is the branch; a `compacted` line is a compaction.
 //!
-//! Like Claude Code's parser (`transcript::records`) it parses only lines a record needs:
+//! Like Claude Code's parser (`claude_code::records`) it parses only lines a record needs:
 //! instructions, reasoning, counts and successful outputs (told from their raw header) are
 //! never built into JSON values.
 
 use std::collections::HashMap;
 
-use ctxmon_application::ports::{
+use crate::ports::{
     RecordBody, Request, RequestKind, ToolCall, ToolKind, ToolResult, TranscriptRecord,
 };
 use ctxmon_domain::Todo;
 use serde_json::Value;
 
-use crate::transcript::records::{RESULT_HEAD_CHARS, RESULT_TAIL_CHARS, head_and_tail};
+use crate::readers::claude_code::{RESULT_HEAD_CHARS, RESULT_TAIL_CHARS, head_and_tail};
 
 /// The tool names that run a shell command.
 const SHELL_TOOLS: &[&str] = &["exec_command", "shell", "shell_command", "container.exec"];

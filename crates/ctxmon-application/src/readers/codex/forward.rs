@@ -11,7 +11,7 @@
 //!   before compaction is the last count's.
 //! - A count's model is the newest `turn_context` before it; its window its own.
 
-use ctxmon_application::ports::{CompactionBoundary, TranscriptEvent, UsageRecord};
+use crate::ports::{CompactionBoundary, TranscriptEvent, UsageRecord};
 use ctxmon_domain::TokenCount;
 
 use super::line::{RolloutLine, classify};

@@ -6,12 +6,12 @@
 //! the rules below decide. Only the fields the rules need are deserialized; everything else
 //! (message content above all, which can be megabytes) is skipped by serde without being built.
 
-use ctxmon_application::ports::{CompactionBoundary, TranscriptEvent, UsageRecord};
+use crate::ports::{CompactionBoundary, TranscriptEvent, UsageRecord};
 use ctxmon_domain::TokenCount;
 use serde::Deserialize;
 
-use super::lenient::{EphemeralSum, Obj, Scalar};
-use crate::json_repair;
+use crate::readers::json::repair as json_repair;
+use crate::readers::jsonl::lenient::{EphemeralSum, Obj, Scalar};
 
 /// What one line means for the fill measurement.
 #[derive(Debug, Clone, PartialEq, Eq)]

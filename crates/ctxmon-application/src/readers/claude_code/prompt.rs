@@ -3,7 +3,7 @@
 //! output, IDE selections, system reminders, interruption notes. Only the prompts say what the
 //! user wanted; the kind says which is which.
 
-use ctxmon_application::ports::{Request, RequestKind};
+use crate::ports::{Request, RequestKind};
 use serde_json::Value;
 
 /// Text blocks starting with one of these are Claude Code's wrappers around something other

@@ -10,35 +10,84 @@
 
 use std::io::{self, Read, Seek, SeekFrom};
 
+use crate::ports::TranscriptReading;
+
+/// Block size of the backward scan.
+pub const DEFAULT_BLOCK_SIZE: usize = 64 * 1024;
+
+/// Lines longer than this are skipped without being held in memory: assistant lines hold one
+/// content block of model output, which output-token limits keep well under a megabyte, so
+/// only tool results and garbage are that long. Their bytes still count toward the scan limit.
+pub const DEFAULT_MAX_LINE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Counts from one scan, for diagnostics and tests; the reading carries the result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScanStats {
+    /// Non-empty lines met, including oversized ones.
+    pub lines: u64,
+    /// Lines longer than the line cap, skipped unparsed.
+    pub oversized_lines: u64,
+}
+
+/// A reading plus how it was obtained.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanReport {
+    /// What the scan found.
+    pub reading: TranscriptReading,
+    /// How many lines it met on the way.
+    pub stats: ScanStats,
+}
+
+/// How a backward scan walks a file: its block size and the longest line it parses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanShape {
+    /// Bytes read per step back (at least 1).
+    pub block_size: usize,
+    /// Lines longer than this are counted and skipped, never held.
+    pub max_line_bytes: u64,
+}
+
+impl Default for ScanShape {
+    fn default() -> Self {
+        ScanShape {
+            block_size: DEFAULT_BLOCK_SIZE,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+}
+
 /// The last `\n` in `bytes`, found a word at a time.
 ///
 /// memchr's default search picks its SIMD routine by asking the CPU for its features on first
 /// use, and in a virtual machine each `cpuid` instruction traps to the hypervisor: that one
 /// question cost a hook about 0.1 ms, a tenth of a whole process start, on every prompt and
-/// status-line refresh (issue 16). The portable routine asks nothing, and what a scan costs is
-/// parsing the lines it finds, not finding their ends. `format` reads the first line the same
-/// way, so the commands that run on every prompt never ask.
-pub(crate) fn last_newline(bytes: &[u8]) -> Option<usize> {
+/// status-line refresh. The portable routine asks nothing, and what a scan costs is parsing
+/// the lines it finds, not finding their ends. `detect` reads the first line the same way, so
+/// the commands that run on every prompt never ask.
+pub fn last_newline(bytes: &[u8]) -> Option<usize> {
     memchr::arch::all::memchr::One::new(b'\n').rfind(bytes)
 }
 
 /// The first `\n` in `bytes` (see [`last_newline`] for why this routine).
-pub(crate) fn first_newline(bytes: &[u8]) -> Option<usize> {
+pub fn first_newline(bytes: &[u8]) -> Option<usize> {
     memchr::arch::all::memchr::One::new(b'\n').find(bytes)
 }
 
 /// One item of the backward walk.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum BackLine<'a> {
+pub enum BackLine<'a> {
     /// A complete, non-empty line without its `\n`.
     Line(&'a [u8]),
     /// A complete line longer than the cap; its bytes were scanned but not kept.
-    Oversized { len: u64 },
+    Oversized {
+        /// The line's length in bytes.
+        len: u64,
+    },
 }
 
 /// Backward line reader over `[limit_start, file_len)` of a seekable source.
 #[derive(Debug)]
-pub(crate) struct BackwardLines<R> {
+pub struct BackwardLines<R> {
     src: R,
     block_size: usize,
     max_line: u64,
@@ -60,7 +109,7 @@ pub(crate) struct BackwardLines<R> {
 impl<R: Read + Seek> BackwardLines<R> {
     /// `file_len` is the length observed when the file was opened: bytes appended afterwards by
     /// a concurrent writer are ignored, so a half-written line after it cannot be seen.
-    pub(crate) fn new(
+    pub fn new(
         src: R,
         file_len: u64,
         max_scan_bytes: u64,
@@ -84,18 +133,18 @@ impl<R: Read + Seek> BackwardLines<R> {
 
     /// Bytes read so far, counted from the end of the file (re-reads of a spanning line and the
     /// one-byte look-behind at the limit are not counted twice).
-    pub(crate) fn bytes_scanned(&self, file_len: u64) -> u64 {
+    pub fn bytes_scanned(&self, file_len: u64) -> u64 {
         file_len.saturating_sub(self.block_start)
     }
 
     /// True once the walk stopped at the scan limit with older bytes left unread.
-    pub(crate) fn hit_limit(&self) -> bool {
+    pub fn hit_limit(&self) -> bool {
         self.hit_limit
     }
 
     /// The next line, newest first; `None` at the start of the file or at the scan limit.
     /// Empty lines (the one after a final `\n`, blank lines) are not reported.
-    pub(crate) fn next_line(&mut self) -> io::Result<Option<BackLine<'_>>> {
+    pub fn next_line(&mut self) -> io::Result<Option<BackLine<'_>>> {
         loop {
             if self.done {
                 return Ok(None);

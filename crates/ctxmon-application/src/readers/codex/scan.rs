@@ -1,4 +1,4 @@
-//! The backward scan of a rollout (contract C2, for Codex): newest line first, in the same fixed
+//! The backward scan of a rollout (the fill measurement of Codex): newest line first, in the same fixed
 //! blocks and under the same byte bound as Claude Code's transcripts, so a hook's cost does not
 //! grow with the session.
 //!
@@ -13,37 +13,32 @@
 //!   counts, so it is close), within the bound.
 //! - The window is the count's `model_context_window`, else the newest `task_started`'s.
 
-use std::path::Path;
-
-use ctxmon_application::ports::{
-    AgentKind, ChainScope, CompactionBoundary, ScanLimits, TranscriptError, TranscriptReading,
-    UsageRecord,
-};
+use std::io::{self, Read, Seek};
 
 use super::line::{Count, RolloutLine, classify};
-use crate::transcript::backward::{BackLine, BackwardLines};
-use crate::transcript::open::{io_error, open_regular};
-use crate::transcript::{ScanReport, ScanStats};
+use crate::ports::{
+    AgentKind, ChainScope, CompactionBoundary, ScanLimits, TranscriptReading, UsageRecord,
+};
+use crate::readers::jsonl::backward::{BackLine, BackwardLines, ScanReport, ScanShape, ScanStats};
 
-/// Scans the rollout at `path` backwards (see the module docs).
-pub(crate) fn scan(
-    path: &Path,
+/// Scans the rollout `src` (`file_len` bytes long) backwards (see the module docs).
+pub fn scan<R: Read + Seek>(
+    src: R,
+    file_len: u64,
     limits: ScanLimits,
-    block_size: usize,
-    max_line_bytes: u64,
-) -> Result<ScanReport, TranscriptError> {
-    let (file, file_len) = open_regular(path)?;
+    shape: ScanShape,
+) -> io::Result<ScanReport> {
     let mut lines = BackwardLines::new(
-        file,
+        src,
         file_len,
         limits.max_scan_bytes,
-        block_size,
-        max_line_bytes,
+        shape.block_size,
+        shape.max_line_bytes,
     );
     let mut stats = ScanStats::default();
     let mut found = Found::default();
     loop {
-        let line = match lines.next_line().map_err(|e| io_error(path, &e))? {
+        let line = match lines.next_line()? {
             None => break,
             Some(BackLine::Oversized { .. }) => {
                 stats.lines += 1;
@@ -168,12 +163,20 @@ mod tests {
     const COMPACTED: &str = r#"{"timestamp":"tc","type":"compacted","payload":{"message":""}}"#;
 
     fn read(lines: &[&str], block: usize) -> TranscriptReading {
-        let dir = tempfile::tempdir().expect("tmp");
-        let path = dir.path().join("r.jsonl");
-        std::fs::write(&path, lines.join("\n") + "\n").expect("write");
-        scan(&path, ScanLimits::default(), block, 4 * 1024 * 1024)
-            .expect("readable")
-            .reading
+        let text = lines.join("\n") + "\n";
+        let len = text.len() as u64;
+        let shape = ScanShape {
+            block_size: block,
+            max_line_bytes: 4 * 1024 * 1024,
+        };
+        scan(
+            std::io::Cursor::new(text),
+            len,
+            ScanLimits::default(),
+            shape,
+        )
+        .expect("in memory")
+        .reading
     }
 
     #[test]

@@ -9,8 +9,8 @@
 use ctxmon_domain::TokenCount;
 use serde::Deserialize;
 
-use crate::json_repair;
-use crate::transcript::lenient::{Obj, Scalar};
+use crate::readers::json::repair as json_repair;
+use crate::readers::jsonl::lenient::{Obj, Scalar};
 
 /// What one rollout line means for the fill.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,9 +3,9 @@
 //!
 //! PreCompact parses the lines of an 8 MiB tail, and building each whole line as a `Value`
 //! (every id, usage figure, model name and file content as its own allocation) was most of its
-//! time (issue 16). The keys kept are listed here beside the reader ([`LINE`]); a test holds
-//! the records of every fixture line equal whether the line is parsed whole or lean, so a key
-//! `push` starts reading must be added here first.
+//! time. The keys kept are listed here beside the reader ([`LINE`]); a test holds the records
+//! of every fixture line equal whether the line is parsed whole or lean, so a key `push`
+//! starts reading must be added here first.
 //!
 //! The line must still be valid JSON throughout, as it had to be whole: a syntax error in a
 //! skipped key fails the line the same way, and [`parse_line`] repairs it the same way
@@ -18,7 +18,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::json_repair;
+use crate::readers::json::repair as json_repair;
 
 /// What of a value is kept.
 #[derive(Debug, Clone, Copy)]
@@ -82,7 +82,7 @@ const LINE: Shape = Keys(&[
 
 /// The line as `RecordParser::push` needs it, or `None` when it is not JSON (after the same
 /// repair as a whole parse).
-pub(crate) fn parse_line(line: &[u8]) -> Option<Value> {
+pub fn parse_line(line: &[u8]) -> Option<Value> {
     match std::str::from_utf8(line) {
         // Known to be UTF-8: serde_json does not check it again.
         Ok(text) => json_repair::from_str_lenient::<LeanLine>(text)
@@ -189,7 +189,7 @@ impl<'de> Visitor<'de> for Kept {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::records::RecordParser;
+    use crate::readers::claude_code::RecordParser;
 
     /// Every line of the transcripts at hand, whole and lean, through one parser each: the
     /// same records, in the same order. On the way, `sort` is checked against `wants` and
@@ -220,49 +220,6 @@ mod tests {
             }
         }
         assert_eq!(from_lean, from_whole);
-    }
-
-    fn jsonl_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                jsonl_files(&path, out);
-            } else if path.extension().is_some_and(|x| x == "jsonl") {
-                out.push(path);
-            }
-        }
-    }
-
-    #[test]
-    fn lean_lines_make_the_records_whole_lines_make() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let mut files = Vec::new();
-        jsonl_files(&root.join("fixtures/transcripts"), &mut files);
-        jsonl_files(
-            &root.join("crates/ctxmon-cli/tests/fixtures/handoff"),
-            &mut files,
-        );
-        let shared = root.join("../shared/fixtures/claude-code-transcripts");
-        if shared.is_dir() {
-            jsonl_files(&shared, &mut files);
-        } else {
-            println!(
-                "notice: {} is absent; its transcripts are not compared",
-                shared.display()
-            );
-        }
-        assert!(files.len() >= 3, "{files:?}");
-        for file in files {
-            let bytes = std::fs::read(&file).unwrap();
-            let lines: Vec<&[u8]> = bytes
-                .split(|&b| b == b'\n')
-                .filter(|l| !l.is_empty())
-                .collect();
-            same_records(&lines);
-        }
     }
 
     #[test]

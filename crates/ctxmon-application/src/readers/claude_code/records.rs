@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use ctxmon_application::ports::{
+use crate::ports::{
     RecordBody, RequestKind, TaskItem, ToolCall, ToolKind, ToolResult, TranscriptRecord,
 };
 use ctxmon_domain::Todo;
@@ -22,6 +22,7 @@ use super::prompt::classify_request;
 /// its last [`RESULT_TAIL_CHARS`] around a "…" line: what failed is said at the end of a test
 /// run as often as at its start.
 pub const RESULT_HEAD_CHARS: usize = 2_000;
+/// The characters a long tool result keeps from its end (see [`RESULT_HEAD_CHARS`]).
 pub const RESULT_TAIL_CHARS: usize = 6_000;
 
 const REJECTED: &str = "The user doesn't want to proceed with this tool use.";
@@ -209,16 +210,7 @@ impl RecordParser {
     fn call(&mut self, block: &Value) -> ToolCall {
         let input = block.get("input").unwrap_or(&Value::Null);
         let name = str_at(block, "name").unwrap_or_default().to_string();
-        let kind = match name.as_str() {
-            "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => ToolKind::FileWrite,
-            "Bash" => ToolKind::Shell,
-            "TodoWrite" => ToolKind::TodoList,
-            "TaskCreate" => ToolKind::TaskCreate,
-            "TaskUpdate" => ToolKind::TaskUpdate,
-            "TaskList" => ToolKind::TaskList,
-            "Task" | "Agent" => ToolKind::Subagent,
-            _ => ToolKind::Other,
-        };
+        let kind = tool_kind(&name);
         let id = str_at(block, "id").map(str::to_string);
         let command = str_at(input, "command");
         if let Some(id) = &id {
@@ -328,6 +320,20 @@ impl RecordParser {
             task_list,
             created_file,
         }
+    }
+}
+
+/// What a Claude Code tool is for, by its name: the one table of Claude Code's tool names.
+pub fn tool_kind(name: &str) -> ToolKind {
+    match name {
+        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => ToolKind::FileWrite,
+        "Bash" => ToolKind::Shell,
+        "TodoWrite" => ToolKind::TodoList,
+        "TaskCreate" => ToolKind::TaskCreate,
+        "TaskUpdate" => ToolKind::TaskUpdate,
+        "TaskList" => ToolKind::TaskList,
+        "Task" | "Agent" => ToolKind::Subagent,
+        _ => ToolKind::Other,
     }
 }
 

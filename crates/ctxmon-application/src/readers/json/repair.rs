@@ -566,5 +566,5 @@ fn is_json_number(token: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-#[path = "json_repair_tests.rs"]
+#[path = "repair_tests.rs"]
 mod tests;

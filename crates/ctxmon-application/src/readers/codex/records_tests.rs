@@ -8,7 +8,7 @@ fn line(kind: &str, payload: Value) -> Value {
 }
 
 fn records(lines: &[Value]) -> Vec<TranscriptRecord> {
-    crate::codex::rollout_records_from_values(lines)
+    crate::readers::codex::rollout_records_from_values(lines)
 }
 
 fn bodies(lines: &[Value]) -> Vec<RecordBody> {

@@ -1,0 +1,92 @@
+//! A Claude Code transcript's tail as the tail port's records: one pass over the window's
+//! lines, each wanted line parsed once (`lean`) and turned into records at once; plus the file
+//! writes of the session's subagents that Claude Code 2.x keeps in files of their own,
+//! `<session>/subagents/agent-*.jsonl` beside `<session>.jsonl` (1.x wrote them inline, as
+//! `isSidechain` lines the tail filter keeps).
+
+use std::io::{self, Read, Seek};
+use std::path::{Path, PathBuf};
+
+use super::records::{RecordParser, is_sidechain_line, records_from_values};
+use crate::ports::TranscriptRecord;
+use crate::readers::access::{FileAccess, open_sized};
+use crate::readers::jsonl::head::LineRecords;
+use crate::readers::jsonl::tail::{for_each_tail_line, tail_lines};
+
+/// Most subagent files read, newest first, and the bytes read from each and from all: a hook
+/// must stay fast however many subagents a session ran.
+const SUBAGENT_FILES: usize = 32;
+const SUBAGENT_FILE_BYTES: u64 = 512 * 1024;
+const SUBAGENT_TOTAL_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The records of the last `max_bytes` of `src` (`file_len` bytes long), oldest first.
+pub fn tail_records<R: Read + Seek>(
+    src: &mut R,
+    file_len: u64,
+    max_bytes: u64,
+) -> io::Result<Vec<TranscriptRecord>> {
+    let mut parser = RecordParser::default();
+    let mut records = Vec::new();
+    for_each_tail_line(src, file_len, max_bytes, &mut |line| {
+        // A line not wanted is not parsed: `sort` adds what it says without that.
+        if parser.sort(line, &mut records)
+            && let Some(value) = super::lean::parse_line(line)
+        {
+            parser.push(&value, &mut records);
+        }
+    })?;
+    Ok(records)
+}
+
+/// The folder where Claude Code 2.x keeps the subagent transcripts of the session whose
+/// transcript is `transcript`.
+pub fn subagent_folder(transcript: &Path) -> Option<PathBuf> {
+    let stem = transcript.file_stem()?;
+    Some(transcript.with_file_name(stem).join("subagents"))
+}
+
+/// The file-write records of the session's subagents kept apart from `transcript`, newest
+/// files first within their bounds. Only their sidechain write calls are kept; a folder or
+/// file that cannot be read is skipped: this is a supplement, never a reason to fail.
+pub fn subagent_writes<A: FileAccess + ?Sized>(
+    access: &A,
+    transcript: &Path,
+) -> Vec<TranscriptRecord> {
+    let Some(dir) = subagent_folder(transcript) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = access
+        .list(&dir)
+        .into_iter()
+        .filter(|(_, p)| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    // Newest first; ties by name, so the choice is stable.
+    files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let mut values = Vec::new();
+    let mut budget = SUBAGENT_TOTAL_BYTES;
+    for (_, file) in files.into_iter().take(SUBAGENT_FILES) {
+        if budget == 0 {
+            break;
+        }
+        let window = budget.min(SUBAGENT_FILE_BYTES);
+        let only_writes =
+            |line: &[u8]| is_sidechain_line(line) && RecordParser::default().wants(line);
+        let Ok((mut src, len)) = open_sized(access, &file) else {
+            continue;
+        };
+        if let Ok(tail) = tail_lines(&mut src, len, window, only_writes) {
+            budget = budget.saturating_sub(tail.bytes_read);
+            values.extend(tail.lines);
+        }
+    }
+    records_from_values(&values)
+}
+
+impl LineRecords for RecordParser {
+    fn wants(&self, line: &[u8]) -> bool {
+        RecordParser::wants(self, line)
+    }
+    fn push(&mut self, line: &serde_json::Value, out: &mut Vec<TranscriptRecord>) {
+        RecordParser::push(self, line, out);
+    }
+}

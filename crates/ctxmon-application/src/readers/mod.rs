@@ -1,0 +1,33 @@
+//! The agents' transcripts and settings, read by their own rules: what an embedder needs to
+//! measure a real session with this one crate.
+//!
+//! [`TranscriptFiles`] is the reader: it opens a transcript through a [`FileAccess`] (a
+//! closure over `std::fs::File::open` will do), tells the agent from the file's first line
+//! (`detect`) and reads it by that agent's rules (`claude_code`, `codex`), implementing the
+//! transcript ports the use cases run on. `settings` reads the agents' own auto-compaction
+//! settings, so an embedder's figures equal `ctxmon status`'s.
+//!
+//! Every reader works on bytes it is handed (`Read + Seek`), never on the file system, and
+//! none panics on what it reads: a line that does not parse is skipped, a read that fails
+//! midway is a typed error, and a file that shrinks while it is read ends the reading or
+//! fails it.
+
+pub mod claude_code;
+pub mod codex;
+pub mod detect;
+pub mod settings;
+
+#[doc(hidden)]
+pub mod json;
+
+mod access;
+mod files;
+mod jsonl;
+
+pub use access::FileAccess;
+pub use files::TranscriptFiles;
+pub use jsonl::backward::{
+    DEFAULT_BLOCK_SIZE, DEFAULT_MAX_LINE_BYTES, ScanReport, ScanShape, ScanStats,
+};
+pub use jsonl::forward::ForwardStats;
+pub use jsonl::tail::TailLines;
