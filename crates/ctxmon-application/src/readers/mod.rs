@@ -23,6 +23,7 @@ pub mod json;
 mod access;
 mod files;
 mod jsonl;
+mod measure;
 
 pub use access::FileAccess;
 pub use files::TranscriptFiles;
@@ -31,3 +32,4 @@ pub use jsonl::backward::{
 };
 pub use jsonl::forward::ForwardStats;
 pub use jsonl::tail::TailLines;
+pub use measure::{FillError, NO_RESPONSE_YET, TranscriptFill};

@@ -3,12 +3,9 @@
 use std::io::IsTerminal;
 
 use anyhow::anyhow;
-use ctxmon_application::monitor::fill::{ContextFillEstimator, EstimateRequest};
 use ctxmon_application::ports::PathOrigin;
-use ctxmon_domain::FillSource;
-use ctxmon_infra_fs::transcript::{
-    JsonlTranscriptReader, input_in_place_of_transcript, opens_as_json_lines,
-};
+use ctxmon_application::readers::FillError;
+use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, StatusArgs};
@@ -17,9 +14,6 @@ use crate::exit::{CmdResult, Failure};
 use crate::json_out;
 use crate::out::{out, outln};
 use crate::render;
-
-/// The note of a session measured before its first answer.
-const NO_RESPONSE_YET: &str = "no response yet: the figure starts with the session's first answer";
 
 pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
     let TranscriptTarget {
@@ -34,27 +28,25 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
         Pick::Newest,
     )?;
     let reader = JsonlTranscriptReader::default();
-    let estimator = ContextFillEstimator::new(&reader, &settings);
-    let request = EstimateRequest {
-        transcript_path: Some(&transcript),
-        model_hint: args.model.as_deref(),
-        ..Default::default()
+    let fill = match reader.measure(&transcript, &settings, args.model.as_deref()) {
+        Ok(fill) => fill,
+        Err(FillError::NotATranscript(what)) => {
+            return Err(Failure::Other(anyhow!(
+                "{} is {what}, not a transcript: pass the transcript_path it names, or pipe it \
+                 to `ctxmon statusline`",
+                transcript.display()
+            )));
+        }
+        Err(FillError::Unreadable(error)) => {
+            let error = error.named_by(PathOrigin::Flag("--transcript"));
+            return Err(Failure::Other(anyhow!("{}: {error}", transcript.display())));
+        }
+        Err(FillError::NothingToMeasure(why)) => {
+            return Err(Failure::Other(anyhow!("{}: {why}", transcript.display())));
+        }
     };
-    // After a compaction the newest reading holds no response, so no model: the session's
-    // model is the one it last answered with, which also decides the window.
-    let measurement = estimator.measure_session(request);
-    // A session that has had no answer yet (its transcript empty, or holding only the first
-    // request) is at 0 with nothing wrong: the figure starts with the first response.
-    let first_response_pending =
-        measurement.awaits_first_response() && opens_as_json_lines(&transcript);
-    let mut estimate = measurement.estimate;
-    if first_response_pending && let Some(what) = input_in_place_of_transcript(&transcript) {
-        return Err(Failure::Other(anyhow!(
-            "{} is {what}, not a transcript: pass the transcript_path it names, or pipe it to \
-             `ctxmon statusline`",
-            transcript.display()
-        )));
-    }
+    let estimate = fill.estimate;
+    let first_response_pending = fill.awaiting_first_response;
     // A window given on the command line is taken as given: one smaller than what the context
     // already holds is a mistake (1000 for 1,000,000, say), not something to replace quietly.
     if let Some(window) = args.window
@@ -65,18 +57,6 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
              window in tokens (e.g. --window 200000, or 1000000 for a 1M window)",
             ctxmon_domain::human::tokens(estimate.input_tokens.get())
         )));
-    }
-    if first_response_pending {
-        estimate.note = Some(NO_RESPONSE_YET.to_string());
-    } else {
-        if let Some(error) = measurement.error {
-            let error = error.named_by(PathOrigin::Flag("--transcript"));
-            return Err(Failure::Other(anyhow!("{}: {error}", transcript.display())));
-        }
-        if estimate.source == FillSource::Unavailable {
-            let why = estimate.note.as_deref().unwrap_or("nothing to measure");
-            return Err(Failure::Other(anyhow!("{}: {why}", transcript.display())));
-        }
     }
     // The file's name is the session's id (Claude Code's uuid, Codex's rollout name).
     let session = transcript

@@ -7,7 +7,7 @@ mod open;
 
 use std::path::Path;
 
-use ctxmon_application::ports::{AgentKind, TranscriptError, TranscriptErrorKind};
+use ctxmon_application::ports::{AgentKind, TranscriptError};
 use ctxmon_application::readers::{TranscriptFiles, detect};
 
 pub use ctxmon_application::readers::claude_code::records_from_values;
@@ -27,10 +27,7 @@ pub fn agent_of(path: &Path) -> Result<AgentKind, TranscriptError> {
 /// its first answer, as opposed to a file that is no transcript at all. A file that cannot be
 /// read is `false`.
 pub fn opens_as_json_lines(path: &Path) -> bool {
-    match JsonlTranscriptReader::default().head(path) {
-        Ok(head) => detect::opens_as_json_lines(&head),
-        Err(e) => e.kind == TranscriptErrorKind::Empty,
-    }
+    JsonlTranscriptReader::default().opens_as_json_lines(path)
 }
 
 /// What a JSON document given in place of a transcript is, when it is one of the inputs the
