@@ -88,6 +88,13 @@ const STEPS: &[Step] = &[
         action: Action::InProcess(|_| crate::budgets::run_all()),
     },
     Step {
+        name: "embed",
+        // `cargo xtask embed`: the embedder's program (examples/embed, ctxmon-application
+        // alone, at most 25 crates) built from its own lockfile and run beside `ctxmon status`
+        // on every transcript at hand; a figure that differs fails.
+        action: Action::InProcess(crate::embed::run),
+    },
+    Step {
         name: "cargo-deny",
         action: Action::Deny,
     },
@@ -244,6 +251,7 @@ mod tests {
                 "check-arch",
                 "tidy",
                 "budgets",
+                "embed",
                 "cargo-deny",
                 "bench-smoke",
                 "dist",

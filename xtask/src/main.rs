@@ -16,6 +16,8 @@ commands:
                no #[path] out of a crate, every application/infra-fs module in ARCHITECTURE.md,
                citations only of sections docs/contract.md has
   budgets      token-budget checks of injected text
+  embed        the embedder's program (examples/embed: ctxmon-application alone, at most 25
+               crates) against `ctxmon status` on every transcript at hand
   bench        benchmarks of the release binary; writes docs/benchmarks.md
                [--quick] [--runs N] [--warmups N] [--out FILE]
   fuzz         every fuzz target for N seconds (default 10); prints executions and time per target
@@ -25,7 +27,7 @@ commands:
   dist         release archives, SHA256SUMS, install.sh and npm tarballs in target/dist,
                then installs and runs them [--target T]... [--binary FILE] [--out DIR]
                [--assemble] [--no-check]
-  ci           everything CI runs: fmt, clippy, tests, check-arch, tidy, budgets, cargo-deny,
+  ci           everything CI runs: fmt, clippy, tests, check-arch, tidy, budgets, embed, cargo-deny,
                bench --quick (answers checked, timings not gated), fuzz";
 
 fn main() -> ExitCode {
@@ -51,6 +53,7 @@ fn run() -> anyhow::Result<()> {
         ["tidy"] => xtask::tidy::run(&root),
         ["budgets"] => xtask::budgets::run_all(),
         ["ci"] => xtask::ci::run(&root),
+        ["embed"] => xtask::embed::run(&root),
         ["dist", rest @ ..] => xtask::dist::run(&root, &xtask::dist::Options::parse(rest)?),
         ["fuzz", rest @ ..] => xtask::fuzz::run(&root, &xtask::fuzz::Options::parse(rest)?),
         ["inject-cost", rest @ ..] => xtask::inject_cost::run(&root, rest),

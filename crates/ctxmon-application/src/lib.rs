@@ -9,6 +9,10 @@
 //!
 //! # What is where
 //!
+//! - [`readers`]: the agents' own files — [`readers::TranscriptFiles`] reads a Claude Code
+//!   transcript or a Codex rollout (any `Read + Seek` you open for it) and
+//!   [`readers::TranscriptFiles::measure`] gives what `ctxmon status` reports of it;
+//!   [`readers::settings`] reads the agents' auto-compaction settings.
 //! - [`monitor`]: how full the context is — [`monitor::fill::ContextFillEstimator`] turns a
 //!   transcript reading into a [`domain::FillEstimate`] (tokens, window, tier, room to
 //!   auto-compaction); [`monitor::tag`] renders `<context-monitor>`.

@@ -16,6 +16,7 @@ mod deadline_rule;
 mod doctor;
 mod doctor_agents;
 mod doctor_binary;
+mod embed_example;
 mod human_text;
 mod install;
 mod install_bad_input;
