@@ -8,7 +8,8 @@ use std::ops::RangeInclusive;
 
 use anyhow::{Result, bail};
 use ctxmon_domain::{
-    ContextWindow, FillEstimate, FillSource, ThresholdTier, Thresholds, TokenCount, estimate_tokens,
+    ContextWindow, FillEstimate, FillSource, Measured, ThresholdTier, Thresholds, TokenCount,
+    estimate_tokens,
 };
 
 /// A named budget check.
@@ -129,14 +130,14 @@ fn sample_estimates(thresholds: &Thresholds) -> Result<Vec<FillEstimate>, String
             };
             for tokens in [lower, upper] {
                 for model in [None, Some("claude-sonnet-4-5-20250929[1m]".to_owned())] {
-                    let estimate = FillEstimate::measured(
-                        TokenCount(tokens),
+                    let estimate = FillEstimate::measured(Measured {
+                        tokens: TokenCount(tokens),
                         window,
                         thresholds,
-                        AUTO_COMPACT_BUFFER,
-                        FillSource::Transcript,
+                        auto_compact_reserve: AUTO_COMPACT_BUFFER,
+                        source: FillSource::Transcript,
                         model,
-                    );
+                    });
                     if estimate.threshold_tier != tier {
                         return Err(format!(
                             "  sample bug: {tokens}/{} tokens classified {} instead of {tier}",
@@ -325,10 +326,7 @@ fn assembly_sample(rng: &mut u64, files: usize) -> ctxmon_domain::assembly::Cont
         }),
         memory: Some(memory),
         recent_events: events,
-        constraints: ContextConstraints {
-            max_tokens: 1,
-            ..Default::default()
-        },
+        constraints: ContextConstraints::new(1),
     }
 }
 

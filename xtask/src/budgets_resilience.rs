@@ -14,8 +14,8 @@ use ctxmon_application::handoff::resumption::from_section;
 use ctxmon_domain::xml::{escape_attr, escape_text};
 use ctxmon_domain::{
     Check, CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, Failure, FileToRead,
-    FillEstimate, FillSource, QualityTrajectory, ResumptionOrigin, ResumptionState, SessionInfo,
-    Thresholds, Timestamp, Todo, TokenCount, estimate_tokens,
+    FillEstimate, FillSource, Measured, QualityTrajectory, ResumptionOrigin, ResumptionState,
+    SessionInfo, Thresholds, Timestamp, Todo, TokenCount, estimate_tokens,
 };
 
 const ITEMS: usize = 200;
@@ -28,14 +28,14 @@ fn long_text(seed: usize, chars: usize) -> String {
 
 fn maximal_checkpoint() -> Result<CheckpointData, String> {
     let id = CheckpointId::new(999_999).ok_or("sample id")?;
-    let fill = FillEstimate::measured(
-        TokenCount(u64::MAX / 4),
-        ContextWindow::ONE_MILLION,
-        &Thresholds::default(),
-        TokenCount(33_000),
-        FillSource::Transcript,
-        Some(long_text(0, 2_000)),
-    );
+    let fill = FillEstimate::measured(Measured {
+        tokens: TokenCount(u64::MAX / 4),
+        window: ContextWindow::ONE_MILLION,
+        thresholds: &Thresholds::default(),
+        auto_compact_reserve: TokenCount(33_000),
+        source: FillSource::Transcript,
+        model: Some(long_text(0, 2_000)),
+    });
     let list = |k: usize| {
         (0..ITEMS)
             .map(|i| long_text(k * 1000 + i, 2_000))

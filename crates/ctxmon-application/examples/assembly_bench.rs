@@ -191,12 +191,11 @@ fn generate(shape: &Shape, strategy: AssemblyStrategyType, seed: u64) -> Context
         memory: Some(memory),
         recent_events: events,
         constraints: ContextConstraints {
-            max_tokens: MAX_TOKENS,
             strategy: Some(strategy),
             allow_summarization: true,
             max_event_age_ms: Some(86_400_000),
             now_ms: Some(NOW),
-            ..Default::default()
+            ..ContextConstraints::new(MAX_TOKENS)
         },
     }
 }

@@ -75,7 +75,7 @@
 //! ```
 //! use ctxmon_application::domain::{
 //!     CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FillEstimate, FillSource,
-//!     SessionInfo, Thresholds, Timestamp, TokenCount, estimate_tokens,
+//!     Measured, SessionInfo, Thresholds, Timestamp, TokenCount, estimate_tokens,
 //! };
 //! use ctxmon_application::fakes::records;
 //! use ctxmon_application::handoff::resumption::context::{
@@ -92,14 +92,14 @@
 //! let state = derive_from_tail(&tail);
 //! assert_eq!(state.files_touched, ["src/login.rs"]);
 //!
-//! let fill = FillEstimate::measured(
-//!     TokenCount(166_000),
-//!     ContextWindow::DEFAULT,
-//!     &Thresholds::default(),
-//!     TokenCount(33_000),
-//!     FillSource::Transcript,
-//!     None,
-//! );
+//! let fill = FillEstimate::measured(Measured {
+//!     tokens: TokenCount(166_000),
+//!     window: ContextWindow::DEFAULT,
+//!     thresholds: &Thresholds::default(),
+//!     auto_compact_reserve: TokenCount(33_000),
+//!     source: FillSource::Transcript,
+//!     model: None,
+//! });
 //! let checkpoint = CheckpointData {
 //!     schema_version: CheckpointData::SCHEMA_VERSION,
 //!     checkpoint_id: CheckpointId::FIRST,
@@ -172,10 +172,9 @@
 //!     memory: None,
 //!     recent_events: Vec::new(),
 //!     constraints: ContextConstraints {
-//!         max_tokens: 2_000,
 //!         allow_summarization: true,
 //!         now_ms: Some(1_772_359_200_000),
-//!         ..ContextConstraints::default()
+//!         ..ContextConstraints::new(2_000)
 //!     },
 //! };
 //! let bundle = create_context_builder(ContextBuilderOptions::default()).build(&input)?;

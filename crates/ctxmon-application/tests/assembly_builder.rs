@@ -119,10 +119,7 @@ fn minimal_input_gives_an_empty_bundle_without_tools() {
         repo: None,
         memory: None,
         recent_events: Vec::new(),
-        constraints: ctxmon_domain::assembly::ContextConstraints {
-            max_tokens: 1000,
-            ..Default::default()
-        },
+        constraints: ctxmon_domain::assembly::ContextConstraints::new(1000),
     };
     let bundle = builder().build(&input).unwrap();
     assert!(bundle.system.contains("Test"));
@@ -305,4 +302,41 @@ fn capability_filter_uses_requirements_then_categories() {
     );
     // The role filter treats the unknown role as generic: only its two tools, if capable.
     assert_eq!(names(&RoleBasedFilter.filter(&tools, &a)), ["search"]);
+}
+
+/// A candidate left out is never left out silently: the notes say how many of each source and
+/// why, and name the switch that would have kept a shortened copy.
+#[test]
+fn the_notes_say_why_candidates_were_left_out() {
+    let notes_of = |allow: bool, max_files: Option<u64>| {
+        let mut input = sample_input(S::Balanced, 700);
+        input.constraints.allow_summarization = allow;
+        input.constraints.max_files = max_files;
+        let bundle = builder().build(&input).unwrap();
+        let debug = bundle.debug.unwrap();
+        let left_out: u64 = debug.sources.values().map(|s| s.excluded).sum();
+        (debug.notes, left_out)
+    };
+    let (notes, left_out) = notes_of(false, None);
+    assert!(left_out > 0, "the budget is too small for everything");
+    let off: Vec<&String> = notes
+        .iter()
+        .filter(|n| n.contains("allowSummarization is false"))
+        .collect();
+    assert!(!off.is_empty(), "{notes:#?}");
+    assert!(off.iter().all(|n| n.contains(" left out: ")), "{off:#?}");
+    // With shortening allowed, what is still out did not fit even shortened.
+    let (notes, _) = notes_of(true, None);
+    assert!(
+        notes.iter().all(|n| !n.contains("allowSummarization")),
+        "{notes:#?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("did not fit the budget")),
+        "{notes:#?}"
+    );
+    // A file count of zero leaves every file out for the count, not the budget.
+    let (notes, _) = notes_of(true, Some(0));
+    let files = notes.iter().find(|n| n.starts_with("files: ")).unwrap();
+    assert!(files.contains("beyond the most items"), "{files}");
 }

@@ -2,19 +2,19 @@
 
 use ctxmon_application::monitor::tag::render_context_monitor;
 use ctxmon_domain::{
-    ContextWindow, FillEstimate, FillSource, ThresholdTier, Thresholds, TokenCount,
+    ContextWindow, FillEstimate, FillSource, Measured, ThresholdTier, Thresholds, TokenCount,
 };
 
 fn tag_at(tokens: u64) -> (ThresholdTier, String) {
     let t = Thresholds::default();
-    let e = FillEstimate::measured(
-        TokenCount(tokens),
-        ContextWindow::DEFAULT,
-        &t,
-        TokenCount(33_000),
-        FillSource::Transcript,
-        None,
-    );
+    let e = FillEstimate::measured(Measured {
+        tokens: TokenCount(tokens),
+        window: ContextWindow::DEFAULT,
+        thresholds: &t,
+        auto_compact_reserve: TokenCount(33_000),
+        source: FillSource::Transcript,
+        model: None,
+    });
     (e.threshold_tier, render_context_monitor(&e, &t))
 }
 

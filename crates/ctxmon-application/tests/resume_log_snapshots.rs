@@ -12,8 +12,8 @@ use ctxmon_application::handoff::resumption::TranscriptHead;
 use ctxmon_application::ports::GitHead;
 use ctxmon_domain::resume_log::DraftMetadata;
 use ctxmon_domain::{
-    ContextWindow, Decision, FillEstimate, FillSource, ResumeLogDraft, ThresholdTier, Thresholds,
-    Timestamp, TokenCount,
+    ContextWindow, Decision, FillEstimate, FillSource, Measured, ResumeLogDraft, ThresholdTier,
+    Thresholds, Timestamp, TokenCount,
 };
 
 fn render(inputs: &GenerationInputs<'_>) -> String {
@@ -25,14 +25,14 @@ fn render(inputs: &GenerationInputs<'_>) -> String {
 
 #[test]
 fn rich_log() {
-    let fill = FillEstimate::measured(
-        TokenCount(166_400),
-        ContextWindow::DEFAULT,
-        &Thresholds::default(),
-        TokenCount(33_000),
-        FillSource::Transcript,
-        Some("claude-opus-4-6".into()),
-    );
+    let fill = FillEstimate::measured(Measured {
+        tokens: TokenCount(166_400),
+        window: ContextWindow::DEFAULT,
+        thresholds: &Thresholds::default(),
+        auto_compact_reserve: TokenCount(33_000),
+        source: FillSource::Transcript,
+        model: Some("claude-opus-4-6".into()),
+    });
     let agent = ResumeLogDraft {
         mission_summary: Some(
             "Add tax support to the billing service: VAT per line item, a tax.rs module, and \

@@ -11,7 +11,7 @@ use ctxmon_application::handoff::resumption::context::{
 use ctxmon_application::handoff::resumption::from_section;
 use ctxmon_domain::{
     CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FillEstimate, FillSource,
-    SessionInfo, Thresholds, Timestamp, TokenCount, estimate_tokens,
+    Measured, SessionInfo, Thresholds, Timestamp, TokenCount, estimate_tokens,
 };
 use serde_json::{Value, json};
 
@@ -38,14 +38,14 @@ fn checkpoint(n: usize) -> CheckpointData {
         compaction_sequence: 2,
         trigger: CompactionTrigger::Auto,
         custom_instructions: None,
-        context_state: FillEstimate::measured(
-            TokenCount(170_000),
-            ContextWindow::DEFAULT,
-            &Thresholds::default(),
-            TokenCount(33_000),
-            FillSource::Transcript,
-            None,
-        ),
+        context_state: FillEstimate::measured(Measured {
+            tokens: TokenCount(170_000),
+            window: ContextWindow::DEFAULT,
+            thresholds: &Thresholds::default(),
+            auto_compact_reserve: TokenCount(33_000),
+            source: FillSource::Transcript,
+            model: None,
+        }),
         resumption_state: Some(from_section(&section(n))),
         session_info: SessionInfo::default(),
     }

@@ -15,20 +15,20 @@ use ctxmon_application::handoff::resumption::context::{
 };
 use ctxmon_domain::{
     Check, CheckpointData, CheckpointId, CompactionTrigger, ContextMetrics, ContextWindow, Failure,
-    FileToRead, FillEstimate, FillSource, QualityTrajectory, ResumeLog, ResumptionOrigin,
+    FileToRead, FillEstimate, FillSource, Measured, QualityTrajectory, ResumeLog, ResumptionOrigin,
     ResumptionState, SessionInfo, Thresholds, Timestamp, Todo, TokenCount, estimate_tokens,
 };
 use proptest::prelude::*;
 
 fn checkpoint(state: Option<ResumptionState>) -> CheckpointData {
-    let fill = FillEstimate::measured(
-        TokenCount(166_400),
-        ContextWindow::DEFAULT,
-        &Thresholds::default(),
-        TokenCount(33_000),
-        FillSource::Transcript,
-        Some("claude-sonnet-4-5".into()),
-    );
+    let fill = FillEstimate::measured(Measured {
+        tokens: TokenCount(166_400),
+        window: ContextWindow::DEFAULT,
+        thresholds: &Thresholds::default(),
+        auto_compact_reserve: TokenCount(33_000),
+        source: FillSource::Transcript,
+        model: Some("claude-sonnet-4-5".into()),
+    });
     CheckpointData {
         schema_version: 1,
         checkpoint_id: CheckpointId::new(4).unwrap(),

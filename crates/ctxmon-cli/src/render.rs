@@ -157,17 +157,18 @@ pub fn status_text(e: &FillEstimate, color: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ctxmon_domain::Measured;
     use ctxmon_domain::{ContextWindow, FillSource, Thresholds, TokenCount};
 
     fn estimate(tokens: u64) -> FillEstimate {
-        FillEstimate::measured(
-            TokenCount(tokens),
-            ContextWindow::DEFAULT,
-            &Thresholds::default(),
-            TokenCount(33_000),
-            FillSource::Payload,
-            None,
-        )
+        FillEstimate::measured(Measured {
+            tokens: TokenCount(tokens),
+            window: ContextWindow::DEFAULT,
+            thresholds: &Thresholds::default(),
+            auto_compact_reserve: TokenCount(33_000),
+            source: FillSource::Payload,
+            model: None,
+        })
     }
 
     /// 199,000 of 200,000 is 99.5%: shown as 99% with nine cells, never as a full 100%; and a

@@ -33,10 +33,15 @@ impl FillSource {
 /// A measured (or fail-open) context fill.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FillEstimate {
-    /// Tokens / window as a ratio (0.75 = 75%); not clamped, > 1 means over-full.
+    /// The fill as a ratio of the window, tokens / window: 0.75 is 75% (the name is the
+    /// product's JSON field; it is never a percentage). Not clamped: above 1 is over-full.
+    /// [`FillEstimate::percent`] is the whole percent shown to people.
     pub fill_percentage: f64,
-    /// Tokens in the context (for a transcript: input + cache creation + cache read of the
-    /// newest usage record).
+    /// Every token the context holds: for a transcript, the sum `input_tokens +
+    /// cache_creation_input_tokens + cache_read_input_tokens` of the newest usage record, not
+    /// the API's `input_tokens` field alone (which counts only the uncached part, often a
+    /// handful). The name is the product's JSON field; [`FillEstimate::context_tokens`] reads
+    /// it by what it is.
     pub input_tokens: TokenCount,
     /// The window the fill is measured against.
     pub context_window_size: ContextWindow,
@@ -46,7 +51,7 @@ pub struct FillEstimate {
     pub source: FillSource,
     /// The model the figure belongs to, when known.
     pub model: Option<String>,
-    /// Room left before Claude Code's auto-compaction; `None` (JSON `null`) when the user
+    /// Room left before the agent's auto-compaction; `None` (JSON `null`) when the user
     /// turned auto-compaction off (`DISABLE_AUTO_COMPACT`, `autoCompactEnabled: false`).
     pub tokens_until_auto_compact: Option<TokenCount>,
     /// Why the estimate is what it is when that is not obvious: a fail-open reason, a window
@@ -55,32 +60,51 @@ pub struct FillEstimate {
     pub note: Option<String>,
 }
 
+/// What a measured estimate is made of, by name; [`FillEstimate::measured`] derives the
+/// ratio, the tier and the room to auto-compaction from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured<'a> {
+    /// Every token the context holds (see [`FillEstimate::input_tokens`]).
+    pub tokens: TokenCount,
+    /// The window they are measured against.
+    pub window: ContextWindow,
+    /// The tier boundaries in force.
+    pub thresholds: &'a Thresholds,
+    /// Tokens kept free between the window's end and the point where the agent compacts
+    /// (Claude Code's default is 33,000 on a 200,000 window); the whole window when
+    /// auto-compaction is off.
+    pub auto_compact_reserve: TokenCount,
+    /// Where `tokens` came from.
+    pub source: FillSource,
+    /// The model the figure belongs to, when known.
+    pub model: Option<String>,
+}
+
 impl FillEstimate {
-    /// Builds an estimate from measured tokens, computing ratio, tier and room to auto-compact.
-    pub fn measured(
-        tokens: TokenCount,
-        window: ContextWindow,
-        thresholds: &Thresholds,
-        auto_compact_buffer: TokenCount,
-        source: FillSource,
-        model: Option<String>,
-    ) -> FillEstimate {
-        let ratio = window.ratio(tokens);
+    /// Builds an estimate from measured tokens, computing ratio, tier and room to
+    /// auto-compact.
+    pub fn measured(m: Measured<'_>) -> FillEstimate {
+        let ratio = m.window.ratio(m.tokens);
         FillEstimate {
             fill_percentage: ratio,
-            input_tokens: tokens,
-            context_window_size: window,
-            threshold_tier: thresholds.classify(ratio),
-            source,
-            model,
+            input_tokens: m.tokens,
+            context_window_size: m.window,
+            threshold_tier: m.thresholds.classify(ratio),
+            source: m.source,
+            model: m.model,
             tokens_until_auto_compact: Some(
-                window
+                m.window
                     .tokens()
-                    .saturating_sub(auto_compact_buffer)
-                    .saturating_sub(tokens),
+                    .saturating_sub(m.auto_compact_reserve)
+                    .saturating_sub(m.tokens),
             ),
             note: None,
         }
+    }
+
+    /// Every token the context holds: [`FillEstimate::input_tokens`] by what it is.
+    pub fn context_tokens(&self) -> TokenCount {
+        self.input_tokens
     }
 
     /// The fail-open answer: NOMINAL, zero tokens, source `unavailable`, with the reason.
@@ -142,14 +166,14 @@ mod tests {
 
     #[test]
     fn measured_computes_tier_and_room() {
-        let e = FillEstimate::measured(
-            TokenCount(150_000),
-            ContextWindow::DEFAULT,
-            &Thresholds::default(),
-            TokenCount(33_000),
-            FillSource::Transcript,
-            None,
-        );
+        let e = FillEstimate::measured(Measured {
+            tokens: TokenCount(150_000),
+            window: ContextWindow::DEFAULT,
+            thresholds: &Thresholds::default(),
+            auto_compact_reserve: TokenCount(33_000),
+            source: FillSource::Transcript,
+            model: None,
+        });
         assert_eq!(e.fill_percentage, 0.75);
         assert_eq!(e.threshold_tier, ThresholdTier::Warning);
         assert_eq!(e.tokens_until_auto_compact, Some(TokenCount(17_000)));
@@ -159,14 +183,14 @@ mod tests {
     #[test]
     fn percentages_round_down_and_never_up_across_a_boundary() {
         let pct = |tokens| {
-            FillEstimate::measured(
-                TokenCount(tokens),
-                ContextWindow::DEFAULT,
-                &Thresholds::default(),
-                TokenCount(33_000),
-                FillSource::Transcript,
-                None,
-            )
+            FillEstimate::measured(Measured {
+                tokens: TokenCount(tokens),
+                window: ContextWindow::DEFAULT,
+                thresholds: &Thresholds::default(),
+                auto_compact_reserve: TokenCount(33_000),
+                source: FillSource::Transcript,
+                model: None,
+            })
         };
         assert_eq!(pct(199_999).percent(), 99);
         assert_eq!(pct(200_000).percent(), 100);
@@ -204,14 +228,14 @@ mod tests {
 
     #[test]
     fn room_floors_at_zero() {
-        let e = FillEstimate::measured(
-            TokenCount(190_000),
-            ContextWindow::DEFAULT,
-            &Thresholds::default(),
-            TokenCount(33_000),
-            FillSource::Transcript,
-            None,
-        );
+        let e = FillEstimate::measured(Measured {
+            tokens: TokenCount(190_000),
+            window: ContextWindow::DEFAULT,
+            thresholds: &Thresholds::default(),
+            auto_compact_reserve: TokenCount(33_000),
+            source: FillSource::Transcript,
+            model: None,
+        });
         assert_eq!(e.tokens_until_auto_compact, Some(TokenCount(0)));
     }
 

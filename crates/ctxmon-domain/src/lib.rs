@@ -32,7 +32,7 @@ pub mod xml;
 
 pub use checkpoint::{CheckpointData, CheckpointId, CompactionTrigger, ContextState, SessionInfo};
 pub use events::{DomainEvent, EventRecord};
-pub use fill::{FillEstimate, FillSource};
+pub use fill::{FillEstimate, FillSource, Measured};
 pub use payload_check::PayloadCheck;
 pub use resume_log::{
     ContextMetrics, ContextValue, Decision, ResumeLog, ResumeLogDraft, ResumeLogSection,

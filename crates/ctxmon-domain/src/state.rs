@@ -20,10 +20,12 @@ pub struct SessionState {
     /// (a compaction, a larger window), so a later rise is news again. Cleared by every tag.
     /// See `monitor::tier_record` in the application for the rule.
     pub lowest_tier_since_injection: Option<ThresholdTier>,
-    /// The fill ratio the last `<context-monitor>` tag showed (the `tiered` policy says it
-    /// again at NOMINAL once the fill has moved far enough from it).
+    /// The fill the last `<context-monitor>` tag showed, as a ratio of the window (0.55 is
+    /// 55%; the `tiered` policy says it again at NOMINAL once the fill has moved far enough
+    /// from it).
     pub last_injected_fill: Option<f64>,
-    /// The newest measured fill, as a fraction of the window.
+    /// The newest measured fill, as a ratio of the window like
+    /// [`crate::FillEstimate::fill_percentage`] (0.55 is 55%, never 55.0).
     pub last_fill: Option<f64>,
     /// The newest measured context size, in tokens.
     pub last_tokens: Option<u64>,

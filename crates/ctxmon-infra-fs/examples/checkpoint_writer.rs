@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use ctxmon_application::ports::CheckpointRepository;
 use ctxmon_domain::{
-    CheckpointData, CompactionTrigger, ContextWindow, FillEstimate, FillSource, ResumptionState,
-    SessionInfo, Thresholds, Timestamp, TokenCount,
+    CheckpointData, CompactionTrigger, ContextWindow, FillEstimate, FillSource, Measured,
+    ResumptionState, SessionInfo, Thresholds, Timestamp, TokenCount,
 };
 use ctxmon_infra_fs::{FsCheckpointRepository, ProjectLayout};
 
@@ -76,14 +76,14 @@ fn checkpoint(id: ctxmon_domain::CheckpointId, args: &Args, summary: &str) -> Ch
         compaction_sequence: 1,
         trigger: CompactionTrigger::Auto,
         custom_instructions: None,
-        context_state: FillEstimate::measured(
-            TokenCount(170_000),
-            ContextWindow::DEFAULT,
-            &Thresholds::default(),
-            TokenCount(33_000),
-            FillSource::Transcript,
-            None,
-        ),
+        context_state: FillEstimate::measured(Measured {
+            tokens: TokenCount(170_000),
+            window: ContextWindow::DEFAULT,
+            thresholds: &Thresholds::default(),
+            auto_compact_reserve: TokenCount(33_000),
+            source: FillSource::Transcript,
+            model: None,
+        }),
         resumption_state: Some(ResumptionState {
             summary: Some(summary.to_string()),
             ..Default::default()

@@ -21,8 +21,8 @@ use ctxmon_application::handoff::resume_log::{
 };
 use ctxmon_application::ports::{GitHead, ResumeLogStore};
 use ctxmon_domain::{
-    ContextWindow, Decision, FillEstimate, FillSource, ResumeLogDraft, Thresholds, Timestamp,
-    TokenCount,
+    ContextWindow, Decision, FillEstimate, FillSource, Measured, ResumeLogDraft, Thresholds,
+    Timestamp, TokenCount,
 };
 use ctxmon_infra_fs::fsutil::Durability;
 use ctxmon_infra_fs::{FsResumeLogStore, ProjectLayout};
@@ -95,14 +95,14 @@ fn measure(durability: Durability) -> (f64, f64, u64, u64) {
     let generator = ResumeLogGenerator::from_config(&ResumeLogsConfig::default());
     let agent = draft();
     let tail = ctxmon_infra_fs::transcript::records_from_values(&tail());
-    let fill = FillEstimate::measured(
-        TokenCount(166_000),
-        ContextWindow::DEFAULT,
-        &Thresholds::default(),
-        TokenCount(33_000),
-        FillSource::Transcript,
-        Some("claude-opus-4-6".into()),
-    );
+    let fill = FillEstimate::measured(Measured {
+        tokens: TokenCount(166_000),
+        window: ContextWindow::DEFAULT,
+        thresholds: &Thresholds::default(),
+        auto_compact_reserve: TokenCount(33_000),
+        source: FillSource::Transcript,
+        model: Some("claude-opus-4-6".into()),
+    });
     let git = GitSnapshot {
         head: GitHead {
             branch: Some("main".into()),

@@ -30,7 +30,7 @@ use ctxmon_application::readers::json::repair as json_repair;
 use ctxmon_domain::resume_log::{ContextMetrics, ContextValue, Decision};
 use ctxmon_domain::{
     CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FillEstimate, FillSource,
-    ResumeLog, SessionInfo, SessionKey, SessionState, Thresholds, Timestamp, TokenCount,
+    Measured, ResumeLog, SessionInfo, SessionKey, SessionState, Thresholds, Timestamp, TokenCount,
     estimate_tokens,
 };
 use ctxmon_infra_fs::config::{EnvVars, load_config};
@@ -672,14 +672,14 @@ fn sample_checkpoint(sequence: u32, session: &str) -> CheckpointData {
         compaction_sequence: sequence,
         trigger: CompactionTrigger::Auto,
         custom_instructions: Some("keep the tax work".into()),
-        context_state: FillEstimate::measured(
-            TokenCount(170_000),
-            ContextWindow::DEFAULT,
-            &Thresholds::default(),
-            TokenCount(33_000),
-            FillSource::Transcript,
-            Some("claude-sonnet-4-5".into()),
-        ),
+        context_state: FillEstimate::measured(Measured {
+            tokens: TokenCount(170_000),
+            window: ContextWindow::DEFAULT,
+            thresholds: &Thresholds::default(),
+            auto_compact_reserve: TokenCount(33_000),
+            source: FillSource::Transcript,
+            model: Some("claude-sonnet-4-5".into()),
+        }),
         resumption_state: Some(state),
         session_info: SessionInfo {
             session_id: Some(session.into()),

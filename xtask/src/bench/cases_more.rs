@@ -4,8 +4,8 @@
 
 use ctxmon_domain::{
     CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, FileToRead, FillEstimate,
-    FillSource, ResumptionOrigin, ResumptionState, SessionInfo, Thresholds, Timestamp, Todo,
-    TokenCount,
+    FillSource, Measured, ResumptionOrigin, ResumptionState, SessionInfo, Thresholds, Timestamp,
+    Todo, TokenCount,
 };
 use serde_json::json;
 
@@ -121,14 +121,14 @@ pub fn statusline_from_payload(name: &str, transcript: &Generated) -> BenchCase 
 
 /// A realistic checkpoint of the benchmark session, as PreCompact would have written it.
 fn seeded_checkpoint() -> String {
-    let fill = FillEstimate::measured(
-        TokenCount(166_000),
-        ContextWindow::DEFAULT,
-        &Thresholds::default(),
-        TokenCount(33_000),
-        FillSource::Transcript,
-        Some("claude-sonnet-4-5".into()),
-    );
+    let fill = FillEstimate::measured(Measured {
+        tokens: TokenCount(166_000),
+        window: ContextWindow::DEFAULT,
+        thresholds: &Thresholds::default(),
+        auto_compact_reserve: TokenCount(33_000),
+        source: FillSource::Transcript,
+        model: Some("claude-sonnet-4-5".into()),
+    });
     let state = ResumptionState {
         origin: ResumptionOrigin::Transcript,
         last_user_requests: vec![

@@ -1,5 +1,7 @@
-//! Notes on how odd input was read (a NaN score, a duplicate path, an unknown role), reported
-//! in `debug.notes` so nothing is silently reinterpreted.
+//! Notes on how odd input was read (a NaN score, a duplicate path, an unknown role) and on
+//! what was left out and why (over the budget, not shortened because `allowSummarization` is
+//! false, beyond an item limit), reported in `debug.notes` so nothing is silently
+//! reinterpreted or dropped.
 
 use ctxmon_domain::human::count;
 
@@ -7,7 +9,8 @@ use ctxmon_domain::human::count;
 /// a debug section larger than the bundle.
 pub const MAX_NOTES: usize = 50;
 
-/// Notes on how odd input was read, at most [`MAX_NOTES`] of them plus a count of the rest.
+/// Notes on how odd input was read and what was left out, at most [`MAX_NOTES`] of them plus a
+/// count of the rest.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Notes {
     list: Vec<String>,

@@ -28,6 +28,16 @@ enum Pick {
     Short(Shortened),
 }
 
+/// Why a candidate still pending was turned down the last time it was considered; what the
+/// bundle's notes say of the candidates left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TurnedDown {
+    /// It did not fit whole, and the run does not allow shortening (`allowSummarization`).
+    NotShortened,
+    /// It did not fit, whole or shortened (or the strategy took whole items only).
+    OverBudget,
+}
+
 #[derive(Debug)]
 struct SourceState<'a> {
     name: String,
@@ -35,6 +45,8 @@ struct SourceState<'a> {
     header_cost: u64,
     header_taken: bool,
     picks: Vec<Pick>,
+    /// Per candidate, why it was last turned down.
+    turned_down: Vec<Option<TurnedDown>>,
     item_limit: usize,
     kept: usize,
 }
@@ -91,6 +103,7 @@ impl<'a> Packing<'a> {
                     .map_or(0, |h| super::candidate::message_tokens(counter, h)),
                 header_taken: false,
                 picks: vec![Pick::Pending; offer.candidates.len()],
+                turned_down: vec![None; offer.candidates.len()],
                 item_limit: usize::MAX,
                 kept: 0,
                 name,
@@ -151,6 +164,13 @@ impl<'a> Packing<'a> {
             return 0;
         };
         let shorten = fit == Fit::MayShorten && self.allow_shortening;
+        // Only a run that forbids shortening makes "not shortened" the reason: a strategy
+        // that takes whole items leaves the rest over the budget.
+        let not_shortened = if fit == Fit::MayShorten && !self.allow_shortening {
+            TurnedDown::NotShortened
+        } else {
+            TurnedDown::OverBudget
+        };
         let mut used = 0u64;
         for i in 0..state.picks.len() {
             if state.kept >= state.item_limit {
@@ -183,11 +203,17 @@ impl<'a> Packing<'a> {
             let (pick, cost) = match (whole, shortened) {
                 (Some(cost), _) => (Pick::Whole, cost),
                 (None, Some((short, cost))) => (Pick::Short(short), cost),
-                (None, None) if state.offer.contiguous => break,
-                (None, None) => continue,
+                (None, None) => {
+                    state.turned_down[i] = Some(not_shortened);
+                    if state.offer.contiguous {
+                        break;
+                    }
+                    continue;
+                }
             };
             let total = cost.saturating_add(header);
             if !self.budget.allocate(total, &state.name) {
+                state.turned_down[i] = Some(TurnedDown::OverBudget);
                 continue;
             }
             state.header_taken = true;
@@ -207,8 +233,15 @@ impl<'a> Packing<'a> {
         };
         for (index, state) in self.sources.into_iter().enumerate() {
             let SourceState {
-                name, offer, picks, ..
+                name,
+                offer,
+                picks,
+                turned_down,
+                item_limit,
+                kept: kept_count,
+                ..
             } = state;
+            let mut left_out = LeftOut::default();
             let SourceCandidates {
                 candidates,
                 header,
@@ -222,6 +255,7 @@ impl<'a> Packing<'a> {
                 let candidate = &candidates[i];
                 if pick == Pick::Pending {
                     excluded += 1;
+                    left_out.count(turned_down[i], kept_count >= item_limit);
                     packed.dropped_messages += candidate.message_count;
                     if name == FILES
                         && packed.excluded_files.len() < EXCLUDED_FILES_LISTED
@@ -260,9 +294,57 @@ impl<'a> Packing<'a> {
             packed.dropped_messages += unavailable;
             packed.summarizations += shortened;
             packed.counts.push((included, excluded, shortened));
-            packed.source_names.push(name);
             packed.notes.append(notes);
+            if let Some(note) = left_out.note(&name) {
+                packed.notes.push_with(|| note);
+            }
+            packed.source_names.push(name);
         }
         packed
+    }
+}
+
+/// How many of a source's candidates were left out, by reason.
+#[derive(Debug, Default)]
+struct LeftOut {
+    not_shortened: u64,
+    over_budget: u64,
+    over_limit: u64,
+}
+
+impl LeftOut {
+    fn count(&mut self, why: Option<TurnedDown>, limit_reached: bool) {
+        match why {
+            Some(TurnedDown::NotShortened) => self.not_shortened += 1,
+            // One never considered: the source's count was full, or the budget ran out first.
+            None if limit_reached => self.over_limit += 1,
+            Some(TurnedDown::OverBudget) | None => self.over_budget += 1,
+        }
+    }
+
+    /// "files: 3 left out: 2 did not fit the budget, 1 would have fit shortened but
+    /// allowSummarization is false"; `None` when nothing was.
+    fn note(&self, source: &str) -> Option<String> {
+        let total = self.not_shortened + self.over_budget + self.over_limit;
+        if total == 0 {
+            return None;
+        }
+        let mut why = Vec::new();
+        if self.over_budget > 0 {
+            why.push(format!("{} did not fit the budget", self.over_budget));
+        }
+        if self.not_shortened > 0 {
+            why.push(format!(
+                "{} did not fit whole and allowSummarization is false, so none was shortened",
+                self.not_shortened
+            ));
+        }
+        if self.over_limit > 0 {
+            why.push(format!(
+                "{} beyond the most items the run keeps of it (maxFiles or the strategy's count)",
+                self.over_limit
+            ));
+        }
+        Some(format!("{source}: {total} left out: {}", why.join(", ")))
     }
 }

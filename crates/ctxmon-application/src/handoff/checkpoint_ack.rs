@@ -175,8 +175,8 @@ fn acknowledged_event(id: CheckpointId) -> DomainEvent {
 #[cfg(test)]
 mod tests {
     use ctxmon_domain::{
-        CompactionTrigger, ContextWindow, FillEstimate, FillSource, SessionInfo, Thresholds,
-        Timestamp, TokenCount,
+        CompactionTrigger, ContextWindow, FillEstimate, FillSource, Measured, SessionInfo,
+        Thresholds, Timestamp, TokenCount,
     };
 
     use super::*;
@@ -191,14 +191,14 @@ mod tests {
             compaction_sequence: 1,
             trigger: CompactionTrigger::Auto,
             custom_instructions: None,
-            context_state: FillEstimate::measured(
-                TokenCount(170_000),
-                ContextWindow::DEFAULT,
-                &Thresholds::default(),
-                TokenCount(33_000),
-                FillSource::Transcript,
-                None,
-            ),
+            context_state: FillEstimate::measured(Measured {
+                tokens: TokenCount(170_000),
+                window: ContextWindow::DEFAULT,
+                thresholds: &Thresholds::default(),
+                auto_compact_reserve: TokenCount(33_000),
+                source: FillSource::Transcript,
+                model: None,
+            }),
             resumption_state: None,
             session_info: SessionInfo {
                 session_id: Some(session.into()),

@@ -114,19 +114,20 @@ fn next_tier(tier: ThresholdTier) -> Option<ThresholdTier> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ctxmon_domain::Measured;
     use ctxmon_domain::{ContextWindow, FillSource, TokenCount, estimate_tokens};
     use proptest::prelude::*;
 
     fn estimate(tokens: u64, window: u64) -> FillEstimate {
         let window = ContextWindow::new(window).unwrap();
-        FillEstimate::measured(
-            TokenCount(tokens),
+        FillEstimate::measured(Measured {
+            tokens: TokenCount(tokens),
             window,
-            &Thresholds::default(),
-            TokenCount(33_000),
-            FillSource::Transcript,
-            Some("m".into()),
-        )
+            thresholds: &Thresholds::default(),
+            auto_compact_reserve: TokenCount(33_000),
+            source: FillSource::Transcript,
+            model: Some("m".into()),
+        })
     }
 
     #[test]

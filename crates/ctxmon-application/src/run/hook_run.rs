@@ -243,7 +243,7 @@ mod tests {
         );
         with_run(&states, &events, |run| {
             run.state().last_tier = Some(ThresholdTier::Low);
-            run.state().last_fill = Some(55.0);
+            run.state().last_fill = Some(0.55);
         });
         assert_eq!((states.loads.get(), states.saves.get()), (2, 1));
         // A step that saved early (it must know the save worked) is not saved again.

@@ -178,11 +178,10 @@ pub fn sample_input(strategy: AssemblyStrategyType, max_tokens: u64) -> ContextB
         memory: Some(sample_memory()),
         recent_events: sample_events(),
         constraints: ContextConstraints {
-            max_tokens,
             strategy: Some(strategy),
             allow_summarization: true,
             now_ms: Some(NOW),
-            ..Default::default()
+            ..ContextConstraints::new(max_tokens)
         },
     }
 }

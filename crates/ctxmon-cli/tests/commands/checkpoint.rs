@@ -8,8 +8,8 @@ use std::path::Path;
 
 use ctxmon_application::ports::CheckpointRepository;
 use ctxmon_domain::{
-    CheckpointData, CompactionTrigger, ContextWindow, FillEstimate, FillSource, SessionInfo,
-    Thresholds, Timestamp, TokenCount,
+    CheckpointData, CompactionTrigger, ContextWindow, FillEstimate, FillSource, Measured,
+    SessionInfo, Thresholds, Timestamp, TokenCount,
 };
 use ctxmon_infra_fs::{FsCheckpointRepository, ProjectLayout};
 
@@ -30,14 +30,14 @@ fn seed(sb: &Sandbox, session: &str, tokens: u64, trigger: CompactionTrigger) ->
             compaction_sequence: 1,
             trigger,
             custom_instructions: None,
-            context_state: FillEstimate::measured(
-                TokenCount(tokens),
-                ContextWindow::DEFAULT,
-                &Thresholds::default(),
-                TokenCount(33_000),
-                FillSource::Transcript,
-                None,
-            ),
+            context_state: FillEstimate::measured(Measured {
+                tokens: TokenCount(tokens),
+                window: ContextWindow::DEFAULT,
+                thresholds: &Thresholds::default(),
+                auto_compact_reserve: TokenCount(33_000),
+                source: FillSource::Transcript,
+                model: None,
+            }),
             resumption_state: None,
             session_info: SessionInfo {
                 session_id: Some(session.into()),

@@ -34,7 +34,7 @@ fn build_example() -> PathBuf {
         .arg("--target-dir")
         .arg(&target)
         .status()
-        .unwrap();
+        .expect("cargo runs");
     assert!(status.success(), "building examples/embed failed");
     target
         .join("debug")
@@ -119,7 +119,9 @@ fn library_room(sandbox: &Sandbox, transcript: &Path, agent: AgentKind) -> Optio
     let warnings = settings.apply_agent_settings(agent, sandbox.dir(), &env, &mut files);
     assert!(warnings.is_empty(), "{warnings:?}");
     let reader = TranscriptFiles::new(|path: &Path| File::open(path));
-    let fill = reader.measure(transcript, &settings, None).unwrap();
+    let fill = reader
+        .measure(transcript, &settings, None)
+        .expect("the transcript measures");
     fill.estimate.tokens_until_auto_compact.map(|t| t.get())
 }
 

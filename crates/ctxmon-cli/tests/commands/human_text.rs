@@ -16,8 +16,8 @@ const CREATED_MS: i64 = 1_795_000_000_000;
 fn seed_checkpoint(sb: &Sandbox) {
     use ctxmon_application::ports::CheckpointRepository;
     use ctxmon_domain::{
-        CheckpointData, CompactionTrigger, ContextWindow, FillEstimate, FillSource, SessionInfo,
-        Thresholds, Timestamp, TokenCount,
+        CheckpointData, CompactionTrigger, ContextWindow, FillEstimate, FillSource, Measured,
+        SessionInfo, Thresholds, Timestamp, TokenCount,
     };
     ctxmon_infra_fs::FsCheckpointRepository::new(ctxmon_infra_fs::ProjectLayout::new(sb.dir()))
         .save_new(Some("s"), &mut |given| CheckpointData {
@@ -28,14 +28,14 @@ fn seed_checkpoint(sb: &Sandbox) {
             compaction_sequence: 1,
             trigger: CompactionTrigger::Auto,
             custom_instructions: None,
-            context_state: FillEstimate::measured(
-                TokenCount(166_400),
-                ContextWindow::DEFAULT,
-                &Thresholds::default(),
-                TokenCount(33_000),
-                FillSource::Transcript,
-                None,
-            ),
+            context_state: FillEstimate::measured(Measured {
+                tokens: TokenCount(166_400),
+                window: ContextWindow::DEFAULT,
+                thresholds: &Thresholds::default(),
+                auto_compact_reserve: TokenCount(33_000),
+                source: FillSource::Transcript,
+                model: None,
+            }),
             resumption_state: None,
             session_info: SessionInfo {
                 session_id: Some("s".into()),

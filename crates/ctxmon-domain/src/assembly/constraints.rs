@@ -2,8 +2,12 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The token budget and the knobs of one assembly run. There is no default: a budget is the
+/// one thing every run must be given ([`ContextConstraints::new`]), and a zero one is refused
+/// by the builder.
+///
 /// Rejects unknown keys: a misspelt limit (`maxToken`, `maxEventAgeMS`) must not be ignored.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContextConstraints {
     /// The hard ceiling on `tokenEstimate`, system prompt and tools included. Must be at least 1.
@@ -22,8 +26,8 @@ pub struct ContextConstraints {
     /// At most this many files in the bundle; absent, no count limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_files: Option<u64>,
-    /// Events older than this (relative to `nowMs`) are left out. The seed's `maxEventAge` is
-    /// accepted as an alias.
+    /// Events older than this (relative to `nowMs`) are left out. `maxEventAge`, the name
+    /// earlier inputs used, is accepted as an alias.
     #[serde(
         default,
         alias = "maxEventAge",
@@ -34,6 +38,24 @@ pub struct ContextConstraints {
     /// timestamps are judged against this; absent, the newest event's time stands in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub now_ms: Option<i64>,
+}
+
+impl ContextConstraints {
+    /// A budget of `max_tokens` (system prompt and tools included), everything else at the
+    /// builder's defaults: the balanced strategy, nothing shortened, no file or age limit, and
+    /// the newest event's time as "now". Change a knob with struct update syntax:
+    /// `ContextConstraints { allow_summarization: true, ..ContextConstraints::new(2_000) }`.
+    pub fn new(max_tokens: u64) -> ContextConstraints {
+        ContextConstraints {
+            max_tokens,
+            strategy: None,
+            allow_summarization: false,
+            buffer_percentage: None,
+            max_files: None,
+            max_event_age_ms: None,
+            now_ms: None,
+        }
+    }
 }
 
 /// How the budget is shared between the sources.

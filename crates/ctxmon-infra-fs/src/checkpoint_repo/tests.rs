@@ -5,8 +5,8 @@ use std::fs;
 use std::path::Path;
 
 use ctxmon_domain::{
-    ContextWindow, FillEstimate, FillSource, ResumptionState, SessionInfo, Thresholds, Timestamp,
-    TokenCount,
+    ContextWindow, FillEstimate, FillSource, Measured, ResumptionState, SessionInfo, Thresholds,
+    Timestamp, TokenCount,
 };
 
 use super::*;
@@ -26,14 +26,14 @@ pub(super) fn sample(id: CheckpointId, session: &str) -> CheckpointData {
         compaction_sequence: 1,
         trigger: ctxmon_domain::CompactionTrigger::Auto,
         custom_instructions: None,
-        context_state: FillEstimate::measured(
-            TokenCount(170_000),
-            ContextWindow::DEFAULT,
-            &Thresholds::default(),
-            TokenCount(33_000),
-            FillSource::Transcript,
-            Some("claude-sonnet-4-5".into()),
-        ),
+        context_state: FillEstimate::measured(Measured {
+            tokens: TokenCount(170_000),
+            window: ContextWindow::DEFAULT,
+            thresholds: &Thresholds::default(),
+            auto_compact_reserve: TokenCount(33_000),
+            source: FillSource::Transcript,
+            model: Some("claude-sonnet-4-5".into()),
+        }),
         resumption_state: Some(ResumptionState {
             summary: Some("halfway through the parser".into()),
             ..Default::default()

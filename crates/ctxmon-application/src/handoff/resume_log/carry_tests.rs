@@ -152,14 +152,14 @@ fn post_compaction_figures_are_labelled_an_estimate() {
     // A measured fill says nothing of the kind.
     let measured = ResumeLogGenerator::from_config(&Config::default().resume_logs).generate(
         &GenerationInputs {
-            fill: Some(&FillEstimate::measured(
-                TokenCount(120_000),
-                ContextWindow::DEFAULT,
-                &Thresholds::default(),
-                TokenCount(33_000),
-                FillSource::Transcript,
-                None,
-            )),
+            fill: Some(&FillEstimate::measured(Measured {
+                tokens: TokenCount(120_000),
+                window: ContextWindow::DEFAULT,
+                thresholds: &Thresholds::default(),
+                auto_compact_reserve: TokenCount(33_000),
+                source: FillSource::Transcript,
+                model: None,
+            })),
             ..GenerationInputs {
                 session_id: "s1",
                 trigger: TriggerKind::SessionEnd,

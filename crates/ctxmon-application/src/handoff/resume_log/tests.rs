@@ -5,8 +5,8 @@ use std::path::Path;
 
 use ctxmon_domain::{
     CheckpointData, CompactionTrigger, ContextWindow, DomainEvent, FileToRead, FillEstimate,
-    FillSource, ResumeLog, ResumeLogDraft, ResumptionOrigin, ResumptionState, SessionInfo,
-    SessionKey, SessionState, ThresholdTier, Thresholds, Timestamp, TokenCount,
+    FillSource, Measured, ResumeLog, ResumeLogDraft, ResumptionOrigin, ResumptionState,
+    SessionInfo, SessionKey, SessionState, ThresholdTier, Thresholds, Timestamp, TokenCount,
 };
 use serde_json::json;
 
@@ -200,14 +200,14 @@ fn checkpoint_data(id: ctxmon_domain::CheckpointId) -> CheckpointData {
         compaction_sequence: 1,
         trigger: CompactionTrigger::Auto,
         custom_instructions: None,
-        context_state: FillEstimate::measured(
-            TokenCount(166_000),
-            ContextWindow::DEFAULT,
-            &Thresholds::default(),
-            TokenCount(33_000),
-            FillSource::Transcript,
-            None,
-        ),
+        context_state: FillEstimate::measured(Measured {
+            tokens: TokenCount(166_000),
+            window: ContextWindow::DEFAULT,
+            thresholds: &Thresholds::default(),
+            auto_compact_reserve: TokenCount(33_000),
+            source: FillSource::Transcript,
+            model: None,
+        }),
         resumption_state: None,
         session_info: SessionInfo::default(),
     }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use ctxmon_domain::human;
 use ctxmon_domain::{
-    ContextWindow, FillEstimate, FillSource, ThresholdError, Thresholds, TokenCount,
+    ContextWindow, FillEstimate, FillSource, Measured, ThresholdError, Thresholds, TokenCount,
 };
 
 use super::auto_compact::AutoCompactSettings;
@@ -143,14 +143,14 @@ impl FillSettings {
     ) -> FillEstimate {
         let models: Vec<&str> = model.into_iter().collect();
         let choice = self.windows.choose(payload_window, &models, Some(tokens));
-        let estimate = self.apply_auto_compact(FillEstimate::measured(
+        let estimate = self.apply_auto_compact(FillEstimate::measured(Measured {
             tokens,
-            choice.window,
-            &self.thresholds,
-            self.reserve_for(choice.window),
+            window: choice.window,
+            thresholds: &self.thresholds,
+            auto_compact_reserve: self.reserve_for(choice.window),
             source,
-            model.map(str::to_string),
-        ));
+            model: model.map(str::to_string),
+        }));
         if choice.reason == WindowReason::Corrected {
             estimate.with_note(format!(
                 "{} exceed the expected window; assuming a {} window",
@@ -331,14 +331,14 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
             let choice = s
                 .windows
                 .choose(request.payload_window, &models, Some(usage.tokens));
-            let mut estimate = s.apply_auto_compact(FillEstimate::measured(
-                usage.tokens,
-                choice.window,
-                &s.thresholds,
-                s.reserve_for(choice.window),
-                FillSource::Transcript,
-                model.map(str::to_string),
-            ));
+            let mut estimate = s.apply_auto_compact(FillEstimate::measured(Measured {
+                tokens: usage.tokens,
+                window: choice.window,
+                thresholds: &s.thresholds,
+                auto_compact_reserve: s.reserve_for(choice.window),
+                source: FillSource::Transcript,
+                model: model.map(str::to_string),
+            }));
             if choice.reason == WindowReason::Corrected {
                 estimate.note = Some(format!(
                     "{} exceed the expected window; assuming a {} window",
