@@ -20,8 +20,13 @@
 //!   transcript's tail) and its `<resumption-context>`, the alert, resume logs.
 //! - [`assembly`]: packing goal, files, diffs, memories and events into a context within a hard
 //!   token budget (`ctxmon assemble`).
-//! - [`hooks`]: one use case per agent hook event; [`run`]: what one invocation knows and
-//!   collects; [`config`]: the typed configuration; [`ports`]: the traits adapters implement.
+//! - [`config`]: the typed configuration; [`ports`]: the traits adapters implement;
+//!   [`fakes`]: an in-memory implementation of each.
+//!
+//! The hook use cases themselves (`hooks`, one per agent hook event, and `run`, what one
+//! invocation knows and collects) are public for the `ctxmon` binary but hidden from these
+//! docs: they follow the binary's wire protocol, and no promise is made about them (the
+//! README's "What is promised").
 //!
 //! # A fill estimate and its tier, from a transcript
 //!
@@ -206,10 +211,12 @@ pub mod assembly;
 pub mod config;
 pub mod fakes;
 pub mod handoff;
+#[doc(hidden)]
 pub mod hooks;
 pub mod monitor;
 pub mod ports;
 pub mod readers;
+#[doc(hidden)]
 pub mod run;
 
 /// The domain crate (`ctxmon-domain`): the values and pure rules this crate's API takes and

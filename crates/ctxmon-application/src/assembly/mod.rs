@@ -28,20 +28,28 @@ mod system_prompt;
 
 pub use assembler::ContextAssembler;
 pub use builder::{ContextBuilder, ContextBuilderOptions, create_context_builder};
+pub use candidate::{Candidate, CandidateBody, ItemMeta, Prefix, TextItem};
+// The standard sources' arithmetic and text, shared by them and by the tests that hold them
+// to their budgets: not something a source of an embedder's own has to match.
+#[doc(hidden)]
 pub use candidate::{
-    Candidate, CandidateBody, ItemMeta, MESSAGE_OVERHEAD, MIN_SHOWN_TOKENS, Prefix, Shortened,
-    TextItem, message_text_tokens, message_tokens,
+    MESSAGE_OVERHEAD, MIN_SHOWN_TOKENS, Shortened, message_text_tokens, message_tokens,
 };
 pub use default_tools::default_tools;
 pub use error::{AssemblyError, AssemblyErrorKind};
 pub use filters::{CapabilityBasedFilter, RoleBasedFilter, ToolFilter};
+#[doc(hidden)]
 pub use format::{
     EVENT_PAYLOAD_CHARS, TRUNCATION_MARKER, diff_parts, event_text, file_parts, memory_prefix,
     symbol_text, truncation_marker,
 };
-pub use notes::{MAX_NOTES, Notes};
-pub use packing::{Fit, Packed, Packing};
-pub use strategies::{
-    AssemblyStrategy, BalancedStrategy, ConservativeStrategy, GreedyStrategy, PRIORITY,
-};
+#[doc(hidden)]
+pub use notes::MAX_NOTES;
+pub use notes::Notes;
+#[doc(hidden)]
+pub use packing::Packed;
+pub use packing::{Fit, Packing};
+#[doc(hidden)]
+pub use strategies::PRIORITY;
+pub use strategies::{AssemblyStrategy, BalancedStrategy, ConservativeStrategy, GreedyStrategy};
 pub use system_prompt::SystemPromptBuilder;

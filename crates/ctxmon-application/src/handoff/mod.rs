@@ -9,6 +9,8 @@
 //! document in `resume-logs/`, to which SessionStart may only point.
 
 pub mod alert;
+// The binary's: it keeps every tag a hook injects within its budget, not an embedder's API.
+#[doc(hidden)]
 pub mod budget_writer;
 pub mod checkpoint_ack;
 pub mod compaction;

@@ -1,4 +1,4 @@
-//! One use case per Claude Code hook event (Codex CLI sends the same events), and [`answer`],
+//! One use case per Claude Code hook event (Codex CLI sends the same events), and `answer`,
 //! the policy that runs one of them for an invocation. Each use case runs on a
 //! [`crate::run::HookRun`] and returns what to answer with the run's warnings; the wire format
 //! (JSON on stdout, exit 0) is the CLI's business. None of them fails.
