@@ -142,7 +142,7 @@ struct RawLine {
     compact: Obj<RawCompact>,
     uuid: Scalar,
     timestamp: Scalar,
-    /// The seeds' simple format: `{"input_tokens": 1234, ...}` with no `type`.
+    /// The simple format other tools write: `{"input_tokens": 1234, ...}` with no `type`.
     input_tokens: Scalar,
     /// Read only for the simple format, which may name its model at the top level.
     model: Scalar,
