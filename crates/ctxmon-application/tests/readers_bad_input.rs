@@ -234,3 +234,41 @@ proptest! {
         let _ = r.tail_lines(path, max_scan);
     }
 }
+
+/// What `ctxmon status` makes of files that give no figure, as the library call says it.
+#[test]
+fn measure_says_why_a_file_gives_no_figure() {
+    use ctxmon_application::monitor::fill::FillSettings;
+    use ctxmon_application::readers::{FillError, NO_RESPONSE_YET};
+
+    let settings = FillSettings::default();
+    let path = Path::new(P);
+    let measure = |bytes: &[u8]| reader(bytes, None, None).measure(path, &settings, None);
+    // Before the first answer: a figure of 0 with nothing wrong, whether empty or not.
+    for waiting in [
+        &b""[..],
+        b"{\"type\":\"user\",\"message\":{\"content\":\"hi\"}}\n",
+    ] {
+        let fill = measure(waiting).unwrap();
+        assert!(fill.awaiting_first_response);
+        assert_eq!(fill.estimate.input_tokens.get(), 0);
+        assert_eq!(fill.estimate.note.as_deref(), Some(NO_RESPONSE_YET));
+    }
+    // Not JSON lines at all: nothing to measure, said as such.
+    assert!(matches!(
+        measure(b"\xff\xfe not a transcript\n"),
+        Err(FillError::NothingToMeasure(_))
+    ));
+    // A hook's input passed by mistake is named.
+    let hook = br#"{"hook_event_name":"Stop","transcript_path":"/t.jsonl"}"#;
+    match measure(hook) {
+        Err(e @ FillError::NotATranscript(_)) => assert!(e.to_string().contains("hook")),
+        other => panic!("{other:?}"),
+    }
+    // A read that fails is the reader's error, kind and all.
+    let failing = reader(&transcript(10), Some(0), None).measure(path, &settings, None);
+    match failing {
+        Err(FillError::Unreadable(e)) => assert_eq!(e.kind, TranscriptErrorKind::Io),
+        other => panic!("{other:?}"),
+    }
+}
