@@ -157,6 +157,7 @@ pub fn check(root: &Path, options: MetadataOptions) -> Result<Vec<String>> {
         violations.extend(crate::scan::scan_dir(root, dir, crate_name)?);
     }
     violations.extend(crate::modules::check(root)?);
+    violations.extend(crate::event_names::check(root)?);
     Ok(violations)
 }
 

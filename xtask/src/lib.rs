@@ -15,6 +15,7 @@ pub mod budgets_resilience;
 pub mod budgets_resume_log;
 pub mod ci;
 pub mod dist;
+pub mod event_names;
 pub mod fuzz;
 pub mod inject_cost;
 pub mod modules;

@@ -199,6 +199,7 @@
 // invariants.
 #![deny(missing_docs)]
 
+pub mod agents;
 pub mod assembly;
 pub mod config;
 pub mod fakes;

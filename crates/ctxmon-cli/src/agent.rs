@@ -20,6 +20,7 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use ctxmon_application::agents::AutoCompactRule;
 use ctxmon_application::monitor::fill::FillSettings;
 use ctxmon_application::ports::{AgentKind, Clock};
 use ctxmon_infra_fs::SystemClock;
@@ -149,9 +150,12 @@ pub fn apply_auto_compact(
     mut warn: impl FnMut(&str),
 ) {
     settings.agent = agent;
-    match agent {
-        AgentKind::ClaudeCode => bootstrap::apply_claude_auto_compact(settings, project_dir, warn),
-        AgentKind::Codex => {
+    match agent.description().auto_compact {
+        AutoCompactRule::ReserveBelowWindow { .. } => {
+            bootstrap::apply_claude_auto_compact(settings, project_dir, warn);
+        }
+        AutoCompactRule::ShareOfWindow { .. } => {}
+        AutoCompactRule::TokenLimit { .. } => {
             if settings.codex.limit.is_some() {
                 return;
             }

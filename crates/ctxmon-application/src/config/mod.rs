@@ -15,8 +15,8 @@ use ctxmon_domain::{
 use serde::{Deserialize, Serialize};
 
 pub use deadlines::{
-    HookDeadline, MAX_DEADLINE_MS, MIN_DEADLINE_MS, STATUS_LINE_DEADLINE_MS, TIMEOUT_MARGIN_MS,
-    ends_before_ms, expected_deadline,
+    MAX_DEADLINE_MS, MIN_DEADLINE_MS, STATUS_LINE_DEADLINE_MS, TIMEOUT_MARGIN_MS, ends_before_ms,
+    expected_deadline,
 };
 pub use schema::{FIELDS, FieldKind, FieldSpec, field, json_schema};
 

@@ -12,7 +12,8 @@ pub mod pre_tool_use;
 pub mod prompt_submit;
 pub mod session_start;
 
-pub use answer::{Hook, HookAnswer, HookCall, HookFields, HookHost, answer};
+pub use crate::agents::Hook;
+pub use answer::{HookAnswer, HookCall, HookFields, HookHost, answer};
 
 #[cfg(test)]
 mod answer_tests;

@@ -9,7 +9,8 @@ use ctxmon_domain::{
 
 use super::delivery::deliver;
 use super::track_tier;
-use crate::config::{HookDeadline, InjectPolicy, NOMINAL_STEP};
+use crate::agents::Hook;
+use crate::config::{InjectPolicy, NOMINAL_STEP};
 use crate::handoff::alert::render_compaction_alert_for;
 use crate::handoff::checkpoint_ack::{AlertGiven, acknowledge_with_older};
 use crate::handoff::compaction::{note_boundary, note_checkpoint};
@@ -215,7 +216,7 @@ fn alert_once(
         .ctx
         .config
         .hooks
-        .deadline_ms(HookDeadline::PromptSubmit)
+        .deadline_ms(Hook::PromptSubmit)
         .saturating_add(CLAIM_MARGIN_MS);
     let until = Timestamp(
         now.millis()

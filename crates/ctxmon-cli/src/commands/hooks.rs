@@ -34,17 +34,17 @@ use ctxmon_infra_fs::{
 
 use super::deadline::{self, Outcome, Progress};
 use crate::bootstrap;
-use crate::cli::{GlobalArgs, HookCommand, RawInvocation};
+use crate::cli::{GlobalArgs, Hook, RawInvocation};
 use crate::diag::{self, diag};
 use crate::wire::hook_input::{HookInput, InputError, read_bounded};
 use crate::wire::hook_output;
 
 /// The deadline of `hook` under `hooks` (its own key, else `hooks.deadline_ms`, else built in).
-fn deadline_of(hook: HookCommand, hooks: &HooksConfig) -> Duration {
-    Duration::from_millis(hooks.deadline_ms(hook.deadline()))
+fn deadline_of(hook: Hook, hooks: &HooksConfig) -> Duration {
+    Duration::from_millis(hooks.deadline_ms(hook))
 }
 
-pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
+pub fn run(hook: Hook, global: &GlobalArgs) -> ExitCode {
     let timeout_global = global.clone();
     // Until the configuration is read: this hook's own built-in deadline.
     let built_in = deadline_of(hook, &HooksConfig::default());
@@ -79,7 +79,7 @@ pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
 
 /// The deadline passed (on the watchdog thread): said on stderr and in the hook log, then the
 /// process ends with nothing on stdout, whatever the work is still blocked in.
-fn timed_out(hook: HookCommand, global: &GlobalArgs, deadline: Duration, log: Option<HookLog>) {
+fn timed_out(hook: Hook, global: &GlobalArgs, deadline: Duration, log: Option<HookLog>) {
     let message = format!("deadline of {deadline:?} reached; answering nothing");
     diag!("ctxmon hooks {}: {message}", hook.name());
     // Before the work announced its log (stdin or the configuration still being read), the
@@ -106,7 +106,7 @@ pub fn usage_error(error: &clap::Error, raw: &RawInvocation) -> ExitCode {
         first.strip_prefix("error: ").unwrap_or(first)
     };
     let message = format!("usage error: {reason}; answering nothing (hooks always exit 0)");
-    let name = raw.hook_command.map_or("hooks", HookCommand::name);
+    let name = raw.hook_command.map_or("hooks", Hook::name);
     match raw.hook_command {
         Some(hook) => diag!("ctxmon hooks {}: {message}", hook.name()),
         None => diag!("ctxmon hooks: {message}"),
@@ -123,7 +123,7 @@ pub fn usage_error(error: &clap::Error, raw: &RawInvocation) -> ExitCode {
 
 /// Everything a hook needs once its input is read.
 struct HookEnv {
-    hook: HookCommand,
+    hook: Hook,
     input: HookInput,
     layout: ProjectLayout,
     config: Config,
@@ -167,7 +167,7 @@ impl Answered {
     }
 }
 
-fn handle(hook: HookCommand, global: &GlobalArgs, progress: &Progress) -> Answered {
+fn handle(hook: Hook, global: &GlobalArgs, progress: &Progress) -> Answered {
     // The deadline configured where it can be found without stdin bounds the read of stdin too.
     let early = bootstrap::EarlyConfig::load(global);
     if let Some(hooks) = early.hooks() {
@@ -182,7 +182,7 @@ fn handle(hook: HookCommand, global: &GlobalArgs, progress: &Progress) -> Answer
 /// tests and the fuzz targets (`fuzz_targets.rs`) run the whole hook in-process.
 #[cfg(test)]
 pub(crate) fn answer(
-    hook: HookCommand,
+    hook: Hook,
     global: &GlobalArgs,
     stdin: Result<Vec<u8>, InputError>,
     progress: &Progress,
@@ -195,7 +195,7 @@ pub(crate) fn answer(
 /// (`hooks::answer`); here the input, the project, its configuration and the adapters are
 /// found, and the answer is put in the wire format.
 fn answer_with(
-    hook: HookCommand,
+    hook: Hook,
     global: &GlobalArgs,
     stdin: Result<Vec<u8>, InputError>,
     progress: &Progress,
@@ -247,7 +247,7 @@ fn answer_with(
     }
     let adapters = Adapters::new(&env);
     let call = HookCall {
-        hook: hook.hook(),
+        hook,
         command: hook.name(),
         input: match &input_problem {
             Some(problem) => Err(problem.as_str()),
@@ -265,7 +265,14 @@ fn answer_with(
     if let Some(text) = answer.additional_context {
         // Context only: ctxmon never decides a permission (no `permissionDecision`, which even
         // as "allow" would skip the user's permission prompt), blocks or changes a tool call.
-        let text = hook_output::additional_context(hook.event_name(), &text).unwrap_or_default();
+        let event = env
+            .served
+            .agent
+            .description()
+            .event_of(hook)
+            .or(env.input.hook_event_name.as_deref())
+            .unwrap_or(hook.name());
+        let text = hook_output::additional_context(event, &text).unwrap_or_default();
         let after_written = answer
             .alert
             .filter(|_| !text.is_empty())

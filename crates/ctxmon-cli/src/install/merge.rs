@@ -156,7 +156,7 @@ pub fn install(original: Option<&str>, opts: &Options<'_>) -> Result<Outcome, Pl
     }
     let mut replaced_statusline = None;
     // Codex has no command status line; the command refuses --statusline for it.
-    if opts.statusline && opts.agent == Agent::Claude {
+    if opts.statusline && opts.agent == Agent::ClaudeCode {
         let (change, replaced) = install_statusline(&mut ed, opts)?;
         changes.push(change);
         replaced_statusline = replaced;
@@ -191,7 +191,7 @@ pub fn uninstall(original: &str, restore: Restore<'_>, agent: Agent) -> Result<O
     if removed_any && hooks_now_empty {
         ed.remove_member(&[], "hooks")?;
     }
-    if agent == Agent::Claude
+    if agent == Agent::ClaudeCode
         && let Some(change) = uninstall_statusline(&mut ed, restore)?
     {
         changes.push(change);
@@ -210,7 +210,7 @@ pub fn uninstall_statusline_only(
         return Ok(Outcome::new(original.to_string(), Vec::new()));
     }
     let mut ed = Editor::new(Doc::parse(body.to_string()).map_err(PlanError::Syntax)?);
-    check_shape(&ed.doc.value, Agent::Claude)?;
+    check_shape(&ed.doc.value, Agent::ClaudeCode)?;
     let changes = uninstall_statusline(&mut ed, restore)?
         .into_iter()
         .collect();
@@ -268,7 +268,7 @@ fn check_shape(value: &Value, agent: Agent) -> Result<(), PlanError> {
         return Err(PlanError::Shape(format!(
             "`hooks.{event}` is not a list ({} expects a list of \
              {{\"matcher\", \"hooks\"}} groups under each event)",
-            agent.label()
+            agent.name()
         )));
     }
     Ok(())

@@ -63,7 +63,7 @@ impl JsonlTranscriptReader {
                 rollout.flush(&mut counted);
                 stats
             }
-            AgentKind::ClaudeCode => {
+            AgentKind::ClaudeCode | AgentKind::Gemini => {
                 let mut claude =
                     |line: &[u8], v: &mut dyn FnMut(TranscriptEvent)| match classify(line)
                         .into_transcript_event()

@@ -10,7 +10,9 @@ use ctxmon_domain::{
 
 use super::auto_compact::AutoCompactSettings;
 use super::codex::CodexAutoCompact;
+use super::share::ShareAutoCompact;
 use super::window::{WindowReason, WindowRules};
+use crate::agents::AutoCompactRule;
 use crate::config::Config;
 use crate::ports::{
     AgentKind, ChainScope, ScanLimits, TranscriptError, TranscriptErrorKind, TranscriptReader,
@@ -33,6 +35,9 @@ pub struct FillSettings {
     /// Codex's auto-compaction point (`codex.auto_compact_token_limit`, else Codex's own
     /// `config.toml`, which the composition root reads).
     pub codex: CodexAutoCompact,
+    /// The share of the window at which an agent that compacts at a share compacts (Gemini
+    /// CLI's `model.compressionThreshold`, which the composition root reads).
+    pub share: ShareAutoCompact,
     /// The agent being served: whose auto-compaction rule estimates without a transcript
     /// reading use. A reading names its own agent and wins (see `for_agent`).
     pub agent: AgentKind,
@@ -55,6 +60,7 @@ impl FillSettings {
             codex: CodexAutoCompact {
                 limit: config.codex.auto_compact_token_limit,
             },
+            share: ShareAutoCompact::default(),
             agent: AgentKind::ClaudeCode,
             limits: ScanLimits {
                 max_scan_bytes: config.context_monitor.max_scan_bytes,
@@ -104,16 +110,25 @@ impl FillSettings {
     /// buffer, moved by the user's auto-compaction settings; for Codex the room above Codex's
     /// own trigger (`codex.rs`).
     pub fn reserve_for(&self, window: ContextWindow) -> TokenCount {
-        match self.agent {
-            AgentKind::ClaudeCode => self.auto_compact.reserve(window, self.auto_compact_buffer),
-            AgentKind::Codex => self.codex.reserve(window),
+        match self.agent.description().auto_compact {
+            AutoCompactRule::ReserveBelowWindow { .. } => {
+                self.auto_compact.reserve(window, self.auto_compact_buffer)
+            }
+            AutoCompactRule::TokenLimit { .. } => self.codex.reserve(window),
+            AutoCompactRule::ShareOfWindow {
+                default_percent, ..
+            } => self.share.reserve(window, default_percent),
         }
     }
 
     /// Clears "tokens until auto-compact" when the user turned Claude Code's auto-compaction
-    /// off (Claude Code's switches say nothing about Codex).
+    /// off (those switches belong to the reserve rule and say nothing about other agents).
     pub fn apply_auto_compact(&self, mut estimate: FillEstimate) -> FillEstimate {
-        if self.agent == AgentKind::ClaudeCode && self.auto_compact.disabled {
+        let reserve_rule = matches!(
+            self.agent.description().auto_compact,
+            AutoCompactRule::ReserveBelowWindow { .. }
+        );
+        if reserve_rule && self.auto_compact.disabled {
             estimate.tokens_until_auto_compact = None;
         }
         estimate

@@ -8,6 +8,7 @@ mod codex;
 mod estimator;
 mod reset;
 mod series;
+mod share;
 mod window;
 
 #[cfg(test)]
@@ -22,4 +23,5 @@ pub use reset::reset_if_stale;
 pub use series::{
     CompactionMark, FillPoint, FillSeries, FillSeriesBuilder, FinalFill, SeriesScope, TierCrossing,
 };
+pub use share::ShareAutoCompact;
 pub use window::{WindowChoice, WindowReason, WindowRules};

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::check::{Check, Status};
 use super::matchers::{codex_matcher_finding, matcher_finding};
-use crate::cli::{Agent, HookCommand};
+use crate::cli::{Agent, Hook};
 use crate::install::command_line::ctxmon_command;
 use crate::install::table::{Registration, hooks_for};
 use crate::origin::Origin;
@@ -231,9 +231,9 @@ pub fn checks(
             .with_fix("run `ctxmon install` (or `--scope user` for every project)")
         });
     } else {
-        for reg in &hooks_for(Agent::Claude) {
-            let check = event_check(scan, reg, Agent::Claude, project_dir, env);
-            let unwanted = reg.name == HookCommand::PostToolUse.name()
+        for reg in &hooks_for(Agent::ClaudeCode) {
+            let check = event_check(scan, reg, Agent::ClaudeCode, project_dir, env);
+            let unwanted = reg.name == Hook::PostToolUse.name()
                 && !post_tool_use_on
                 && !scan.registrations.iter().any(|r| r.event == reg.event);
             checks.push(if unwanted {
@@ -333,10 +333,11 @@ impl SettingsScan {
 }
 
 /// How the lines of `agent` are named and what fixes them.
-fn install_command(agent: Agent) -> &'static str {
-    match agent {
-        Agent::Claude => "`ctxmon install`",
-        Agent::Codex => "`ctxmon install --agent codex`",
+fn install_command(agent: Agent) -> String {
+    if agent == Agent::default() {
+        "`ctxmon install`".to_string()
+    } else {
+        format!("`ctxmon install --agent {}`", agent.description().flag)
     }
 }
 
@@ -351,9 +352,10 @@ pub fn event_check(
 ) -> Check {
     let event = want.event;
     let install = install_command(agent);
-    let name = match agent {
-        Agent::Claude => format!("hook {event}"),
-        Agent::Codex => format!("codex hook {event}"),
+    let name = if agent == Agent::default() {
+        format!("hook {event}")
+    } else {
+        format!("{} hook {event}", agent.description().flag)
     };
     let regs: Vec<&Found> = scan
         .registrations
@@ -420,12 +422,12 @@ pub fn event_check(
         }
         let matcher = r.matcher.as_deref();
         let finding = match agent {
-            Agent::Claude => HookCommand::ALL
+            Agent::ClaudeCode => Hook::ALL
                 .into_iter()
                 .find(|h| h.name() == want.name)
                 .and_then(|hook| matcher_finding(hook, matcher, &r.file))
                 .map(|(status, message, fix)| (status, message, fix.map(str::to_string))),
-            Agent::Codex => codex_matcher_finding(want, matcher, &r.file),
+            Agent::Codex | Agent::Gemini => codex_matcher_finding(agent, want, matcher, &r.file),
         };
         findings.extend(finding);
     }
@@ -484,7 +486,7 @@ fn duplicates(regs: &[&Found], agent: Agent) -> Option<(Status, String, Option<S
     commands.sort_unstable();
     commands.dedup();
     match agent {
-        Agent::Claude if commands.len() > 1 => Some((
+        Agent::ClaudeCode if commands.len() > 1 => Some((
             Status::Warn,
             format!(
                 "registered {} times with different commands ({}): each runs, so the agent sees duplicates",
