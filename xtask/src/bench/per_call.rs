@@ -16,6 +16,7 @@ use anyhow::{Context, Result, bail};
 
 use super::cases::{self, BenchCase, Check, Target};
 use super::cases_more;
+use super::history;
 use super::report::Row;
 use super::transcript_gen::Generated;
 
@@ -77,22 +78,30 @@ pub fn plan(
             against: None,
         });
         let against = Some((floor_name.clone(), MAX_CALL_RATIO));
-        calls.push(PerCallCase {
-            case: cases::prompt_submit(
-                &format!("{GROUP}: `hooks prompt-submit`, {label}"),
-                transcript,
-            ),
-            against: against.clone(),
-        });
-        calls.push(PerCallCase {
-            case: cases_more::statusline_from_transcript(
-                &format!("{GROUP}: `statusline` (null usage), {label}"),
-                transcript,
-            ),
-            against,
-        });
+        calls.extend(
+            the_calls(label, transcript)
+                .into_iter()
+                .map(|case| PerCallCase {
+                    case,
+                    against: against.clone(),
+                }),
+        );
     }
+    // The same three calls in a project that other sessions have used: their checkpoints and
+    // state must cost nothing here.
     let (label, transcript) = big;
+    let setup = history::runs(&small.1.path);
+    calls.extend(
+        the_calls(&format!("{label}, {}", history::LABEL), transcript)
+            .into_iter()
+            .map(|mut case| {
+                case.setup = setup.clone();
+                PerCallCase {
+                    case,
+                    against: Some((floor_name(label), MAX_CALL_RATIO)),
+                }
+            }),
+    );
     let mut pre_compact = cases_more::pre_compact(
         &format!("{GROUP}: `hooks pre-compact`, {label} (8 MiB tail derived)"),
         transcript,
@@ -125,6 +134,29 @@ pub fn plan(
     };
     vec![calls, heavy]
 }
+
+/// The calls every prompt, tool call and status-line refresh makes: each at most
+/// [`MAX_CALL_RATIO`] floors.
+fn the_calls(label: &str, transcript: &Generated) -> Vec<BenchCase> {
+    vec![
+        cases::prompt_submit(
+            &format!("{GROUP}: `hooks prompt-submit`, {label}"),
+            transcript,
+        ),
+        cases::post_tool_use(
+            &format!("{GROUP}: `hooks post-tool-use`, {label}"),
+            transcript,
+            POST_TOOL_USE_OUTPUT,
+        ),
+        cases_more::statusline_from_transcript(
+            &format!("{GROUP}: `statusline` (null usage), {label}"),
+            transcript,
+        ),
+    ]
+}
+
+/// The output of the tool call post-tool-use is told about: a test run's few kilobytes.
+const POST_TOOL_USE_OUTPUT: usize = 4 * 1024;
 
 fn floor_name(label: &str) -> String {
     format!("{GROUP}: floor (spawn, stdin, last 64 KiB), {label}")
@@ -347,7 +379,7 @@ mod tests {
     fn every_row_names_its_floor_and_the_floor_checks_what_it_read() {
         let (small, big) = (generated("1KiB", 1117), generated("1GiB", 1 << 30));
         let loops = plan(Path::new("/f"), ("1 KiB", &small), ("1 GiB", &big), None);
-        assert_eq!(loops.iter().map(Vec::len).collect::<Vec<_>>(), [6, 2]);
+        assert_eq!(loops.iter().map(Vec::len).collect::<Vec<_>>(), [11, 2]);
         let plan: Vec<PerCallCase> = loops.into_iter().flatten().collect();
         let names: Vec<&str> = plan.iter().map(|p| p.case.name.as_str()).collect();
         for p in &plan {
@@ -371,7 +403,7 @@ mod tests {
             floors[1].case.check,
             Check::StdoutContains("{\"tail_bytes\":65536}".into())
         );
-        let pre_compact = &plan[6];
+        let pre_compact = &plan[11];
         assert_eq!(pre_compact.case.args, ["hooks", "pre-compact"]);
         assert_eq!(
             pre_compact.against.as_ref().map(|a| a.1),
@@ -380,8 +412,48 @@ mod tests {
         let hook_bar = plan.iter().filter(|p| p.case.target == HOOK_TARGET);
         assert_eq!(
             hook_bar.count(),
-            4,
-            "prompt-submit and the status line keep contract C16's"
+            9,
+            "prompt-submit, post-tool-use and the status line keep the hooks' bar"
+        );
+        // The same three calls in a project other sessions have used, against the large
+        // transcript's floor; their setup makes that history with ctxmon's own hooks.
+        let history: Vec<&PerCallCase> = plan
+            .iter()
+            .filter(|p| p.case.name.ends_with(history::LABEL))
+            .collect();
+        assert_eq!(history.len(), 3);
+        for p in history {
+            assert_eq!(
+                p.against.as_ref().map(|a| a.0.as_str()),
+                Some(floors[1].case.name.as_str())
+            );
+            let pre_compacts = p
+                .case
+                .setup
+                .iter()
+                .filter(|r| r.args[1] == "pre-compact")
+                .count();
+            let prompts = p
+                .case
+                .setup
+                .iter()
+                .filter(|r| r.args[1] == "prompt-submit")
+                .count();
+            assert_eq!(
+                (pre_compacts, prompts),
+                (history::OTHER_SESSIONS, history::OTHER_SESSIONS / 2)
+            );
+            assert!(
+                p.case
+                    .setup
+                    .iter()
+                    .all(|r| !r.stdin.contains("bench-session"))
+            );
+        }
+        assert!(
+            plan.iter()
+                .filter(|p| !p.case.name.ends_with(history::LABEL))
+                .all(|p| p.case.setup.is_empty())
         );
     }
 
@@ -412,12 +484,12 @@ mod tests {
             ]
         );
         let both = &loops[0];
-        assert_eq!(both.len(), 10, "4 calls twice, 2 floors once");
+        assert_eq!(both.len(), 20, "9 calls twice, 2 floors once");
         let baseline: Vec<&PerCallCase> = both
             .iter()
             .filter(|p| p.case.name.ends_with(BASELINE))
             .collect();
-        assert_eq!(baseline.len(), 4);
+        assert_eq!(baseline.len(), 9);
         for p in baseline {
             assert_eq!(p.case.program.as_deref(), Some(Path::new("/old/ctxmon")));
             assert!(p.against.is_some());
@@ -437,7 +509,9 @@ mod tests {
                 .into_iter()
                 .flatten()
                 .collect();
-        let medians = [1.0, 1.2, 1.4, 2.0, 2.2, 2.4, 20.0, 2.5];
+        let medians = [
+            1.0, 1.2, 1.25, 1.4, 2.0, 2.2, 2.3, 2.4, 2.5, 2.5, 2.6, 20.0, 2.5,
+        ];
         let rows = planned
             .iter()
             .zip(medians)
@@ -453,16 +527,22 @@ mod tests {
             [
                 None,
                 Some(1.2),
+                Some(1.25),
                 Some(1.4),
                 None,
                 Some(1.1),
+                Some(1.15),
                 Some(1.2),
+                Some(1.25),
+                Some(1.25),
+                Some(1.3),
                 Some(10.0),
                 None
             ]
         );
         assert!(measured[1].misses().is_empty());
-        assert_eq!(measured[2].misses(), ["1.40× the floor > 1.3×"]);
+        assert_eq!(measured[3].misses(), ["1.40× the floor > 1.3×"]);
+        assert!(measured[10].misses().is_empty(), "1.3× is within the bar");
         let mut text = String::new();
         render(&mut text, &measured, 100);
         assert!(

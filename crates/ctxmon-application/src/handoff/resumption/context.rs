@@ -11,7 +11,7 @@ use ctxmon_domain::human::{plural, thousands};
 use ctxmon_domain::xml::{escape_attr, escape_text};
 use ctxmon_domain::{CheckpointData, ResumptionOrigin, ResumptionState};
 
-use super::present::{is_bare_reply, is_short_reply};
+use super::present::AtHand;
 use crate::handoff::budget_writer::{
     BudgetWriter, Entry, ItemKind, ListSpec, chars, fit, frame, list_reservation,
 };
@@ -73,19 +73,11 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         escape_attr(&cp.timestamp.chars().take(40).collect::<String>())
     ));
 
-    let requests = &state.last_user_requests;
-    let newest = requests.last();
     // A short reply with the question it answers; the task is then the request before it.
-    let reply = newest.filter(|r| is_short_reply(r) && state.request_answers.is_some());
-    let current = match reply {
-        Some(_) => requests.iter().rev().skip(1).find(|r| !is_bare_reply(r)),
-        None => newest,
-    };
-    let latest_reply = reply.map(|r| match &state.request_answers {
-        Some(asked) => format!("\"{}\" — answering: \"{}\"", r.trim(), asked.trim()),
-        None => format!("\"{}\"", r.trim()),
-    });
-    let rules = rules_and_declines(state, current.map(String::as_str));
+    let at_hand = AtHand::of(&state.last_user_requests, state.request_answers.as_deref());
+    let (current, reply) = (at_hand.current, at_hand.reply);
+    let latest_reply = at_hand.reply_line();
+    let rules = rules_and_declines(state, current);
     // Only the two nouns the readers write: a hand-edited checkpoint cannot name a tag.
     let noun = match state.todo_noun.as_deref() {
         Some("plan") => "plan",
@@ -114,14 +106,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     });
     // The first request only when it is not the request shown, nor the start of it: never
     // called the goal, because the work may have moved on since.
-    let first = state.goal.as_ref().filter(|g| {
-        let g = g.trim();
-        !g.is_empty()
-            && current
-                .into_iter()
-                .chain(reply)
-                .all(|r| !r.trim().starts_with(g) && !g.starts_with(r.trim()))
-    });
+    let first = state.goal.as_deref().filter(|g| at_hand.is_other(g));
     let created: Vec<String> = state
         .files_created
         .iter()

@@ -14,7 +14,7 @@ mod commands;
 pub mod context;
 mod environment;
 mod pointers;
-mod present;
+pub(crate) mod present;
 mod rules;
 mod section;
 mod tail;
