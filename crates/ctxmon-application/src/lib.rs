@@ -207,6 +207,7 @@ pub mod handoff;
 pub mod hooks;
 pub mod monitor;
 pub mod ports;
+pub mod readers;
 pub mod run;
 
 /// The domain crate (`ctxmon-domain`): the values and pure rules this crate's API takes and

@@ -16,6 +16,7 @@ pub mod codex;
 pub mod config;
 pub mod event_log;
 pub mod fsutil;
+pub mod gemini;
 pub mod git_info;
 pub mod hook_log;
 pub mod json_depth;

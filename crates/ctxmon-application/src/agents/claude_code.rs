@@ -75,6 +75,8 @@ pub static AGENT: AgentDescription = AgentDescription {
                    and an environment variable beats every file",
     },
     transcript: TranscriptFormat::ClaudeCodeJsonl,
+    model_windows: &[],
+    default_window: 200_000,
     session_lookup: SessionLookup::ProjectFolder,
     auto_compact: AutoCompactRule::ReserveBelowWindow {
         settings: &[

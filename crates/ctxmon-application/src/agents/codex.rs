@@ -74,6 +74,8 @@ pub static AGENT: AgentDescription = AgentDescription {
                    project's .codex beats the user's",
     },
     transcript: TranscriptFormat::CodexRollout,
+    model_windows: &[],
+    default_window: 200_000,
     session_lookup: SessionLookup::SessionsById,
     auto_compact: AutoCompactRule::TokenLimit {
         settings: &["model_auto_compact_token_limit"],

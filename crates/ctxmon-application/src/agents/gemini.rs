@@ -73,6 +73,8 @@ pub static AGENT: AgentDescription = AgentDescription {
                    .gemini/settings.json beats ~/.gemini/settings.json",
     },
     transcript: TranscriptFormat::GeminiChat,
+    model_windows: &[("gemma-4", 256_000)],
+    default_window: 1_048_576,
     session_lookup: SessionLookup::ProjectChats,
     auto_compact: AutoCompactRule::ShareOfWindow {
         default_percent: DEFAULT_COMPRESSION_PERCENT,

@@ -94,6 +94,11 @@ pub struct AgentDescription {
     pub settings: SettingsFiles,
     /// The transcript's format and where the agent writes sessions.
     pub transcript: TranscriptFormat,
+    /// The window of the agent's models by id prefix, when its transcript does not report it;
+    /// `[context_monitor.models]` outranks it.
+    pub model_windows: &'static [(&'static str, u64)],
+    /// The window of a model no rule knows.
+    pub default_window: u64,
     /// How a session's transcript is found when the hook input gives no path.
     pub session_lookup: SessionLookup,
     /// When the agent compacts on its own, and which of its settings move that point.

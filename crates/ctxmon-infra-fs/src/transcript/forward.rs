@@ -63,7 +63,12 @@ impl JsonlTranscriptReader {
                 rollout.flush(&mut counted);
                 stats
             }
-            AgentKind::ClaudeCode | AgentKind::Gemini => {
+            AgentKind::Gemini => crate::gemini::read_events(
+                path,
+                ctxmon_application::ports::ScanLimits::default(),
+                &mut counted,
+            )?,
+            AgentKind::ClaudeCode => {
                 let mut claude =
                     |line: &[u8], v: &mut dyn FnMut(TranscriptEvent)| match classify(line)
                         .into_transcript_event()

@@ -141,8 +141,12 @@ impl JsonlTranscriptReader {
     /// Scans `path` in one backward pass and reports the reading with scan counts. A Codex
     /// rollout (told by its first line, `format`) is scanned by its own rules (`codex::scan`).
     pub fn scan(&self, path: &Path, limits: ScanLimits) -> Result<ScanReport, TranscriptError> {
-        if self.agent_of(path)? == AgentKind::Codex {
-            return crate::codex::scan(path, limits, self.block_size, self.max_line_bytes);
+        match self.agent_of(path)? {
+            AgentKind::Codex => {
+                return crate::codex::scan(path, limits, self.block_size, self.max_line_bytes);
+            }
+            AgentKind::Gemini => return crate::gemini::scan(path, limits),
+            AgentKind::ClaudeCode => {}
         }
         let (file, file_len) = open_regular(path)?;
         let mut lines = BackwardLines::new(
@@ -214,7 +218,7 @@ impl JsonlTranscriptReader {
     /// boundaries: after a compaction the newest reading has no response, but the session's
     /// model is still the one it last answered with (and decides the window).
     pub fn last_model(&self, path: &Path, limits: ScanLimits) -> Option<String> {
-        if self.agent_of(path).ok()? == AgentKind::Codex {
+        if self.agent_of(path).ok()? != AgentKind::ClaudeCode {
             return None;
         }
         let (file, file_len) = open_regular(path).ok()?;

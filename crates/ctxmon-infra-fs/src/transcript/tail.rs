@@ -206,8 +206,10 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         path: &Path,
         max_bytes: u64,
     ) -> Result<Vec<TranscriptRecord>, TranscriptError> {
-        if self.agent_of(path)? == AgentKind::Codex {
-            return crate::codex::read_tail(path, max_bytes);
+        match self.agent_of(path)? {
+            AgentKind::Codex => return crate::codex::read_tail(path, max_bytes),
+            AgentKind::Gemini => return crate::gemini::read_tail(path, max_bytes),
+            AgentKind::ClaudeCode => {}
         }
         let mut parser = RecordParser::default();
         let mut records = Vec::new();
@@ -229,8 +231,10 @@ impl ctxmon_application::ports::TranscriptTail for super::JsonlTranscriptReader 
         max_bytes: u64,
         visit: &mut dyn FnMut(&TranscriptRecord) -> ControlFlow<()>,
     ) -> Result<(), TranscriptError> {
-        if self.agent_of(path)? == AgentKind::Codex {
-            return crate::codex::read_head(path, max_bytes, visit);
+        match self.agent_of(path)? {
+            AgentKind::Codex => return crate::codex::read_head(path, max_bytes, visit),
+            AgentKind::Gemini => return crate::gemini::read_head(path, max_bytes, visit),
+            AgentKind::ClaudeCode => {}
         }
         read_head_records::<RecordParser>(path, max_bytes, visit)
     }

@@ -143,7 +143,9 @@ impl FillSettings {
         model: Option<&str>,
     ) -> FillEstimate {
         let models: Vec<&str> = model.into_iter().collect();
-        let choice = self.windows.choose(payload_window, &models, Some(tokens));
+        let choice = self
+            .windows
+            .choose_for(self.agent, payload_window, &models, Some(tokens));
         let estimate = self.apply_auto_compact(FillEstimate::measured(
             tokens,
             choice.window,
@@ -302,9 +304,9 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
             let mut models: Vec<&str> = request.model_hint.into_iter().collect();
             models.extend(reading.agent_model.as_deref());
             models.extend(usage.model.as_deref());
-            let choice = s
-                .windows
-                .choose(request.payload_window, &models, Some(usage.tokens));
+            let choice =
+                s.windows
+                    .choose_for(s.agent, request.payload_window, &models, Some(usage.tokens));
             let mut estimate = s.apply_auto_compact(FillEstimate::measured(
                 usage.tokens,
                 choice.window,
@@ -332,7 +334,7 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
             let models: Vec<&str> = request.model_hint.into_iter().collect();
             let window = s
                 .windows
-                .choose(request.payload_window, &models, None)
+                .choose_for(s.agent, request.payload_window, &models, None)
                 .window;
             let (tokens, note) = s.after_compaction(boundary.post_tokens, window);
             return s
@@ -370,7 +372,7 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
         let window = self
             .settings
             .windows
-            .choose(request.payload_window, &models, None)
+            .choose_for(self.settings.agent, request.payload_window, &models, None)
             .window;
         let mut e = self.settings.apply_auto_compact(FillEstimate::unavailable(
             window,

@@ -292,7 +292,10 @@ impl FillSeriesBuilder {
             Some(p) => p.window,
             None => {
                 let models: Vec<&str> = model_hint.into_iter().collect();
-                settings.windows.choose(None, &models, None).window
+                settings
+                    .windows
+                    .choose_for(settings.agent, None, &models, None)
+                    .window
             }
         };
         let room = window.tokens().saturating_sub(settings.reserve_for(window));
@@ -358,7 +361,7 @@ fn session_windows(
             models.extend(p.model.as_deref());
             settings
                 .windows
-                .choose(p.reported_window, &models, None)
+                .choose_for(settings.agent, p.reported_window, &models, None)
                 .window
         })
         .collect();
