@@ -154,7 +154,19 @@ pub fn apply_auto_compact(
         AutoCompactRule::ReserveBelowWindow { .. } => {
             bootstrap::apply_claude_auto_compact(settings, project_dir, warn);
         }
-        AutoCompactRule::ShareOfWindow { .. } => {}
+        AutoCompactRule::ShareOfWindow { .. } => {
+            let env = bootstrap::env_pairs();
+            let home = ctxmon_infra_fs::gemini::gemini_home(&env);
+            let mut warnings = Vec::new();
+            settings.share.share = ctxmon_infra_fs::gemini::compression_threshold(
+                home.as_deref(),
+                project_dir,
+                &mut warnings,
+            );
+            for w in &warnings {
+                warn(w);
+            }
+        }
         AutoCompactRule::TokenLimit { .. } => {
             if settings.codex.limit.is_some() {
                 return;

@@ -60,6 +60,20 @@ pub enum InjectPolicy {
     Tiered,
 }
 
+/// What the tier thresholds are fractions of (`context_monitor.tier_basis`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TierBasis {
+    /// The agent's own default (its description's `tier_basis`): Claude Code's window, Gemini
+    /// CLI's compaction point, for Codex whichever lets every tier come before it compacts.
+    #[default]
+    Agent,
+    /// The context window: 0.70 is 70% of the window.
+    Window,
+    /// The point where the agent compacts on its own: 0.70 is 70% of the way to it.
+    AutoCompact,
+}
+
 /// How far the fill moves (as a share of the window, either way) before `tiered` says it
 /// again at NOMINAL: the agent keeps a picture of its room within ten points.
 pub const NOMINAL_STEP: f64 = 0.10;
@@ -87,6 +101,8 @@ pub struct ContextMonitorConfig {
     pub max_scan_bytes: u64,
     /// When the tag is injected (default `tiered`).
     pub inject: InjectPolicy,
+    /// What the thresholds are fractions of (default: the agent's own).
+    pub tier_basis: TierBasis,
     /// Also warn inside tool loops: `hooks post-tool-use` injects the tag when the tier rose
     /// since the last one (see `monitor::tier_record`).
     pub post_tool_use: bool,
@@ -109,6 +125,7 @@ impl Default for ContextMonitorConfig {
             auto_compact_buffer: 33_000,
             max_scan_bytes: 32 * 1024 * 1024,
             inject: InjectPolicy::Tiered,
+            tier_basis: TierBasis::Agent,
             post_tool_use: true,
             post_compaction_percent: 30,
             models: BTreeMap::new(),

@@ -106,6 +106,11 @@ pub const FIELDS: &[FieldSpec] = &[
         description: "When the <context-monitor> tag is injected: tiered (every prompt from LOW up; at NOMINAL when the tier changes or the fill moved 10 points), always, on-change (the tier differs from the last tag's), warning-and-above.",
     },
     FieldSpec {
+        key: "context_monitor.tier_basis",
+        kind: FieldKind::Enum(&["agent", "window", "auto_compact"]),
+        description: "What the tier thresholds are fractions of: window, auto_compact (the point where the agent compacts on its own), or agent (its default: Claude Code window, Gemini CLI auto_compact, Codex whichever keeps every tier before its compaction).",
+    },
+    FieldSpec {
         key: "context_monitor.post_tool_use",
         kind: FieldKind::Bool,
         description: "Also inject the <context-monitor> tag after a tool call when the tier rose above the last one injected (warnings inside long tool loops, where no prompt is submitted).",

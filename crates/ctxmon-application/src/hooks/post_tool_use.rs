@@ -116,7 +116,7 @@ pub fn post_tool_use(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> PostToolUs
                 if run.save_state() {
                     outcome.additional_context = Some(render_context_monitor_for(
                         &estimate,
-                        &ctx.settings.thresholds,
+                        &ctx.settings.window_thresholds(estimate.context_window_size),
                         ctx.settings.agent,
                     ));
                 } else {

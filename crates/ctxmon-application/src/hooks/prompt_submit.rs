@@ -164,7 +164,7 @@ fn monitor_tag(run: &mut HookRun<'_>, estimate: &FillEstimate) -> Option<String>
         note_injected(state, tier, estimate.fill_percentage);
         Some(render_context_monitor_for(
             estimate,
-            &ctx.settings.thresholds,
+            &ctx.settings.window_thresholds(estimate.context_window_size),
             ctx.settings.agent,
         ))
     } else {

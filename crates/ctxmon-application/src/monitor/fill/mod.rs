@@ -15,6 +15,8 @@ mod window;
 mod series_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tier_basis_tests;
 
 pub use auto_compact::{AUTO_COMPACT_WINDOW_MAX, AUTO_COMPACT_WINDOW_MIN, AutoCompactSettings};
 pub use codex::{CODEX_AUTO_COMPACT_PERCENT, CODEX_EFFECTIVE_WINDOW_PERCENT, CodexAutoCompact};

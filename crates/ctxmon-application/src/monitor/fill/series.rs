@@ -263,7 +263,7 @@ impl FillSeriesBuilder {
         let mut model = model_hint.map(str::to_string);
         for (index, (raw, window)) in chain.points.into_iter().zip(windows).enumerate() {
             let fill = window.ratio(raw.tokens);
-            let tier = thresholds.classify(fill);
+            let tier = settings.tier_of(raw.tokens, window);
             if tier != previous {
                 crossings.push(TierCrossing {
                     index,
@@ -330,7 +330,7 @@ fn final_fill(
             source: FillSource::Compaction,
             tokens,
             fill,
-            tier: settings.thresholds.classify(fill),
+            tier: settings.tier_of(tokens, window),
             window,
             timestamp: c.timestamp.clone(),
             note: Some(note),
