@@ -92,7 +92,8 @@ pub fn resolve_project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> Proje
     if let Some(dir) = &global.project_dir {
         return found(dir.clone(), DirSource::Flag);
     }
-    if let Some(dir) = env_var("CLAUDE_PROJECT_DIR") {
+    // Gemini CLI sets both for its hooks (the second for compatibility); Claude Code the first.
+    if let Some(dir) = env_var("CLAUDE_PROJECT_DIR").or_else(|| env_var("GEMINI_PROJECT_DIR")) {
         return found(PathBuf::from(dir), DirSource::Env);
     }
     let mut ignored_cwd = None;

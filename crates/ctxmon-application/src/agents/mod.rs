@@ -289,6 +289,14 @@ pub enum HandBack {
     AtFirstPromptAfterCompaction,
 }
 
+impl HandBack {
+    /// True when a checkpoint does not mean the context was compacted (the hook fires on every
+    /// attempt): only the transcript can say so.
+    pub fn transcript_shows_compaction(self) -> bool {
+        self == HandBack::AtFirstPromptAfterCompaction
+    }
+}
+
 /// What in a hook input tells which agent sent it, when there is no transcript to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InputMarks {

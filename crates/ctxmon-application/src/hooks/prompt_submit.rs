@@ -70,7 +70,7 @@ fn run_prompt_submit(run: &mut HookRun<'_>, logs: &dyn ResumeLogStore) -> Prompt
                 .is_some_and(|e| e.kind == TranscriptErrorKind::NotFound));
     // The first prompt after a checkpoint of this session: alert (and acknowledge) it. If
     // PreCompact could not record the compaction in the state, it is recorded here.
-    let pending = pending_checkpoint(run);
+    let pending = pending_checkpoint(run).filter(|cp| compaction_shown(settings, &measurement, cp));
     let state = run.state();
     if let Some(cp) = &pending {
         note_checkpoint(state, cp);
@@ -119,6 +119,32 @@ fn measure(run: &HookRun<'_>) -> Measurement {
         ),
         None => estimator.measure(request),
     }
+}
+
+/// Whether the transcript shows that the checkpoint's compaction happened. Always for an
+/// agent whose pre-compaction hook means a compaction; for one whose hook fires on every
+/// attempt (Gemini CLI), when the reader reports a compaction newer than every response, or a
+/// response measured below the checkpoint's fill: a conversation only grows until it is
+/// compacted. Until then the checkpoint waits, and nothing is handed back.
+fn compaction_shown(
+    settings: &crate::monitor::fill::FillSettings,
+    measurement: &Measurement,
+    cp: &CheckpointData,
+) -> bool {
+    if !settings.agent.description().hand_back.transcript_shows_compaction() {
+        return true;
+    }
+    let Some(reading) = &measurement.reading else {
+        return false;
+    };
+    if reading.boundary.is_some() {
+        return true;
+    }
+    let before = cp.context_state.input_tokens;
+    reading
+        .usage
+        .as_ref()
+        .is_some_and(|u| before.get() > 0 && u.tokens < before)
 }
 
 /// The session's newest unacknowledged checkpoint, if any.

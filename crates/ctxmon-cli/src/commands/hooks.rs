@@ -225,7 +225,7 @@ fn answer_with(
     let layout = resolved.layout();
     let log = HookLog::new(&layout, config.hooks.log_max_bytes);
     progress.log(log.clone());
-    let served = crate::agent::for_hook(&input);
+    let served = crate::agent::for_hook(&input, &project_dir);
     let env = HookEnv {
         hook,
         input,

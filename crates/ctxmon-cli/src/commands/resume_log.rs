@@ -209,7 +209,8 @@ fn resolve_session(
     };
     let id = match crate::agent::of_transcript(&path) {
         AgentKind::Codex => codex::session_id(&path),
-        AgentKind::ClaudeCode | AgentKind::Gemini => {
+        AgentKind::Gemini => ctxmon_infra_fs::gemini::session_id(&path),
+        AgentKind::ClaudeCode => {
             path.file_stem().map(|s| s.to_string_lossy().into_owned())
         }
     };

@@ -17,7 +17,15 @@ pub fn reset_if_stale(
     state: &SessionState,
     settings: &FillSettings,
 ) -> FillEstimate {
-    if estimate.source != FillSource::Transcript {
+    // An agent whose pre-compaction hook fires also when nothing is compacted shows the
+    // compaction in its transcript, which the reader reports itself.
+    if estimate.source != FillSource::Transcript
+        || settings
+            .agent
+            .description()
+            .hand_back
+            .transcript_shows_compaction()
+    {
         return estimate;
     }
     let Some(checkpoint_at) = state.compactions_seen.last_checkpoint_at else {
