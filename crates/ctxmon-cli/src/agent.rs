@@ -21,11 +21,11 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use ctxmon_application::agents::{AGENTS, AutoCompactRule};
-use ctxmon_infra_fs::gemini;
 use ctxmon_application::monitor::fill::FillSettings;
 use ctxmon_application::ports::{AgentKind, Clock};
 use ctxmon_infra_fs::SystemClock;
 use ctxmon_infra_fs::codex::{self, load_codex_settings};
+use ctxmon_infra_fs::gemini;
 use ctxmon_infra_fs::transcript::agent_of;
 
 use crate::bootstrap;
@@ -136,11 +136,12 @@ pub fn find_codex_session(id: Option<&str>) -> Result<PathBuf, String> {
 /// The chat of Gemini CLI session `id` among the project's chats under `~/.gemini/tmp`, or why
 /// there is none (Gemini sends `transcript_path` as `''` before the chat file exists).
 pub fn find_gemini_session(id: Option<&str>, project_dir: &Path) -> Result<PathBuf, String> {
-    let id = id
-        .filter(|i| !i.trim().is_empty())
-        .ok_or("the Gemini CLI input names no session_id and no transcript_path; nothing to measure")?;
+    let id = id.filter(|i| !i.trim().is_empty()).ok_or(
+        "the Gemini CLI input names no session_id and no transcript_path; nothing to measure",
+    )?;
     let env = bootstrap::env_pairs();
-    let home = gemini::gemini_home(&env).ok_or("HOME is not set; cannot find the Gemini CLI chat")?;
+    let home =
+        gemini::gemini_home(&env).ok_or("HOME is not set; cannot find the Gemini CLI chat")?;
     gemini::find_session_chat(&home, project_dir, id).ok_or_else(|| {
         format!(
             "no chat of Gemini CLI session {id} for {} under {}; nothing to measure yet",

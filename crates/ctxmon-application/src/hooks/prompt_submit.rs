@@ -131,7 +131,12 @@ fn compaction_shown(
     measurement: &Measurement,
     cp: &CheckpointData,
 ) -> bool {
-    if !settings.agent.description().hand_back.transcript_shows_compaction() {
+    if !settings
+        .agent
+        .description()
+        .hand_back
+        .transcript_shows_compaction()
+    {
         return true;
     }
     let Some(reading) = &measurement.reading else {

@@ -210,9 +210,7 @@ fn resolve_session(
     let id = match crate::agent::of_transcript(&path) {
         AgentKind::Codex => codex::session_id(&path),
         AgentKind::Gemini => ctxmon_infra_fs::gemini::session_id(&path),
-        AgentKind::ClaudeCode => {
-            path.file_stem().map(|s| s.to_string_lossy().into_owned())
-        }
+        AgentKind::ClaudeCode => path.file_stem().map(|s| s.to_string_lossy().into_owned()),
     };
     let Some(id) = id.filter(|id| is_safe(id)) else {
         return Err(Failure::usage(anyhow!(

@@ -5,8 +5,7 @@ use std::path::Path;
 
 use ctxmon_domain::human;
 use ctxmon_domain::{
-    ContextWindow, FillEstimate, FillSource, ThresholdError, ThresholdTier, Thresholds,
-    TokenCount,
+    ContextWindow, FillEstimate, FillSource, ThresholdError, ThresholdTier, Thresholds, TokenCount,
 };
 
 use super::auto_compact::AutoCompactSettings;
@@ -178,7 +177,9 @@ impl FillSettings {
     pub fn tier_of(&self, tokens: TokenCount, window: ContextWindow) -> ThresholdTier {
         #[allow(clippy::cast_precision_loss)]
         match self.tier_point(window) {
-            Some(point) => self.thresholds.classify(tokens.get() as f64 / point.get() as f64),
+            Some(point) => self
+                .thresholds
+                .classify(tokens.get() as f64 / point.get() as f64),
             None => self.thresholds.classify(window.ratio(tokens)),
         }
     }

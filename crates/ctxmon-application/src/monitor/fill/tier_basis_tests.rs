@@ -16,8 +16,13 @@ fn settings(agent: AgentKind, basis: TierBasis) -> FillSettings {
 }
 
 fn tier(s: &FillSettings, tokens: u64, model: &str) -> ThresholdTier {
-    s.estimate_for(TokenCount(tokens), FillSource::Transcript, None, Some(model))
-        .threshold_tier
+    s.estimate_for(
+        TokenCount(tokens),
+        FillSource::Transcript,
+        None,
+        Some(model),
+    )
+    .threshold_tier
 }
 
 #[test]
@@ -35,11 +40,17 @@ fn gemini_counts_towards_its_compression_at_half_the_window() {
     assert_eq!(e.percent(), 42);
     assert_eq!(e.tokens_until_auto_compact, Some(TokenCount(74_288)));
     // Every tier comes before the compression.
-    assert_eq!(tier(&s, 524_287, "gemini-2.5-pro"), ThresholdTier::Emergency);
+    assert_eq!(
+        tier(&s, 524_287, "gemini-2.5-pro"),
+        ThresholdTier::Emergency
+    );
     assert_eq!(tier(&s, 290_000, "gemini-2.5-pro"), ThresholdTier::Low);
     // The same chat measured against the window would never warn.
     let by_window = settings(AgentKind::Gemini, TierBasis::Window);
-    assert_eq!(tier(&by_window, 450_000, "gemini-2.5-pro"), ThresholdTier::Nominal);
+    assert_eq!(
+        tier(&by_window, 450_000, "gemini-2.5-pro"),
+        ThresholdTier::Nominal
+    );
 }
 
 #[test]
@@ -57,7 +68,10 @@ fn claude_code_keeps_the_window_unless_told() {
     assert_eq!(s.tier_point(ContextWindow::DEFAULT), None);
     let s = settings(AgentKind::ClaudeCode, TierBasis::AutoCompact);
     // 150,000 of 167,000 is 89.8%.
-    assert_eq!(tier(&s, 150_000, "claude-sonnet-4"), ThresholdTier::Emergency);
+    assert_eq!(
+        tier(&s, 150_000, "claude-sonnet-4"),
+        ThresholdTier::Emergency
+    );
 }
 
 #[test]
@@ -70,7 +84,12 @@ fn codex_takes_the_point_only_when_a_low_limit_would_hide_the_upper_tiers() {
     low.codex.limit = Some(180_000);
     // 180,000 is 69.7% of the window: WARNING and above would never come; the point decides.
     assert_eq!(low.tier_point(w), Some(TokenCount(180_000)));
-    let e = low.estimate_for(TokenCount(160_000), FillSource::Transcript, Some(258_400), None);
+    let e = low.estimate_for(
+        TokenCount(160_000),
+        FillSource::Transcript,
+        Some(258_400),
+        None,
+    );
     assert_eq!(e.threshold_tier, ThresholdTier::Emergency);
 }
 
