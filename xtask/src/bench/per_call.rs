@@ -298,11 +298,17 @@ pub fn render(s: &mut String, rows: &[PerCallRow], runs: usize) {
          The floor (`{FLOOR_SOURCE}`, built by the bench with `rustc -O`) starts a process, \
          reads its stdin, reads the last 64 KiB of the transcript the input names and writes \
          one line: what every call must cost at least. It ran interleaved with the rows it is \
-         compared with, {runs} rounds, on the same stdin and transcripts; the ratio of medians \
-         is the figure that holds on a busy machine. PreCompact ran next, in a loop of its own \
+         compared with, {runs} rounds, on the same stdin and transcripts and with the same \
+         environment of {env} variables, the size an agent's hooks get (`runner.rs`); the ratio \
+         of medians is the figure that holds on a busy machine. The calls in a \
+         \"{history}\" ran in a project where {others} other sessions had compacted and half \
+         of them had been handed their work back, as ctxmon's own hooks leave it. PreCompact ran next, in a loop of its own \
          because it disturbs whatever runs right after it, and is compared with the first \
          loop's floor on its transcript; the floor run right after each PreCompact shows by \
-         how much."
+         how much.",
+        env = super::runner::AGENT_ENVIRONMENT_VARS,
+        history = history::LABEL,
+        others = history::OTHER_SESSIONS,
     );
     if rows.iter().any(|r| r.row.name.ends_with(BASELINE)) {
         let _ = writeln!(
