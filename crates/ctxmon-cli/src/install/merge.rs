@@ -282,7 +282,7 @@ fn hook_entry(reg: &Registration, program: &str) -> Out {
     Out::Obj(vec![
         ("type", Out::Str("command".into())),
         ("command", Out::Str(hook_command(program, reg))),
-        ("timeout", Out::Int(reg.timeout_secs)),
+        ("timeout", Out::Int(reg.timeout)),
     ])
 }
 
@@ -393,9 +393,9 @@ fn install_hook(ed: &mut Editor, spec: &Registration, program: &str) -> Result<C
                 entry["command"].as_str().unwrap_or("")
             ));
         }
-        let timeout = Out::Int(spec.timeout_secs);
+        let timeout = Out::Int(spec.timeout);
         match entry.get("timeout") {
-            Some(t) if t.as_u64() == Some(spec.timeout_secs) => {}
+            Some(t) if t.as_u64() == Some(spec.timeout) => {}
             Some(t) => {
                 ed.replace(&[&path[..], &[Step::Key("timeout")]].concat(), &timeout)?;
                 notes.push(format!("timeout was {t}"));

@@ -20,6 +20,9 @@ pub struct Registration {
     /// the plugin wrapper's margin. The timeout is the outer fence in case the process itself
     /// is stuck (a hung disk), and it must stay short because the agent waits for it.
     pub timeout_secs: u64,
+    /// The same timeout as the agent's file writes it (`TimeoutUnit`: milliseconds for Gemini
+    /// CLI, seconds for the others).
+    pub timeout: u64,
 }
 
 /// What `ctxmon install --agent <agent>` registers, in the order it writes them.
@@ -34,6 +37,10 @@ pub fn hooks_for(agent: AgentKind) -> Vec<Registration> {
             hook: b.hook,
             matcher: b.matcher,
             timeout_secs: b.hook.timeout_secs(),
+            timeout: agent
+                .description()
+                .timeout_unit
+                .from_secs(b.hook.timeout_secs()),
         })
         .collect()
 }
