@@ -19,7 +19,10 @@ fn install_writes_gemini_hooks_in_milliseconds_and_uninstall_restores_the_file()
     let run = sb.run(&["install", "--agent", "gemini"], "");
     assert_eq!(run.code, 0, "{}", run.stderr);
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert_eq!(v["model"]["compressionThreshold"], 0.6, "the user's keys stay");
+    assert_eq!(
+        v["model"]["compressionThreshold"], 0.6,
+        "the user's keys stay"
+    );
     let hooks = &v["hooks"];
     for (event, name, ms) in [
         ("BeforeAgent", "prompt-submit", 5_000),
@@ -33,13 +36,23 @@ fn install_writes_gemini_hooks_in_milliseconds_and_uninstall_restores_the_file()
             .unwrap()
             .iter()
             .flat_map(|g| g["hooks"].as_array().unwrap())
-            .filter(|h| h["command"].as_str().unwrap().ends_with(&format!("hooks {name}")))
+            .filter(|h| {
+                h["command"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!("hooks {name}"))
+            })
             .collect();
         assert_eq!(ours.len(), 1, "{event}: {hooks}");
         assert_eq!(ours[0]["timeout"], ms, "{event}");
     }
     assert!(hooks["BeforeAgent"].to_string().contains("./mine.sh"));
-    for claude_only in ["UserPromptSubmit", "PreCompact", "PreToolUse", "PostCompact"] {
+    for claude_only in [
+        "UserPromptSubmit",
+        "PreCompact",
+        "PreToolUse",
+        "PostCompact",
+    ] {
         assert!(hooks.get(claude_only).is_none(), "{claude_only}");
     }
     let once = std::fs::read(&path).unwrap();
