@@ -272,7 +272,7 @@ pub fn unregistered(
                 Status::Skip,
                 format!(
                     "ctxmon's hooks are not registered for Claude Code (looked in {looked}); \
-                     this project runs them through Codex"
+                     this project runs them through another agent"
                 ),
             )
             .with_fix("if you also use Claude Code here: `ctxmon install`"),
@@ -288,8 +288,9 @@ pub fn unregistered(
             ),
         )
         .with_fix(
-            "run `ctxmon install` for Claude Code (`--scope user` for every project), or \
-             `ctxmon install --agent codex` for Codex",
+            "run `ctxmon install` for Claude Code (`--scope user` for every project), \
+             `ctxmon install --agent codex` for Codex, or `ctxmon install --agent gemini` for \
+             Gemini CLI",
         ),
         statusline_check(scan, project_dir, env),
     ]
