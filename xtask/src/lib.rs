@@ -19,6 +19,7 @@ pub mod fuzz;
 pub mod inject_cost;
 pub mod modules;
 pub mod scan;
+pub mod siblings;
 pub mod tidy;
 
 use std::ffi::OsString;

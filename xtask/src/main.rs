@@ -11,7 +11,8 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  check-arch   layer rules: crate dependencies (cargo metadata) and a source scan of the core
+  check-arch   layer rules: crate dependencies (cargo metadata), a source scan of the core,
+               no module cycles in the core and no sibling modules importing each other
   tidy         file rules: `//!` headers, at most 600 lines outside tests, workspace lints,
                no #[path] out of a crate, every application/infra-fs module in ARCHITECTURE.md,
                citations only of sections docs/contract.md has

@@ -166,6 +166,62 @@ pub fn paths(text: &str) -> Vec<Segments> {
     paths_of(&lex(text))
 }
 
+/// A path as written, from its first segment (never the tail of a longer path), with the inline
+/// modules (`mod name { … }`) around it, outermost first: what a reader needs to resolve
+/// `super::` and `self::` to the module they name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopedPath {
+    pub inline: Vec<String>,
+    pub segments: Segments,
+}
+
+/// Every path of a source text that starts a path (not a tail after `::`), `use` groups
+/// expanded, each with the inline modules it sits in.
+pub fn scoped_paths(text: &str) -> Vec<ScopedPath> {
+    let tokens = lex(text);
+    let tok = |k: usize| tokens.get(k).map(|t| &t.tok);
+    let mut out = Vec::new();
+    // Each open inline module with the brace depth outside its `{`.
+    let mut inline: Vec<(String, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut k = 0;
+    while let Some(token) = tokens.get(k) {
+        match &token.tok {
+            Tok::Open => depth += 1,
+            Tok::Close => {
+                depth = depth.saturating_sub(1);
+                if inline.last().is_some_and(|(_, at)| *at == depth) {
+                    inline.pop();
+                }
+            }
+            Tok::Ident(word)
+                if word == "mod"
+                    && matches!(tok(k + 1), Some(Tok::Ident(_)))
+                    && tok(k + 2) == Some(&Tok::Open) =>
+            {
+                if let Some(Tok::Ident(name)) = tok(k + 1) {
+                    inline.push((name.clone(), depth));
+                }
+                depth += 1;
+                k += 3;
+                continue;
+            }
+            Tok::Ident(_) if k == 0 || tok(k - 1) != Some(&Tok::PathSep) => {
+                let mut found = Vec::new();
+                expand(&tokens, k, &[], &mut found, 0);
+                let names: Vec<String> = inline.iter().map(|(name, _)| name.clone()).collect();
+                out.extend(found.into_iter().map(|segments| ScopedPath {
+                    inline: names.clone(),
+                    segments,
+                }));
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    out
+}
+
 fn paths_of(tokens: &[Token]) -> Vec<Segments> {
     let mut paths = Vec::new();
     for start in 0..tokens.len() {

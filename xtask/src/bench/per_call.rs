@@ -16,7 +16,7 @@ use anyhow::{Context, Result, bail};
 
 use super::cases::{self, BenchCase, Check, Target};
 use super::cases_more;
-use super::report::Row;
+use super::rows::Row;
 use super::transcript_gen::Generated;
 
 /// The floor's source, relative to the workspace.
@@ -291,7 +291,7 @@ pub fn render(s: &mut String, rows: &[PerCallRow], runs: usize) {
             None if r.is_reference => ("1×".to_owned(), String::new()),
             None => ("—".to_owned(), String::new()),
         };
-        let own = super::report::target_text(r.row.target);
+        let own = super::rows::target_text(r.row.target);
         let target = match (target.is_empty(), own.as_str()) {
             (true, _) => own,
             (false, "—") => target,

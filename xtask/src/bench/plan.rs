@@ -8,7 +8,7 @@ use anyhow::Result;
 use super::cases::{self, BenchCase, MAX_SIZE_RATIO};
 use super::cases_more;
 use super::external::ExternalBench;
-use super::report::{RatioLine, Row};
+use super::rows::{RatioLine, Row};
 use super::transcript_gen::{GIB, Generated, KIB, MIB, TranscriptSpec};
 
 const fn spec(name: &'static str, target_bytes: u64, no_usage_tail_bytes: u64) -> TranscriptSpec {

@@ -453,6 +453,15 @@ pub fn parse_trigger(s: &str) -> Option<TriggerSpec> {
     }
 }
 
+/// True for the trigger keys recorded once per session (`session_end`: a session ends once).
+/// Every other key fires once per context and is re-armed by a compaction: `tier:*` when the
+/// new context fills up again, `pre_compact` at the next compaction, and custom triggers too.
+/// It sits with the triggers' spelling because both a compaction (which re-arms the others)
+/// and the resume log's triggers need it.
+pub fn fires_once_per_session(key: &str) -> bool {
+    key == "session_end"
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

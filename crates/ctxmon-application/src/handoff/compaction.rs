@@ -6,6 +6,7 @@
 
 use ctxmon_domain::{CheckpointData, SessionState};
 
+use crate::config::fires_once_per_session;
 use crate::ports::TranscriptReading;
 
 /// Records a compaction in the session state: counted once per checkpoint, and the state made
@@ -34,7 +35,7 @@ pub fn start_new_context(state: &mut SessionState) {
     state.handoff_complete = false;
     state
         .resume_log_triggers
-        .retain(|key| super::resume_log::fires_once_per_session(key));
+        .retain(|key| fires_once_per_session(key));
 }
 
 /// A boundary newer than the last response is a compaction the session has not answered yet:

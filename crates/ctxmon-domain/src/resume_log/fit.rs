@@ -30,11 +30,12 @@ use crate::tokens::chars_for_tokens;
 use super::context::retain_leaves;
 use super::fit_meta::{MetaPlan, apply_meta, plan_meta};
 use super::fit_plan::{Cut, Plan, plan};
+use super::meta_fields::MetaList;
 use super::pieces::{
     ONE_LINE_MAX, Origin, Piece, body, body_of, clean, context_pieces, decision_pieces,
     item_pieces, mission_pieces, one_line,
 };
-use super::pieces_meta::{MetaList, MetaPieces, metadata_pieces};
+use super::pieces_meta::{MetaPieces, metadata_pieces};
 use super::{ContextValue, ResumeLog, ResumeLogSection};
 
 /// The key under which the session metadata's omissions are counted: it shares the critical

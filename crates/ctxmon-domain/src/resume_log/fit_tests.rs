@@ -5,8 +5,9 @@ use proptest::prelude::*;
 
 use super::fit::{Part, TOTAL_CHARS};
 use super::fit_meta::{apply_meta, plan_meta};
+use super::meta_fields::MetaList;
 use super::pieces::{Piece, body_of, context_pieces, decision_pieces, item_pieces, mission_pieces};
-use super::pieces_meta::{MetaList, list_lead, metadata_pieces};
+use super::pieces_meta::{list_lead, metadata_pieces};
 use super::tests::any_log;
 use super::*;
 use crate::estimate_tokens;

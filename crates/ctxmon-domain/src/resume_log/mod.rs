@@ -12,6 +12,7 @@ mod draft;
 mod fit;
 mod fit_meta;
 mod fit_plan;
+mod meta_fields;
 mod pieces;
 mod pieces_meta;
 mod render;

@@ -66,18 +66,6 @@ pub trait SectionProvider {
     fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String>;
 }
 
-/// The built-in providers in priority order; the previous log last, so what the session says
-/// now comes first.
-pub fn built_in() -> Vec<Box<dyn SectionProvider>> {
-    vec![
-        Box::new(AgentDocument),
-        Box::new(LatestCheckpoint),
-        Box::new(SessionTranscript),
-        Box::new(Git),
-        Box::new(super::carry::BeforeCompaction),
-    ]
-}
-
 /// `--from`: what the agent wrote.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AgentDocument;
