@@ -17,6 +17,7 @@ pub mod ci;
 pub mod dist;
 pub mod fuzz;
 pub mod inject_cost;
+pub mod lexer;
 pub mod modules;
 pub mod scan;
 pub mod siblings;

@@ -12,9 +12,10 @@
 //! - every top-level module of `ctxmon-application` and `ctxmon-infra-fs` is named in that
 //!   crate's section of ARCHITECTURE.md, so the map stays honest;
 //! - sources and documents cite the repository's own contract, `docs/contract.md`, by a section
-//!   it has, and never the spec outside the repository (`citations`).
+//!   it has, and never the spec outside the repository (`citations`);
 //! - every relative link of the markdown pages (root and `docs/`) leads to a file and heading
-//!   that exist (`links`).
+//!   that exist (`links`);
+//! - no function of `ctxmon-application` spans more than 120 lines (`fn_length`).
 //!
 //! It also runs as a `#[test]`, so `cargo test --workspace` keeps the tree tidy, and as a step
 //! of `cargo xtask ci`.
@@ -25,6 +26,7 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 pub mod citations;
+pub mod fn_length;
 pub mod links;
 
 /// The most lines a file that is not test code may have.
@@ -44,7 +46,7 @@ pub fn run(root: &Path) -> Result<()> {
     let violations = check(root)?;
     if violations.is_empty() {
         println!(
-            "tidy: headers, lengths, lints, #[path], the module map, citations and the docs' links hold"
+            "tidy: headers, lengths, lints, #[path], the module map, citations, the docs' links and function lengths hold"
         );
         return Ok(());
     }
@@ -80,6 +82,7 @@ pub fn check(root: &Path) -> Result<Vec<String>> {
     }
     violations.extend(module_map(root)?);
     violations.extend(citations::check_tree(root)?);
+    violations.extend(fn_length::check(root)?);
     violations.extend(links::check(root)?);
     violations.sort();
     Ok(violations)
