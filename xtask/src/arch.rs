@@ -66,7 +66,6 @@ const INFRA_FS_ALLOWED: &[&str] = &[
     "serde",
     "serde_json",
     "figment",
-    "camino",
     "fd-lock",
     "tempfile",
     "libc",

@@ -212,6 +212,11 @@ pub mod run;
 /// returns, re-exported so that an embedder needs one dependency.
 pub use ctxmon_domain as domain;
 
+// What ctxmon promises, section by section: the page the code answers to, which comments and
+// docs here cite as `contract C<n>`. It ships with `ctxmon-domain`, shown here as well.
+#[doc(inline)]
+pub use ctxmon_domain::contract;
+
 // The README's example is compiled and run with the doc tests, so it cannot go stale.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

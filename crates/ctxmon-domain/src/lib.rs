@@ -14,6 +14,10 @@
 
 pub mod assembly;
 pub mod checkpoint;
+// The contract ships with the crate (the file is the repository's `docs/contract.md`), so the
+// `contract C<n>` a comment or doc cites is a section a reader of the crate has.
+#[doc = include_str!("../contract.md")]
+pub mod contract {}
 pub mod events;
 pub mod fill;
 pub mod hash;
