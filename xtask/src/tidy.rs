@@ -14,7 +14,8 @@
 //! - sources and documents cite the repository's own contract, `docs/contract.md`, by a section
 //!   it has, and never the spec outside the repository (`citations`);
 //! - every relative link of the markdown pages (root and `docs/`) leads to a file and heading
-//!   that exist (`links`);
+//!   that exist, and the pages that ship with a published crate (its README, the contract)
+//!   have no relative links at all (`links`);
 //! - no function of `ctxmon-application` spans more than 120 lines (`fn_length`).
 //!
 //! It also runs as a `#[test]`, so `cargo test --workspace` keeps the tree tidy, and as a step
