@@ -12,7 +12,9 @@
 //! - every top-level module of `ctxmon-application` and `ctxmon-infra-fs` is named in that
 //!   crate's section of ARCHITECTURE.md, so the map stays honest;
 //! - sources and documents cite the repository's own contract, `docs/contract.md`, by a section
-//!   it has, and never the spec outside the repository (`citations`);
+//!   it has, and never the spec outside the repository (`citations`); `crates/` and `xtask/`
+//!   cite no issue number, bug id or design document a reader cannot open
+//!   (`internal_citations`);
 //! - every relative link of the markdown pages (root and `docs/`) leads to a file and heading
 //!   that exist, and the pages that ship with a published crate (its README, the contract)
 //!   have no relative links at all (`links`);
@@ -28,6 +30,7 @@ use anyhow::{Context, Result, bail};
 
 pub mod citations;
 pub mod fn_length;
+pub mod internal_citations;
 pub mod links;
 
 /// The most lines a file that is not test code may have.
@@ -84,6 +87,7 @@ pub fn check(root: &Path) -> Result<Vec<String>> {
     violations.extend(module_map(root)?);
     violations.extend(citations::check_tree(root)?);
     violations.extend(fn_length::check(root)?);
+    violations.extend(internal_citations::check(root)?);
     violations.extend(links::check(root)?);
     violations.sort();
     Ok(violations)

@@ -195,8 +195,8 @@
 // handled, and a truly infallible case carries an `#[allow]` that says why. Test code (unit
 // test modules, integration tests) may panic on a broken precondition; see clippy.toml.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
-// A library others embed (issue 15): every public item says what it is, its units and its
-// invariants.
+// A library others embed: every public item says what it is, its units and its invariants, so
+// an embedder never has to read the source to use it.
 #![deny(missing_docs)]
 
 pub mod assembly;

@@ -1,4 +1,4 @@
-//! The per-call rows (issue 16): what a call of `hooks prompt-submit`, `statusline` and
+//! The per-call rows: what a call of `hooks prompt-submit`, `statusline` and
 //! `hooks pre-compact` costs beside the *floor*, a tiny program that does only what any of them
 //! must (start a process, read stdin, read the transcript's last 64 KiB: `xtask/floor/floor.rs`,
 //! built here with `rustc`). The floor and the calls run interleaved in one loop (100 rounds in
@@ -28,11 +28,12 @@ pub const FULL_RUNS: usize = 100;
 /// Rounds in a `--quick` run: the loop is cheap (about a second), and five rounds, the quick
 /// run's count, left the ratios to noise.
 pub const QUICK_RUNS: usize = 20;
-/// Issue 16: a prompt or a status line costs at most this many floors, at any transcript size.
+/// A prompt or a status line costs at most this many floors, at any transcript size: little
+/// beyond what starting a process and reading the transcript's end must cost.
 pub const MAX_CALL_RATIO: f64 = 1.3;
-/// Issue 16: PreCompact (fill, tail derivation, checkpoint, resume log) at most this many.
+/// PreCompact (fill, tail derivation, checkpoint, resume log) at most this many.
 pub const MAX_PRE_COMPACT_RATIO: f64 = 15.0;
-/// Issue 16 (and contract C16's bar for every hook): PreCompact's peak RSS.
+/// PreCompact's time and peak RSS: contract C16's bars (its own time, every hook's memory).
 const PRE_COMPACT_TARGET: Target = Target {
     median_ms: Some(50.0),
     rss_kib: Some(16 * 1024),
@@ -251,7 +252,7 @@ pub fn with_ratios(planned: &[PerCallCase], rows: Vec<Row>) -> Vec<PerCallRow> {
         .collect()
 }
 
-/// Measured with `--baseline` when issue 16 made the per-call path leaner: the build before it
+/// Measured with `--baseline` when the per-call path was made leaner: the build before it
 /// beside this one, in the same loops. Kept as measured, after the table of the current run.
 const BY_HAND: &str = include_str!("per_call_by_hand.md");
 

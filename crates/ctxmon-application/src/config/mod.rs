@@ -47,7 +47,7 @@ pub struct Config {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum InjectPolicy {
-    /// Every prompt (the seeds' behaviour).
+    /// Every prompt.
     Always,
     /// Only when the tier differs from the last one injected for this session.
     OnChange,
@@ -267,7 +267,7 @@ impl Default for CheckpointsConfig {
     }
 }
 
-/// Codex CLI sessions (issue 14 §1).
+/// Codex CLI sessions: where Codex compacts, when its own `config.toml` does not say.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct CodexConfig {

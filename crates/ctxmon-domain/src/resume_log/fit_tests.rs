@@ -22,7 +22,8 @@ fn metrics() -> ContextMetrics {
     )
 }
 
-/// A session of 60 failed test runs, each editing a file: the hand reproduction of issue 13.
+/// A session of 60 failed test runs, each editing a file: the busy session whose log once
+/// lost its newest errors to the oldest.
 fn busy_session() -> ResumeLog {
     let mut log = ResumeLog::new("sess-many", metrics());
     log.mission_summary = "Make the build green".into();

@@ -34,7 +34,7 @@ impl TriggerKind {
     }
 }
 
-/// A condition under which a log is written (the seed's "custom triggers").
+/// A condition under which a log is written: an extension point, for triggers of your own.
 pub trait TriggerCondition {
     /// Identifies the condition in the session's list of fired triggers.
     fn key(&self) -> String;

@@ -1,5 +1,5 @@
 //! `<resumption-context>`: what SessionStart (or the prompt-submit fallback) hands back after a
-//! compaction (contract C6). At most 760 tokens, filled in priority order (issue 13): the last
+//! compaction (contract C6). At most 760 tokens, filled in priority order: the last
 //! request, the session's goal, next steps (todos and tasks), the work tree (branch,
 //! uncommitted changes, commits), the unresolved failure and the last test or build, files to
 //! read, subagents still running, the user's constraints, decisions, then the rest. Each
