@@ -16,8 +16,8 @@
 //!   cite no issue number, bug id or design document a reader cannot open
 //!   (`internal_citations`);
 //! - every relative link of the markdown pages (root and `docs/`) leads to a file and heading
-//!   that exist, and the pages that ship with a published crate (its README, the contract)
-//!   have no relative links at all (`links`);
+//!   that exist (`links`), and the pages that ship with a published crate (its README, the
+//!   contract) have no relative links at all (`shipped_pages`);
 //! - no function of `ctxmon-application` spans more than 120 lines (`fn_length`).
 //!
 //! It also runs as a `#[test]`, so `cargo test --workspace` keeps the tree tidy, and as a step
@@ -32,6 +32,7 @@ pub mod citations;
 pub mod fn_length;
 pub mod internal_citations;
 pub mod links;
+pub mod shipped_pages;
 
 /// The most lines a file that is not test code may have.
 pub const MAX_LINES: usize = 600;
@@ -89,6 +90,7 @@ pub fn check(root: &Path) -> Result<Vec<String>> {
     violations.extend(fn_length::check(root)?);
     violations.extend(internal_citations::check(root)?);
     violations.extend(links::check(root)?);
+    violations.extend(shipped_pages::check(root)?);
     violations.sort();
     Ok(violations)
 }
