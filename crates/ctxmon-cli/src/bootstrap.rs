@@ -14,11 +14,23 @@ use crate::cli::GlobalArgs;
 use crate::exit::Failure;
 use crate::project_root;
 
-/// The process environment as `(name, value)` pairs (non-UTF-8 entries dropped).
+/// The process environment as `(name, value)` pairs (non-UTF-8 entries dropped): a copy of
+/// [`env_snapshot`] for callers that change it.
 pub fn env_pairs() -> Vec<(String, String)> {
-    std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .collect()
+    env_snapshot().to_vec()
+}
+
+/// The process environment as `(name, value)` pairs, taken once. An agent runs hooks with a
+/// hundred or more variables, and a hook read them up to four times (the agent, its settings,
+/// its sessions), converting every one each time. Nothing in ctxmon changes its own
+/// environment, so one snapshot serves the whole run.
+pub fn env_snapshot() -> &'static [(String, String)] {
+    static PAIRS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    PAIRS.get_or_init(|| {
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect()
+    })
 }
 
 pub fn env_var(name: &str) -> Option<String> {
@@ -306,7 +318,7 @@ pub fn apply_claude_auto_compact(
     project_dir: &Path,
     mut warn: impl FnMut(&str),
 ) {
-    let loaded = crate::auto_compact::load(project_dir, &env_pairs());
+    let loaded = crate::auto_compact::load(project_dir, env_snapshot());
     settings.auto_compact = loaded.settings;
     for w in &loaded.warnings {
         warn(w);

@@ -319,7 +319,8 @@ the session id). Without a transcript the log holds only what --from, the checkp
 say, and a warning says so.
 
 What goes in, highest priority first: the --from document, the session's newest checkpoint, the
-transcript's tail (first request as mission, completed and open todos, files touched, commands
+transcript's tail (the request at hand as mission, the first request apart when it differs,
+completed and open todos, files touched, commands
 run, errors) and git (branch, head, uncommitted files). A section belongs to the first source that has
 it; the metadata lists are merged. The log is written as session-<id>.md and session-<id>.json in
 .ctxmon/resume-logs/ (mode 0600), replacing that session's earlier log, within 10,000 tokens:

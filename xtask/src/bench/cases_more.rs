@@ -36,6 +36,7 @@ pub fn pre_compact(name: &str, transcript: &Generated) -> BenchCase {
         target: PRE_COMPACT_TARGET,
         files: Vec::new(),
         program: None,
+        setup: Vec::new(),
     }
 }
 
@@ -54,6 +55,7 @@ pub fn session_start(name: &str, transcript: &Generated) -> BenchCase {
             seeded_checkpoint(),
         )],
         program: None,
+        setup: Vec::new(),
     }
 }
 
@@ -85,6 +87,7 @@ pub fn peer_statusline(
         target: Target::NONE,
         files: Vec::new(),
         program: Some(program),
+        setup: Vec::new(),
     })
 }
 
@@ -101,6 +104,7 @@ pub fn statusline_from_transcript(name: &str, transcript: &Generated) -> BenchCa
         target: HOOK_TARGET,
         files: Vec::new(),
         program: None,
+        setup: Vec::new(),
     }
 }
 
@@ -116,6 +120,7 @@ pub fn statusline_from_payload(name: &str, transcript: &Generated) -> BenchCase 
         target: HOOK_TARGET,
         files: Vec::new(),
         program: None,
+        setup: Vec::new(),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod cases;
 mod cases_more;
 pub mod external;
 mod fidelity;
+mod history;
 pub mod lines;
 pub mod machine;
 pub mod measure;
@@ -313,6 +314,12 @@ fn measure_cases(
             std::fs::write(&path, content)
                 .with_context(|| format!("writing {}", path.display()))?;
         }
+        history::make(
+            &sandbox,
+            case.program.as_deref().unwrap_or(binary),
+            &case.setup,
+        )
+        .with_context(|| format!("setting up `{}`", case.name))?;
         runs.push(CaseRun {
             sandbox,
             inv: Invocation {

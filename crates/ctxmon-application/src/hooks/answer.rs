@@ -25,6 +25,7 @@ use super::prompt_submit::prompt_submit;
 use super::session_start::session_start;
 use crate::config::Config;
 use crate::handoff::checkpoint_ack::AlertGiven;
+use crate::handoff::delivery::Delivery;
 use crate::monitor::fill::FillSettings;
 use crate::monitor::tier_record::ToolVerdict;
 use crate::ports::{AgentKind, ResumeLogStore};
@@ -137,6 +138,9 @@ pub struct HookAnswer {
     /// the answer has been written (`checkpoint_ack::acknowledge_given`): an answer that never
     /// reaches the agent must leave the alert to the next prompt.
     pub alert: Option<AlertGiven>,
+    /// The resumption context SessionStart's answer carries: recorded as delivered only after
+    /// the answer has been written (`delivery::record_delivery`), for the same reason.
+    pub delivery: Option<Delivery>,
 }
 
 /// Answers one invocation (see the module documentation). Never fails; every problem goes to
@@ -263,12 +267,16 @@ fn dispatch(
                 additional_context: outcome.additional_context,
                 system_message: None,
                 alert: outcome.alert,
+                delivery: None,
             }
         }
         Hook::SessionStart => {
             let outcome = session_start(ctx, ports, logs, fields.source);
             warn_all(&outcome.warnings);
-            context(outcome.additional_context)
+            HookAnswer {
+                delivery: outcome.delivery,
+                ..context(outcome.additional_context)
+            }
         }
         Hook::PreCompact => {
             let input = PreCompactInput {

@@ -4,7 +4,6 @@
 //! (JSON on stdout, exit 0) is the CLI's business. None of them fails.
 
 mod answer;
-mod delivery;
 pub mod lifecycle;
 pub mod post_tool_use;
 pub mod pre_compact;

@@ -7,12 +7,12 @@ use ctxmon_domain::{
     CheckpointData, CheckpointId, FillEstimate, FillSource, SessionState, ThresholdTier, Timestamp,
 };
 
-use super::delivery::deliver;
 use super::track_tier;
 use crate::config::{HookDeadline, InjectPolicy, NOMINAL_STEP};
 use crate::handoff::alert::render_compaction_alert_for;
 use crate::handoff::checkpoint_ack::{AlertGiven, acknowledge_with_older};
 use crate::handoff::compaction::{note_boundary, note_checkpoint};
+use crate::handoff::delivery::deliver;
 use crate::handoff::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, Measurement, reset_if_stale};
 use crate::monitor::tag::render_context_monitor_for;
@@ -239,15 +239,18 @@ fn alert_once(
         run.ctx.settings.agent,
     ));
     let id = cp.checkpoint_id.to_string();
+    let mut delivery = None;
     if run.state().resumption_delivered.as_deref() != Some(id.as_str()) {
-        let text = deliver(run, logs, cp, "prompt_submit");
+        let (text, given) = deliver(run, logs, cp, "prompt_submit");
         if !text.is_empty() {
             parts.push(text);
         }
+        delivery = given;
     }
     Some(AlertGiven {
         checkpoint: cp.clone(),
         session_id: run.ctx.session_id.map(str::to_string),
+        delivery,
     })
 }
 

@@ -21,7 +21,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use ctxmon_application::config::{Config, HooksConfig};
-use ctxmon_application::handoff::checkpoint_ack::{acknowledge_given, release_given};
+use ctxmon_application::handoff::checkpoint_ack::{AlertGiven, acknowledge_given, release_given};
+use ctxmon_application::handoff::delivery::{Delivery, record_delivery};
 use ctxmon_application::hooks::{self, HookCall, HookFields, HookHost};
 use ctxmon_application::monitor::fill::FillSettings;
 use ctxmon_application::ports::Clock;
@@ -266,30 +267,17 @@ fn answer_with(
         // Context only: ctxmon never decides a permission (no `permissionDecision`, which even
         // as "allow" would skip the user's permission prompt), blocks or changes a tool call.
         let text = hook_output::additional_context(hook.event_name(), &text).unwrap_or_default();
-        let after_written = answer
-            .alert
-            .filter(|_| !text.is_empty())
-            .map(|given| -> Box<dyn FnOnce(bool)> {
-                Box::new(move |written| {
-                    if !written {
-                        release_given(&given, &adapters.checkpoints);
-                        env.warn(&format!(
-                            "the answer could not be written to stdout; the alert about {} is left for the next prompt",
-                            given.checkpoint.checkpoint_id
-                        ));
-                        return;
-                    }
-                    let ack = acknowledge_given(
-                        &given,
-                        &adapters.checkpoints,
-                        &adapters.events,
-                        &env.clock,
-                    );
-                    for warning in &ack.warnings {
-                        env.warn(&warning.to_string());
-                    }
-                })
-            });
+        let handed = !text.is_empty();
+        let alert = answer.alert.filter(|_| handed);
+        let delivery = alert
+            .as_ref()
+            .and_then(|given| given.delivery.clone())
+            .or(answer.delivery)
+            .filter(|_| handed);
+        let after_written = (alert.is_some() || delivery.is_some()).then(|| {
+            Box::new(move |written: bool| after_answer(&adapters, &env, alert, delivery, written))
+                as Box<dyn FnOnce(bool)>
+        });
         return Answered {
             text,
             after_written,
@@ -301,6 +289,44 @@ fn answer_with(
             .map(|m| hook_output::system_message(&m))
             .unwrap_or_default(),
     )
+}
+
+/// Once the answer is out (or could not be written): what it told the agent counts as told
+/// only then. An alert is acknowledged and a hand-back recorded as delivered after a written
+/// answer; an unwritten one gives the alert's claim up and leaves both to the next prompt.
+fn after_answer(
+    adapters: &Adapters,
+    env: &HookEnv,
+    alert: Option<AlertGiven>,
+    delivery: Option<Delivery>,
+    written: bool,
+) {
+    if !written {
+        if let Some(given) = &alert {
+            release_given(given, &adapters.checkpoints);
+            env.warn(&format!(
+                "the answer could not be written to stdout; the alert about {} is left for the next prompt",
+                given.checkpoint.checkpoint_id
+            ));
+        } else if let Some(delivery) = &delivery {
+            env.warn(&format!(
+                "the answer could not be written to stdout; the work of {} is handed back at the next prompt",
+                delivery.checkpoint_id
+            ));
+        }
+        return;
+    }
+    if let Some(given) = &alert {
+        let ack = acknowledge_given(given, &adapters.checkpoints, &adapters.events, &env.clock);
+        for warning in &ack.warnings {
+            env.warn(&warning.to_string());
+        }
+    }
+    if let Some(delivery) = &delivery {
+        for warning in record_delivery(delivery, &adapters.states, &adapters.events, &env.clock) {
+            env.warn(&warning.to_string());
+        }
+    }
 }
 
 /// What the use cases read of the input.

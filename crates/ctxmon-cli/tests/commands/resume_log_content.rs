@@ -1,5 +1,6 @@
 //! What a resume log written by `ctxmon resume-log generate` says, end to end: the mission
-//! is the session's first request however long the session, files subagents wrote are there,
+//! is the request at hand and the session's first request is named apart however long the
+//! session, files subagents wrote are there,
 //! markdown in a document stays inside its section, a huge document is stored within the
 //! budget in both formats, a document with every field loads whole, and a busy session's newest
 //! commands and errors are kept while the log has room.
@@ -14,7 +15,7 @@ use crate::common::Sandbox;
 use crate::common::resume_log;
 
 #[test]
-fn the_mission_is_the_first_request_even_beyond_the_tail() {
+fn the_mission_is_the_request_at_hand_and_the_first_request_is_found_beyond_the_tail() {
     let sb = Sandbox::new();
     // A small tail window stands for 8 MiB: the first request lies far before it.
     sb.write(".ctxmon/config.toml", "[resumption]\ntail_bytes = 4096\n");
@@ -42,13 +43,20 @@ fn the_mission_is_the_first_request_even_beyond_the_tail() {
             .stdout,
     )
     .unwrap();
-    let mission = log["mission_summary"].as_str().unwrap();
-    // The whole first request: beyond the mission's own 1,000 tokens, but the log has room.
-    assert_eq!(mission, first.trim_end());
-    assert_eq!(
-        log["critical_context"]["latest user request"],
-        "Refactor billing and add tax.rs"
+    // The work moved on: the mission is what the user asks now, never the first request.
+    assert_eq!(log["mission_summary"], "Refactor billing and add tax.rs");
+    // The first request, from the transcript's start far before the tail, under its own
+    // name: its head and its tail around a marked cut.
+    let first_shown = log["critical_context"]["first request"].as_str().unwrap();
+    assert!(
+        first_shown.starts_with("Migrate the ledger to SQLite."),
+        "{first_shown}"
     );
+    assert!(
+        first_shown.ends_with("Keep the CSV export working."),
+        "{first_shown}"
+    );
+    assert!(first_shown.contains("characters cut …]"), "{first_shown}");
     let md = std::fs::read_to_string(logs_dir(&sb).join(format!("session-{SESSION}.md"))).unwrap();
     assert!(!md.contains("truncated"), "{md}");
 }

@@ -12,9 +12,10 @@ use ctxmon_domain::xml::{escape_attr, escape_text};
 use ctxmon_domain::{CheckpointData, ResumptionOrigin, ResumptionState};
 
 use super::context_items::{
-    COMMAND_CAP, Requests, created_lines, done_tag, failure_text, files_to_read, first_request,
-    progress, quality_tag, requests, rules_and_declines, todo_noun, work_tree_line,
+    COMMAND_CAP, created_lines, done_tag, failure_text, files_to_read, progress, quality_tag,
+    rules_and_declines, todo_noun, work_tree_line,
 };
+use super::present::AtHand;
 use crate::handoff::budget_writer::{
     BudgetWriter, Entry, ItemKind, ListSpec, chars, fit, frame, list_reservation,
 };
@@ -98,7 +99,10 @@ fn opening_tag(cp: &CheckpointData, state: &ResumptionState, id: &str) -> String
 
 /// What the sections show, derived before any is written; the sections borrow from it.
 struct Shown<'s> {
-    requests: Requests<'s>,
+    /// The request at hand, and a short reply with what it answers.
+    at_hand: AtHand<'s>,
+    /// The reply quoted with what it answers.
+    latest_reply: Option<String>,
     rules: Vec<String>,
     in_progress: Vec<String>,
     next_steps: Vec<String>,
@@ -110,20 +114,20 @@ struct Shown<'s> {
     work_tree: Option<String>,
     decisions: Vec<String>,
     quality: Option<String>,
-    first: Option<&'s String>,
+    first: Option<&'s str>,
     created: Vec<String>,
 }
 
 impl<'s> Shown<'s> {
     fn of(cp: &CheckpointData, state: &'s ResumptionState) -> Shown<'s> {
-        let requests = requests(state);
-        let rules = rules_and_declines(state, requests.current.map(String::as_str));
+        // A short reply with the question it answers; the task is then the request before it.
+        let at_hand = AtHand::of(&state.last_user_requests, state.request_answers.as_deref());
         let noun = todo_noun(state);
         let (in_progress, next_steps, done) = progress(state, noun);
-        let first = first_request(state, &requests);
         Shown {
-            requests,
-            rules,
+            at_hand,
+            latest_reply: at_hand.reply_line(),
+            rules: rules_and_declines(state, at_hand.current),
             in_progress,
             next_steps,
             done,
@@ -133,7 +137,9 @@ impl<'s> Shown<'s> {
             work_tree: work_tree_line(cp, state),
             decisions: state.decisions.iter().map(ToString::to_string).collect(),
             quality: quality_tag(state),
-            first,
+            // The first request only when it is not the request shown, nor the start of it:
+            // never called the goal, because the work may have moved on since.
+            first: state.goal.as_deref().filter(|g| at_hand.is_other(g)),
             created: created_lines(state),
         }
     }
@@ -162,8 +168,8 @@ fn what_is_asked<'a>(state: &'a ResumptionState, shown: &'a Shown<'a>) -> Vec<Se
     if let Some(summary) = &state.summary {
         sections.push(Section::element("summary", summary, ITEM_CAP, FIRST_CAP));
     }
-    let reply = shown.requests.reply;
-    if let Some(text) = shown.requests.current {
+    let reply = shown.at_hand.reply;
+    if let Some(text) = shown.at_hand.current {
         // A request the assistant already answered is not work to do again.
         let tag = if state.request_answered && reply.is_none() {
             "last-request-answered"
@@ -172,7 +178,7 @@ fn what_is_asked<'a>(state: &'a ResumptionState, shown: &'a Shown<'a>) -> Vec<Se
         };
         sections.push(Section::element(tag, text, REQUEST_CAP, FIRST_CAP));
     }
-    if let Some(text) = &shown.requests.latest_reply {
+    if let Some(text) = &shown.latest_reply {
         sections.push(Section::element("latest-reply", text, ITEM_CAP, FIRST_CAP));
     }
     let answer = state

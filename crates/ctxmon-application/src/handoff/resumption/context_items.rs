@@ -1,50 +1,16 @@
 //! What the `<resumption-context>` sections show, derived from the resumption state before any
-//! of it is written: the requests (the current one, a short reply and what it answers), the
-//! user's rules, progress (in progress, next, done), the failure, the files to read, the work
-//! tree, the quality trajectory and the first request. The layout and the budget are
-//! `context`'s.
+//! of it is written: the user's rules, progress (in progress, next, done), the failure, the
+//! files to read, the work tree and the quality trajectory. The request at hand is
+//! `present::AtHand`'s; the layout and the budget are `context`'s.
 
 use ctxmon_domain::human::thousands;
 use ctxmon_domain::xml::escape_attr;
 use ctxmon_domain::{CheckpointData, ResumptionState};
 
-use super::present::{is_bare_reply, is_short_reply};
-
 /// Files touched listed from a checkpoint written before the newest turns' edits were kept.
 const OLD_TOUCHED: usize = 5;
 /// A command shown with its failure or its outcome.
 pub(super) const COMMAND_CAP: usize = 200;
-
-/// The requests the tag shows.
-pub(super) struct Requests<'s> {
-    /// The request being worked on: the newest, or the one before a short reply.
-    pub current: Option<&'s String>,
-    /// The newest request, when it is a short reply to a question or proposal.
-    pub reply: Option<&'s String>,
-    /// That reply with what it answers, as shown.
-    pub latest_reply: Option<String>,
-}
-
-/// The current request and a short reply with the question it answers; the task is then the
-/// request before the reply.
-pub(super) fn requests(state: &ResumptionState) -> Requests<'_> {
-    let requests = &state.last_user_requests;
-    let newest = requests.last();
-    let reply = newest.filter(|r| is_short_reply(r) && state.request_answers.is_some());
-    let current = match reply {
-        Some(_) => requests.iter().rev().skip(1).find(|r| !is_bare_reply(r)),
-        None => newest,
-    };
-    let latest_reply = reply.map(|r| match &state.request_answers {
-        Some(asked) => format!("\"{}\" — answering: \"{}\"", r.trim(), asked.trim()),
-        None => format!("\"{}\"", r.trim()),
-    });
-    Requests {
-        current,
-        reply,
-        latest_reply,
-    }
-}
 
 /// What the agent calls its list of steps. Only the two nouns the readers write: a
 /// hand-edited checkpoint cannot name a tag.
@@ -77,23 +43,6 @@ pub(super) fn quality_tag(state: &ResumptionState) -> Option<String> {
             escape_attr(&score),
             escape_attr(&iteration)
         )
-    })
-}
-
-/// The first request only when it is not the request shown, nor the start of it: never
-/// called the goal, because the work may have moved on since.
-pub(super) fn first_request<'s>(
-    state: &'s ResumptionState,
-    requests: &Requests<'_>,
-) -> Option<&'s String> {
-    state.goal.as_ref().filter(|g| {
-        let g = g.trim();
-        !g.is_empty()
-            && requests
-                .current
-                .into_iter()
-                .chain(requests.reply)
-                .all(|r| !r.trim().starts_with(g) && !g.starts_with(r.trim()))
     })
 }
 

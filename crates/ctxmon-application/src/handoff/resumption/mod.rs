@@ -15,7 +15,7 @@ pub mod context;
 mod context_items;
 mod environment;
 mod pointers;
-mod present;
+pub(crate) mod present;
 mod rules;
 mod section;
 mod tail;
