@@ -3,6 +3,8 @@
 //! Architecture invariant: this crate performs no I/O, reads no clock and no environment, and
 //! depends on nothing but `serde`. Everything here is a total function of its inputs, so it
 //! cannot fail for reasons outside the caller's data.
+//!
+//! Docs and comments cite the [`contract`], what ctxmon promises, by section: `contract C2`.
 
 // Production code never unwraps or expects: bad input is data (contract C15), so a failure is
 // handled, and a truly infallible case carries an `#[allow]` that says why. Test code (unit
