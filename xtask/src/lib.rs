@@ -18,8 +18,10 @@ pub mod dist;
 pub mod event_names;
 pub mod fuzz;
 pub mod inject_cost;
+pub mod lexer;
 pub mod modules;
 pub mod scan;
+pub mod siblings;
 pub mod tidy;
 
 use std::ffi::OsString;

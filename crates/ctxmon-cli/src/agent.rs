@@ -1,5 +1,5 @@
 //! Which coding agent ctxmon serves, and the transcript and auto-compaction settings that go
-//! with it (issue 14 §1).
+//! with it.
 //!
 //! How ctxmon knows it serves Codex CLI:
 //! 1. The transcript decides when there is one to read: a Codex rollout opens with a

@@ -328,8 +328,8 @@ each section has its budget, and room one leaves unused goes to sections that ne
 section that still does not fit is cut at a sentence with `… [truncated: N tokens omitted]`; a
 metadata list keeps its newest entries and says how many older ones it left out.
 
-The --from document (UTF-8 JSON, at most 2 MiB; every key optional). The JSON format of the
-resume-log seed loads as it is:
+The --from document (UTF-8 JSON, at most 2 MiB; every key optional), in the resume log's own
+JSON format:
   {
     \"session_id\":       string,                     the session, if not named otherwise
     \"context_metrics\":  {\"total_budget\", \"used_tokens\", \"percentage_used\",

@@ -19,6 +19,7 @@ pub mod measure;
 pub mod per_call;
 pub mod plan;
 pub mod report;
+pub mod rows;
 pub mod runner;
 pub mod startup;
 pub mod stats;
@@ -37,7 +38,8 @@ use cases::BenchCase;
 use external::ExternalOutcome;
 use measure::{CaseRun, Invocation, Sandbox};
 use plan::{externals, plan, ratio_lines, transcript_specs};
-use report::{Report, Row};
+use report::Report;
+use rows::Row;
 
 pub const USAGE: &str = "cargo xtask bench [--quick] [--only TEXT]... [--runs N] [--warmups N] [--out FILE] [--baseline CTXMON]";
 

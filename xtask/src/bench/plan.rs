@@ -8,7 +8,7 @@ use anyhow::Result;
 use super::cases::{self, BenchCase, MAX_SIZE_RATIO};
 use super::cases_more;
 use super::external::ExternalBench;
-use super::report::{RatioLine, Row};
+use super::rows::{RatioLine, Row};
 use super::transcript_gen::{GIB, Generated, KIB, MIB, TranscriptSpec};
 
 const fn spec(name: &'static str, target_bytes: u64, no_usage_tail_bytes: u64) -> TranscriptSpec {
@@ -51,7 +51,7 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
         cases.push(cases::prompt_submit(&hook("1 GiB"), &get("1GiB")?));
     }
     cases.push(cases::prompt_submit(&hook(&worst_label), &get(&worst)?));
-    // Issue 14: after every tool call; the row is the unchanged path a loop pays.
+    // After every tool call; the row is the unchanged path a tool loop pays.
     let tool = |label: &str| format!("`hooks post-tool-use`, {label}, tier unchanged (no answer)");
     let tool_big_output = tool(&format!("{big_label}, 256 KiB tool output"));
     cases.push(cases::post_tool_use(&tool("1 KiB"), &get("1KiB")?, 1024));
@@ -100,7 +100,7 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
         &get("100MiB")?,
     ));
     if !quick {
-        // Issue 13: the hand-back must not cost the checkpoint on the largest transcripts.
+        // The hand-back's derivation must not cost the checkpoint on the largest transcripts.
         cases.push(cases_more::pre_compact(
             "`hooks pre-compact`, 1 GiB transcript (8 MiB tail derived)",
             &get("1GiB")?,

@@ -47,7 +47,7 @@ pub struct Config {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum InjectPolicy {
-    /// Every prompt (the seeds' behaviour).
+    /// Every prompt.
     Always,
     /// Only when the tier differs from the last one injected for this session.
     OnChange,
@@ -284,7 +284,7 @@ impl Default for CheckpointsConfig {
     }
 }
 
-/// Codex CLI sessions (issue 14 §1).
+/// Codex CLI sessions: where Codex compacts, when its own `config.toml` does not say.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct CodexConfig {
@@ -468,6 +468,15 @@ pub fn parse_trigger(s: &str) -> Option<TriggerSpec> {
             .and_then(ThresholdTier::parse)
             .map(TriggerSpec::Tier),
     }
+}
+
+/// True for the trigger keys recorded once per session (`session_end`: a session ends once).
+/// Every other key fires once per context and is re-armed by a compaction: `tier:*` when the
+/// new context fills up again, `pre_compact` at the next compaction, and custom triggers too.
+/// It sits with the triggers' spelling because both a compaction (which re-arms the others)
+/// and the resume log's triggers need it.
+pub fn fires_once_per_session(key: &str) -> bool {
+    key == "session_end"
 }
 
 #[cfg(test)]

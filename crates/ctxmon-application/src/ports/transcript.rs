@@ -117,9 +117,9 @@ pub struct TranscriptReading {
 /// Why a transcript could not be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TranscriptErrorKind {
-    /// No file at the path (the seeds' `FileNotFoundError`).
+    /// No file at the path.
     NotFound,
-    /// The file is empty (the seeds' `ValueError`).
+    /// The file is empty.
     Empty,
     /// The path is a directory, FIFO or other non-regular file.
     NotAFile,

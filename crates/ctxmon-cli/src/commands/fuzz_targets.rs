@@ -409,7 +409,7 @@ fn fuzz_hook_state() {
     let layout = ctxmon_infra_fs::ProjectLayout::new(project.path());
     let key = ctxmon_domain::SessionKey::from_raw("0f3c2a10-5b1e-4c2d-9a77-0c1d2e3f4a5b");
     let path = layout.state_file(&key);
-    // Seeds: the state after each step of a real session.
+    // Fuzz seeds: the state after each step of a real session.
     let mut seeds = Vec::new();
     for (hook, stdin) in &sequence {
         let _ = project.hook(*hook, stdin);
@@ -784,8 +784,8 @@ fn fuzz_resume_log_draft() {
         .seed(serde_json::to_vec_pretty(&full).expect("serialize"))
         .seed(br#"{"next_steps":"one"}"#.to_vec())
         .seed(b"{}".to_vec())
-        // The seed's own JSON format: nested critical context, the agent's metrics.
-        .seed(include_bytes!("../../../../fixtures/resume-logs/seed-example.json").to_vec())
+        // A document with every field: nested critical context, the agent's metrics.
+        .seed(include_bytes!("../../../../fixtures/resume-logs/agent-document.json").to_vec())
         .dict(&[
             "session_id",
             "context_metrics",

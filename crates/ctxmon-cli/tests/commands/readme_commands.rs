@@ -1,5 +1,5 @@
-//! The commands README.md and `docs/*.md` show, with what they print, are real (issue 17,
-//! point 13): the README's first command measures the fixture it names and prints the line the
+//! The commands README.md and `docs/*.md` show, with what they print, are real: the
+//! README's first command measures the fixture it names and prints the line the
 //! README quotes; every ```` ```console ```` block, run by a shell command by command, prints
 //! exactly the output shown under each `$` line; and the hooks docs/installation.md says
 //! `ctxmon install` writes are what it writes. An example that is abridged on purpose is fenced

@@ -6,8 +6,8 @@
 //! mixing an agent's curated list with raw todo items would blur both; critical-context keys
 //! are added when absent. The metadata lists (files, commands, errors) are facts, so every
 //! source adds to them. The agent's own context metrics are kept apart from ctxmon's
-//! measurement (`ResumeLog::agent_metrics`), shown beside it. A provider is the seed's "custom section provider" extension point:
-//! register one with `ResumeLogGenerator::register_section_provider`.
+//! measurement (`ResumeLog::agent_metrics`), shown beside it. A provider is an extension point:
+//! register one of your own with `ResumeLogGenerator::register_section_provider`.
 
 use crate::ports::TranscriptRecord;
 use ctxmon_domain::{
@@ -65,18 +65,6 @@ pub trait SectionProvider {
     /// Adds what this source knows to `log`; returns the label recorded in
     /// `metadata.sources` when it contributed anything, `None` when it had nothing.
     fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String>;
-}
-
-/// The built-in providers in priority order; the previous log last, so what the session says
-/// now comes first.
-pub fn built_in() -> Vec<Box<dyn SectionProvider>> {
-    vec![
-        Box::new(AgentDocument),
-        Box::new(LatestCheckpoint),
-        Box::new(SessionTranscript),
-        Box::new(Git),
-        Box::new(super::carry::BeforeCompaction),
-    ]
 }
 
 /// `--from`: what the agent wrote.

@@ -12,6 +12,7 @@
 
 mod commands;
 pub mod context;
+mod context_items;
 mod environment;
 mod pointers;
 pub(crate) mod present;

@@ -45,7 +45,8 @@ pub struct FillSettings {
     pub tier_basis: TierBasis,
     /// How far back the transcript reader may look.
     pub limits: ScanLimits,
-    /// Percent of the window assumed used after a compaction whose size is unknown (BUG-329).
+    /// Percent of the window assumed used after a compaction whose size is unknown: until the
+    /// next response the transcript still shows the old context's size.
     pub post_compaction_percent: u64,
 }
 

@@ -1,4 +1,4 @@
-//! The fill after a compaction (contract C5, BUG-329): until the next response the transcript's
+//! The fill after a compaction (contract C5): until the next response the transcript's
 //! newest usage record still shows the old context, so the estimate drops to the
 //! post-compaction baseline. Prompt-submit, post-tool-use, the status line and resume logs all
 //! report the fill this way.

@@ -4,10 +4,10 @@
 //! first problem: a broken configuration is reported and the other checks run on the defaults,
 //! as the hooks would. Exit 0 when every check is ok or skipped, 1 when any warned or failed.
 //!
-//! Layout: `check` is the result type and its rendering, `hooks` reads Claude Code's settings
-//! files (`matchers` judges their matchers), `codex` Codex's hook files (`crate::paths` resolves
-//! programs like a shell), `deadlines` holds each hook's deadline against its registered
-//! timeout, `payload` compares Claude Code's own figure with ctxmon's (as the status line last
+//! Layout: `check` is the result type and its rendering, `settings_files` finds and reads Claude
+//! Code's settings files, `hooks` judges what they register (`matchers` judges their matchers),
+//! `codex` Codex's hook files (`crate::paths` resolves programs like a shell), `deadlines` holds
+//! each hook's deadline against its registered timeout, `payload` compares Claude Code's own figure with ctxmon's (as the status line last
 //! saw them), `statusline_problem` says why the status line last showed no figure, `system`
 //! holds the remaining checks.
 
@@ -18,6 +18,7 @@ mod gemini;
 mod hooks;
 mod matchers;
 mod payload;
+mod settings_files;
 mod statusline_problem;
 mod system;
 
@@ -39,7 +40,7 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     let (config_check, config) =
         system::config(bootstrap::load_layers_checked(global, &project_dir, &[]));
     let cm = &config.context_monitor;
-    let settings = hooks::scan(&hooks::settings_files(&project_dir, &env));
+    let settings = hooks::scan(&settings_files::settings_files(&project_dir, &env));
     let codex = codex::checks(&project_dir, &env);
     let gemini = gemini::checks(&project_dir, &env);
     let registered = [
