@@ -190,3 +190,20 @@ mod tests {
         assert!(data.resumption_state.is_some());
     }
 }
+
+/// Gemini CLI's `BeforeAgent` hook (ctxmon's prompt-submit) on a generated chat, checked
+/// against the chat's known input tokens.
+pub fn gemini_before_agent(name: &str, chat: &Generated) -> BenchCase {
+    let input = json!({"session_id": "bench-gemini", "transcript_path": chat.path, "cwd": "/bench",
+        "hook_event_name": "BeforeAgent", "timestamp": "2026-11-20T10:00:00.000Z", "prompt": "go on"});
+    BenchCase {
+        name: name.to_owned(),
+        args: vec!["hooks".into(), "prompt-submit".into()],
+        stdin: input.to_string(),
+        check: Check::HookTokens(chat.expected_tokens),
+        target: HOOK_TARGET,
+        files: Vec::new(),
+        program: None,
+        setup: Vec::new(),
+    }
+}

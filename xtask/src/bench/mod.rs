@@ -12,6 +12,7 @@ pub mod cases;
 mod cases_more;
 pub mod external;
 mod fidelity;
+mod gemini_gen;
 mod history;
 pub mod lines;
 pub mod machine;

@@ -16,6 +16,17 @@ const fn spec(name: &'static str, target_bytes: u64, no_usage_tail_bytes: u64) -
         name,
         target_bytes,
         no_usage_tail_bytes,
+        gemini: false,
+    }
+}
+
+/// A Gemini CLI chat of about `target_bytes`.
+const fn gemini(name: &'static str, target_bytes: u64) -> TranscriptSpec {
+    TranscriptSpec {
+        name,
+        target_bytes,
+        no_usage_tail_bytes: 0,
+        gemini: true,
     }
 }
 
@@ -51,6 +62,17 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
         cases.push(cases::prompt_submit(&hook("1 GiB"), &get("1GiB")?));
     }
     cases.push(cases::prompt_submit(&hook(&worst_label), &get(&worst)?));
+    // Gemini CLI's BeforeAgent on its own chats: the same flat cost is promised.
+    let before =
+        |label: &str| format!("`hooks prompt-submit` (Gemini CLI BeforeAgent), {label} chat");
+    cases.push(cases_more::gemini_before_agent(
+        &before("1 KiB"),
+        &get("gemini-1KiB")?,
+    ));
+    cases.push(cases_more::gemini_before_agent(
+        &before(big_label),
+        &get(&format!("gemini-{big}"))?,
+    ));
     // After every tool call; the row is the unchanged path a tool loop pays.
     let tool = |label: &str| format!("`hooks post-tool-use`, {label}, tier unchanged (no answer)");
     let tool_big_output = tool(&format!("{big_label}, 256 KiB tool output"));
@@ -173,11 +195,14 @@ pub fn transcript_specs(quick: bool) -> Vec<TranscriptSpec> {
         spec("10MiB", 10 * MIB, 0),
         spec("100MiB", 100 * MIB, 0),
     ];
+    specs.push(gemini("gemini-1KiB", KIB));
     if quick {
         specs.push(spec("100MiB-worst", 100 * MIB, 2 * MIB));
+        specs.push(gemini("gemini-100MiB", 100 * MIB));
     } else {
         specs.push(spec("1GiB", GIB, 0));
         specs.push(spec("1GiB-worst", GIB, 2 * MIB));
+        specs.push(gemini("gemini-1GiB", GIB));
     }
     specs
 }
