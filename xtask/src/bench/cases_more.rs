@@ -179,18 +179,6 @@ fn seeded_checkpoint() -> String {
     serde_json::to_string_pretty(&data).unwrap_or_default()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_seeded_checkpoint_is_one_ctxmon_can_read() {
-        let data: CheckpointData = serde_json::from_str(&seeded_checkpoint()).unwrap();
-        assert_eq!(data.checkpoint_id.to_string(), "cx-001");
-        assert!(data.resumption_state.is_some());
-    }
-}
-
 /// Gemini CLI's `BeforeAgent` hook (ctxmon's prompt-submit) on a generated chat, checked
 /// against the chat's known input tokens.
 pub fn gemini_before_agent(name: &str, chat: &Generated) -> BenchCase {
@@ -205,5 +193,17 @@ pub fn gemini_before_agent(name: &str, chat: &Generated) -> BenchCase {
         files: Vec::new(),
         program: None,
         setup: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seeded_checkpoint_is_one_ctxmon_can_read() {
+        let data: CheckpointData = serde_json::from_str(&seeded_checkpoint()).unwrap();
+        assert_eq!(data.checkpoint_id.to_string(), "cx-001");
+        assert!(data.resumption_state.is_some());
     }
 }
