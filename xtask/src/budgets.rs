@@ -7,6 +7,7 @@
 use std::ops::RangeInclusive;
 
 use anyhow::{Result, bail};
+use ctxmon_application::monitor::tag::{MONITOR_TAG_MAX_TOKENS, MONITOR_TAG_MIN_TOKENS};
 use ctxmon_domain::{
     ContextWindow, FillEstimate, FillSource, Measured, ThresholdTier, Thresholds, TokenCount,
     estimate_tokens,
@@ -43,8 +44,9 @@ pub const CHECKS: &[Check] = &[
     },
 ];
 
-/// The `<context-monitor>` tag's size at every tier (contract C3).
-pub const MONITOR_TAG_BUDGET: RangeInclusive<u64> = 40..=200;
+/// The `<context-monitor>` tag's size at every tier (contract C3): the bounds the application
+/// declares beside the tag, so the check and the property test hold it to the same pair.
+pub const MONITOR_TAG_BUDGET: RangeInclusive<u64> = MONITOR_TAG_MIN_TOKENS..=MONITOR_TAG_MAX_TOKENS;
 
 /// The auto-compact buffer Claude Code reserves (contract C2), used for the sample estimates.
 const AUTO_COMPACT_BUFFER: TokenCount = TokenCount(33_000);

@@ -117,7 +117,7 @@ fn oversized(filler: Filler, only: Option<ResumeLogSection>) -> ResumeLog {
 
 /// The most a section may fall short of its own budget, or a full document of 10,000 tokens,
 /// when something was cut: the largest oversized item (a decision and its rationale, 2 × 2,000
-/// characters, which the seed's rule drops whole once the section is 80% full) and its marker.
+/// characters, which the 80% rule drops whole once the section is 80% full) and its marker.
 const ONE_ITEM: u64 = 1_100;
 
 fn problems_of(

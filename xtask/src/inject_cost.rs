@@ -1,8 +1,8 @@
-//! `cargo xtask inject-cost [--write]`: what each `context_monitor.inject` policy costs on the
-//! real sessions in `../shared` (issue 17, point 11). The replay is an end-to-end test
-//! (crates/ctxmon-cli/tests/inject_cost.rs: the real hook, prompt by prompt) that also asserts
-//! the default warns whenever it matters; this verb runs it and prints its table, and with
-//! `--write` puts the table into docs/inject-policy.md, so the figures there come from a run.
+//! `cargo xtask inject-cost [--write]`: what each `context_monitor.inject` policy costs on the real
+//! sessions in `../shared`, so the default is chosen on figures, not guesses. The replay is an
+//! end-to-end test (crates/ctxmon-cli/tests/inject_cost.rs: the real hook, prompt by prompt) that
+//! also asserts the default warns whenever it matters; this verb runs it and prints its table, and
+//! with `--write` puts the table into docs/inject-policy.md, so the figures there come from a run.
 
 use std::path::Path;
 use std::process::Command;

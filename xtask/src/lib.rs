@@ -16,11 +16,14 @@ pub mod budgets_resume_log;
 pub mod ci;
 pub mod dist;
 pub mod embed;
+pub mod event_names;
 pub mod fuzz;
 pub mod inject_cost;
+pub mod lexer;
 pub mod modules;
 pub mod placement;
 pub mod scan;
+pub mod siblings;
 pub mod tidy;
 
 use std::ffi::OsString;

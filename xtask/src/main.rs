@@ -11,10 +11,13 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  check-arch   layer rules: crate dependencies (cargo metadata) and a source scan of the core
+  check-arch   layer rules: crate dependencies (cargo metadata), a source scan of the core,
+               no module cycles in the core and no sibling modules importing each other
   tidy         file rules: `//!` headers, at most 600 lines outside tests, workspace lints,
                no #[path] out of a crate, every application/infra-fs module in ARCHITECTURE.md,
-               citations only of sections docs/contract.md has
+               citations only of sections docs/contract.md has (no issue numbers, bug ids or
+               design documents), links that lead somewhere, application functions of at most
+               120 lines
   budgets      token-budget checks of injected text
   embed        the embedder's program (examples/embed: ctxmon-application alone, at most 25
                crates) against `ctxmon status` on every transcript at hand

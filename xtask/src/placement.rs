@@ -18,6 +18,8 @@ pub const OUTSIDE_READERS: &[&str] = &["crates/ctxmon-infra-fs/src", "crates/ctx
 /// Keys of the agents' formats: Claude Code's transcript lines and settings, Codex's rollout
 /// lines and `config.toml`, and the variables that move Claude Code's auto-compaction.
 pub const FORMAT_KEYS: &[&str] = &[
+    "projectHash",
+    "compressionThreshold",
     "compact_boundary",
     "compactMetadata",
     "isSidechain",

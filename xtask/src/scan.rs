@@ -12,6 +12,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use crate::lexer::{Tok, Token, lex};
+
 /// A forbidden path (matched as consecutive segments anywhere in a path) and why it is banned.
 struct Forbidden {
     segments: &'static [&'static str],
@@ -166,6 +168,62 @@ pub fn paths(text: &str) -> Vec<Segments> {
     paths_of(&lex(text))
 }
 
+/// A path as written, from its first segment (never the tail of a longer path), with the inline
+/// modules (`mod name { … }`) around it, outermost first: what a reader needs to resolve
+/// `super::` and `self::` to the module they name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopedPath {
+    pub inline: Vec<String>,
+    pub segments: Segments,
+}
+
+/// Every path of a source text that starts a path (not a tail after `::`), `use` groups
+/// expanded, each with the inline modules it sits in.
+pub fn scoped_paths(text: &str) -> Vec<ScopedPath> {
+    let tokens = lex(text);
+    let tok = |k: usize| tokens.get(k).map(|t| &t.tok);
+    let mut out = Vec::new();
+    // Each open inline module with the brace depth outside its `{`.
+    let mut inline: Vec<(String, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut k = 0;
+    while let Some(token) = tokens.get(k) {
+        match &token.tok {
+            Tok::Open => depth += 1,
+            Tok::Close => {
+                depth = depth.saturating_sub(1);
+                if inline.last().is_some_and(|(_, at)| *at == depth) {
+                    inline.pop();
+                }
+            }
+            Tok::Ident(word)
+                if word == "mod"
+                    && matches!(tok(k + 1), Some(Tok::Ident(_)))
+                    && tok(k + 2) == Some(&Tok::Open) =>
+            {
+                if let Some(Tok::Ident(name)) = tok(k + 1) {
+                    inline.push((name.clone(), depth));
+                }
+                depth += 1;
+                k += 3;
+                continue;
+            }
+            Tok::Ident(_) if k == 0 || tok(k - 1) != Some(&Tok::PathSep) => {
+                let mut found = Vec::new();
+                expand(&tokens, k, &[], &mut found, 0);
+                let names: Vec<String> = inline.iter().map(|(name, _)| name.clone()).collect();
+                out.extend(found.into_iter().map(|segments| ScopedPath {
+                    inline: names.clone(),
+                    segments,
+                }));
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    out
+}
+
 fn paths_of(tokens: &[Token]) -> Vec<Segments> {
     let mut paths = Vec::new();
     for start in 0..tokens.len() {
@@ -241,27 +299,6 @@ fn is_type_alias(tokens: &[Token], end: usize) -> bool {
         && tokens[k - 3].tok == Tok::Ident("type".to_owned())
 }
 
-#[derive(Debug, Clone, PartialEq)]
-enum Tok {
-    Ident(String),
-    PathSep,
-    Open,
-    Close,
-    Comma,
-    Dot,
-    OpenParen,
-    CloseParen,
-    Semi,
-    Eq,
-    Other,
-}
-
-#[derive(Debug, Clone)]
-struct Token {
-    tok: Tok,
-    line: usize,
-}
-
 /// A path as segments with the line each one sits on.
 pub type Segments = Vec<(String, usize)>;
 
@@ -306,183 +343,6 @@ fn expand(
     }
     out.push(path);
     i
-}
-
-/// Splits Rust source into the few token kinds the scan needs. Comments vanish; string, char
-/// and byte literals become `Other`, so their contents are never mistaken for code.
-fn lex(src: &str) -> Vec<Token> {
-    let chars: Vec<char> = src.chars().collect();
-    let at = |k: usize| chars.get(k).copied().unwrap_or('\0');
-    let mut out = Vec::new();
-    let mut line = 1;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let start_line = line;
-        let mut push = |tok: Tok| {
-            out.push(Token {
-                tok,
-                line: start_line,
-            })
-        };
-        match c {
-            '\n' => {
-                line += 1;
-                i += 1;
-            }
-            '/' if at(i + 1) == '/' => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '/' if at(i + 1) == '*' => i = skip_block_comment(&chars, i, &mut line),
-            '"' => {
-                i = skip_string(&chars, i + 1, &mut line);
-                push(Tok::Other);
-            }
-            '\'' => {
-                if at(i + 1) == '\\' {
-                    // An escaped char literal: '\n', '\'', '\u{1F600}'.
-                    i += 3;
-                    while i < chars.len() && chars[i] != '\'' {
-                        i += 1;
-                    }
-                    i += 1;
-                    push(Tok::Other);
-                } else if at(i + 2) == '\'' {
-                    i += 3;
-                    push(Tok::Other);
-                } else {
-                    // A lifetime or label; its name is lexed as an identifier next.
-                    i += 1;
-                }
-            }
-            c if c.is_alphabetic() || c == '_' => {
-                let begin = i;
-                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
-                    i += 1;
-                }
-                let ident: String = chars[begin..i].iter().collect();
-                let raw_prefix = matches!(ident.as_str(), "r" | "br" | "cr");
-                if raw_prefix && let Some(end) = skip_raw_string(&chars, i, &mut line) {
-                    i = end;
-                    push(Tok::Other);
-                } else if ident == "r" && at(i) == '#' {
-                    // A raw identifier (`r#type`): the name is lexed next.
-                    i += 1;
-                } else {
-                    push(Tok::Ident(ident));
-                }
-            }
-            c if c.is_ascii_digit() => {
-                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
-                    i += 1;
-                }
-                push(Tok::Other);
-            }
-            ':' if at(i + 1) == ':' => {
-                i += 2;
-                push(Tok::PathSep);
-            }
-            '{' | '}' | ',' | '(' | ')' | ';' => {
-                i += 1;
-                push(match c {
-                    '{' => Tok::Open,
-                    '}' => Tok::Close,
-                    '(' => Tok::OpenParen,
-                    ')' => Tok::CloseParen,
-                    ';' => Tok::Semi,
-                    _ => Tok::Comma,
-                });
-            }
-            // A lone `.` (a method call or field); `..` and `..=` are ranges.
-            '.' if at(i + 1) != '.' && (i == 0 || chars[i - 1] != '.') => {
-                i += 1;
-                push(Tok::Dot);
-            }
-            // A lone `=`: not `==`, `=>`, `<=`, `>=`, `!=` or a compound assignment.
-            '=' if !matches!(at(i + 1), '=' | '>')
-                && (i == 0 || !"=<>!+-*/%^&|".contains(chars[i - 1])) =>
-            {
-                i += 1;
-                push(Tok::Eq);
-            }
-            c if c.is_whitespace() => i += 1,
-            _ => {
-                i += 1;
-                push(Tok::Other);
-            }
-        }
-    }
-    out
-}
-
-/// Skips a (possibly nested) block comment starting at `i`; returns the index after it.
-fn skip_block_comment(chars: &[char], mut i: usize, line: &mut usize) -> usize {
-    let mut depth = 0usize;
-    while i < chars.len() {
-        let next = chars.get(i + 1).copied();
-        if chars[i] == '/' && next == Some('*') {
-            depth += 1;
-            i += 2;
-        } else if chars[i] == '*' && next == Some('/') {
-            depth -= 1;
-            i += 2;
-            if depth == 0 {
-                return i;
-            }
-        } else {
-            if chars[i] == '\n' {
-                *line += 1;
-            }
-            i += 1;
-        }
-    }
-    i
-}
-
-/// Skips the body of a `"…"` string from just after the opening quote.
-fn skip_string(chars: &[char], mut i: usize, line: &mut usize) -> usize {
-    while i < chars.len() {
-        match chars[i] {
-            '\\' => {
-                if chars.get(i + 1) == Some(&'\n') {
-                    *line += 1;
-                }
-                i += 2;
-            }
-            '"' => return i + 1,
-            '\n' => {
-                *line += 1;
-                i += 1;
-            }
-            _ => i += 1,
-        }
-    }
-    i
-}
-
-/// If `i` (just after an `r`/`br`/`cr` prefix) opens a raw string `#*"`, skips the whole
-/// literal and returns the index after it.
-fn skip_raw_string(chars: &[char], mut i: usize, line: &mut usize) -> Option<usize> {
-    let mut hashes = 0;
-    while chars.get(i) == Some(&'#') {
-        hashes += 1;
-        i += 1;
-    }
-    if chars.get(i) != Some(&'"') {
-        return None;
-    }
-    i += 1;
-    while i < chars.len() {
-        if chars[i] == '\n' {
-            *line += 1;
-        } else if chars[i] == '"' && (1..=hashes).all(|k| chars.get(i + k) == Some(&'#')) {
-            return Some(i + 1 + hashes);
-        }
-        i += 1;
-    }
-    Some(i)
 }
 
 #[cfg(test)]

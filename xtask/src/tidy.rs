@@ -12,9 +12,13 @@
 //! - every top-level module of `ctxmon-application` and `ctxmon-infra-fs` is named in that
 //!   crate's section of ARCHITECTURE.md, so the map stays honest;
 //! - sources and documents cite the repository's own contract, `docs/contract.md`, by a section
-//!   it has, and never the spec outside the repository (`citations`).
+//!   it has, and never the spec outside the repository (`citations`); `crates/` and `xtask/`
+//!   cite no issue number, bug id or design document a reader cannot open
+//!   (`internal_citations`);
 //! - every relative link of the markdown pages (root and `docs/`) leads to a file and heading
-//!   that exist (`links`).
+//!   that exist (`links`), and the pages that ship with a published crate (its README, the
+//!   contract) have no relative links at all (`shipped_pages`);
+//! - no function of `ctxmon-application` spans more than 120 lines (`fn_length`).
 //!
 //! It also runs as a `#[test]`, so `cargo test --workspace` keeps the tree tidy, and as a step
 //! of `cargo xtask ci`.
@@ -25,7 +29,10 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 pub mod citations;
+pub mod fn_length;
+pub mod internal_citations;
 pub mod links;
+pub mod shipped_pages;
 
 /// The most lines a file that is not test code may have.
 pub const MAX_LINES: usize = 600;
@@ -44,7 +51,7 @@ pub fn run(root: &Path) -> Result<()> {
     let violations = check(root)?;
     if violations.is_empty() {
         println!(
-            "tidy: headers, lengths, lints, #[path], the module map, citations and the docs' links hold"
+            "tidy: headers, lengths, lints, #[path], the module map, citations, the docs' links and function lengths hold"
         );
         return Ok(());
     }
@@ -80,7 +87,10 @@ pub fn check(root: &Path) -> Result<Vec<String>> {
     }
     violations.extend(module_map(root)?);
     violations.extend(citations::check_tree(root)?);
+    violations.extend(fn_length::check(root)?);
+    violations.extend(internal_citations::check(root)?);
     violations.extend(links::check(root)?);
+    violations.extend(shipped_pages::check(root)?);
     violations.sort();
     Ok(violations)
 }

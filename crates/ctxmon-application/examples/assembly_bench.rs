@@ -3,7 +3,7 @@
 //! about 10× as long). Also reports how much of the budget each strategy fills.
 //!
 //! Run with `cargo run --release -p ctxmon-application --example assembly_bench`. Inputs are
-//! generated in code from a fixed seed, so runs are comparable. Human-readable figures go to
+//! generated in code from a fixed random seed, so runs are comparable. Human-readable figures go to
 //! stdout first; the last lines are one `BENCH {json}` per measurement for `cargo xtask bench`.
 //! Timing uses `Instant`, which the application's `src/` may not; examples are not scanned.
 

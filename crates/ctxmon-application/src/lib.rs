@@ -10,7 +10,7 @@
 //! # What is where
 //!
 //! - [`readers`]: the agents' own files — [`readers::TranscriptFiles`] reads a Claude Code
-//!   transcript or a Codex rollout (any `Read + Seek` you open for it) and
+//!   transcript, a Codex rollout or a Gemini CLI chat (any `Read + Seek` you open for it) and
 //!   [`readers::TranscriptFiles::measure`] gives what `ctxmon status` reports of it;
 //!   [`readers::settings`] reads the agents' auto-compaction settings.
 //! - [`monitor`]: how full the context is — [`monitor::fill::ContextFillEstimator`] turns a
@@ -203,10 +203,11 @@
 // handled, and a truly infallible case carries an `#[allow]` that says why. Test code (unit
 // test modules, integration tests) may panic on a broken precondition; see clippy.toml.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
-// A library others embed (issue 15): every public item says what it is, its units and its
-// invariants.
+// A library others embed: every public item says what it is, its units and its invariants, so
+// an embedder never has to read the source to use it.
 #![deny(missing_docs)]
 
+pub mod agents;
 pub mod assembly;
 pub mod config;
 pub mod fakes;
@@ -222,6 +223,11 @@ pub mod run;
 /// The domain crate (`ctxmon-domain`): the values and pure rules this crate's API takes and
 /// returns, re-exported so that an embedder needs one dependency.
 pub use ctxmon_domain as domain;
+
+// What ctxmon promises, section by section: the page the code answers to, which comments and
+// docs here cite as `contract C<n>`. It ships with `ctxmon-domain`, shown here as well.
+#[doc(inline)]
+pub use ctxmon_domain::contract;
 
 // The README's example is compiled and run with the doc tests, so it cannot go stale.
 #[cfg(doctest)]

@@ -339,7 +339,7 @@ fn unknown_roles_capabilities_and_event_types_are_read_leniently() {
 }
 
 #[test]
-fn the_seeds_json_shape_is_accepted_and_typos_are_not() {
+fn the_documented_json_shape_is_accepted_and_typos_are_not() {
     let json = r#"{"runId":"session-123","goal":{"raw":"Fix the login bug","intentType":"debugging"},
         "agent":{"id":"coder-1","role":"coder","capabilities":["read_files","write_files"],"specializations":["auth"]},
         "repo":{"root":"/w","files":[{"path":"a.ts","size":3,"language":"typescript","lastModified":1,"content":"x","relevanceScore":0.9}],

@@ -1,5 +1,5 @@
-//! The seed's ContextBuilder and pipeline tests, ported, plus the behaviour the product adds
-//! (contract C10): strategies, sources, filters, shortening, pairing and budget flow.
+//! The context builder and its pipeline (contract C10): strategies, sources, filters, shortening,
+//! pairing and budget flow.
 
 #![allow(clippy::unwrap_used)] // a panic fails the test, as it should
 
@@ -93,7 +93,8 @@ fn respects_the_budget_and_reports_the_breakdown() {
 
 #[test]
 fn debug_is_always_present_even_without_summarization() {
-    // The seed hid debug when summarization was off; contract C10 needs the breakdown always.
+    // The breakdown is what lets a caller check the budget, so it is there with or without
+    // summarization (contract C10).
     let mut input = sample_input(S::Balanced, 10_000);
     input.constraints.allow_summarization = false;
     assert!(builder().build(&input).unwrap().debug.is_some());
@@ -129,7 +130,7 @@ fn minimal_input_gives_an_empty_bundle_without_tools() {
 
 #[test]
 fn a_budget_too_small_for_the_system_prompt_is_an_error_not_an_overrun() {
-    // The seed expected a bundle within 100 tokens; the system prompt alone is larger, so the
+    // A bundle within 100 tokens cannot be made: the system prompt alone is larger, so the
     // only honest answer is an error that says what would fit.
     let err = builder()
         .build(&sample_input(S::Balanced, 100))
@@ -168,8 +169,8 @@ fn conservative_leaves_its_buffer() {
     assert!(debug.sources["files"].included >= 3);
 }
 
-/// The seed's core: the three most relevant files are there even when the second one only
-/// fits shortened and smaller, less relevant files would fit whole.
+/// The conservative strategy's core: the three most relevant files are there even when the second
+/// one only fits shortened and smaller, less relevant files would fit whole.
 #[test]
 fn conservative_keeps_the_three_most_relevant_files() {
     let files = vec![

@@ -196,7 +196,7 @@ fn events_older_than_the_age_limit_are_left_out() {
             .iter()
             .any(|m| m.content.contains("ID: old"))
     );
-    // The seed's three are five minutes old: kept (bar the orphaned error).
+    // The three sample events are five minutes old: kept (bar the orphaned error).
     assert!(
         bundle
             .messages

@@ -1,4 +1,4 @@
-//! Golden bundles, one per strategy, over the seed's fixtures plus a few larger files so the
+//! Golden bundles, one per strategy, over the sample repository plus a few larger files so the
 //! budget binds and the strategies visibly differ (reviewed like code; CI never writes them).
 
 #![allow(clippy::unwrap_used)] // a panic fails the test, as it should

@@ -168,7 +168,7 @@ fn snapshot_minimal_resumption_context() {
 }
 
 /// An ordinary compaction does not end the session: the injected text must not tell the agent
-/// it was abandoned (issue 13; the `SessionAbandoned` event stays in the event log only).
+/// it was abandoned (the `SessionAbandoned` event stays in the event log only).
 #[test]
 fn an_ordinary_compaction_is_not_called_abandonment() {
     for state in [

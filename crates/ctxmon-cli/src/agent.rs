@@ -1,5 +1,5 @@
 //! Which coding agent ctxmon serves, and the transcript and auto-compaction settings that go
-//! with it (issue 14 §1).
+//! with it.
 //!
 //! How ctxmon knows it serves Codex CLI:
 //! 1. The transcript decides when there is one to read: a Codex rollout opens with a
@@ -20,11 +20,13 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use ctxmon_application::agents::AGENTS;
 use ctxmon_application::monitor::fill::FillSettings;
 use ctxmon_application::ports::{AgentKind, Clock};
 use ctxmon_infra_fs::codex;
+use ctxmon_infra_fs::gemini;
 use ctxmon_infra_fs::transcript::agent_of;
-use ctxmon_infra_fs::{SettingsFiles, SystemClock};
+use ctxmon_infra_fs::{AgentSettingsFiles, SystemClock};
 
 use crate::bootstrap;
 use crate::wire::hook_input::HookInput;
@@ -42,24 +44,53 @@ pub struct Served {
     pub told_by_transcript: bool,
 }
 
+/// The agent a hook input's shape names when no transcript says: an event only one agent
+/// sends (`BeforeAgent`), Codex's `turn_id` or null `transcript_path`, a variable only one
+/// agent sets for its hooks (`GEMINI_SESSION_ID`); else Claude Code.
+fn agent_by_shape(input: &HookInput) -> AgentKind {
+    if let Some(agent) = input
+        .hook_event_name
+        .as_deref()
+        .and_then(AgentKind::sole_sender_of)
+    {
+        return agent;
+    }
+    if input.codex_shaped() {
+        return AgentKind::Codex;
+    }
+    let env = bootstrap::env_pairs();
+    AGENTS
+        .iter()
+        .find(|d| {
+            d.input_marks
+                .env
+                .iter()
+                .any(|var| env.iter().any(|(k, v)| k == var && !v.is_empty()))
+        })
+        .map_or(AgentKind::ClaudeCode, |d| d.kind)
+}
+
 /// The agent and transcript of a hook input (see the module docs).
-pub fn for_hook(input: &HookInput) -> Served {
+pub fn for_hook(input: &HookInput, project_dir: &Path) -> Served {
     let mut lookup_problem = None;
+    let by_shape = agent_by_shape(input);
     let transcript = match &input.transcript_path {
         Some(path) => Some(PathBuf::from(path)),
-        None if input.codex_shaped() => {
+        None if by_shape == AgentKind::Codex => {
             let found = find_codex_session(input.session_id.as_deref());
             if let Err(problem) = &found {
                 lookup_problem = Some(problem.clone());
             }
             found.ok()
         }
+        None if by_shape == AgentKind::Gemini => {
+            let found = find_gemini_session(input.session_id.as_deref(), project_dir);
+            if let Err(problem) = &found {
+                lookup_problem = Some(problem.clone());
+            }
+            found.ok()
+        }
         None => None,
-    };
-    let by_shape = if input.codex_shaped() {
-        AgentKind::Codex
-    } else {
-        AgentKind::ClaudeCode
     };
     // An unreadable transcript says nothing; the reader reports it when it measures.
     let mut told = transcript.as_deref().and_then(|p| agent_of(p).ok());
@@ -102,6 +133,24 @@ pub fn find_codex_session(id: Option<&str>) -> Result<PathBuf, String> {
     })
 }
 
+/// The chat of Gemini CLI session `id` among the project's chats under `~/.gemini/tmp`, or why
+/// there is none (Gemini sends `transcript_path` as `''` before the chat file exists).
+pub fn find_gemini_session(id: Option<&str>, project_dir: &Path) -> Result<PathBuf, String> {
+    let id = id.filter(|i| !i.trim().is_empty()).ok_or(
+        "the Gemini CLI input names no session_id and no transcript_path; nothing to measure",
+    )?;
+    let env = bootstrap::env_pairs();
+    let home =
+        gemini::gemini_home(&env).ok_or("HOME is not set; cannot find the Gemini CLI chat")?;
+    gemini::find_session_chat(&home, project_dir, id).ok_or_else(|| {
+        format!(
+            "no chat of Gemini CLI session {id} for {} under {}; nothing to measure yet",
+            project_dir.display(),
+            home.join("tmp").display()
+        )
+    })
+}
+
 /// The agent that wrote `path` (Claude Code when it cannot be read: the reader then reports
 /// why).
 pub fn of_transcript(path: &Path) -> AgentKind {
@@ -119,10 +168,13 @@ pub fn project_transcript(project_dir: &Path) -> Option<PathBuf> {
     });
     let codex =
         codex::codex_home(&env).and_then(|home| codex::latest_project_rollout(&home, project_dir));
-    match (claude, codex) {
-        (Some(c), Some(x)) => Some(if x.0 > c.0 { x.1 } else { c.1 }),
-        (c, x) => c.or(x).map(|(_, p)| p),
-    }
+    let gemini =
+        gemini::gemini_home(&env).and_then(|home| gemini::latest_project_chat(&home, project_dir));
+    [claude, codex, gemini]
+        .into_iter()
+        .flatten()
+        .max_by_key(|(modified, _)| *modified)
+        .map(|(_, p)| p)
 }
 
 /// The project's transcripts, newest first: Claude Code's and the newest Codex rollout
@@ -130,18 +182,19 @@ pub fn project_transcript(project_dir: &Path) -> Option<PathBuf> {
 pub fn project_transcripts(project_dir: &Path) -> Vec<PathBuf> {
     let env = bootstrap::env_pairs();
     let mut all = ctxmon_infra_fs::claude_paths::transcripts_newest_first(project_dir, &env);
-    if let Some(rollout) =
-        codex::codex_home(&env).and_then(|home| codex::latest_project_rollout(&home, project_dir))
-    {
-        all.push(rollout);
-        all.sort_by(|a, b| b.cmp(a));
-    }
+    let rollout =
+        codex::codex_home(&env).and_then(|home| codex::latest_project_rollout(&home, project_dir));
+    let chat =
+        gemini::gemini_home(&env).and_then(|home| gemini::latest_project_chat(&home, project_dir));
+    all.extend(rollout.into_iter().chain(chat));
+    all.sort_by(|a, b| b.cmp(a));
     all.into_iter().map(|(_, path)| path).collect()
 }
 
 /// Sets `settings` for `agent`: Claude Code's auto-compaction settings (env and settings
-/// files) or Codex's `model_auto_compact_token_limit` (its `config.toml`, unless ctxmon's own
-/// `codex.auto_compact_token_limit` is set), as the library reads them for an embedder too.
+/// files), Codex's `model_auto_compact_token_limit` (its `config.toml`, unless ctxmon's own
+/// `codex.auto_compact_token_limit` is set) or Gemini CLI's `model.compressionThreshold`, as
+/// the library reads them for an embedder too.
 /// Every ignored value is passed to `warn`.
 pub fn apply_auto_compact(
     settings: &mut FillSettings,
@@ -149,8 +202,8 @@ pub fn apply_auto_compact(
     project_dir: &Path,
     mut warn: impl FnMut(&str),
 ) {
-    let env = bootstrap::env_pairs();
-    for w in settings.apply_agent_settings(agent, project_dir, &env, &mut SettingsFiles) {
+    let env = bootstrap::env_snapshot();
+    for w in settings.apply_agent_settings(agent, project_dir, env, &mut AgentSettingsFiles) {
         warn(&w);
     }
 }

@@ -14,11 +14,23 @@ use crate::cli::GlobalArgs;
 use crate::exit::Failure;
 use crate::project_root;
 
-/// The process environment as `(name, value)` pairs (non-UTF-8 entries dropped).
+/// The process environment as `(name, value)` pairs (non-UTF-8 entries dropped): a copy of
+/// [`env_snapshot`] for callers that change it.
 pub fn env_pairs() -> Vec<(String, String)> {
-    std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .collect()
+    env_snapshot().to_vec()
+}
+
+/// The process environment as `(name, value)` pairs, taken once. An agent runs hooks with a
+/// hundred or more variables, and a hook read them up to four times (the agent, its settings,
+/// its sessions), converting every one each time. Nothing in ctxmon changes its own
+/// environment, so one snapshot serves the whole run.
+pub fn env_snapshot() -> &'static [(String, String)] {
+    static PAIRS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    PAIRS.get_or_init(|| {
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect()
+    })
 }
 
 pub fn env_var(name: &str) -> Option<String> {
@@ -92,7 +104,8 @@ pub fn resolve_project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> Proje
     if let Some(dir) = &global.project_dir {
         return found(dir.clone(), DirSource::Flag);
     }
-    if let Some(dir) = env_var("CLAUDE_PROJECT_DIR") {
+    // Gemini CLI sets both for its hooks (the second for compatibility); Claude Code the first.
+    if let Some(dir) = env_var("CLAUDE_PROJECT_DIR").or_else(|| env_var("GEMINI_PROJECT_DIR")) {
         return found(PathBuf::from(dir), DirSource::Env);
     }
     let mut ignored_cwd = None;
@@ -305,12 +318,11 @@ pub fn project(global: &GlobalArgs, flags: &[(String, String)]) -> Result<Projec
 pub fn apply_claude_auto_compact(
     settings: &mut ctxmon_application::monitor::fill::FillSettings,
     project_dir: &Path,
-    warn: impl FnMut(&str),
+    mut warn: impl FnMut(&str),
 ) {
-    crate::agent::apply_auto_compact(
-        settings,
-        ctxmon_application::ports::AgentKind::ClaudeCode,
-        project_dir,
-        warn,
-    );
+    let agent = ctxmon_application::ports::AgentKind::ClaudeCode;
+    let files = &mut ctxmon_infra_fs::AgentSettingsFiles;
+    for w in settings.apply_agent_settings(agent, project_dir, env_snapshot(), files) {
+        warn(&w);
+    }
 }

@@ -3,14 +3,16 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use ctxmon_application::config::HookDeadline;
-use ctxmon_application::hooks::Hook;
 
+mod hook_command;
 mod install;
 mod parse;
 mod raw;
 
-pub use install::{Agent, InstallArgs, SettingsScope, UninstallArgs};
+pub use ctxmon_application::agents::AgentKind as Agent;
+pub use ctxmon_application::hooks::Hook;
+pub use hook_command::HookCommand;
+pub use install::{InstallArgs, SettingsScope, UninstallArgs};
 pub use parse::parse;
 pub use raw::RawInvocation;
 
@@ -225,108 +227,6 @@ pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
-}
-
-#[derive(Debug, Subcommand, Clone, Copy, PartialEq, Eq)]
-pub enum HookCommand {
-    /// UserPromptSubmit: inject the <context-monitor> tag.
-    ///
-    /// Measures the fill from the transcript's end and injects `<context-monitor>` (40 to 200
-    /// tokens: fill, tier, tokens, window, room to auto-compact, what to do) as
-    /// context_monitor.inject allows. After a compaction it adds a one-time
-    /// `<compaction-alert>`, and the resumption context when SessionStart's answer was lost.
-    PromptSubmit,
-    /// SessionStart: hand back the essentials after compaction or resume.
-    ///
-    /// After `compact` or `resume` (and at `startup`, `clear` or `fork` for a checkpoint younger
-    /// than resumption.max_age_hours) injects `<resumption-context>` from the newest
-    /// unacknowledged checkpoint: at most 760 tokens, most important first.
-    SessionStart,
-    /// PreCompact: checkpoint the session.
-    ///
-    /// Saves the fill, git branch and head, and what the session was doing (the resumption:
-    /// section of resumption.source_file, else the transcript's tail) as the next
-    /// cx-NNN checkpoint, and records the compaction. Answers nothing.
-    PreCompact,
-    /// PreToolUse: warn when the resumption file is stale (context only).
-    ///
-    /// When the agent writes or edits resumption.source_file while its
-    /// `resumption.updated_at` is older than resumption.stale_after_minutes, adds a short
-    /// `<resumption-staleness>` note. Never blocks, approves or changes the tool call: Claude
-    /// Code asks for permission as it would without ctxmon.
-    PreToolUse,
-    /// PostToolUse: warn inside long tool loops when the tier rose.
-    ///
-    /// Runs after every tool call (Claude Code and Codex CLI), measures the fill like
-    /// prompt-submit and injects the same `<context-monitor>` tag only when the tier rose above
-    /// the last one injected into this session (by either hook): a loop of 200 tool calls gets
-    /// at most one tag per tier. A fall (a compaction) lowers that record, so the next rise is
-    /// reported again. Off with context_monitor.post_tool_use = false.
-    PostToolUse,
-    /// PostCompact: record the compaction.
-    ///
-    /// Appends the event to .ctxmon/events.jsonl so the next prompt knows the context shrank.
-    /// Answers nothing.
-    PostCompact,
-    /// SessionEnd: record the end of the session.
-    ///
-    /// Appends the event to .ctxmon/events.jsonl. Answers nothing.
-    SessionEnd,
-}
-
-impl HookCommand {
-    pub const ALL: [HookCommand; 7] = [
-        HookCommand::PromptSubmit,
-        HookCommand::SessionStart,
-        HookCommand::PreCompact,
-        HookCommand::PreToolUse,
-        HookCommand::PostToolUse,
-        HookCommand::PostCompact,
-        HookCommand::SessionEnd,
-    ];
-
-    /// The hook this command answers.
-    pub const fn hook(self) -> Hook {
-        match self {
-            HookCommand::PromptSubmit => Hook::PromptSubmit,
-            HookCommand::SessionStart => Hook::SessionStart,
-            HookCommand::PreCompact => Hook::PreCompact,
-            HookCommand::PreToolUse => Hook::PreToolUse,
-            HookCommand::PostToolUse => Hook::PostToolUse,
-            HookCommand::PostCompact => Hook::PostCompact,
-            HookCommand::SessionEnd => Hook::SessionEnd,
-        }
-    }
-
-    /// The `hook_event_name` Claude Code sends for this hook.
-    pub fn event_name(self) -> &'static str {
-        self.hook().event_name()
-    }
-
-    /// This hook's deadline: its configuration key, built-in value and registered timeout.
-    pub const fn deadline(self) -> HookDeadline {
-        match self {
-            HookCommand::PromptSubmit => HookDeadline::PromptSubmit,
-            HookCommand::SessionStart => HookDeadline::SessionStart,
-            HookCommand::PreCompact => HookDeadline::PreCompact,
-            HookCommand::PreToolUse => HookDeadline::PreToolUse,
-            HookCommand::PostToolUse => HookDeadline::PostToolUse,
-            HookCommand::PostCompact => HookDeadline::PostCompact,
-            HookCommand::SessionEnd => HookDeadline::SessionEnd,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            HookCommand::PromptSubmit => "prompt-submit",
-            HookCommand::SessionStart => "session-start",
-            HookCommand::PreCompact => "pre-compact",
-            HookCommand::PreToolUse => "pre-tool-use",
-            HookCommand::PostToolUse => "post-tool-use",
-            HookCommand::PostCompact => "post-compact",
-            HookCommand::SessionEnd => "session-end",
-        }
-    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -319,7 +319,8 @@ the session id). Without a transcript the log holds only what --from, the checkp
 say, and a warning says so.
 
 What goes in, highest priority first: the --from document, the session's newest checkpoint, the
-transcript's tail (first request as mission, completed and open todos, files touched, commands
+transcript's tail (the request at hand as mission, the first request apart when it differs,
+completed and open todos, files touched, commands
 run, errors) and git (branch, head, uncommitted files). A section belongs to the first source that has
 it; the metadata lists are merged. The log is written as session-<id>.md and session-<id>.json in
 .ctxmon/resume-logs/ (mode 0600), replacing that session's earlier log, within 10,000 tokens:
@@ -327,8 +328,8 @@ each section has its budget, and room one leaves unused goes to sections that ne
 section that still does not fit is cut at a sentence with `… [truncated: N tokens omitted]`; a
 metadata list keeps its newest entries and says how many older ones it left out.
 
-The --from document (UTF-8 JSON, at most 2 MiB; every key optional). The JSON format of the
-resume-log seed loads as it is:
+The --from document (UTF-8 JSON, at most 2 MiB; every key optional), in the resume log's own
+JSON format:
   {
     \"session_id\":       string,                     the session, if not named otherwise
     \"context_metrics\":  {\"total_budget\", \"used_tokens\", \"percentage_used\",

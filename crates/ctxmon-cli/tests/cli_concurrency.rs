@@ -1,4 +1,4 @@
-//! Many real hook processes on one project at once (contract C15, issue 8): 8 sessions × 200
+//! Many real hook processes on one project at once (contract C15): 8 sessions × 200
 //! `ctxmon hooks prompt-submit`, 24 in flight, while `ctxmon hooks pre-compact` checkpoints four
 //! of those sessions over and over. Each wave appends a new response to every transcript, so
 //! tiers rise and fall, compactions reset them and alerts are delivered and acknowledged.

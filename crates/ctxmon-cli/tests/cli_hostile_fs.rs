@@ -1,4 +1,4 @@
-//! `.ctxmon/` on a full and on a read-only file system (contract C14, C15; issue 8). Every hook and
+//! `.ctxmon/` on a full and on a read-only file system (contract C14, C15). Every hook and
 //! the status line still exit 0 in time with a valid (possibly empty) answer and say what went
 //! wrong on stderr (and in `hooks.log` where it can still be written); the commands that write
 //! (`checkpoint ack`, `resume-log generate`, `config set`) fail with a clear message and exit 1;
@@ -81,7 +81,7 @@ fn assert_valid_answer(hook: &str, event: &str, run: &Run) {
     let text = out["additionalContext"].as_str().unwrap();
     roxmltree::Document::parse(&format!("<all>{text}</all>"))
         .unwrap_or_else(|e| panic!("{hook}: not well-formed ({e}): {text}"));
-    // PreToolUse adds context only: no permission decision (issue 12).
+    // PreToolUse adds context only: a permission decision would skip the user's prompt.
     assert_eq!(out.as_object().unwrap().len(), 2, "{v}");
 }
 

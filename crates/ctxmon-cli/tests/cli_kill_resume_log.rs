@@ -1,11 +1,11 @@
-//! SIGKILL at random points of resume-log writes (contract C9, C15; issue 8): `ctxmon resume-log
-//! generate --from FILE` with a large document, and the hooks whose triggers write logs
-//! (`pre-compact`, `session-end`) next to their checkpoints, state and events. Afterwards every
-//! file in `.ctxmon/` is a complete version (checkpoints, markers, `.next-id`, state, events,
-//! each resume log's JSON), checkpoint ids stay gapless, and each log's markdown is the
-//! rendering of the JSON beside it; a pair caught between its two renames is repaired by the
-//! next reader. A killed writer's temp file stays (ctxmon deletes only its own process's temp
-//! files, issue 12): it is invisible to every reader, and the next writers leave it as it is.
+//! SIGKILL at random points of resume-log writes (contract C9, C15): `ctxmon resume-log generate
+//! --from FILE` with a large document, and the hooks whose triggers write logs (`pre-compact`,
+//! `session-end`) next to their checkpoints, state and events. Afterwards every file in `.ctxmon/`
+//! is a complete version (checkpoints, markers, `.next-id`, state, events, each resume log's JSON),
+//! checkpoint ids stay gapless, and each log's markdown is the rendering of the JSON beside it; a
+//! pair caught between its two renames is repaired by the next reader. A killed writer's temp file
+//! stays (ctxmon deletes only its own process's temp files, since another's may be in use): it is
+//! invisible to every reader, and the next writers leave it as it is.
 
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]

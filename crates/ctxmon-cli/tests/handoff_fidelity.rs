@@ -1,4 +1,4 @@
-//! Handoff fidelity (issue 13, "Measure it"): every real Claude Code session in
+//! Handoff fidelity, measured: every real Claude Code session in
 //! `../shared/fixtures/claude-code-transcripts/` (plus one synthetic session with the 2.1 task
 //! tools, which no shared transcript uses) is replayed whole and cut mid-task, right after a
 //! tool result, through the real binary: PreCompact, then SessionStart with source `compact`,
@@ -7,7 +7,7 @@
 //! transcript (`handoff_fidelity/expect.rs`; no ctxmon code). Matching is by content
 //! (`handoff_fidelity/matching.rs`), so the test holds whatever the context's layout.
 //!
-//! Codex CLI sessions go through the same replays (issue 14 §1): the shared rollouts in
+//! Codex CLI sessions go through the same replays: the shared rollouts in
 //! `../shared/fixtures/codex-rollouts/` (their free text is redacted, so they test requests,
 //! goal and branch) and a synthetic one with plans, patches and failures
 //! (`tests/fixtures/handoff/codex-plan-patch.jsonl`). Their hooks get Codex's input, with
@@ -368,7 +368,7 @@ impl Tally {
     }
 }
 
-/// The categories of issue 13 and their targets, in the table's order.
+/// The categories a resuming agent needs handed back, and their targets, in the table's order.
 struct Tallies {
     latest: Tally,
     goal: Tally,

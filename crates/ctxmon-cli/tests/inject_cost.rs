@@ -1,4 +1,4 @@
-//! What each `context_monitor.inject` policy costs on real sessions (issue 17, point 11), and
+//! What each `context_monitor.inject` policy costs on real sessions, and
 //! that the default, `tiered`, still warns every time it matters.
 //!
 //! Each long session in `../shared` is replayed prompt by prompt the way Claude Code runs the
@@ -166,7 +166,7 @@ fn measure(window: Option<u64>, prefixes: &[PathBuf]) -> Vec<Option<Measured>> {
                 return None;
             }
             let v: Value = serde_json::from_str(&run.stdout).unwrap();
-            // Before the first response status says 0 with exit 0 (issue 17.3): nothing
+            // Before the first response status says 0 with exit 0 (contract C13): nothing
             // measured yet.
             if v["awaiting_first_response"] == true {
                 return None;

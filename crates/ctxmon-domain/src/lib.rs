@@ -3,17 +3,23 @@
 //! Architecture invariant: this crate performs no I/O, reads no clock and no environment, and
 //! depends on nothing but `serde`. Everything here is a total function of its inputs, so it
 //! cannot fail for reasons outside the caller's data.
+//!
+//! Docs and comments cite the [`contract`], what ctxmon promises, by section: `contract C2`.
 
 // Production code never unwraps or expects: bad input is data (contract C15), so a failure is
 // handled, and a truly infallible case carries an `#[allow]` that says why. Test code (unit
 // test modules, integration tests) may panic on a broken precondition; see clippy.toml.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
-// The domain is a library others embed (issue 15): every public item says what it is, its units
-// and its invariants.
+// The domain is a library others embed: every public item says what it is, its units and its
+// invariants, so an embedder never has to read the source to use it.
 #![deny(missing_docs)]
 
 pub mod assembly;
 pub mod checkpoint;
+// The contract ships with the crate (the file is the repository's `docs/contract.md`), so the
+// `contract C<n>` a comment or doc cites is a section a reader of the crate has.
+#[doc = include_str!("../contract.md")]
+pub mod contract {}
 pub mod events;
 pub mod fill;
 pub mod hash;

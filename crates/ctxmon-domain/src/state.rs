@@ -68,7 +68,7 @@ pub struct CompactionsSeen {
     pub last_boundary_uuid: Option<String>,
     /// The newest boundary's timestamp, as the transcript spells it.
     pub last_boundary_timestamp: Option<String>,
-    /// The newest checkpoint taken for this session (BUG-329): a usage record older than
+    /// The newest checkpoint taken for this session (contract C5): a usage record older than
     /// `last_checkpoint_at` predates the compaction and no longer describes the context.
     pub last_checkpoint_id: Option<String>,
     /// When `last_checkpoint_id` was written.

@@ -12,9 +12,9 @@ use crate::fsutil;
 
 /// The agents' settings files as the settings readers ask for them.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct SettingsFiles;
+pub struct AgentSettingsFiles;
 
-impl SettingsSource for SettingsFiles {
+impl SettingsSource for AgentSettingsFiles {
     fn read(&mut self, path: &Path) -> Result<Option<Vec<u8>>, String> {
         // No file (or a path through a file) is the usual case, not a problem worth a warning.
         let absent = [
@@ -69,14 +69,14 @@ mod tests {
             "model_auto_compact_token_limit = 150000\n",
         );
         let env = [("CODEX_HOME".to_string(), home.path().display().to_string())];
-        let read = read_auto_compact(&link, &env, &mut SettingsFiles);
+        let read = read_auto_compact(&link, &env, &mut AgentSettingsFiles);
         assert_eq!(read.auto_compact_token_limit, Some(150_000), "{read:?}");
     }
 
     #[test]
     fn missing_files_are_quiet_and_unreadable_ones_warn() {
         let dir = tempfile::tempdir().expect("tmp");
-        let mut files = SettingsFiles;
+        let mut files = AgentSettingsFiles;
         assert_eq!(files.read(&dir.path().join("none.toml")), Ok(None));
         assert_eq!(files.read(&dir.path().join("none.toml/x")), Ok(None));
         let why = files.read(dir.path()).expect_err("a folder is no file");

@@ -197,8 +197,8 @@ mod tests {
         assert_eq!(reasons, ["r1", "r3", "r4"]);
     }
 
-    /// Issue 12: `events.jsonl` linked to a file outside got the event lines appended, and a
-    /// dangling `.events.lock` link made ctxmon create the file it names.
+    /// `events.jsonl` linked to a file outside once got the event lines appended, and a dangling
+    /// `.events.lock` link made ctxmon create the file it names.
     #[cfg(unix)]
     #[test]
     fn planted_links_are_neither_appended_to_nor_created() {

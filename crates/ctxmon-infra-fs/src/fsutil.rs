@@ -473,8 +473,8 @@ mod tests {
         assert_eq!(fs::read(&file).unwrap(), b"ab");
     }
 
-    /// Issue 12: `events.jsonl`, `hooks.log` and the `.lock` files planted as links made a hook
-    /// append to files outside `.ctxmon` or create them there.
+    /// `events.jsonl`, `hooks.log` and the `.lock` files planted as links once made a hook append
+    /// to files outside `.ctxmon` or create them there.
     #[cfg(unix)]
     #[test]
     fn open_append_follows_no_link_existing_or_dangling() {

@@ -157,7 +157,7 @@ mod tests {
         assert!(problems[0].ends_with("warn pre-compact: the newest"));
     }
 
-    /// Issue 12: `logs/hooks.log` linked to a file outside got the hook's warnings appended;
+    /// `logs/hooks.log` linked to a file outside once got the hook's warnings appended;
     /// `logs/` linked to a folder outside would take a new log.
     #[cfg(unix)]
     #[test]

@@ -17,6 +17,7 @@ pub mod codex;
 pub mod config;
 pub mod event_log;
 pub mod fsutil;
+pub mod gemini;
 pub mod git_info;
 pub mod hook_log;
 pub mod layout;
@@ -29,7 +30,7 @@ pub mod state_store;
 pub mod status_line_problem;
 pub mod transcript;
 
-pub use agent_settings::SettingsFiles;
+pub use agent_settings::AgentSettingsFiles;
 pub use checkpoint_repo::FsCheckpointRepository;
 pub use clock::SystemClock;
 pub use event_log::FsEventLog;

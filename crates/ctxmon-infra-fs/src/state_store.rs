@@ -127,8 +127,8 @@ mod tests {
         );
     }
 
-    /// Found by the attack run of issue 12: the first save of a session deleted every old
-    /// `.tmp-*` file in `state/`, whoever had made it. Only this process's own temp file goes.
+    /// Found by attacking the stores with planted files: the first save of a session deleted every
+    /// old `.tmp-*` file in `state/`, whoever had made it. Only this process's own temp file goes.
     #[test]
     fn a_save_deletes_no_temp_file_it_did_not_create() {
         let dir = tempfile::tempdir().unwrap();
@@ -162,7 +162,8 @@ mod tests {
         );
     }
 
-    /// Issue 12: a `state/` folder linked elsewhere takes no state file.
+    /// A `state/` folder linked elsewhere takes no state file: the session's state would land
+    /// outside the project.
     #[cfg(unix)]
     #[test]
     fn a_linked_state_folder_is_refused() {

@@ -92,7 +92,7 @@ fn fifty_concurrent_writers_get_fifty_gapless_ids() {
 }
 
 /// The per-session compaction sequence is allocated under the same lock as the id: 50 writer
-/// processes of one session racing get 50 distinct, gapless sequences (issue 12).
+/// processes of one session racing get 50 distinct, gapless sequences (contract C5).
 #[test]
 fn fifty_concurrent_writers_of_one_session_get_fifty_gapless_sequences() {
     let _serial = one_at_a_time();

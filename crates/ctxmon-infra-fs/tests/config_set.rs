@@ -410,7 +410,7 @@ fn schema_is_pretty_json_schema() {
     assert!(text.contains("\n  \"properties\""));
 }
 
-/// Issue 12: `config set` creating `.ctxmon` gives it the `.gitignore` every creator writes;
+/// `config set` creating `.ctxmon` gives it the `.gitignore` every creator writes;
 /// one that exists keeps what it has.
 #[test]
 fn creating_the_project_folder_writes_its_gitignore() {

@@ -16,9 +16,11 @@ use corpus::{haystack, json_lines as lines, jsonl_files as fixtures};
 
 use ctxmon_application::config::ResumeLogsConfig;
 use ctxmon_application::handoff::resume_log::{GenerationInputs, ResumeLogGenerator, TriggerKind};
-use ctxmon_application::handoff::resumption::{TranscriptHead, first_request_text};
+use ctxmon_application::handoff::resumption::{
+    TranscriptHead, derive_from_tail, first_request_text,
+};
 use ctxmon_application::ports::TranscriptRecord;
-use ctxmon_domain::{ResumeLog, ResumeLogSection, Timestamp};
+use ctxmon_domain::{ContextValue, ResumeLog, ResumeLogSection, Timestamp};
 use ctxmon_infra_fs::transcript::records_from_values;
 use serde_json::Value;
 
@@ -171,7 +173,7 @@ fn sessions_with_todo_write_and_edits_yield_them() {
 }
 
 #[test]
-fn the_mission_of_a_long_transcript_is_its_first_request() {
+fn a_long_transcripts_first_request_is_named_apart_and_the_mission_is_the_newest() {
     let Some(dir) = corpus::corpus("resume-log tests") else {
         return;
     };
@@ -197,7 +199,25 @@ fn the_mission_of_a_long_transcript_is_its_first_request() {
         }
         assert!(head.started_at.is_some(), "{name}");
         let log = generate_with(tail, Some(&head));
-        assert_eq!(log.mission_summary, expected, "{name}");
+        // The mission is a request of the tail (the newest, or the one a short reply
+        // answers), never the first request of the session.
+        // A tail with no request of its own has no mission rather than a stale one.
+        let requests = derive_from_tail(tail).last_user_requests;
+        assert!(
+            requests.contains(&log.mission_summary)
+                || (requests.is_empty() && log.mission_summary.is_empty()),
+            "{name}: {:?} {requests:?}",
+            log.mission_summary
+        );
+        assert_ne!(log.mission_summary, expected, "{name}");
+        // The first request, from the transcript's start far before the tail, under its name.
+        let start: String = expected.chars().take(200).collect();
+        match log.critical_context.get("first request") {
+            Some(ContextValue::Text(first)) => {
+                assert!(first.starts_with(&start), "{name}: {first}")
+            }
+            other => panic!("{name}: no first request: {other:?}"),
+        }
         let minutes = log.metadata.duration_minutes();
         assert!(minutes.is_some_and(|m| m < 24 * 60), "{name}: {minutes:?}");
     }

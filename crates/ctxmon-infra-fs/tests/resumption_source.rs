@@ -1,4 +1,4 @@
-//! `FsResumptionSource` against real files, including every bad input of issue 4: invalid
+//! `FsResumptionSource` against real files, including every kind of bad input: invalid
 //! YAML, 5 MB, a list instead of a map, markup and ampersands, plus alias bombs, deep nesting,
 //! directories and FIFOs.
 

@@ -149,7 +149,7 @@ fn boundary_without_post_tokens_is_still_reported() {
     );
 }
 
-/// Issue 12: `postTokens: 1e999` is beyond f64 and serde_json refused the whole line, so the
+/// `postTokens: 1e999` is beyond f64 and serde_json once refused the whole line, so the
 /// compaction was missed and the fill stayed at the pre-compaction value. The figure that does
 /// not fit is missing; the boundary still counts, in every reading mode alike.
 #[test]

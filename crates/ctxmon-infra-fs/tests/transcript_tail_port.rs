@@ -120,8 +120,8 @@ fn tail_lines_feed_the_derivation() {
     assert_eq!(state.last_assistant_text.as_deref(), Some("ok"));
 }
 
-/// Issue 12: Node's `JSON.stringify` of a string cut inside an emoji writes a lone surrogate
-/// escape, which serde_json refuses; the line, and with it the user's newest request, was
+/// Node's `JSON.stringify` of a string cut inside an emoji writes a lone surrogate escape,
+/// which serde_json refuses; the line, and with it the user's newest request, was once
 /// dropped from the resumption state. It is kept, with U+FFFD in the surrogate's place.
 #[test]
 fn a_request_with_a_lone_surrogate_is_kept() {
@@ -202,9 +202,9 @@ fn real_transcript_through_the_port() {
         state.files_touched.last().map(String::as_str),
         Some("/Users/dain/workspace/coderabbit-review-helper/README.md")
     );
-    // Issue 13: the branch the lines name, the reason the user gave when refusing an edit, and
-    // no unresolved failure: the Edit refused for an unread file succeeded later (a success
-    // the filter reports without parsing it).
+    // What a resuming agent needs: the branch the lines name, the reason the user gave when
+    // refusing an edit, and no unresolved failure: the Edit refused for an unread file succeeded
+    // later (a success the filter reports without parsing it).
     assert_eq!(
         state.git_branch.as_deref(),
         Some("fix/comment-attribution-and-pagination")

@@ -15,7 +15,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     // The library opens no file itself: it reads what this closure opens, a Claude Code
-    // transcript or a Codex rollout alike (it tells them apart by the first line).
+    // transcript, a Codex rollout or a Gemini CLI chat alike (told apart by their first bytes).
     let reader = TranscriptFiles::new(|path: &Path| File::open(path));
     match reader.measure(&path, &FillSettings::default(), None) {
         Ok(fill) => {

@@ -145,6 +145,16 @@ pub struct BenchCase {
     pub files: Vec<(String, String)>,
     /// Another program to run instead of ctxmon (a peer tool measured for comparison).
     pub program: Option<std::path::PathBuf>,
+    /// ctxmon runs that make the case's project before its first run (after `files`), each
+    /// checked to exit 0: history made by ctxmon itself, as a long-used project has it.
+    pub setup: Vec<SetupRun>,
+}
+
+/// One ctxmon run of a case's setup.
+#[derive(Debug, Clone)]
+pub struct SetupRun {
+    pub args: Vec<String>,
+    pub stdin: String,
 }
 
 /// `ctxmon hooks prompt-submit` on a transcript, checked against its expected tokens.
@@ -163,6 +173,7 @@ pub fn prompt_submit(name: &str, transcript: &Generated) -> BenchCase {
         target: HOOK_TARGET,
         files: Vec::new(),
         program: None,
+        setup: Vec::new(),
     }
 }
 
@@ -186,6 +197,7 @@ pub fn post_tool_use(name: &str, transcript: &Generated, response_bytes: usize) 
         target: HOOK_TARGET,
         files: Vec::new(),
         program: None,
+        setup: Vec::new(),
     }
 }
 
@@ -204,6 +216,7 @@ pub fn status(name: &str, transcript: &Generated) -> BenchCase {
         target: HOOK_TARGET,
         files: Vec::new(),
         program: None,
+        setup: Vec::new(),
     }
 }
 
@@ -223,6 +236,7 @@ pub fn prompt_submit_without_transcript(name: &str) -> BenchCase {
         target: HOOK_TARGET,
         files: Vec::new(),
         program: None,
+        setup: Vec::new(),
     }
 }
 
@@ -236,6 +250,7 @@ pub fn process_floor(name: &str) -> BenchCase {
         target: Target::NONE,
         files: Vec::new(),
         program: None,
+        setup: Vec::new(),
     }
 }
 
@@ -249,6 +264,7 @@ pub fn bare_process() -> BenchCase {
         target: Target::NONE,
         files: Vec::new(),
         program: Some(std::path::PathBuf::from("/bin/true")),
+        setup: Vec::new(),
     }
 }
 

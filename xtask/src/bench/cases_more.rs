@@ -36,6 +36,7 @@ pub fn pre_compact(name: &str, transcript: &Generated) -> BenchCase {
         target: PRE_COMPACT_TARGET,
         files: Vec::new(),
         program: None,
+        setup: Vec::new(),
     }
 }
 
@@ -54,6 +55,7 @@ pub fn session_start(name: &str, transcript: &Generated) -> BenchCase {
             seeded_checkpoint(),
         )],
         program: None,
+        setup: Vec::new(),
     }
 }
 
@@ -85,6 +87,7 @@ pub fn peer_statusline(
         target: Target::NONE,
         files: Vec::new(),
         program: Some(program),
+        setup: Vec::new(),
     })
 }
 
@@ -101,6 +104,7 @@ pub fn statusline_from_transcript(name: &str, transcript: &Generated) -> BenchCa
         target: HOOK_TARGET,
         files: Vec::new(),
         program: None,
+        setup: Vec::new(),
     }
 }
 
@@ -116,6 +120,7 @@ pub fn statusline_from_payload(name: &str, transcript: &Generated) -> BenchCase 
         target: HOOK_TARGET,
         files: Vec::new(),
         program: None,
+        setup: Vec::new(),
     }
 }
 
@@ -172,6 +177,23 @@ fn seeded_checkpoint() -> String {
         },
     };
     serde_json::to_string_pretty(&data).unwrap_or_default()
+}
+
+/// Gemini CLI's `BeforeAgent` hook (ctxmon's prompt-submit) on a generated chat, checked
+/// against the chat's known input tokens.
+pub fn gemini_before_agent(name: &str, chat: &Generated) -> BenchCase {
+    let input = json!({"session_id": "bench-gemini", "transcript_path": chat.path, "cwd": "/bench",
+        "hook_event_name": "BeforeAgent", "timestamp": "2026-11-20T10:00:00.000Z", "prompt": "go on"});
+    BenchCase {
+        name: name.to_owned(),
+        args: vec!["hooks".into(), "prompt-submit".into()],
+        stdin: input.to_string(),
+        check: Check::HookTokens(chat.expected_tokens),
+        target: HOOK_TARGET,
+        files: Vec::new(),
+        program: None,
+        setup: Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! The handoff fidelity table (issue 13) in the benchmark report: it is measured by an
+//! The handoff fidelity table in the benchmark report (what a `<resumption-context>` hands
+//! back of what the session was doing): it is measured by an
 //! end-to-end test over the shared Claude Code transcripts, and the report quotes that test's
 //! own table so the figures beside the timings come from the same commit.
 

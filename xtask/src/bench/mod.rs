@@ -12,12 +12,15 @@ pub mod cases;
 mod cases_more;
 pub mod external;
 mod fidelity;
+mod gemini_gen;
+mod history;
 pub mod lines;
 pub mod machine;
 pub mod measure;
 pub mod per_call;
 pub mod plan;
 pub mod report;
+pub mod rows;
 pub mod runner;
 pub mod startup;
 pub mod stats;
@@ -36,7 +39,8 @@ use cases::BenchCase;
 use external::ExternalOutcome;
 use measure::{CaseRun, Invocation, Sandbox};
 use plan::{externals, plan, ratio_lines, transcript_specs};
-use report::{Report, Row};
+use report::Report;
+use rows::Row;
 
 pub const USAGE: &str = "cargo xtask bench [--quick] [--only TEXT]... [--runs N] [--warmups N] [--out FILE] [--baseline CTXMON]";
 
@@ -311,6 +315,12 @@ fn measure_cases(
             std::fs::write(&path, content)
                 .with_context(|| format!("writing {}", path.display()))?;
         }
+        history::make(
+            &sandbox,
+            case.program.as_deref().unwrap_or(binary),
+            &case.setup,
+        )
+        .with_context(|| format!("setting up `{}`", case.name))?;
         runs.push(CaseRun {
             sandbox,
             inv: Invocation {

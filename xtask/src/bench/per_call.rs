@@ -1,4 +1,4 @@
-//! The per-call rows (issue 16): what a call of `hooks prompt-submit`, `statusline` and
+//! The per-call rows: what a call of `hooks prompt-submit`, `statusline` and
 //! `hooks pre-compact` costs beside the *floor*, a tiny program that does only what any of them
 //! must (start a process, read stdin, read the transcript's last 64 KiB: `xtask/floor/floor.rs`,
 //! built here with `rustc`). The floor and the calls run interleaved in one loop (100 rounds in
@@ -16,7 +16,8 @@ use anyhow::{Context, Result, bail};
 
 use super::cases::{self, BenchCase, Check, Target};
 use super::cases_more;
-use super::report::Row;
+use super::history;
+use super::rows::Row;
 use super::transcript_gen::Generated;
 
 /// The floor's source, relative to the workspace.
@@ -28,11 +29,12 @@ pub const FULL_RUNS: usize = 100;
 /// Rounds in a `--quick` run: the loop is cheap (about a second), and five rounds, the quick
 /// run's count, left the ratios to noise.
 pub const QUICK_RUNS: usize = 20;
-/// Issue 16: a prompt or a status line costs at most this many floors, at any transcript size.
+/// A prompt or a status line costs at most this many floors, at any transcript size: little
+/// beyond what starting a process and reading the transcript's end must cost.
 pub const MAX_CALL_RATIO: f64 = 1.3;
-/// Issue 16: PreCompact (fill, tail derivation, checkpoint, resume log) at most this many.
+/// PreCompact (fill, tail derivation, checkpoint, resume log) at most this many.
 pub const MAX_PRE_COMPACT_RATIO: f64 = 15.0;
-/// Issue 16 (and contract C16's bar for every hook): PreCompact's peak RSS.
+/// PreCompact's time and peak RSS: contract C16's bars (its own time, every hook's memory).
 const PRE_COMPACT_TARGET: Target = Target {
     median_ms: Some(50.0),
     rss_kib: Some(16 * 1024),
@@ -77,22 +79,30 @@ pub fn plan(
             against: None,
         });
         let against = Some((floor_name.clone(), MAX_CALL_RATIO));
-        calls.push(PerCallCase {
-            case: cases::prompt_submit(
-                &format!("{GROUP}: `hooks prompt-submit`, {label}"),
-                transcript,
-            ),
-            against: against.clone(),
-        });
-        calls.push(PerCallCase {
-            case: cases_more::statusline_from_transcript(
-                &format!("{GROUP}: `statusline` (null usage), {label}"),
-                transcript,
-            ),
-            against,
-        });
+        calls.extend(
+            the_calls(label, transcript)
+                .into_iter()
+                .map(|case| PerCallCase {
+                    case,
+                    against: against.clone(),
+                }),
+        );
     }
+    // The same three calls in a project that other sessions have used: their checkpoints and
+    // state must cost nothing here.
     let (label, transcript) = big;
+    let setup = history::runs(&small.1.path);
+    calls.extend(
+        the_calls(&format!("{label}, {}", history::LABEL), transcript)
+            .into_iter()
+            .map(|mut case| {
+                case.setup = setup.clone();
+                PerCallCase {
+                    case,
+                    against: Some((floor_name(label), MAX_CALL_RATIO)),
+                }
+            }),
+    );
     let mut pre_compact = cases_more::pre_compact(
         &format!("{GROUP}: `hooks pre-compact`, {label} (8 MiB tail derived)"),
         transcript,
@@ -125,6 +135,29 @@ pub fn plan(
     };
     vec![calls, heavy]
 }
+
+/// The calls every prompt, tool call and status-line refresh makes: each at most
+/// [`MAX_CALL_RATIO`] floors.
+fn the_calls(label: &str, transcript: &Generated) -> Vec<BenchCase> {
+    vec![
+        cases::prompt_submit(
+            &format!("{GROUP}: `hooks prompt-submit`, {label}"),
+            transcript,
+        ),
+        cases::post_tool_use(
+            &format!("{GROUP}: `hooks post-tool-use`, {label}"),
+            transcript,
+            POST_TOOL_USE_OUTPUT,
+        ),
+        cases_more::statusline_from_transcript(
+            &format!("{GROUP}: `statusline` (null usage), {label}"),
+            transcript,
+        ),
+    ]
+}
+
+/// The output of the tool call post-tool-use is told about: a test run's few kilobytes.
+const POST_TOOL_USE_OUTPUT: usize = 4 * 1024;
 
 fn floor_name(label: &str) -> String {
     format!("{GROUP}: floor (spawn, stdin, last 64 KiB), {label}")
@@ -251,7 +284,7 @@ pub fn with_ratios(planned: &[PerCallCase], rows: Vec<Row>) -> Vec<PerCallRow> {
         .collect()
 }
 
-/// Measured with `--baseline` when issue 16 made the per-call path leaner: the build before it
+/// Measured with `--baseline` when the per-call path was made leaner: the build before it
 /// beside this one, in the same loops. Kept as measured, after the table of the current run.
 const BY_HAND: &str = include_str!("per_call_by_hand.md");
 
@@ -266,11 +299,17 @@ pub fn render(s: &mut String, rows: &[PerCallRow], runs: usize) {
          The floor (`{FLOOR_SOURCE}`, built by the bench with `rustc -O`) starts a process, \
          reads its stdin, reads the last 64 KiB of the transcript the input names and writes \
          one line: what every call must cost at least. It ran interleaved with the rows it is \
-         compared with, {runs} rounds, on the same stdin and transcripts; the ratio of medians \
-         is the figure that holds on a busy machine. PreCompact ran next, in a loop of its own \
+         compared with, {runs} rounds, on the same stdin and transcripts and with the same \
+         environment of {env} variables, the size an agent's hooks get (`runner.rs`); the ratio \
+         of medians is the figure that holds on a busy machine. The calls in a \
+         \"{history}\" ran in a project where {others} other sessions had compacted and half \
+         of them had been handed their work back, as ctxmon's own hooks leave it. PreCompact ran next, in a loop of its own \
          because it disturbs whatever runs right after it, and is compared with the first \
          loop's floor on its transcript; the floor run right after each PreCompact shows by \
-         how much."
+         how much.",
+        env = super::runner::AGENT_ENVIRONMENT_VARS,
+        history = history::LABEL,
+        others = history::OTHER_SESSIONS,
     );
     if rows.iter().any(|r| r.row.name.ends_with(BASELINE)) {
         let _ = writeln!(
@@ -291,7 +330,7 @@ pub fn render(s: &mut String, rows: &[PerCallRow], runs: usize) {
             None if r.is_reference => ("1×".to_owned(), String::new()),
             None => ("—".to_owned(), String::new()),
         };
-        let own = super::report::target_text(r.row.target);
+        let own = super::rows::target_text(r.row.target);
         let target = match (target.is_empty(), own.as_str()) {
             (true, _) => own,
             (false, "—") => target,
@@ -318,206 +357,5 @@ pub fn render(s: &mut String, rows: &[PerCallRow], runs: usize) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bench::cases::HOOK_TARGET;
-
-    fn generated(name: &str, bytes: u64) -> Generated {
-        Generated {
-            path: PathBuf::from(format!("/data/{name}.jsonl")),
-            bytes,
-            expected_tokens: 157_321,
-            reused: true,
-        }
-    }
-
-    fn row(name: &str, median_ms: f64, target: Target) -> Row {
-        Row {
-            name: name.to_owned(),
-            median_ms,
-            p95_ms: median_ms,
-            max_rss_kib: Some(6 * 1024),
-            floor_kib: Some(1024),
-            target,
-            note: None,
-        }
-    }
-
-    #[test]
-    fn every_row_names_its_floor_and_the_floor_checks_what_it_read() {
-        let (small, big) = (generated("1KiB", 1117), generated("1GiB", 1 << 30));
-        let loops = plan(Path::new("/f"), ("1 KiB", &small), ("1 GiB", &big), None);
-        assert_eq!(loops.iter().map(Vec::len).collect::<Vec<_>>(), [6, 2]);
-        let plan: Vec<PerCallCase> = loops.into_iter().flatten().collect();
-        let names: Vec<&str> = plan.iter().map(|p| p.case.name.as_str()).collect();
-        for p in &plan {
-            assert!(p.case.name.starts_with(GROUP), "{}", p.case.name);
-            if let Some((floor, _)) = &p.against {
-                assert!(names.contains(&floor.as_str()), "{floor}");
-            }
-        }
-        let floors: Vec<&PerCallCase> = plan.iter().filter(|p| p.against.is_none()).collect();
-        assert_eq!(
-            floors.len(),
-            3,
-            "two compared with, one run after PreCompact"
-        );
-        assert_eq!(floors[0].case.program.as_deref(), Some(Path::new("/f")));
-        assert_eq!(
-            floors[0].case.check,
-            Check::StdoutContains("{\"tail_bytes\":1117}".into())
-        );
-        assert_eq!(
-            floors[1].case.check,
-            Check::StdoutContains("{\"tail_bytes\":65536}".into())
-        );
-        let pre_compact = &plan[6];
-        assert_eq!(pre_compact.case.args, ["hooks", "pre-compact"]);
-        assert_eq!(
-            pre_compact.against.as_ref().map(|a| a.1),
-            Some(MAX_PRE_COMPACT_RATIO)
-        );
-        let hook_bar = plan.iter().filter(|p| p.case.target == HOOK_TARGET);
-        assert_eq!(
-            hook_bar.count(),
-            4,
-            "prompt-submit and the status line keep contract C16's"
-        );
-    }
-
-    #[test]
-    fn the_loop_runs_enough_rounds_for_a_median() {
-        assert_eq!(runs(false, 30), FULL_RUNS);
-        assert_eq!(runs(false, 300), 300);
-        assert_eq!(runs(true, 5), QUICK_RUNS);
-    }
-
-    #[test]
-    fn a_baseline_build_runs_each_call_beside_this_one() {
-        let (small, big) = (generated("1KiB", 1117), generated("1GiB", 1 << 30));
-        let loops = plan(
-            Path::new("/f"),
-            ("1 KiB", &small),
-            ("1 GiB", &big),
-            Some(Path::new("/old/ctxmon")),
-        );
-        let heavy: Vec<&str> = loops[1].iter().map(|p| p.case.name.as_str()).collect();
-        assert_eq!(
-            heavy,
-            [
-                "per call: `hooks pre-compact`, 1 GiB (8 MiB tail derived)",
-                "per call: floor (spawn, stdin, last 64 KiB), 1 GiB, right after pre-compact",
-                "per call: `hooks pre-compact`, 1 GiB (8 MiB tail derived), baseline build",
-                "per call: floor (spawn, stdin, last 64 KiB), 1 GiB, right after the baseline build's pre-compact",
-            ]
-        );
-        let both = &loops[0];
-        assert_eq!(both.len(), 10, "4 calls twice, 2 floors once");
-        let baseline: Vec<&PerCallCase> = both
-            .iter()
-            .filter(|p| p.case.name.ends_with(BASELINE))
-            .collect();
-        assert_eq!(baseline.len(), 4);
-        for p in baseline {
-            assert_eq!(p.case.program.as_deref(), Some(Path::new("/old/ctxmon")));
-            assert!(p.against.is_some());
-        }
-        assert_eq!(both[1].case.name, "per call: `hooks prompt-submit`, 1 KiB");
-        assert_eq!(
-            both[2].case.name,
-            "per call: `hooks prompt-submit`, 1 KiB, baseline build"
-        );
-    }
-
-    #[test]
-    fn ratios_are_taken_against_the_named_floor_and_judged() {
-        let (small, big) = (generated("1KiB", 1117), generated("1GiB", 1 << 30));
-        let planned: Vec<PerCallCase> =
-            plan(Path::new("/f"), ("1 KiB", &small), ("1 GiB", &big), None)
-                .into_iter()
-                .flatten()
-                .collect();
-        let medians = [1.0, 1.2, 1.4, 2.0, 2.2, 2.4, 20.0, 2.5];
-        let rows = planned
-            .iter()
-            .zip(medians)
-            .map(|(p, ms)| row(&p.case.name, ms, p.case.target))
-            .collect();
-        let measured = with_ratios(&planned, rows);
-        let ratios: Vec<Option<f64>> = measured
-            .iter()
-            .map(|r| r.ratio.map(|(v, _)| (v * 100.0).round() / 100.0))
-            .collect();
-        assert_eq!(
-            ratios,
-            [
-                None,
-                Some(1.2),
-                Some(1.4),
-                None,
-                Some(1.1),
-                Some(1.2),
-                Some(10.0),
-                None
-            ]
-        );
-        assert!(measured[1].misses().is_empty());
-        assert_eq!(measured[2].misses(), ["1.40× the floor > 1.3×"]);
-        let mut text = String::new();
-        render(&mut text, &measured, 100);
-        assert!(
-            text.contains("| 1.40× | ≤ 1.3× floor, ≤ 5 ms, ≤ 16.0 MiB | **MISSED**"),
-            "{text}"
-        );
-        assert!(
-            text.contains("| 10.00× | ≤ 15× floor, ≤ 50 ms, ≤ 16.0 MiB | met |"),
-            "{text}"
-        );
-        assert!(
-            text.contains("| 1× | — | — |"),
-            "the floors compared with: {text}"
-        );
-        assert!(
-            text.contains("right after pre-compact | 2.50 ms | 2.50 ms | 6.0 MiB | — | — | — |"),
-            "{text}"
-        );
-        let mut none = String::new();
-        render(&mut none, &[], 100);
-        assert!(none.is_empty());
-    }
-
-    /// The floor compiles and reads what it says: a tail of a large file, a small file whole,
-    /// nothing for a missing one.
-    #[test]
-    fn the_floor_builds_and_reads_the_transcripts_tail() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let dir = tempfile::tempdir().unwrap();
-        let exe = build_floor(&root, dir.path()).unwrap();
-        let big = dir.path().join("big.jsonl");
-        std::fs::write(&big, vec![b'x'; 100_000]).unwrap();
-        let small = dir.path().join("small.jsonl");
-        std::fs::write(&small, b"{}\n").unwrap();
-        let answer = |stdin: String| {
-            let mut child = Command::new(&exe)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .spawn()
-                .unwrap();
-            std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin.as_bytes()).unwrap();
-            String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
-        };
-        let input = |p: &Path| {
-            format!(
-                "{{\"session_id\":\"s\",\"transcript_path\":\"{}\"}}",
-                p.display()
-            )
-        };
-        assert_eq!(answer(input(&big)), "{\"tail_bytes\":65536}\n");
-        assert_eq!(answer(input(&small)), "{\"tail_bytes\":3}\n");
-        assert_eq!(
-            answer(input(&dir.path().join("none"))),
-            "{\"tail_bytes\":0}\n"
-        );
-        assert_eq!(answer("not json".into()), "{\"tail_bytes\":0}\n");
-    }
-}
+#[path = "per_call_tests.rs"]
+mod tests;

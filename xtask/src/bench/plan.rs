@@ -8,7 +8,7 @@ use anyhow::Result;
 use super::cases::{self, BenchCase, MAX_SIZE_RATIO};
 use super::cases_more;
 use super::external::ExternalBench;
-use super::report::{RatioLine, Row};
+use super::rows::{RatioLine, Row};
 use super::transcript_gen::{GIB, Generated, KIB, MIB, TranscriptSpec};
 
 const fn spec(name: &'static str, target_bytes: u64, no_usage_tail_bytes: u64) -> TranscriptSpec {
@@ -16,6 +16,17 @@ const fn spec(name: &'static str, target_bytes: u64, no_usage_tail_bytes: u64) -
         name,
         target_bytes,
         no_usage_tail_bytes,
+        gemini: false,
+    }
+}
+
+/// A Gemini CLI chat of about `target_bytes`.
+const fn gemini(name: &'static str, target_bytes: u64) -> TranscriptSpec {
+    TranscriptSpec {
+        name,
+        target_bytes,
+        no_usage_tail_bytes: 0,
+        gemini: true,
     }
 }
 
@@ -51,7 +62,18 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
         cases.push(cases::prompt_submit(&hook("1 GiB"), &get("1GiB")?));
     }
     cases.push(cases::prompt_submit(&hook(&worst_label), &get(&worst)?));
-    // Issue 14: after every tool call; the row is the unchanged path a loop pays.
+    // Gemini CLI's BeforeAgent on its own chats: the same flat cost is promised.
+    let before =
+        |label: &str| format!("`hooks prompt-submit` (Gemini CLI BeforeAgent), {label} chat");
+    cases.push(cases_more::gemini_before_agent(
+        &before("1 KiB"),
+        &get("gemini-1KiB")?,
+    ));
+    cases.push(cases_more::gemini_before_agent(
+        &before(big_label),
+        &get(&format!("gemini-{big}"))?,
+    ));
+    // After every tool call; the row is the unchanged path a tool loop pays.
     let tool = |label: &str| format!("`hooks post-tool-use`, {label}, tier unchanged (no answer)");
     let tool_big_output = tool(&format!("{big_label}, 256 KiB tool output"));
     cases.push(cases::post_tool_use(&tool("1 KiB"), &get("1KiB")?, 1024));
@@ -100,7 +122,7 @@ pub fn plan(quick: bool, get: &dyn Fn(&str) -> Result<Generated>) -> Result<Plan
         &get("100MiB")?,
     ));
     if !quick {
-        // Issue 13: the hand-back must not cost the checkpoint on the largest transcripts.
+        // The hand-back's derivation must not cost the checkpoint on the largest transcripts.
         cases.push(cases_more::pre_compact(
             "`hooks pre-compact`, 1 GiB transcript (8 MiB tail derived)",
             &get("1GiB")?,
@@ -173,11 +195,14 @@ pub fn transcript_specs(quick: bool) -> Vec<TranscriptSpec> {
         spec("10MiB", 10 * MIB, 0),
         spec("100MiB", 100 * MIB, 0),
     ];
+    specs.push(gemini("gemini-1KiB", KIB));
     if quick {
         specs.push(spec("100MiB-worst", 100 * MIB, 2 * MIB));
+        specs.push(gemini("gemini-100MiB", 100 * MIB));
     } else {
         specs.push(spec("1GiB", GIB, 0));
         specs.push(spec("1GiB-worst", GIB, 2 * MIB));
+        specs.push(gemini("gemini-1GiB", GIB));
     }
     specs
 }

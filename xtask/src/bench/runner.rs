@@ -121,6 +121,43 @@ pub fn serve() -> Result<()> {
     Ok(())
 }
 
+/// How many variables a hook's environment holds besides the ones set above. An agent starts
+/// its hooks with the user's shell environment and its own variables: 80 is a modest session
+/// (a login shell, a language toolchain or two, the agent's own). Every measured program gets
+/// the same ones, the floor included: a hook that copies its environment pays for its size,
+/// and a bench with an empty environment (as this one had) hid that cost.
+pub const AGENT_ENVIRONMENT_VARS: usize = 80;
+
+/// The variables of [`AGENT_ENVIRONMENT_VARS`]: names and values of the lengths real ones have.
+pub fn agent_environment() -> Vec<(String, String)> {
+    const REAL: [(&str, &str); 12] = [
+        ("CLAUDECODE", "1"),
+        ("CLAUDE_CODE_ENTRYPOINT", "cli"),
+        ("LANG", "en_US.UTF-8"),
+        ("TERM", "xterm-256color"),
+        ("SHELL", "/bin/zsh"),
+        ("USER", "dev"),
+        ("LOGNAME", "dev"),
+        ("EDITOR", "vim"),
+        ("PAGER", "less"),
+        ("COLORTERM", "truecolor"),
+        ("SHLVL", "2"),
+        ("TMPDIR", "/tmp"),
+    ];
+    let mut vars: Vec<(String, String)> = REAL
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    let padding = AGENT_ENVIRONMENT_VARS.saturating_sub(vars.len());
+    vars.extend((0..padding).map(|i| {
+        (
+            format!("BENCH_ENV_{i:02}"),
+            format!("/home/dev/.local/share/toolchain-{i}/bin:/opt/tool/{i}"),
+        )
+    }));
+    vars
+}
+
 /// Runs the request's command once: wall time from spawn until it is reaped, with its stdin
 /// written and its stdout read in between (what Claude Code waits for).
 fn run_once(req: &RunRequest) -> Result<RunOutput> {
@@ -143,6 +180,7 @@ fn run_once(req: &RunRequest) -> Result<RunOutput> {
     if let Some(path) = std::env::var_os("PATH") {
         command.env("PATH", path);
     }
+    command.envs(agent_environment());
     let floor_kib = reset_peak_rss();
 
     let started = Instant::now();
@@ -206,7 +244,7 @@ mod tests {
             program: PathBuf::from("/bin/sh"),
             args: vec![
                 "-c".into(),
-                "cat; echo \"$HOME|$CLAUDE_PROJECT_DIR|${CTXMON_X:-unset}\" >&2; exit 3".into(),
+                "cat; echo \"$HOME|$CLAUDE_PROJECT_DIR|${CTXMON_X:-unset}|$CLAUDECODE|$(env | grep -c '^BENCH_ENV_')\" >&2; exit 3".into(),
             ],
             stdin: "hello".into(),
             home: home.clone(),
@@ -216,7 +254,9 @@ mod tests {
         let out = run_once(&request).unwrap();
         assert_eq!(out.stdout, "hello");
         assert_eq!(out.exit_code, Some(3));
-        let expected = format!("{}|{}|unset", home.display(), project.display());
+        // The agent-sized environment, and none of the bench's own variables.
+        let padding = AGENT_ENVIRONMENT_VARS - 12;
+        let expected = format!("{}|{}|unset|1|{padding}", home.display(), project.display());
         assert_eq!(out.stderr.trim_end(), expected);
         assert!(out.wall_ns > 0);
         assert!(out.max_rss_kib.unwrap() > 0);

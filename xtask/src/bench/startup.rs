@@ -1,4 +1,4 @@
-//! The release binary's size and cold start (issue 15): what a user downloads and what the
+//! The release binary's size and cold start: what a user downloads and what the
 //! first hook after boot or a long idle costs, beside the warm rows of the main table.
 //!
 //! Cold means the page cache dropped before each run (`sync; echo 3 >
@@ -68,7 +68,7 @@ fn drop_caches() -> Result<(), String> {
         .map_err(|e| format!("cannot drop the page cache ({e}); cold start needs root on Linux"))
 }
 
-/// Measured by hand when the release profile changed (issue 15), on this 2-CPU machine while
+/// Measured by hand when the release profile changed, on this 2-CPU machine while
 /// other builds ran: hyperfine medians, the before and after binaries alternating in one run.
 /// Kept as measured; the commands are in docs/release.md and below.
 const BY_HAND: &str = include_str!("startup_by_hand.md");

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use super::gemini_gen::{GEMINI_EXPECTED_TOKENS, write_chat};
 use super::lines::{EXPECTED_TOKENS, LineMaker};
 
 /// Bump when the generated content changes, so stale files in `target/bench-data/` are not reused.
@@ -39,6 +40,8 @@ pub struct TranscriptSpec {
     /// Bytes of usage-free lines (tool results, progress, snapshots) after the final usage
     /// line: the worst case for a backward reader. 0 for the ordinary transcripts.
     pub no_usage_tail_bytes: u64,
+    /// A Gemini CLI chat (`gemini_gen`) instead of a Claude Code transcript.
+    pub gemini: bool,
 }
 
 /// A transcript on disk.
@@ -55,6 +58,11 @@ pub struct Generated {
 pub fn ensure(dir: &Path, spec: &TranscriptSpec) -> Result<Generated> {
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join(format!("{}-g{GENERATOR_VERSION}.jsonl", spec.name));
+    let expected_tokens = if spec.gemini {
+        GEMINI_EXPECTED_TOKENS
+    } else {
+        EXPECTED_TOKENS
+    };
     if let Ok(meta) = fs::metadata(&path) {
         let plausible = spec.target_bytes.saturating_sub(64 * KIB)
             ..=spec.target_bytes + spec.no_usage_tail_bytes + 4 * MIB;
@@ -62,7 +70,7 @@ pub fn ensure(dir: &Path, spec: &TranscriptSpec) -> Result<Generated> {
             return Ok(Generated {
                 path,
                 bytes: meta.len(),
-                expected_tokens: EXPECTED_TOKENS,
+                expected_tokens,
                 reused: true,
             });
         }
@@ -71,14 +79,18 @@ pub fn ensure(dir: &Path, spec: &TranscriptSpec) -> Result<Generated> {
     let mut file =
         File::create(&partial).with_context(|| format!("creating {}", partial.display()))?;
     // No fsync: the data is disposable, and a file cut short by a crash fails the size check.
-    let bytes = write_transcript(&mut file, spec)
-        .with_context(|| format!("writing {}", partial.display()))?;
+    let bytes = if spec.gemini {
+        write_chat(&mut file, spec.target_bytes)
+    } else {
+        write_transcript(&mut file, spec)
+    }
+    .with_context(|| format!("writing {}", partial.display()))?;
     drop(file);
     fs::rename(&partial, &path).with_context(|| format!("renaming to {}", path.display()))?;
     Ok(Generated {
         path,
         bytes,
-        expected_tokens: EXPECTED_TOKENS,
+        expected_tokens,
         reused: false,
     })
 }

@@ -10,22 +10,26 @@ const SMALL: TranscriptSpec = TranscriptSpec {
     name: "1KiB",
     target_bytes: KIB,
     no_usage_tail_bytes: 0,
+    gemini: false,
 };
 const MEDIUM: TranscriptSpec = TranscriptSpec {
     name: "300KiB",
     target_bytes: 300 * KIB,
     no_usage_tail_bytes: 0,
+    gemini: false,
 };
 /// More than one cycle of distinct turns.
 const CYCLES: TranscriptSpec = TranscriptSpec {
     name: "4MiB",
     target_bytes: 4 * MIB,
     no_usage_tail_bytes: 0,
+    gemini: false,
 };
 const WORST: TranscriptSpec = TranscriptSpec {
     name: "300KiB-worst",
     target_bytes: 300 * KIB,
     no_usage_tail_bytes: 128 * KIB,
+    gemini: false,
 };
 
 fn generate(spec: &TranscriptSpec) -> (Vec<u8>, Vec<Value>) {

@@ -1,7 +1,7 @@
 //! The tidy rule for the repository's markdown pages (`*.md` at the root and in `docs/`):
 //! every relative link leads somewhere. A link's file must exist, and a `#anchor` (on its own,
-//! or after a `.md` file) must be the anchor GitHub gives one of that page's headings. Pages
-//! moved text between them (issue 17, point 13), and a broken link is what such a move leaves
+//! or after a `.md` file) must be the anchor GitHub gives one of that page's headings. Text
+//! moves between pages as they are reorganised, and a broken link is what such a move leaves
 //! behind without anyone noticing.
 //!
 //! Links inside code blocks and code spans are text, not links, and are not checked; nor are

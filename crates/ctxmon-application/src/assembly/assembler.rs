@@ -57,7 +57,7 @@ impl ContextAssembler {
 
     /// Packs `input` into what `budget` has left (the caller has booked the fixed costs).
     /// Returns the packed messages and the name of the strategy that ran: the requested one, or
-    /// balanced if this assembler has no such strategy (as in the seed).
+    /// balanced if this assembler has no such strategy.
     pub fn assemble<'a>(
         &self,
         input: &'a ContextBuildInput,

@@ -16,6 +16,7 @@ use super::default_tools::default_tools;
 use super::error::{AssemblyError, AssemblyErrorKind};
 use super::filters::{RoleBasedFilter, ToolFilter};
 use super::notes::Notes;
+use super::packing::Packed;
 use super::system_prompt::SystemPromptBuilder;
 
 /// Input in, bundle out: writes the system prompt, filters the tools, has the assembler pack
@@ -115,11 +116,59 @@ impl ContextBuilder {
         let mut notes = Notes::new();
         note_odd_input(input, &mut notes);
 
+        let fixed = self.fixed_part(input, &mut notes)?;
+        budget.force_allocate(fixed.system_tokens, "system");
+        budget.force_allocate(fixed.tool_tokens, "tools");
+
+        let strategy = constraints.strategy.unwrap_or(self.default_strategy);
+        let (mut packed, strategy_used) =
+            self.assembler.assemble(input, strategy, budget, counter)?;
+        let counted = count_messages(counter, &packed, fixed.tokens(), max_tokens)?;
+
+        notes.append(std::mem::take(&mut packed.notes));
+        let file_count = input.repo.as_ref().map_or(0, |r| r.files.len()) as u64;
+        let (sources, by_source) = source_stats(&packed, &counted.by_source);
+        let debug = ContextDebugInfo {
+            excluded_file_count: file_count.saturating_sub(packed.included_files.len() as u64),
+            included_files: packed.included_files,
+            excluded_files: packed.excluded_files,
+            dropped_messages: packed.dropped_messages,
+            summarizations_applied: packed.summarizations,
+            token_breakdown: TokenBreakdown {
+                system: fixed.system_tokens,
+                messages: counted.message_tokens,
+                tools: fixed.tool_tokens,
+                overhead: counted.overhead,
+                total: counted.total,
+                remaining: max_tokens - counted.total,
+                reserved: packed.reserved,
+                max_tokens,
+                by_source,
+            },
+            strategy_used: strategy_used.to_owned(),
+            assembled_at: constraints.now_ms,
+            sources,
+            notes: notes.into_vec(),
+        };
+        Ok(ContextBundle {
+            system: fixed.system,
+            messages: packed.messages.into_iter().map(|(_, m)| m).collect(),
+            tools: fixed.tools,
+            token_estimate: counted.total,
+            debug: Some(debug),
+        })
+    }
+
+    /// What every bundle sends whatever the budget: the system prompt and the tools the agent
+    /// may use, counted. Fails when they alone do not fit in `maxTokens`.
+    fn fixed_part(
+        &self,
+        input: &ContextBuildInput,
+        notes: &mut Notes,
+    ) -> Result<FixedPart, AssemblyError> {
+        let counter = self.counter();
         let system = self.system_prompt.build(input);
-        let tools = unique_by_name(
-            self.tool_filter.filter(&self.tools, &input.agent),
-            &mut notes,
-        );
+        let tools = unique_by_name(self.tool_filter.filter(&self.tools, &input.agent), notes);
         let system_tokens = counter.count(&system);
         let mut tool_tokens = 0u64;
         for tool in &tools {
@@ -131,100 +180,118 @@ impl ContextBuilder {
             })?;
             tool_tokens = tool_tokens.saturating_add(counter.count(&json));
         }
-        let fixed = system_tokens.saturating_add(tool_tokens);
-        if fixed > max_tokens {
+        let fixed = FixedPart {
+            system,
+            tools,
+            system_tokens,
+            tool_tokens,
+        };
+        let max_tokens = input.constraints.max_tokens;
+        if fixed.tokens() > max_tokens {
             return Err(AssemblyError::new(
                 AssemblyErrorKind::BudgetTooSmall,
                 format!(
-                    "constraints.maxTokens is {}, but the system prompt ({}) and the {} ({}) alone need {}; raise maxTokens to at least {fixed}",
+                    "constraints.maxTokens is {}, but the system prompt ({}) and the {} ({}) alone need {}; raise maxTokens to at least {}",
                     thousands(max_tokens),
                     human::tokens(system_tokens),
-                    count(tools.len() as u64, "tool definition", "tool definitions"),
+                    count(
+                        fixed.tools.len() as u64,
+                        "tool definition",
+                        "tool definitions"
+                    ),
                     human::tokens(tool_tokens),
-                    thousands(fixed)
+                    thousands(fixed.tokens()),
+                    fixed.tokens()
                 ),
             ));
         }
-        budget.force_allocate(system_tokens, "system");
-        budget.force_allocate(tool_tokens, "tools");
-
-        let strategy = constraints.strategy.unwrap_or(self.default_strategy);
-        let (packed, strategy_used) = self.assembler.assemble(input, strategy, budget, counter)?;
-
-        // Count the finished messages; this, not the packer's ledger, is what is reported.
-        let mut by_source = vec![0u64; packed.source_names.len()];
-        let (mut message_tokens, mut overhead) = (0u64, 0u64);
-        for (source, message) in &packed.messages {
-            let text = message_text_tokens(counter, message);
-            message_tokens = message_tokens.saturating_add(text);
-            overhead = overhead.saturating_add(MESSAGE_OVERHEAD);
-            if let Some(slot) = by_source.get_mut(*source) {
-                *slot = slot.saturating_add(text.saturating_add(MESSAGE_OVERHEAD));
-            }
-        }
-        let total = fixed
-            .saturating_add(message_tokens)
-            .saturating_add(overhead);
-        if total > max_tokens {
-            return Err(AssemblyError::new(
-                AssemblyErrorKind::Internal,
-                format!(
-                    "the token counter priced the bundle at {} after packing it into {}; it must count a text the same way whole and in parts",
-                    human::tokens(total),
-                    thousands(max_tokens)
-                ),
-            ));
-        }
-
-        let mut sources = BTreeMap::new();
-        let mut by_source_map = BTreeMap::new();
-        for (i, name) in packed.source_names.iter().enumerate() {
-            let (included, excluded, summarized) =
-                packed.counts.get(i).copied().unwrap_or_default();
-            let tokens = by_source.get(i).copied().unwrap_or(0);
-            sources.insert(
-                name.clone(),
-                SourceStats {
-                    included,
-                    excluded,
-                    summarized,
-                    tokens,
-                },
-            );
-            by_source_map.insert(name.clone(), tokens);
-        }
-        let file_count = input.repo.as_ref().map_or(0, |r| r.files.len()) as u64;
-        notes.append(packed.notes);
-        let debug = ContextDebugInfo {
-            excluded_file_count: file_count.saturating_sub(packed.included_files.len() as u64),
-            included_files: packed.included_files,
-            excluded_files: packed.excluded_files,
-            dropped_messages: packed.dropped_messages,
-            summarizations_applied: packed.summarizations,
-            token_breakdown: TokenBreakdown {
-                system: system_tokens,
-                messages: message_tokens,
-                tools: tool_tokens,
-                overhead,
-                total,
-                remaining: max_tokens - total,
-                reserved: packed.reserved,
-                max_tokens,
-                by_source: by_source_map,
-            },
-            strategy_used: strategy_used.to_owned(),
-            assembled_at: constraints.now_ms,
-            sources,
-            notes: notes.into_vec(),
-        };
-        Ok(ContextBundle {
-            system,
-            messages: packed.messages.into_iter().map(|(_, m)| m).collect(),
-            tools,
-            token_estimate: total,
-            debug: Some(debug),
-        })
+        Ok(fixed)
     }
+}
+
+/// The system prompt and the tools, with what each costs.
+struct FixedPart {
+    system: String,
+    tools: Vec<ToolDescriptor>,
+    system_tokens: u64,
+    tool_tokens: u64,
+}
+
+impl FixedPart {
+    fn tokens(&self) -> u64 {
+        self.system_tokens.saturating_add(self.tool_tokens)
+    }
+}
+
+/// The finished messages as counted, per source and in all, the fixed part included.
+struct Counted {
+    by_source: Vec<u64>,
+    message_tokens: u64,
+    overhead: u64,
+    total: u64,
+}
+
+/// Counts the finished messages: this, not the packer's ledger, is what is reported. Fails
+/// when the counter prices the whole above `max_tokens` after the packer fitted the parts.
+fn count_messages(
+    counter: &dyn TokenCounter,
+    packed: &Packed,
+    fixed: u64,
+    max_tokens: u64,
+) -> Result<Counted, AssemblyError> {
+    let mut by_source = vec![0u64; packed.source_names.len()];
+    let (mut message_tokens, mut overhead) = (0u64, 0u64);
+    for (source, message) in &packed.messages {
+        let text = message_text_tokens(counter, message);
+        message_tokens = message_tokens.saturating_add(text);
+        overhead = overhead.saturating_add(MESSAGE_OVERHEAD);
+        if let Some(slot) = by_source.get_mut(*source) {
+            *slot = slot.saturating_add(text.saturating_add(MESSAGE_OVERHEAD));
+        }
+    }
+    let total = fixed
+        .saturating_add(message_tokens)
+        .saturating_add(overhead);
+    if total > max_tokens {
+        return Err(AssemblyError::new(
+            AssemblyErrorKind::Internal,
+            format!(
+                "the token counter priced the bundle at {} after packing it into {}; it must count a text the same way whole and in parts",
+                human::tokens(total),
+                thousands(max_tokens)
+            ),
+        ));
+    }
+    Ok(Counted {
+        by_source,
+        message_tokens,
+        overhead,
+        total,
+    })
+}
+
+/// Each source's figures for the debug breakdown (items and tokens), and its tokens alone.
+fn source_stats(
+    packed: &Packed,
+    tokens_by_source: &[u64],
+) -> (BTreeMap<String, SourceStats>, BTreeMap<String, u64>) {
+    let mut sources = BTreeMap::new();
+    let mut by_source = BTreeMap::new();
+    for (i, name) in packed.source_names.iter().enumerate() {
+        let (included, excluded, summarized) = packed.counts.get(i).copied().unwrap_or_default();
+        let tokens = tokens_by_source.get(i).copied().unwrap_or(0);
+        sources.insert(
+            name.clone(),
+            SourceStats {
+                included,
+                excluded,
+                summarized,
+                tokens,
+            },
+        );
+        by_source.insert(name.clone(), tokens);
+    }
+    (sources, by_source)
 }
 
 /// Notes on input the builder itself interprets: the agent and the buffer.

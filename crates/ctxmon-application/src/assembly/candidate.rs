@@ -7,7 +7,7 @@ use ctxmon_domain::assembly::{ContextMessage, MessageMetadata, MessageRole, Toke
 
 use super::format::truncation_marker;
 
-/// A fixed cost per message for its role and framing (the seed's 4), on top of its text.
+/// A fixed cost per message for its role and framing, on top of its text.
 pub const MESSAGE_OVERHEAD: u64 = 4;
 
 /// Shortening below this many tokens of shown text is not worth the marker; the item is left out

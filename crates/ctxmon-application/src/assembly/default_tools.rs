@@ -1,8 +1,8 @@
-//! The seed's default tool registry.
+//! The default tool registry.
 //!
-//! One deliberate change: every tool requires the capability of the same name. The seed left
-//! `read_files` and `search` without requirements, which offers them to an agent that declared
-//! no capabilities at all; its own test expects such an agent to get no tools.
+//! Every tool requires the capability of the same name, `read_files` and `search` included:
+//! a tool without requirements would be offered to an agent that declared no capabilities at
+//! all, and such an agent gets no tools.
 
 use ctxmon_domain::assembly::{AgentCapability, JsonValue, ToolCategory, ToolDescriptor};
 

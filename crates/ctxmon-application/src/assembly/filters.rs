@@ -17,7 +17,7 @@ pub trait ToolFilter: std::fmt::Debug + Send + Sync {
 pub struct RoleBasedFilter;
 
 impl RoleBasedFilter {
-    /// The seed's role-to-tool table.
+    /// Which tools each role may use.
     pub fn allowed_tools(role: &AgentRole) -> &'static [&'static str] {
         match role {
             AgentRole::Planner => &["read_files", "search", "view_directory"],
@@ -59,7 +59,8 @@ impl ToolFilter for RoleBasedFilter {
 pub struct CapabilityBasedFilter;
 
 impl CapabilityBasedFilter {
-    /// The seed's category-to-capability table; `None` for categories without requirements.
+    /// The capabilities each category of tool requires; `None` for categories without
+    /// requirements.
     pub fn category_capabilities(category: &ToolCategory) -> Option<&'static [AgentCapability]> {
         match category {
             ToolCategory::Filesystem => {

@@ -8,10 +8,10 @@ use ctxmon_domain::assembly::{
 };
 use ctxmon_domain::human::{count, thousands};
 
-/// The longest payload an event message shows, in characters (the seed's limit).
+/// The longest payload an event message shows, in characters.
 pub const EVENT_PAYLOAD_CHARS: usize = 500;
 
-/// The longest symbol documentation shown, in characters (the seed's limit).
+/// The longest symbol documentation shown, in characters.
 pub const SYMBOL_DOC_CHARS: usize = 100;
 
 /// The words every shortened item ends with, so truncation is visible to the model and to
@@ -55,8 +55,8 @@ pub fn diff_parts(diff: &GitDiff) -> (String, &'static str) {
     (prefix, "\n```")
 }
 
-/// The one-line stand-in for a diff whose patch does not fit (the seed's stats fallback),
-/// saying that the patch was left out.
+/// The one-line stand-in for a diff whose patch does not fit (its change type and line
+/// counts), saying that the patch was left out.
 pub fn diff_stats(diff: &GitDiff, patch_chars: usize) -> String {
     let change = diff.change_type.as_ref().map_or("modified", |c| c.as_str());
     format!(

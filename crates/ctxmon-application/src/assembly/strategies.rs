@@ -50,11 +50,11 @@ pub struct BalancedStrategy {
     pub weights: Vec<(&'static str, u64)>,
 }
 
-/// At least a 20% buffer, and nothing shown in part but its core. The core is the seed's
-/// high-signal minimum: pinned memory, the last two events (a call with its results counts
-/// once) and the three most relevant files, each of the three shortened to a fair share of what
-/// is left when it does not fit whole. Then the rest of the usable budget goes to whole items
-/// only, sources in priority order, so a large budget is used rather than left empty.
+/// At least a 20% buffer, and nothing shown in part but its core. The core is the high-signal
+/// minimum an agent needs to act at all: pinned memory, the last two events (a call with its
+/// results counts once) and the three most relevant files, each of the three shortened to a fair
+/// share of what is left when it does not fit whole. Then the rest of the usable budget goes to
+/// whole items only, sources in priority order, so a large budget is used rather than left empty.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ConservativeStrategy;
 

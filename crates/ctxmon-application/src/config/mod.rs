@@ -15,8 +15,8 @@ use ctxmon_domain::{
 use serde::{Deserialize, Serialize};
 
 pub use deadlines::{
-    HookDeadline, MAX_DEADLINE_MS, MIN_DEADLINE_MS, STATUS_LINE_DEADLINE_MS, TIMEOUT_MARGIN_MS,
-    ends_before_ms, expected_deadline,
+    MAX_DEADLINE_MS, MIN_DEADLINE_MS, STATUS_LINE_DEADLINE_MS, TIMEOUT_MARGIN_MS, ends_before_ms,
+    expected_deadline,
 };
 pub use schema::{FIELDS, FieldKind, FieldSpec, field, json_schema};
 
@@ -47,7 +47,7 @@ pub struct Config {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum InjectPolicy {
-    /// Every prompt (the seeds' behaviour).
+    /// Every prompt.
     Always,
     /// Only when the tier differs from the last one injected for this session.
     OnChange,
@@ -58,6 +58,20 @@ pub enum InjectPolicy {
     /// the least cost: the default.
     #[default]
     Tiered,
+}
+
+/// What the tier thresholds are fractions of (`context_monitor.tier_basis`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TierBasis {
+    /// The agent's own default (its description's `tier_basis`): Claude Code's window, Gemini
+    /// CLI's compaction point, for Codex whichever lets every tier come before it compacts.
+    #[default]
+    Agent,
+    /// The context window: 0.70 is 70% of the window.
+    Window,
+    /// The point where the agent compacts on its own: 0.70 is 70% of the way to it.
+    AutoCompact,
 }
 
 /// How far the fill moves (as a share of the window, either way) before `tiered` says it
@@ -87,6 +101,8 @@ pub struct ContextMonitorConfig {
     pub max_scan_bytes: u64,
     /// When the tag is injected (default `tiered`).
     pub inject: InjectPolicy,
+    /// What the thresholds are fractions of (default: the agent's own).
+    pub tier_basis: TierBasis,
     /// Also warn inside tool loops: `hooks post-tool-use` injects the tag when the tier rose
     /// since the last one (see `monitor::tier_record`).
     pub post_tool_use: bool,
@@ -109,6 +125,7 @@ impl Default for ContextMonitorConfig {
             auto_compact_buffer: 33_000,
             max_scan_bytes: 32 * 1024 * 1024,
             inject: InjectPolicy::Tiered,
+            tier_basis: TierBasis::Agent,
             post_tool_use: true,
             post_compaction_percent: 30,
             models: BTreeMap::new(),
@@ -267,7 +284,7 @@ impl Default for CheckpointsConfig {
     }
 }
 
-/// Codex CLI sessions (issue 14 §1).
+/// Codex CLI sessions: where Codex compacts, when its own `config.toml` does not say.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct CodexConfig {
@@ -451,6 +468,15 @@ pub fn parse_trigger(s: &str) -> Option<TriggerSpec> {
             .and_then(ThresholdTier::parse)
             .map(TriggerSpec::Tier),
     }
+}
+
+/// True for the trigger keys recorded once per session (`session_end`: a session ends once).
+/// Every other key fires once per context and is re-armed by a compaction: `tier:*` when the
+/// new context fills up again, `pre_compact` at the next compaction, and custom triggers too.
+/// It sits with the triggers' spelling because both a compaction (which re-arms the others)
+/// and the resume log's triggers need it.
+pub fn fires_once_per_session(key: &str) -> bool {
+    key == "session_end"
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::deadlines::{HookDeadline, MAX_DEADLINE_MS, MIN_DEADLINE_MS};
+use super::deadlines::{MAX_DEADLINE_MS, MIN_DEADLINE_MS};
 use super::{CheckpointsConfig, Config};
+use crate::agents::Hook;
 
 /// What values a configuration key takes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,7 +36,7 @@ pub enum FieldKind {
     IntegerMap,
     /// An optional deadline in milliseconds: a hook's own (its range ends below the timeout
     /// `ctxmon install` registers for it), or with `None` the fallback `hooks.deadline_ms`.
-    Deadline(Option<HookDeadline>),
+    Deadline(Option<Hook>),
 }
 
 /// One configuration key: its dotted name, what it takes, what it does.
@@ -105,6 +106,11 @@ pub const FIELDS: &[FieldSpec] = &[
         description: "When the <context-monitor> tag is injected: tiered (every prompt from LOW up; at NOMINAL when the tier changes or the fill moved 10 points), always, on-change (the tier differs from the last tag's), warning-and-above.",
     },
     FieldSpec {
+        key: "context_monitor.tier_basis",
+        kind: FieldKind::Enum(&["agent", "window", "auto_compact"]),
+        description: "What the tier thresholds are fractions of: window, auto_compact (the point where the agent compacts on its own), or agent (its default: Claude Code window, Gemini CLI auto_compact, Codex whichever keeps every tier before its compaction).",
+    },
+    FieldSpec {
         key: "context_monitor.post_tool_use",
         kind: FieldKind::Bool,
         description: "Also inject the <context-monitor> tag after a tool call when the tier rose above the last one injected (warnings inside long tool loops, where no prompt is submitted).",
@@ -126,37 +132,37 @@ pub const FIELDS: &[FieldSpec] = &[
     },
     FieldSpec {
         key: "hooks.prompt_submit_deadline_ms",
-        kind: FieldKind::Deadline(Some(HookDeadline::PromptSubmit)),
+        kind: FieldKind::Deadline(Some(Hook::PromptSubmit)),
         description: "UserPromptSubmit answers with what it has after this many milliseconds (stdin read included); the user waits for it.",
     },
     FieldSpec {
         key: "hooks.session_start_deadline_ms",
-        kind: FieldKind::Deadline(Some(HookDeadline::SessionStart)),
+        kind: FieldKind::Deadline(Some(Hook::SessionStart)),
         description: "SessionStart answers with what it has after this many milliseconds (stdin read included).",
     },
     FieldSpec {
         key: "hooks.pre_compact_deadline_ms",
-        kind: FieldKind::Deadline(Some(HookDeadline::PreCompact)),
+        kind: FieldKind::Deadline(Some(Hook::PreCompact)),
         description: "PreCompact gives up after this many milliseconds (stdin read included); long, because a lost checkpoint is the worst failure.",
     },
     FieldSpec {
         key: "hooks.pre_tool_use_deadline_ms",
-        kind: FieldKind::Deadline(Some(HookDeadline::PreToolUse)),
+        kind: FieldKind::Deadline(Some(Hook::PreToolUse)),
         description: "PreToolUse answers with what it has after this many milliseconds (stdin read included); the agent waits for it.",
     },
     FieldSpec {
         key: "hooks.post_tool_use_deadline_ms",
-        kind: FieldKind::Deadline(Some(HookDeadline::PostToolUse)),
+        kind: FieldKind::Deadline(Some(Hook::PostToolUse)),
         description: "PostToolUse answers with what it has after this many milliseconds (stdin read included); it runs after every tool call and the agent waits for it.",
     },
     FieldSpec {
         key: "hooks.post_compact_deadline_ms",
-        kind: FieldKind::Deadline(Some(HookDeadline::PostCompact)),
+        kind: FieldKind::Deadline(Some(Hook::PostCompact)),
         description: "PostCompact gives up after this many milliseconds (stdin read included).",
     },
     FieldSpec {
         key: "hooks.session_end_deadline_ms",
-        kind: FieldKind::Deadline(Some(HookDeadline::SessionEnd)),
+        kind: FieldKind::Deadline(Some(Hook::SessionEnd)),
         description: "SessionEnd gives up after this many milliseconds (stdin read included).",
     },
     FieldSpec {
@@ -352,7 +358,7 @@ mod tests {
     #[test]
     fn every_hook_has_its_deadline_key_with_its_limit_and_built_in_default() {
         let s = json_schema();
-        for hook in HookDeadline::ALL {
+        for hook in Hook::ALL {
             let spec = field(hook.key()).unwrap();
             assert_eq!(spec.kind, FieldKind::Deadline(Some(hook)));
             let name = hook.key().strip_prefix("hooks.").unwrap();

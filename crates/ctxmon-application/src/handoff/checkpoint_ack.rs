@@ -98,6 +98,8 @@ pub struct AlertGiven {
     pub checkpoint: CheckpointData,
     /// The session whose prompt gave it, for the events.
     pub session_id: Option<String>,
+    /// The resumption context given with it, when SessionStart had not given it already.
+    pub delivery: Option<super::delivery::Delivery>,
 }
 
 /// After the answer carrying `given` was written: acknowledges its checkpoint (and the older

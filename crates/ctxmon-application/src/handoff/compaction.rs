@@ -1,4 +1,4 @@
-//! What a compaction does to the session state (contract C5, BUG-329): PreCompact knows one is
+//! What a compaction does to the session state (contract C5): PreCompact knows one is
 //! coming (`note_checkpoint`); prompt-submit may be the first to notice one, from the
 //! checkpoint or from the transcript's boundary (`note_boundary`). Either way the state then
 //! describes the new context (`start_new_context`). The fill's own reset after a compaction is
@@ -6,6 +6,7 @@
 
 use ctxmon_domain::{CheckpointData, SessionState};
 
+use crate::config::fires_once_per_session;
 use crate::ports::TranscriptReading;
 
 /// Records a compaction in the session state: counted once per checkpoint, and the state made
@@ -23,7 +24,7 @@ pub fn note_checkpoint(state: &mut SessionState, cp: &CheckpointData) -> bool {
     true
 }
 
-/// After a compaction the state describes the new context (contract C5, BUG-329): the time the
+/// After a compaction the state describes the new context (contract C5): the time the
 /// old one crossed WARNING and its handoff (a resume log written for the old context hands
 /// nothing of the new one over) are cleared, and the resume-log triggers that fire once per
 /// context are re-armed — `tier:*`, so a context that fills up again gets its own log, and
@@ -34,11 +35,12 @@ pub fn start_new_context(state: &mut SessionState) {
     state.handoff_complete = false;
     state
         .resume_log_triggers
-        .retain(|key| super::resume_log::fires_once_per_session(key));
+        .retain(|key| fires_once_per_session(key));
 }
 
 /// A boundary newer than the last response is a compaction the session has not answered yet:
-/// count it once and make the state describe the new context (BUG-329).
+/// count it once and make the state describe the new context. Until the next response the
+/// transcript's newest usage still shows the old context, so the state must say it is gone.
 pub fn note_boundary(state: &mut SessionState, reading: Option<&TranscriptReading>) {
     let Some(boundary) = reading.and_then(|r| r.boundary.as_ref()) else {
         return;

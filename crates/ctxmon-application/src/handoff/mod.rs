@@ -1,5 +1,6 @@
 //! Handing the work over across a compaction or to the next session: what a compaction does to
-//! the session state (`compaction`), acknowledging checkpoints (`checkpoint_ack`), the `<compaction-alert>` (`alert`), the resumption state a checkpoint
+//! the session state (`compaction`), acknowledging checkpoints (`checkpoint_ack`), handing a
+//! resumption context back and recording it once the answer is written (`delivery`), the `<compaction-alert>` (`alert`), the resumption state a checkpoint
 //! carries and its `<resumption-context>` (`resumption`), the resume log written on triggers
 //! and on request (`resume_log`), when the resumption source file is stale (`source_staleness`), and the writer that keeps every injected tag within its
 //! token budget (`budget_writer`).
@@ -14,6 +15,7 @@ pub mod alert;
 pub mod budget_writer;
 pub mod checkpoint_ack;
 pub mod compaction;
+pub mod delivery;
 pub mod resume_log;
 pub mod resumption;
 pub mod source_staleness;

@@ -23,46 +23,14 @@ use super::pre_compact::{PreCompactInput, pre_compact};
 use super::pre_tool_use::pre_tool_use;
 use super::prompt_submit::prompt_submit;
 use super::session_start::session_start;
+use crate::agents::{AnswerShape, Hook};
 use crate::config::Config;
 use crate::handoff::checkpoint_ack::AlertGiven;
+use crate::handoff::delivery::Delivery;
 use crate::monitor::fill::FillSettings;
 use crate::monitor::tier_record::ToolVerdict;
 use crate::ports::{AgentKind, ResumeLogStore};
 use crate::run::{HookContext, HookPorts, Warning};
-
-/// The hooks ctxmon answers, one per agent hook event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Hook {
-    /// `UserPromptSubmit`: the fill tag, compaction alerts, resumption fallback.
-    PromptSubmit,
-    /// `SessionStart`: hands back the resumption context or points at a resume log.
-    SessionStart,
-    /// `PreCompact`: writes the checkpoint.
-    PreCompact,
-    /// `PreToolUse`: warns about a stale resumption source file being edited.
-    PreToolUse,
-    /// `PostToolUse`: the fill tag inside tool loops, when the tier rose.
-    PostToolUse,
-    /// `PostCompact`: records the compaction.
-    PostCompact,
-    /// `SessionEnd`: records the end and writes its resume log.
-    SessionEnd,
-}
-
-impl Hook {
-    /// The `hook_event_name` the agent sends for this hook.
-    pub const fn event_name(self) -> &'static str {
-        match self {
-            Hook::PromptSubmit => "UserPromptSubmit",
-            Hook::SessionStart => "SessionStart",
-            Hook::PreCompact => "PreCompact",
-            Hook::PreToolUse => "PreToolUse",
-            Hook::PostToolUse => "PostToolUse",
-            Hook::PostCompact => "PostCompact",
-            Hook::SessionEnd => "SessionEnd",
-        }
-    }
-}
 
 /// What the use cases read of the hook's input.
 #[derive(Debug, Clone, Copy, Default)]
@@ -137,6 +105,9 @@ pub struct HookAnswer {
     /// the answer has been written (`checkpoint_ack::acknowledge_given`): an answer that never
     /// reaches the agent must leave the alert to the next prompt.
     pub alert: Option<AlertGiven>,
+    /// The resumption context SessionStart's answer carries: recorded as delivered only after
+    /// the answer has been written (`delivery::record_delivery`), for the same reason.
+    pub delivery: Option<Delivery>,
 }
 
 /// Answers one invocation (see the module documentation). Never fails; every problem goes to
@@ -162,9 +133,9 @@ pub fn answer(
             return HookAnswer::default();
         }
     };
-    let expected = call.hook.event_name();
+    let expected = expected_event(call);
     match fields.hook_event_name {
-        Some(received) if received != expected => {
+        Some(received) if !runs(received, call.hook) => {
             host.warn(&Warning::WrongEvent {
                 received: received.to_string(),
                 command: call.command.to_string(),
@@ -199,7 +170,8 @@ pub fn answer(
         }
     }
     let ctx = context(call, &fields, &settings);
-    let run = || dispatch(call, &fields, &ctx, ports, logs, host);
+    let shape = call.agent.description().answer_of(call.hook);
+    let run = || shaped(dispatch(call, &fields, &ctx, ports, logs, host), shape);
     // No state is stored without a project or a session, so there is nothing to serialise
     // (and no folder or name for the lock).
     let Some(key) = ctx.session_key().filter(|_| call.stores_state) else {
@@ -212,6 +184,43 @@ pub fn answer(
             host.warn(&Warning::SessionLockNotTaken(e));
             answered.unwrap_or_else(run)
         }
+    }
+}
+
+/// The event the served agent sends for the hook that runs; another agent's name for it when
+/// the served agent has none (a hook run by hand), for the warning about a wrong event.
+fn expected_event(call: &HookCall<'_>) -> &'static str {
+    call.agent
+        .description()
+        .event_of(call.hook)
+        .or_else(|| {
+            crate::agents::AGENTS
+                .iter()
+                .find_map(|agent| agent.event_of(call.hook))
+        })
+        .unwrap_or(call.hook.name())
+}
+
+/// Whether `event` is one that runs `hook` for some agent. Any agent's name for the hook is
+/// accepted: which agent sent an input is a guess when there is no transcript, and the
+/// hook's work does not depend on the event's name.
+fn runs(event: &str, hook: Hook) -> bool {
+    crate::agents::AGENTS
+        .iter()
+        .any(|agent| agent.binding_named(event).is_some_and(|b| b.hook == hook))
+}
+
+/// The answer as the agent's event takes it: context only where the event may inject it, a
+/// user message only where the agent shows it as one, nothing where it reads no answer (Codex
+/// shows a PreCompact `systemMessage` as a warning, and a checkpoint saved is not one).
+fn shaped(answer: HookAnswer, shape: AnswerShape) -> HookAnswer {
+    match shape {
+        AnswerShape::AdditionalContext => answer,
+        AnswerShape::SystemMessage => HookAnswer {
+            system_message: answer.system_message,
+            ..HookAnswer::default()
+        },
+        AnswerShape::Nothing => HookAnswer::default(),
     }
 }
 
@@ -263,12 +272,16 @@ fn dispatch(
                 additional_context: outcome.additional_context,
                 system_message: None,
                 alert: outcome.alert,
+                delivery: None,
             }
         }
         Hook::SessionStart => {
             let outcome = session_start(ctx, ports, logs, fields.source);
             warn_all(&outcome.warnings);
-            context(outcome.additional_context)
+            HookAnswer {
+                delivery: outcome.delivery,
+                ..context(outcome.additional_context)
+            }
         }
         Hook::PreCompact => {
             let input = PreCompactInput {
@@ -286,12 +299,9 @@ fn dispatch(
                     ids.join(", ")
                 ));
             }
-            // Codex shows a PreCompact `systemMessage` as a warning; a checkpoint saved is not
-            // one, so Codex gets no answer (Claude Code discards it anyway).
+            // Whether the agent reads it is its description's business (`shaped`).
             HookAnswer {
-                system_message: outcome
-                    .system_message
-                    .filter(|_| call.agent != AgentKind::Codex),
+                system_message: outcome.system_message,
                 ..HookAnswer::default()
             }
         }

@@ -4,7 +4,6 @@
 //! (JSON on stdout, exit 0) is the CLI's business. None of them fails.
 
 mod answer;
-mod delivery;
 pub mod lifecycle;
 pub mod post_tool_use;
 pub mod pre_compact;
@@ -12,7 +11,8 @@ pub mod pre_tool_use;
 pub mod prompt_submit;
 pub mod session_start;
 
-pub use answer::{Hook, HookAnswer, HookCall, HookFields, HookHost, answer};
+pub use crate::agents::Hook;
+pub use answer::{HookAnswer, HookCall, HookFields, HookHost, answer};
 
 #[cfg(test)]
 mod answer_tests;

@@ -1,4 +1,4 @@
-//! PostToolUse: warnings inside long tool loops (issue 14 §2). Agents fill their context mostly
+//! PostToolUse: warnings inside long tool loops. Agents fill their context mostly
 //! in autonomous tool loops, where no prompt is submitted and prompt-submit never runs; this
 //! hook runs after every tool call, measures the fill like prompt-submit and injects the same
 //! `<context-monitor>` tag only when the tier rose above the session's record (the rule is
@@ -116,7 +116,7 @@ pub fn post_tool_use(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> PostToolUs
                 if run.save_state() {
                     outcome.additional_context = Some(render_context_monitor_for(
                         &estimate,
-                        &ctx.settings.thresholds,
+                        &ctx.settings.window_thresholds(estimate.context_window_size),
                         ctx.settings.agent,
                     ));
                 } else {

@@ -64,7 +64,8 @@ pub fn pre_compact(
 /// What the transcript and git said, read once for the checkpoint and the resume log alike:
 /// the tail is the hook's costliest read (parsing it twice cost half the hook's time), and
 /// `git status` is bounded but not free. git is asked first and its answer taken when first
-/// needed, after the tail is parsed: git runs meanwhile (issue 16).
+/// needed, after the tail is parsed: git runs meanwhile, and the hook waits for the slower of
+/// the two rather than for both.
 struct Reads<'a> {
     tail: OnceCell<Result<Vec<TranscriptRecord>, String>>,
     head: OnceCell<Option<TranscriptHead>>,

@@ -1,4 +1,4 @@
-//! PreCompact's numbering and housekeeping (issue 12, points 5 and 6): the compaction sequence
+//! PreCompact's numbering and housekeeping (contract C5): the compaction sequence
 //! comes from the repository and survives a prune, the hook lists no checkpoint (its cost must
 //! not grow with the folder), and old acknowledged checkpoints are pruned as configured.
 

@@ -7,12 +7,13 @@ use ctxmon_domain::{
     CheckpointData, CheckpointId, FillEstimate, FillSource, SessionState, ThresholdTier, Timestamp,
 };
 
-use super::delivery::deliver;
 use super::track_tier;
-use crate::config::{HookDeadline, InjectPolicy, NOMINAL_STEP};
+use crate::agents::Hook;
+use crate::config::{InjectPolicy, NOMINAL_STEP};
 use crate::handoff::alert::render_compaction_alert_for;
 use crate::handoff::checkpoint_ack::{AlertGiven, acknowledge_with_older};
 use crate::handoff::compaction::{note_boundary, note_checkpoint};
+use crate::handoff::delivery::deliver;
 use crate::handoff::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, Measurement, reset_if_stale};
 use crate::monitor::tag::render_context_monitor_for;
@@ -69,7 +70,7 @@ fn run_prompt_submit(run: &mut HookRun<'_>, logs: &dyn ResumeLogStore) -> Prompt
                 .is_some_and(|e| e.kind == TranscriptErrorKind::NotFound));
     // The first prompt after a checkpoint of this session: alert (and acknowledge) it. If
     // PreCompact could not record the compaction in the state, it is recorded here.
-    let pending = pending_checkpoint(run);
+    let pending = pending_checkpoint(run).filter(|cp| compaction_shown(settings, &measurement, cp));
     let state = run.state();
     if let Some(cp) = &pending {
         note_checkpoint(state, cp);
@@ -120,6 +121,37 @@ fn measure(run: &HookRun<'_>) -> Measurement {
     }
 }
 
+/// Whether the transcript shows that the checkpoint's compaction happened. Always for an
+/// agent whose pre-compaction hook means a compaction; for one whose hook fires on every
+/// attempt (Gemini CLI), when the reader reports a compaction newer than every response, or a
+/// response measured below the checkpoint's fill: a conversation only grows until it is
+/// compacted. Until then the checkpoint waits, and nothing is handed back.
+fn compaction_shown(
+    settings: &crate::monitor::fill::FillSettings,
+    measurement: &Measurement,
+    cp: &CheckpointData,
+) -> bool {
+    if !settings
+        .agent
+        .description()
+        .hand_back
+        .transcript_shows_compaction()
+    {
+        return true;
+    }
+    let Some(reading) = &measurement.reading else {
+        return false;
+    };
+    if reading.boundary.is_some() {
+        return true;
+    }
+    let before = cp.context_state.input_tokens;
+    reading
+        .usage
+        .as_ref()
+        .is_some_and(|u| before.get() > 0 && u.tokens < before)
+}
+
 /// The session's newest unacknowledged checkpoint, if any.
 fn pending_checkpoint(run: &mut HookRun<'_>) -> Option<CheckpointData> {
     let session = run.ctx.session_id?;
@@ -163,7 +195,7 @@ fn monitor_tag(run: &mut HookRun<'_>, estimate: &FillEstimate) -> Option<String>
         note_injected(state, tier, estimate.fill_percentage);
         Some(render_context_monitor_for(
             estimate,
-            &ctx.settings.thresholds,
+            &ctx.settings.window_thresholds(estimate.context_window_size),
             ctx.settings.agent,
         ))
     } else {
@@ -215,7 +247,7 @@ fn alert_once(
         .ctx
         .config
         .hooks
-        .deadline_ms(HookDeadline::PromptSubmit)
+        .deadline_ms(Hook::PromptSubmit)
         .saturating_add(CLAIM_MARGIN_MS);
     let until = Timestamp(
         now.millis()
@@ -239,15 +271,18 @@ fn alert_once(
         run.ctx.settings.agent,
     ));
     let id = cp.checkpoint_id.to_string();
+    let mut delivery = None;
     if run.state().resumption_delivered.as_deref() != Some(id.as_str()) {
-        let text = deliver(run, logs, cp, "prompt_submit");
+        let (text, given) = deliver(run, logs, cp, "prompt_submit");
         if !text.is_empty() {
             parts.push(text);
         }
+        delivery = given;
     }
     Some(AlertGiven {
         checkpoint: cp.clone(),
         session_id: run.ctx.session_id.map(str::to_string),
+        delivery,
     })
 }
 

@@ -112,7 +112,7 @@ fn unmeasured_fill_injects_nothing_and_says_why() {
     assert!(w.tier_events().is_empty());
 }
 
-/// Issue 12: every session's first prompt comes before any usage record (the transcript empty,
+/// Every session's first prompt comes before any usage record (the transcript empty,
 /// or only the user's line). Nothing to measure yet is not a problem: no warning, which the
 /// hook log and `doctor` would count. Usage beyond the scan limit still is one.
 #[test]
@@ -254,8 +254,8 @@ impl crate::ports::CheckpointRepository for StalePending<'_> {
     }
 }
 
-/// Found by the attack run (issue 12): prompts running at once (unlocked, past the session
-/// lock's wait) all read the same pending checkpoint and all alerted it, up to 4 times.
+/// Found by running many hooks at once against one project: prompts running at once (unlocked, past
+/// the session lock's wait) all read the same pending checkpoint and all alerted it, up to 4 times.
 #[test]
 fn a_prompt_that_lost_the_race_to_acknowledge_does_not_alert_again() {
     use super::pre_compact::{PreCompactInput, pre_compact};

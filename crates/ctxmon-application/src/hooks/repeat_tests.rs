@@ -7,7 +7,6 @@ use ctxmon_domain::DomainEvent;
 
 use super::lifecycle::session_end;
 use super::pre_compact::{PreCompactInput, pre_compact};
-use super::session_start::session_start;
 use super::test_world::World;
 use crate::config::InjectPolicy;
 
@@ -29,8 +28,7 @@ fn compact(w: &World) -> String {
 }
 
 fn start(w: &World) -> Option<String> {
-    w.with(|c, p| session_start(c, p, &w.logs, Some("compact")))
-        .additional_context
+    w.start(Some("compact")).additional_context
 }
 
 fn acknowledged_ids(w: &World) -> Vec<String> {

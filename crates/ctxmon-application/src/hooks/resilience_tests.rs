@@ -10,7 +10,6 @@ use serde_json::json;
 use super::lifecycle::{post_compact, session_end};
 use super::pre_compact::{PreCompactInput, pre_compact};
 use super::pre_tool_use::pre_tool_use;
-use super::session_start::session_start;
 use super::test_world::World;
 use crate::config::InjectPolicy;
 use crate::fakes::FakeGit;
@@ -110,7 +109,7 @@ fn pre_compact_builds_a_complete_checkpoint() {
 #[test]
 fn the_whole_cycle_alerts_once_and_drops_the_fill() {
     let w = compacted_world();
-    let start = w.with(|c, p| session_start(c, p, &w.logs, Some("compact")));
+    let start = w.start(Some("compact"));
     let ctx = start.additional_context.expect("resumption context");
     assert!(
         ctx.starts_with("<resumption-context checkpoint=\"cx-001\""),
@@ -266,7 +265,7 @@ fn a_source_file_wins_over_the_transcript() {
 fn startup_hands_back_only_recent_checkpoints() {
     let mut w = compacted_world();
     w.session = "s2".into();
-    let fresh = w.with(|c, p| session_start(c, p, &w.logs, Some("startup")));
+    let fresh = w.start(Some("startup"));
     let text = fresh.additional_context.unwrap();
     assert!(
         text.contains("<resume-log>memory:session-s1.md</resume-log>"),
@@ -276,10 +275,7 @@ fn startup_hands_back_only_recent_checkpoints() {
     // pointer to the (recent) resume log.
     w.script.usage_at(20_000, Some(AFTER));
     assert_eq!(w.prompt().acknowledged.as_deref(), Some("cx-001"));
-    let pointer = w
-        .with(|c, p| session_start(c, p, &w.logs, Some("startup")))
-        .additional_context
-        .unwrap();
+    let pointer = w.start(Some("startup")).additional_context.unwrap();
     assert!(
         pointer.starts_with("<resumption-context source=\"resume-log\" session=\"s1\""),
         "{pointer}"
@@ -289,9 +285,7 @@ fn startup_hands_back_only_recent_checkpoints() {
     old.clock
         .set(ctxmon_domain::Timestamp(1_795_168_800_000 + 25 * 3_600_000));
     assert!(
-        old.with(|c, p| session_start(c, p, &old.logs, Some("clear")))
-            .additional_context
-            .is_none(),
+        old.start(Some("clear")).additional_context.is_none(),
         "older than 24 h"
     );
 }
@@ -301,7 +295,7 @@ fn nothing_to_resume_means_no_context() {
     let w = World::new(InjectPolicy::Always);
     w.script.usage_at(170_000, Some(BEFORE));
     w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
-    let start = w.with(|c, p| session_start(c, p, &w.logs, Some("compact")));
+    let start = w.start(Some("compact"));
     assert_eq!(start.additional_context, None);
     assert!(!w.event_names().contains(&"ResumptionDelivered"));
 }
@@ -313,11 +307,7 @@ fn a_failing_repository_fails_open() {
     w.script.usage(150_000);
     let out = w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
     assert!(out.checkpoint.is_none() && !out.warnings.is_empty());
-    assert!(
-        w.with(|c, p| session_start(c, p, &w.logs, Some("compact")))
-            .additional_context
-            .is_none()
-    );
+    assert!(w.start(Some("compact")).additional_context.is_none());
     assert!(w.prompt().additional_context.unwrap().contains("WARNING"));
 }
 
@@ -489,4 +479,49 @@ fn staleness_follows_the_source_file_in_use() {
     assert_eq!(w.config.resumption.source_candidates(), ["plan.yaml"]);
     assert_eq!(edit(&w, "ORCHESTRATION.json"), None);
     assert!(edit(&w, "plan.yaml").is_some());
+}
+
+/// A SessionStart answer that never reached the agent (its deadline, a closed stdout) was
+/// still recorded as delivered, so the first prompt gave the alert without the work: the
+/// hand-back was lost. Now only a written answer counts.
+#[test]
+fn a_session_start_answer_never_written_leaves_the_hand_back_to_the_first_prompt() {
+    let w = compacted_world();
+    let lost = w.with(|c, p| super::session_start::session_start(c, p, &w.logs, Some("compact")));
+    assert!(lost.delivery.is_some());
+    assert!(
+        lost.additional_context
+            .unwrap()
+            .starts_with("<resumption-context checkpoint=\"cx-001\"")
+    );
+    assert_eq!(w.state().resumption_delivered, None);
+    assert!(!w.event_names().contains(&"ResumptionDelivered"));
+
+    let text = w.prompt().additional_context.unwrap();
+    assert!(text.contains("<compaction-alert"), "{text}");
+    assert!(
+        text.contains("<resumption-context checkpoint=\"cx-001\""),
+        "the work is handed back at the first prompt: {text}"
+    );
+    assert_eq!(w.state().resumption_delivered.as_deref(), Some("cx-001"));
+    assert!(w.event_names().contains(&"ResumptionDelivered"));
+}
+
+/// A prompt's answer that was lost leaves both the alert and the hand-back to the next one.
+#[test]
+fn a_prompt_answer_never_written_hands_the_work_back_at_the_next_prompt() {
+    let w = compacted_world();
+    let lost = w.prompt_unwritten();
+    let given = lost.alert.expect("an alert");
+    assert!(given.delivery.is_some());
+    assert_eq!(w.state().resumption_delivered, None);
+    // What the CLI does when stdout did not take the answer.
+    crate::handoff::checkpoint_ack::release_given(&given, &w.checkpoints);
+    let text = w.prompt().additional_context.unwrap();
+    assert!(text.contains("<compaction-alert"), "{text}");
+    assert!(text.contains("<resumption-context"), "{text}");
+    // Written this time: the next prompt says neither again.
+    let next = w.prompt().additional_context.unwrap_or_default();
+    assert!(!next.contains("<resumption-context"), "{next}");
+    assert!(!next.contains("<compaction-alert"), "{next}");
 }

@@ -8,7 +8,7 @@
 
 use ctxmon_domain::{CheckpointData, SessionKey};
 
-use super::delivery::deliver;
+use crate::handoff::delivery::{Delivery, deliver};
 use crate::handoff::resume_log::pointer::{
     PointerInput, PointerScope, render_resume_log_pointer, worth_pointing_at,
 };
@@ -22,6 +22,8 @@ pub struct SessionStartOutcome {
     pub additional_context: Option<String>,
     /// The checkpoint chosen to hand back, `cx-NNN`.
     pub checkpoint_id: Option<String>,
+    /// The hand-back to record once the answer is written.
+    pub delivery: Option<Delivery>,
     /// Problems that did not stop the hook; for the hook log.
     pub warnings: Vec<Warning>,
 }
@@ -44,13 +46,11 @@ pub fn session_start(
     };
     let checkpoint_id = checkpoint.as_ref().map(|cp| cp.checkpoint_id.to_string());
     let mut additional_context = None;
+    let mut delivery = None;
     if let Some(cp) = checkpoint {
-        // The state records the delivery; it is saved (and the delivery recorded) whatever
-        // the context holds, before a pointer is looked for.
-        run.state();
-        let text = deliver(&mut run, logs, &cp, "session_start");
-        run.save_state();
-        run.record_events();
+        // The delivery is recorded once the answer is written (see `Delivery`).
+        let (text, given) = deliver(&mut run, logs, &cp, "session_start");
+        delivery = given;
         additional_context = (!text.is_empty()).then_some(text);
     }
     // A checkpoint without resumption state hands nothing back either: the log may still help.
@@ -60,6 +60,7 @@ pub fn session_start(
     SessionStartOutcome {
         additional_context,
         checkpoint_id,
+        delivery,
         warnings: run.finish(),
     }
 }

@@ -7,7 +7,6 @@ use crate::ports::TranscriptRecord;
 use ctxmon_domain::{ContextMetrics, ResumeLog, SessionKey, Timestamp, estimate_tokens};
 
 use super::pre_compact::{PreCompactInput, pre_compact};
-use super::session_start::session_start;
 use super::test_world::World;
 use crate::config::InjectPolicy;
 use crate::handoff::resume_log::pointer::POINTER_MAX_TOKENS;
@@ -36,7 +35,7 @@ fn save_log(w: &World, session: &str, at: i64, mission: &str) {
 }
 
 fn start(w: &World, source: &str) -> Option<String> {
-    let out = w.with(|c, p| session_start(c, p, &w.logs, Some(source)));
+    let out = w.start(Some(source));
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     out.additional_context
 }
@@ -167,7 +166,7 @@ fn a_log_with_nothing_to_act_on_gets_no_pointer() {
 fn an_unreadable_store_is_a_warning() {
     let w = World::new(InjectPolicy::Always);
     w.logs.fail.set(true);
-    let out = w.with(|c, p| session_start(c, p, &w.logs, Some("startup")));
+    let out = w.start(Some("startup"));
     assert_eq!(out.additional_context, None);
     assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
 }

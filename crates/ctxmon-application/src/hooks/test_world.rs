@@ -196,8 +196,26 @@ impl World {
             );
             outcome.acknowledged = ack.acknowledged.filter(|_| !ack.already_acknowledged);
             outcome.warnings.extend(ack.warnings);
+            if let Some(delivery) = &given.delivery {
+                outcome.warnings.extend(self.record(delivery));
+            }
         }
         outcome
+    }
+
+    /// A SessionStart whose answer was written: its hand-back is then recorded as delivered,
+    /// as the CLI does once stdout took the answer.
+    pub fn start(&self, source: Option<&str>) -> super::session_start::SessionStartOutcome {
+        let mut outcome =
+            self.with(|c, p| super::session_start::session_start(c, p, &self.logs, source));
+        if let Some(delivery) = &outcome.delivery {
+            outcome.warnings.extend(self.record(delivery));
+        }
+        outcome
+    }
+
+    fn record(&self, delivery: &crate::handoff::delivery::Delivery) -> Vec<crate::run::Warning> {
+        crate::handoff::delivery::record_delivery(delivery, &self.states, &self.events, &self.clock)
     }
 
     /// A prompt whose answer never reached the agent (the deadline, a closed stdout).

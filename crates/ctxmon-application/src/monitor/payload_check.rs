@@ -1,8 +1,8 @@
-//! Claude Code's own figure against ctxmon's (issue 14 §3). Recent status-line payloads carry
-//! `context_window.used_percentage`; when it and ctxmon's fill are more than two points apart,
-//! one of them counts differently (another window, a post-compaction estimate, a payload that
-//! lags the transcript) and the user should know. The status line compares on every run and
-//! reports it in `--json`; it keeps the latest comparison per session through the
+//! Claude Code's own figure against ctxmon's (contract C2, "Status-line payload"). Recent
+//! status-line payloads carry `context_window.used_percentage`; when it and ctxmon's fill are more
+//! than two points apart, one of them counts differently (another window, a post-compaction
+//! estimate, a payload that lags the transcript) and the user should know. The status line compares
+//! on every run and reports it in `--json`; it keeps the latest comparison per session through the
 //! [`PayloadCheckStore`] port so that `ctxmon doctor`, which has no payload, can report it.
 //!
 //! The status line runs every 300 ms, so the record is rewritten only when it says something

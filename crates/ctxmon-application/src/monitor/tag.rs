@@ -16,13 +16,10 @@ pub const MONITOR_TAG_MIN_TOKENS: u64 = 40;
 /// The most tokens a `<context-monitor>` tag may take.
 pub const MONITOR_TAG_MAX_TOKENS: u64 = 200;
 
-/// What `agent` calls its list of steps: Codex keeps a plan (`update_plan`), Claude Code a
-/// todo list; advice names the one the agent has.
-pub const fn steps_noun(agent: AgentKind) -> &'static str {
-    match agent {
-        AgentKind::Codex => "plan",
-        AgentKind::ClaudeCode => "todo list",
-    }
+/// What `agent` calls its list of steps (its description's `task_list`): Codex keeps a plan
+/// (`update_plan`), Claude Code and Gemini CLI a todo list; advice names the one the agent has.
+pub fn steps_noun(agent: AgentKind) -> &'static str {
+    agent.description().task_list
 }
 
 /// Renders the tag for an estimate, worded for Claude Code ([`render_context_monitor_for`]

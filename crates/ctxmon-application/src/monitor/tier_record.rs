@@ -1,5 +1,5 @@
 //! The session's record of the `<context-monitor>` tags it was given, shared by prompt-submit
-//! and post-tool-use (issue 14 §2), and the rule post-tool-use decides by.
+//! and post-tool-use (contract C3), and the rule post-tool-use decides by.
 //!
 //! The record is two fields of the session state: `last_injected_tier`, the tier of the last
 //! tag either hook injected, and `lowest_tier_since_injection`, the lowest tier measured since

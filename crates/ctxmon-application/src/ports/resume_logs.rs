@@ -1,6 +1,6 @@
 //! The resume-log store: where generated logs live. `.ctxmon/resume-logs/` in production,
 //! memory in tests; any other backend (a shared folder, object storage) implements the same
-//! trait — the seed's "custom storage backends" extension point.
+//! trait: the extension point for storage backends of your own.
 //!
 //! A store keeps one log per session (a later log of the session replaces the earlier one),
 //! keyed by [`SessionKey`] so a hostile session id never reaches a path.

@@ -25,34 +25,7 @@ impl Default for ScanLimits {
     }
 }
 
-/// Which coding agent wrote a transcript. The adapter decides from the file's content (a Codex
-/// rollout opens with a `session_meta` line), never from its path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum AgentKind {
-    /// Anthropic's Claude Code (a JSONL transcript under `~/.claude/projects`).
-    #[default]
-    ClaudeCode,
-    /// OpenAI's Codex CLI (a rollout file under `$CODEX_HOME/sessions`).
-    Codex,
-}
-
-impl AgentKind {
-    /// The agent's name as users know it.
-    pub fn name(self) -> &'static str {
-        match self {
-            AgentKind::ClaudeCode => "Claude Code",
-            AgentKind::Codex => "Codex",
-        }
-    }
-
-    /// A short machine key (`--json` output).
-    pub fn key(self) -> &'static str {
-        match self {
-            AgentKind::ClaudeCode => "claude-code",
-            AgentKind::Codex => "codex",
-        }
-    }
-}
+pub use crate::agents::AgentKind;
 
 /// Which lines the result came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -57,7 +57,11 @@ pub fn agent_of_prefix(bytes: &[u8]) -> AgentKind {
         Some(end) => rest.get(..end).unwrap_or_default(),
         None => rest,
     };
-    if could_name_session_meta(line) && top_level_type(line).as_deref() == Some("session_meta") {
+    if crate::readers::gemini::format_of(rest).is_some() {
+        AgentKind::Gemini
+    } else if could_name_session_meta(line)
+        && top_level_type(line).as_deref() == Some("session_meta")
+    {
         AgentKind::Codex
     } else {
         AgentKind::ClaudeCode

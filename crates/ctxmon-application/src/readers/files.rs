@@ -11,11 +11,11 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use super::access::{FileAccess, open_sized};
-use super::jsonl::backward::{ScanReport, ScanShape};
+use super::jsonl::backward::{ScanReport, ScanShape, ScanStats};
 use super::jsonl::forward::{ForwardStats, for_each_line};
 use super::jsonl::head::head_records;
 use super::jsonl::tail::{TailLines, tail_lines};
-use super::{claude_code, codex, detect};
+use super::{claude_code, codex, detect, gemini};
 use crate::ports::{
     AgentKind, ScanLimits, TranscriptError, TranscriptEvent, TranscriptReader, TranscriptReading,
     TranscriptRecord, TranscriptTail,
@@ -117,6 +117,12 @@ impl<A: FileAccess> TranscriptFiles<A> {
         Ok(detect::agent_of_prefix(&self.head(path)?))
     }
 
+    /// The format of the Gemini CLI chat at `path` (JSONL when its start cannot tell: the
+    /// reader then finds no response rather than failing).
+    fn chat_format(&self, path: &Path) -> Result<gemini::ChatFormat, TranscriptError> {
+        Ok(gemini::format_of(&self.head(path)?).unwrap_or(gemini::ChatFormat::Jsonl))
+    }
+
     /// At most the first [`detect::SNIFF_BYTES`] of `path`: what `detect` reads.
     pub fn head(&self, path: &Path) -> Result<Vec<u8>, TranscriptError> {
         let (file, len) = open_sized(&self.access, path)?;
@@ -133,10 +139,20 @@ impl<A: FileAccess> TranscriptFiles<A> {
     /// the reading with scan counts.
     pub fn scan(&self, path: &Path, limits: ScanLimits) -> Result<ScanReport, TranscriptError> {
         let agent = self.agent_of(path)?;
+        if agent == AgentKind::Gemini {
+            let format = self.chat_format(path)?;
+            let (file, len) = open_sized(&self.access, path)?;
+            return Ok(ScanReport {
+                reading: gemini::read_latest(file, len, format, limits, path)?,
+                stats: ScanStats::default(),
+            });
+        }
         let (file, len) = open_sized(&self.access, path)?;
         let report = match agent {
             AgentKind::Codex => codex::scan(file, len, limits, self.shape),
-            AgentKind::ClaudeCode => claude_code::scan(file, len, limits, self.shape),
+            AgentKind::ClaudeCode | AgentKind::Gemini => {
+                claude_code::scan(file, len, limits, self.shape)
+            }
         };
         report.map_err(|e| TranscriptError::from_io(path, &e))
     }
@@ -150,6 +166,25 @@ impl<A: FileAccess> TranscriptFiles<A> {
         mut visit: impl FnMut(TranscriptEvent),
     ) -> Result<ForwardStats, TranscriptError> {
         let agent = self.agent_of(path)?;
+        if agent == AgentKind::Gemini {
+            let format = self.chat_format(path)?;
+            let (file, len) = open_sized(&self.access, path)?;
+            let mut events = 0u64;
+            let cap = ScanLimits::default().max_scan_bytes;
+            let lines = gemini::events(file, len, format, cap, &mut |e| {
+                events += 1;
+                visit(e);
+            })
+            .map_err(|e| TranscriptError::from_io(path, &e))?;
+            return Ok(ForwardStats {
+                lines,
+                events,
+                any_json: lines > 0,
+                bytes_read: len,
+                agent,
+                ..ForwardStats::default()
+            });
+        }
         let (file, len) = open_sized(&self.access, path)?;
         let mut events = 0u64;
         let mut counted = |e: TranscriptEvent| {
@@ -169,7 +204,7 @@ impl<A: FileAccess> TranscriptFiles<A> {
                 rollout.flush(&mut counted);
                 stats
             }
-            AgentKind::ClaudeCode => {
+            AgentKind::ClaudeCode | AgentKind::Gemini => {
                 let mut claude = |line: &[u8], v: &mut dyn FnMut(TranscriptEvent)| {
                     match claude_code::event_of_line(line) {
                         Some(event) => {
@@ -207,8 +242,8 @@ impl<A: FileAccess> TranscriptReader for TranscriptFiles<A> {
     }
 
     fn last_model(&self, path: &Path, limits: ScanLimits) -> Option<String> {
-        // A rollout names its model with every reading (`agent_model`).
-        if self.agent_of(path).ok()? == AgentKind::Codex {
+        // A rollout and a chat name their model with every reading (`agent_model`).
+        if self.agent_of(path).ok()? != AgentKind::ClaudeCode {
             return None;
         }
         let (file, len) = open_sized(&self.access, path).ok()?;
@@ -230,6 +265,10 @@ impl<A: FileAccess> TranscriptTail for TranscriptFiles<A> {
         let io = |e: std::io::Error| TranscriptError::from_io(path, &e);
         match agent {
             AgentKind::Codex => codex::tail_records(&mut file, len, max_bytes).map_err(io),
+            AgentKind::Gemini => {
+                let format = self.chat_format(path)?;
+                gemini::tail_records(&mut file, len, max_bytes, format).map_err(io)
+            }
             AgentKind::ClaudeCode => {
                 let mut records =
                     claude_code::tail_records(&mut file, len, max_bytes).map_err(io)?;
@@ -246,14 +285,19 @@ impl<A: FileAccess> TranscriptTail for TranscriptFiles<A> {
         visit: &mut dyn FnMut(&TranscriptRecord) -> ControlFlow<()>,
     ) -> Result<(), TranscriptError> {
         let agent = self.agent_of(path)?;
-        let (file, len) = open_sized(&self.access, path)?;
-        let read = match agent {
-            AgentKind::Codex => {
+        let format = match agent {
+            AgentKind::Gemini => Some(self.chat_format(path)?),
+            AgentKind::ClaudeCode | AgentKind::Codex => None,
+        };
+        let (mut file, len) = open_sized(&self.access, path)?;
+        let read = match (agent, format) {
+            (AgentKind::Gemini, Some(format)) => {
+                gemini::head_records(&mut file, len, max_bytes, format, visit)
+            }
+            (AgentKind::Codex, _) => {
                 head_records::<codex::RolloutRecords, _>(file, len, max_bytes, visit)
             }
-            AgentKind::ClaudeCode => {
-                head_records::<claude_code::RecordParser, _>(file, len, max_bytes, visit)
-            }
+            _ => head_records::<claude_code::RecordParser, _>(file, len, max_bytes, visit),
         };
         read.map_err(|e| TranscriptError::from_io(path, &e))
     }

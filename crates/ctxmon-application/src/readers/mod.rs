@@ -3,7 +3,7 @@
 //!
 //! [`TranscriptFiles`] is the reader: it opens a transcript through a [`FileAccess`] (a
 //! closure over `std::fs::File::open` will do), tells the agent from the file's first line
-//! (`detect`) and reads it by that agent's rules (`claude_code`, `codex`), implementing the
+//! (`detect`) and reads it by that agent's rules (`claude_code`, `codex`, `gemini`), implementing the
 //! transcript ports the use cases run on. `settings` reads the agents' own auto-compaction
 //! settings, so an embedder's figures equal `ctxmon status`'s.
 //!
@@ -15,6 +15,7 @@
 pub mod claude_code;
 pub mod codex;
 pub mod detect;
+pub mod gemini;
 pub mod settings;
 
 #[doc(hidden)]

@@ -99,8 +99,8 @@ pub fn session_key(session_id: Option<&str>, transcript_path: Option<&Path>) -> 
 mod session_key_tests {
     use super::*;
 
-    /// Issue 12: every input without `session_id` mapped to the hash of the empty id, so all
-    /// such sessions shared one state file.
+    /// Every input without `session_id` once mapped to the hash of the empty id, so all such
+    /// sessions shared one state file.
     #[test]
     fn the_key_is_the_id_else_the_transcripts_stem_else_none() {
         let t = Some(Path::new("/home/u/.claude/projects/p/0f3c2a10-5b1e.jsonl"));

@@ -9,8 +9,8 @@ use proptest::prelude::*;
 
 use super::{NOW, agent};
 /// Text up to `max` characters: mostly code-like ASCII with newlines, sometimes any Unicode
-/// (control characters, right-to-left marks, astral planes). Built from a seed with a cheap
-/// generator, because proptest's regex strings dominate a debug-build run.
+/// (control characters, right-to-left marks, astral planes). Built from a random seed with a
+/// cheap generator, because proptest's regex strings dominate a debug-build run.
 fn text(max: usize) -> impl Strategy<Value = String> {
     (0..=max, any::<u64>(), prop::bool::weighted(0.2)).prop_map(|(len, seed, unicode)| {
         let mut state = seed | 1;

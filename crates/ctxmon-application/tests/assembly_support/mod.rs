@@ -1,4 +1,4 @@
-//! Shared fixtures, generators and checks for the assembly tests: the seed's sample repository,
+//! Shared fixtures, generators and checks for the assembly tests: a sample repository,
 //! memory and events (with fixed times instead of `Date.now()`), random inputs for properties,
 //! and an independent recount of a bundle.
 
@@ -118,7 +118,7 @@ pub fn event(kind: &str, payload: JsonValue, age_ms: i64, id: Option<&str>) -> R
     }
 }
 
-/// The seed's three events, with the call ids its payload types require.
+/// Three sample events, with the call ids their payload types require.
 pub fn sample_events() -> Vec<RuntimeEvent> {
     vec![
         event(
@@ -164,7 +164,7 @@ pub fn agent(role: &str, capabilities: &[&str]) -> AgentDescriptor {
     }
 }
 
-/// The seed's ContextBuilder test input.
+/// The sample input of the builder's tests: the sample repository, memory and events.
 pub fn sample_input(strategy: AssemblyStrategyType, max_tokens: u64) -> ContextBuildInput {
     ContextBuildInput {
         run_id: "test-run-123".into(),

@@ -1,13 +1,15 @@
 //! The arguments of `ctxmon install` and `ctxmon uninstall`: the agent, the scope and the
 //! flags of each.
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
+use ctxmon_application::agents::{AGENTS, AgentKind};
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
     /// Which agent's hook file to edit.
-    #[arg(long, value_enum, default_value_t = Agent::Claude)]
-    pub agent: Agent,
+    #[arg(long, value_parser = agent_parser(), default_value = "claude")]
+    pub agent: AgentKind,
     /// Which settings file to edit (`local` is Claude Code's only).
     #[arg(long, value_enum, default_value_t = SettingsScope::Project)]
     pub scope: SettingsScope,
@@ -31,8 +33,8 @@ pub struct InstallArgs {
 #[derive(Debug, Args)]
 pub struct UninstallArgs {
     /// Which agent's hook file to edit.
-    #[arg(long, value_enum, default_value_t = Agent::Claude)]
-    pub agent: Agent,
+    #[arg(long, value_parser = agent_parser(), default_value = "claude")]
+    pub agent: AgentKind,
     /// Which settings file to edit (`local` is Claude Code's only).
     #[arg(long, value_enum, default_value_t = SettingsScope::Project)]
     pub scope: SettingsScope,
@@ -44,32 +46,23 @@ pub struct UninstallArgs {
     pub statusline: bool,
 }
 
-/// The agent whose hooks `install` and `uninstall` edit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum Agent {
-    /// Claude Code: .claude/settings.json, .claude/settings.local.json, ~/.claude/settings.json
-    #[default]
-    Claude,
-    /// Codex CLI: .codex/hooks.json, or $CODEX_HOME/hooks.json (default ~/.codex)
-    Codex,
-}
-
-impl Agent {
-    /// The agent's name in messages.
-    pub fn label(self) -> &'static str {
-        match self {
-            Agent::Claude => "Claude Code",
-            Agent::Codex => "Codex",
-        }
-    }
-
-    /// The `--agent` value.
-    pub fn flag(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-        }
-    }
+/// The `--agent` values, one per agent description, with the files each edits as its help.
+fn agent_parser() -> impl clap::builder::TypedValueParser<Value = AgentKind> {
+    let values = AGENTS.iter().map(|d| {
+        let s = &d.settings;
+        let help = format!(
+            "{}: {folder}/{file} in the project, or the user's (~/{folder}{env})",
+            d.name,
+            folder = s.folder,
+            file = s.hooks_file,
+            env = s
+                .user_dir_env
+                .map(|e| format!(" or ${e}"))
+                .unwrap_or_default(),
+        );
+        PossibleValue::new(d.flag).help(help)
+    });
+    PossibleValuesParser::new(values).map(|flag| AgentKind::from_flag(&flag).unwrap_or_default())
 }
 
 /// The settings file `install` and `uninstall` edit.

@@ -11,7 +11,7 @@ use std::ffi::OsString;
 
 use clap::Parser;
 
-use super::{Cli, Command, GlobalArgs, HookCommand, StatuslineArgs};
+use super::{Cli, Command, GlobalArgs, Hook, HookCommand, StatuslineArgs};
 
 /// Parses the command line. A usage error comes back instead of ending the process: what to do
 /// with it depends on whether Claude Code ran a hook (see [`super::RawInvocation`]).
@@ -28,9 +28,7 @@ pub fn parse() -> Result<Cli, clap::Error> {
 fn registered(args: &[OsString]) -> Option<Cli> {
     let words: Vec<&str> = args.iter().map(|a| a.to_str()).collect::<Option<_>>()?;
     let command = match words.as_slice() {
-        ["hooks", name] => {
-            Command::Hooks(HookCommand::ALL.into_iter().find(|h| h.name() == *name)?)
-        }
+        ["hooks", name] => Command::Hooks(HookCommand(Hook::from_name(name)?)),
         ["statusline"] => Command::Statusline(StatuslineArgs::default()),
         _ => return None,
     };
@@ -52,10 +50,7 @@ mod tests {
     /// every field).
     #[test]
     fn the_registered_lines_read_as_clap_reads_them() {
-        let mut lines: Vec<Vec<&str>> = HookCommand::ALL
-            .iter()
-            .map(|h| vec!["hooks", h.name()])
-            .collect();
+        let mut lines: Vec<Vec<&str>> = Hook::ALL.iter().map(|h| vec!["hooks", h.name()]).collect();
         lines.push(vec!["statusline"]);
         for words in lines {
             let by_hand = registered(&os(&words)).expect("a registered line");

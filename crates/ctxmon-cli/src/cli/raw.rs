@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{Cli, HookCommand};
+use super::{Cli, Hook};
 
 /// What the words of a command line clap refused still say: whether it runs `ctxmon hooks …`
 /// (which must exit 0 whatever its arguments, contract C14) and which project it names.
@@ -12,7 +12,7 @@ pub struct RawInvocation {
     /// The first word that is neither a flag nor a global flag's value is `hooks`.
     pub hook: bool,
     /// The hook's name as a known hook, if the word after `hooks` is one.
-    pub hook_command: Option<HookCommand>,
+    pub hook_command: Option<Hook>,
     /// The first such word is `statusline`: Claude Code's status line, which also never fails.
     pub statusline: bool,
     /// The last non-empty `--project-dir` value.
@@ -75,7 +75,7 @@ impl RawInvocation {
         raw.hook_command = words
             .get(1)
             .filter(|_| raw.hook)
-            .and_then(|w| HookCommand::ALL.into_iter().find(|h| h.name() == w));
+            .and_then(|w| Hook::ALL.into_iter().find(|h| h.name() == w));
         raw
     }
 }

@@ -18,7 +18,7 @@ fn every_hook_subcommand_is_in_all() {
         .map(clap::Command::get_name)
         .collect();
     names.sort_unstable();
-    let mut all: Vec<&str> = HookCommand::ALL.iter().map(|h| h.name()).collect();
+    let mut all: Vec<&str> = Hook::ALL.iter().map(|h| h.name()).collect();
     all.sort_unstable();
     assert_eq!(names, all);
 }
@@ -31,7 +31,7 @@ fn raw_invocations_find_the_hooks_word_past_global_flags() {
     };
     let raw = scan(&["--project-dir", "/p", "--json", "hooks", "pre-compact", "x"]);
     assert!(raw.hook);
-    assert_eq!(raw.hook_command, Some(HookCommand::PreCompact));
+    assert_eq!(raw.hook_command, Some(Hook::PreCompact));
     assert_eq!(raw.project_dir, Some(PathBuf::from("/p")));
     let raw = scan(&["--project-dir=", "hooks", "nope"]);
     assert!(raw.hook);

@@ -1,4 +1,4 @@
-//! `ctxmon assemble`: reads a context-assembly input (JSON, the seed's shape), packs it into
+//! `ctxmon assemble`: reads a context-assembly input (JSON, contract C10), packs it into
 //! its token budget and prints the bundle as JSON.
 //!
 //! Bad input is a usage error (exit 2) that names where the problem is: the file or stdin,

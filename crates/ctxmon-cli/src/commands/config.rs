@@ -3,7 +3,8 @@
 //! their `--help` says. Unsetting a key no file sets changes nothing and exits 0.
 
 use anyhow::anyhow;
-use ctxmon_application::config::{HookDeadline, TIMEOUT_MARGIN_MS};
+use ctxmon_application::agents::{AgentKind, Hook};
+use ctxmon_application::config::TIMEOUT_MARGIN_MS;
 use ctxmon_infra_fs::config::{
     ConfigError, ConfigErrorKind, ConfigPaths, EnvVars, Scope as FileScope, UnsetOutcome,
     ValueSource, schema_text, set_value_in, unset_value_in,
@@ -143,7 +144,7 @@ pub fn run(cmd: ConfigCommand, global: &GlobalArgs) -> CmdResult {
 /// settings file (which `ctxmon doctor` checks).
 fn deadline_note(key: &str, value: &str) -> Option<String> {
     let ms: u64 = value.trim().parse().ok()?;
-    let hooks: Vec<HookDeadline> = HookDeadline::ALL
+    let hooks: Vec<Hook> = Hook::ALL
         .into_iter()
         .filter(|h| key == h.key() || key == "hooks.deadline_ms")
         .filter(|h| ms > h.fits_ms())
@@ -153,7 +154,13 @@ fn deadline_note(key: &str, value: &str) -> Option<String> {
     }
     let events: Vec<String> = hooks
         .iter()
-        .map(|h| format!("{} ({} s timeout)", h.event(), h.timeout_secs()))
+        .map(|h| {
+            let event = AgentKind::ClaudeCode
+                .description()
+                .event_of(*h)
+                .unwrap_or(h.name());
+            format!("{event} ({} s timeout)", h.timeout_secs())
+        })
         .collect();
     Some(format!(
         "{ms} ms outlasts the timeout `ctxmon install` registers for {}, less \

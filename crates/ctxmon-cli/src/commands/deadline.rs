@@ -9,10 +9,10 @@
 //! prints nothing and waits for the watchdog to end the process ([`Outcome::TimedOut`]). A panic
 //! in the work is contained: the caller sees [`Outcome::Lost`].
 //!
-//! Why this way round (issue 16): with the work on a worker thread and the caller waiting for
-//! it, every call paid for handing the answer across threads and for the worker's own memory
-//! arena (glibc gives each thread that allocates one); the watchdog allocates nothing and only
-//! sleeps, and a call that answers in time never wakes it.
+//! Why this way round, when a hook's cost per call was measured: with the work on a worker thread
+//! and the caller waiting for it, every call paid for handing the answer across threads and for the
+//! worker's own memory arena (glibc gives each thread that allocates one); the watchdog allocates
+//! nothing and only sleeps, and a call that answers in time never wakes it.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};

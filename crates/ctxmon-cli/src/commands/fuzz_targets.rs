@@ -22,7 +22,7 @@ use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use serde_json::{Value, json};
 
 use super::deadline::Progress;
-use crate::cli::{Agent, GlobalArgs, HookCommand};
+use crate::cli::{Agent, GlobalArgs, Hook};
 use crate::exit::Failure;
 use crate::install::merge::{self, Options};
 use crate::wire::status_input::StatusInput;
@@ -67,7 +67,7 @@ impl Project {
     }
 
     /// Runs one hook in-process on `stdin`, as the binary does after reading it.
-    fn hook(&self, hook: HookCommand, stdin: &[u8]) -> String {
+    fn hook(&self, hook: Hook, stdin: &[u8]) -> String {
         super::hooks::answer(
             hook,
             &self.global,
@@ -94,7 +94,7 @@ impl Project {
 
 /// What a hook may print: nothing, or one JSON object whose injected text is short,
 /// well-formed XML and carries the right event name; no hook decides a permission.
-fn check_answer(hook: HookCommand, answer: &str) -> Outcome {
+fn check_answer(hook: Hook, answer: &str) -> Outcome {
     if answer.is_empty() {
         return Ok("silent".into());
     }
@@ -111,7 +111,11 @@ fn check_answer(hook: HookCommand, answer: &str) -> Outcome {
         .expect("an answer has hookSpecificOutput or systemMessage");
     assert_eq!(
         specific["hookEventName"],
-        json!(hook.event_name()),
+        json!(
+            ctxmon_application::agents::AgentKind::ClaudeCode
+                .description()
+                .event_of(hook)
+        ),
         "{answer}"
     );
     // Context only: ctxmon never decides a permission (even "allow" skips the user's prompt)
@@ -143,11 +147,11 @@ fn check_answer(hook: HookCommand, answer: &str) -> Outcome {
 }
 
 /// Fuzzes one hook's stdin. `seeds` are built from the project (its paths are in them).
-fn hook_target(name: &'static str, hook: HookCommand, seeds: impl Fn(&Project) -> Vec<Vec<u8>>) {
+fn hook_target(name: &'static str, hook: Hook, seeds: impl Fn(&Project) -> Vec<Vec<u8>>) {
     let project = Project::new();
     // A checkpoint to hand back, as after a real compaction.
     let _ = project.hook(
-        HookCommand::PreCompact,
+        Hook::PreCompact,
         &project.input("PreCompact", json!({"trigger": "auto"})),
     );
     let report = Fuzz::new(name, Format::Json)
@@ -194,7 +198,7 @@ fn hook_target(name: &'static str, hook: HookCommand, seeds: impl Fn(&Project) -
 
 #[test]
 fn fuzz_hook_prompt_submit() {
-    hook_target("hook_prompt_submit", HookCommand::PromptSubmit, |p| {
+    hook_target("hook_prompt_submit", Hook::PromptSubmit, |p| {
         vec![
             p.input(
                 "UserPromptSubmit",
@@ -220,7 +224,7 @@ fn fuzz_hook_prompt_submit() {
 
 #[test]
 fn fuzz_hook_session_start() {
-    hook_target("hook_session_start", HookCommand::SessionStart, |p| {
+    hook_target("hook_session_start", Hook::SessionStart, |p| {
         ["compact", "resume", "startup", "clear"]
             .iter()
             .map(|source| {
@@ -235,7 +239,7 @@ fn fuzz_hook_session_start() {
 
 #[test]
 fn fuzz_hook_pre_compact() {
-    hook_target("hook_pre_compact", HookCommand::PreCompact, |p| {
+    hook_target("hook_pre_compact", Hook::PreCompact, |p| {
         vec![
             p.input(
                 "PreCompact",
@@ -251,7 +255,7 @@ fn fuzz_hook_pre_compact() {
 
 #[test]
 fn fuzz_hook_pre_tool_use() {
-    hook_target("hook_pre_tool_use", HookCommand::PreToolUse, |p| {
+    hook_target("hook_pre_tool_use", Hook::PreToolUse, |p| {
         let source = p.path().join("ORCHESTRATION.yaml").display().to_string();
         vec![
             p.input(
@@ -276,7 +280,7 @@ fn fuzz_hook_pre_tool_use() {
 
 #[test]
 fn fuzz_hook_post_tool_use() {
-    hook_target("hook_post_tool_use", HookCommand::PostToolUse, |p| {
+    hook_target("hook_post_tool_use", Hook::PostToolUse, |p| {
         vec![
             p.input(
                 "PostToolUse",
@@ -302,7 +306,7 @@ fn fuzz_hook_post_tool_use() {
 
 #[test]
 fn fuzz_hook_post_compact() {
-    hook_target("hook_post_compact", HookCommand::PostCompact, |p| {
+    hook_target("hook_post_compact", Hook::PostCompact, |p| {
         vec![p.input(
             "PostCompact",
             json!({"trigger": "auto", "compact_summary": "The user asked for tax support."}),
@@ -312,7 +316,7 @@ fn fuzz_hook_post_compact() {
 
 #[test]
 fn fuzz_hook_session_end() {
-    hook_target("hook_session_end", HookCommand::SessionEnd, |p| {
+    hook_target("hook_session_end", Hook::SessionEnd, |p| {
         ["exit", "clear", "logout", "prompt_input_exit", "other"]
             .iter()
             .map(|reason| p.input("SessionEnd", json!({"reason": reason})))
@@ -321,48 +325,48 @@ fn fuzz_hook_session_end() {
 }
 
 /// A session's hooks in order: prompt, compaction, the prompt after it, the end.
-fn session_sequence(p: &Project) -> Vec<(HookCommand, Vec<u8>)> {
+fn session_sequence(p: &Project) -> Vec<(Hook, Vec<u8>)> {
     vec![
         (
-            HookCommand::PromptSubmit,
+            Hook::PromptSubmit,
             p.input("UserPromptSubmit", json!({"prompt": "go on"})),
         ),
         (
-            HookCommand::PreToolUse,
+            Hook::PreToolUse,
             p.input(
                 "PreToolUse",
                 json!({"tool_name": "Edit", "tool_input": {"file_path": p.path().join("ORCHESTRATION.yaml")}}),
             ),
         ),
         (
-            HookCommand::PostToolUse,
+            Hook::PostToolUse,
             p.input("PostToolUse", json!({"tool_name": "Bash", "tool_response": "ok"})),
         ),
         (
-            HookCommand::PreCompact,
+            Hook::PreCompact,
             p.input("PreCompact", json!({"trigger": "auto"})),
         ),
         (
-            HookCommand::PostCompact,
+            Hook::PostCompact,
             p.input("PostCompact", json!({"trigger": "auto"})),
         ),
         (
-            HookCommand::SessionStart,
+            Hook::SessionStart,
             p.input("SessionStart", json!({"source": "compact"})),
         ),
         (
-            HookCommand::PromptSubmit,
+            Hook::PromptSubmit,
             p.input("UserPromptSubmit", json!({"prompt": "and now?"})),
         ),
         (
-            HookCommand::SessionEnd,
+            Hook::SessionEnd,
             p.input("SessionEnd", json!({"reason": "exit"})),
         ),
     ]
 }
 
 /// Runs `sequence` and joins the answers' labels; the first broken promise panics.
-fn run_sequence(p: &Project, sequence: &[(HookCommand, Vec<u8>)]) -> Outcome {
+fn run_sequence(p: &Project, sequence: &[(Hook, Vec<u8>)]) -> Outcome {
     let labels: Vec<String> = sequence
         .iter()
         .map(|(hook, stdin)| {
@@ -405,7 +409,7 @@ fn fuzz_hook_state() {
     let layout = ctxmon_infra_fs::ProjectLayout::new(project.path());
     let key = ctxmon_domain::SessionKey::from_raw("0f3c2a10-5b1e-4c2d-9a77-0c1d2e3f4a5b");
     let path = layout.state_file(&key);
-    // Seeds: the state after each step of a real session.
+    // Fuzz seeds: the state after each step of a real session.
     let mut seeds = Vec::new();
     for (hook, stdin) in &sequence {
         let _ = project.hook(*hook, stdin);
@@ -522,7 +526,7 @@ fn fuzz_hook_checkpoint() {
             std::fs::write(&checkpoint, bytes).expect("write the checkpoint");
             let mut labels = Vec::new();
             for (hook, stdin) in [
-                (HookCommand::SessionStart, &startup),
+                (Hook::SessionStart, &startup),
                 (sequence[4].0, &sequence[4].1),
                 (sequence[0].0, &sequence[0].1),
                 (sequence[2].0, &sequence[2].1),
@@ -780,8 +784,8 @@ fn fuzz_resume_log_draft() {
         .seed(serde_json::to_vec_pretty(&full).expect("serialize"))
         .seed(br#"{"next_steps":"one"}"#.to_vec())
         .seed(b"{}".to_vec())
-        // The seed's own JSON format: nested critical context, the agent's metrics.
-        .seed(include_bytes!("../../../../fixtures/resume-logs/seed-example.json").to_vec())
+        // A document with every field: nested critical context, the agent's metrics.
+        .seed(include_bytes!("../../../../fixtures/resume-logs/agent-document.json").to_vec())
         .dict(&[
             "session_id",
             "context_metrics",
@@ -845,7 +849,7 @@ fn fuzz_resume_log_draft() {
 fn fuzz_install_settings() {
     let program = "/home/you/.cargo/bin/ctxmon";
     let plain = Options {
-        agent: Agent::Claude,
+        agent: Agent::ClaudeCode,
         program,
         statusline: false,
         replace_statusline: false,
@@ -921,7 +925,7 @@ fn fuzz_install_settings() {
                     "install then uninstall gives back the original bytes"
                 );
             }
-            Ok(format!("installed {} {}", opts.agent.flag(), opts.statusline))
+            Ok(format!("installed {} {}", opts.agent.description().flag, opts.statusline))
         });
     assert!(report.executions > 0);
 }
@@ -940,9 +944,9 @@ fn empty_hook_lists(text: &str) -> bool {
             .iter()
             .map(|r| r.event)
             .chain(
-                crate::install::table::CTXMON_HOOKS
+                crate::install::table::claude_hooks()
                     .iter()
-                    .map(|s| s.event()),
+                    .map(|r| r.event),
             )
             .any(|event| {
                 hooks

@@ -21,7 +21,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use ctxmon_application::config::{Config, HooksConfig};
-use ctxmon_application::handoff::checkpoint_ack::{acknowledge_given, release_given};
+use ctxmon_application::handoff::checkpoint_ack::{AlertGiven, acknowledge_given, release_given};
+use ctxmon_application::handoff::delivery::{Delivery, record_delivery};
 use ctxmon_application::hooks::{self, HookCall, HookFields, HookHost};
 use ctxmon_application::monitor::fill::FillSettings;
 use ctxmon_application::ports::Clock;
@@ -34,17 +35,17 @@ use ctxmon_infra_fs::{
 
 use super::deadline::{self, Outcome, Progress};
 use crate::bootstrap;
-use crate::cli::{GlobalArgs, HookCommand, RawInvocation};
+use crate::cli::{GlobalArgs, Hook, RawInvocation};
 use crate::diag::{self, diag};
 use crate::wire::hook_input::{HookInput, InputError, read_bounded};
 use crate::wire::hook_output;
 
 /// The deadline of `hook` under `hooks` (its own key, else `hooks.deadline_ms`, else built in).
-fn deadline_of(hook: HookCommand, hooks: &HooksConfig) -> Duration {
-    Duration::from_millis(hooks.deadline_ms(hook.deadline()))
+fn deadline_of(hook: Hook, hooks: &HooksConfig) -> Duration {
+    Duration::from_millis(hooks.deadline_ms(hook))
 }
 
-pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
+pub fn run(hook: Hook, global: &GlobalArgs) -> ExitCode {
     let timeout_global = global.clone();
     // Until the configuration is read: this hook's own built-in deadline.
     let built_in = deadline_of(hook, &HooksConfig::default());
@@ -79,7 +80,7 @@ pub fn run(hook: HookCommand, global: &GlobalArgs) -> ExitCode {
 
 /// The deadline passed (on the watchdog thread): said on stderr and in the hook log, then the
 /// process ends with nothing on stdout, whatever the work is still blocked in.
-fn timed_out(hook: HookCommand, global: &GlobalArgs, deadline: Duration, log: Option<HookLog>) {
+fn timed_out(hook: Hook, global: &GlobalArgs, deadline: Duration, log: Option<HookLog>) {
     let message = format!("deadline of {deadline:?} reached; answering nothing");
     diag!("ctxmon hooks {}: {message}", hook.name());
     // Before the work announced its log (stdin or the configuration still being read), the
@@ -106,7 +107,7 @@ pub fn usage_error(error: &clap::Error, raw: &RawInvocation) -> ExitCode {
         first.strip_prefix("error: ").unwrap_or(first)
     };
     let message = format!("usage error: {reason}; answering nothing (hooks always exit 0)");
-    let name = raw.hook_command.map_or("hooks", HookCommand::name);
+    let name = raw.hook_command.map_or("hooks", Hook::name);
     match raw.hook_command {
         Some(hook) => diag!("ctxmon hooks {}: {message}", hook.name()),
         None => diag!("ctxmon hooks: {message}"),
@@ -123,7 +124,7 @@ pub fn usage_error(error: &clap::Error, raw: &RawInvocation) -> ExitCode {
 
 /// Everything a hook needs once its input is read.
 struct HookEnv {
-    hook: HookCommand,
+    hook: Hook,
     input: HookInput,
     layout: ProjectLayout,
     config: Config,
@@ -167,7 +168,7 @@ impl Answered {
     }
 }
 
-fn handle(hook: HookCommand, global: &GlobalArgs, progress: &Progress) -> Answered {
+fn handle(hook: Hook, global: &GlobalArgs, progress: &Progress) -> Answered {
     // The deadline configured where it can be found without stdin bounds the read of stdin too.
     let early = bootstrap::EarlyConfig::load(global);
     if let Some(hooks) = early.hooks() {
@@ -182,7 +183,7 @@ fn handle(hook: HookCommand, global: &GlobalArgs, progress: &Progress) -> Answer
 /// tests and the fuzz targets (`fuzz_targets.rs`) run the whole hook in-process.
 #[cfg(test)]
 pub(crate) fn answer(
-    hook: HookCommand,
+    hook: Hook,
     global: &GlobalArgs,
     stdin: Result<Vec<u8>, InputError>,
     progress: &Progress,
@@ -195,7 +196,7 @@ pub(crate) fn answer(
 /// (`hooks::answer`); here the input, the project, its configuration and the adapters are
 /// found, and the answer is put in the wire format.
 fn answer_with(
-    hook: HookCommand,
+    hook: Hook,
     global: &GlobalArgs,
     stdin: Result<Vec<u8>, InputError>,
     progress: &Progress,
@@ -225,7 +226,7 @@ fn answer_with(
     let layout = resolved.layout();
     let log = HookLog::new(&layout, config.hooks.log_max_bytes);
     progress.log(log.clone());
-    let served = crate::agent::for_hook(&input);
+    let served = crate::agent::for_hook(&input, &project_dir);
     let env = HookEnv {
         hook,
         input,
@@ -247,7 +248,7 @@ fn answer_with(
     }
     let adapters = Adapters::new(&env);
     let call = HookCall {
-        hook: hook.hook(),
+        hook,
         command: hook.name(),
         input: match &input_problem {
             Some(problem) => Err(problem.as_str()),
@@ -265,31 +266,25 @@ fn answer_with(
     if let Some(text) = answer.additional_context {
         // Context only: ctxmon never decides a permission (no `permissionDecision`, which even
         // as "allow" would skip the user's permission prompt), blocks or changes a tool call.
-        let text = hook_output::additional_context(hook.event_name(), &text).unwrap_or_default();
-        let after_written = answer
-            .alert
-            .filter(|_| !text.is_empty())
-            .map(|given| -> Box<dyn FnOnce(bool)> {
-                Box::new(move |written| {
-                    if !written {
-                        release_given(&given, &adapters.checkpoints);
-                        env.warn(&format!(
-                            "the answer could not be written to stdout; the alert about {} is left for the next prompt",
-                            given.checkpoint.checkpoint_id
-                        ));
-                        return;
-                    }
-                    let ack = acknowledge_given(
-                        &given,
-                        &adapters.checkpoints,
-                        &adapters.events,
-                        &env.clock,
-                    );
-                    for warning in &ack.warnings {
-                        env.warn(&warning.to_string());
-                    }
-                })
-            });
+        let event = env
+            .served
+            .agent
+            .description()
+            .event_of(hook)
+            .or(env.input.hook_event_name.as_deref())
+            .unwrap_or(hook.name());
+        let text = hook_output::additional_context(event, &text).unwrap_or_default();
+        let handed = !text.is_empty();
+        let alert = answer.alert.filter(|_| handed);
+        let delivery = alert
+            .as_ref()
+            .and_then(|given| given.delivery.clone())
+            .or(answer.delivery)
+            .filter(|_| handed);
+        let after_written = (alert.is_some() || delivery.is_some()).then(|| {
+            Box::new(move |written: bool| after_answer(&adapters, &env, alert, delivery, written))
+                as Box<dyn FnOnce(bool)>
+        });
         return Answered {
             text,
             after_written,
@@ -301,6 +296,44 @@ fn answer_with(
             .map(|m| hook_output::system_message(&m))
             .unwrap_or_default(),
     )
+}
+
+/// Once the answer is out (or could not be written): what it told the agent counts as told
+/// only then. An alert is acknowledged and a hand-back recorded as delivered after a written
+/// answer; an unwritten one gives the alert's claim up and leaves both to the next prompt.
+fn after_answer(
+    adapters: &Adapters,
+    env: &HookEnv,
+    alert: Option<AlertGiven>,
+    delivery: Option<Delivery>,
+    written: bool,
+) {
+    if !written {
+        if let Some(given) = &alert {
+            release_given(given, &adapters.checkpoints);
+            env.warn(&format!(
+                "the answer could not be written to stdout; the alert about {} is left for the next prompt",
+                given.checkpoint.checkpoint_id
+            ));
+        } else if let Some(delivery) = &delivery {
+            env.warn(&format!(
+                "the answer could not be written to stdout; the work of {} is handed back at the next prompt",
+                delivery.checkpoint_id
+            ));
+        }
+        return;
+    }
+    if let Some(given) = &alert {
+        let ack = acknowledge_given(given, &adapters.checkpoints, &adapters.events, &env.clock);
+        for warning in &ack.warnings {
+            env.warn(&warning.to_string());
+        }
+    }
+    if let Some(delivery) = &delivery {
+        for warning in record_delivery(delivery, &adapters.states, &adapters.events, &env.clock) {
+            env.warn(&warning.to_string());
+        }
+    }
 }
 
 /// What the use cases read of the input.

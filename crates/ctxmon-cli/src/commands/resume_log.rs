@@ -170,9 +170,9 @@ fn cleanup_keep(global: &GlobalArgs, keep: Option<u64>) -> Result<u64, Failure> 
     }
 }
 
-/// The session to write for and its transcript: `--session`, else `CLAUDE_CODE_SESSION_ID`
-/// (set inside a Claude Code session: it names the session the agent runs in, whatever its
-/// document says), else the `--from` document's `session_id` (the seed's format names its
+/// The session to write for and its transcript: `--session`, else `CLAUDE_CODE_SESSION_ID` (set
+/// inside a Claude Code session: it names the session the agent runs in, whatever its document
+/// says), else the `--from` document's `session_id` (the resume log's JSON format names its
 /// session), else the project's newest transcript (its file stem is the session id) or Codex
 /// rollout (its `session_meta` names the session).
 fn resolve_session(
@@ -209,6 +209,7 @@ fn resolve_session(
     };
     let id = match crate::agent::of_transcript(&path) {
         AgentKind::Codex => codex::session_id(&path),
+        AgentKind::Gemini => ctxmon_infra_fs::gemini::session_id(&path),
         AgentKind::ClaudeCode => path.file_stem().map(|s| s.to_string_lossy().into_owned()),
     };
     let Some(id) = id.filter(|id| is_safe(id)) else {

@@ -156,7 +156,7 @@ pub fn install(original: Option<&str>, opts: &Options<'_>) -> Result<Outcome, Pl
     }
     let mut replaced_statusline = None;
     // Codex has no command status line; the command refuses --statusline for it.
-    if opts.statusline && opts.agent == Agent::Claude {
+    if opts.statusline && opts.agent == Agent::ClaudeCode {
         let (change, replaced) = install_statusline(&mut ed, opts)?;
         changes.push(change);
         replaced_statusline = replaced;
@@ -191,7 +191,7 @@ pub fn uninstall(original: &str, restore: Restore<'_>, agent: Agent) -> Result<O
     if removed_any && hooks_now_empty {
         ed.remove_member(&[], "hooks")?;
     }
-    if agent == Agent::Claude
+    if agent == Agent::ClaudeCode
         && let Some(change) = uninstall_statusline(&mut ed, restore)?
     {
         changes.push(change);
@@ -210,7 +210,7 @@ pub fn uninstall_statusline_only(
         return Ok(Outcome::new(original.to_string(), Vec::new()));
     }
     let mut ed = Editor::new(Doc::parse(body.to_string()).map_err(PlanError::Syntax)?);
-    check_shape(&ed.doc.value, Agent::Claude)?;
+    check_shape(&ed.doc.value, Agent::ClaudeCode)?;
     let changes = uninstall_statusline(&mut ed, restore)?
         .into_iter()
         .collect();
@@ -268,7 +268,7 @@ fn check_shape(value: &Value, agent: Agent) -> Result<(), PlanError> {
         return Err(PlanError::Shape(format!(
             "`hooks.{event}` is not a list ({} expects a list of \
              {{\"matcher\", \"hooks\"}} groups under each event)",
-            agent.label()
+            agent.name()
         )));
     }
     Ok(())
@@ -282,7 +282,7 @@ fn hook_entry(reg: &Registration, program: &str) -> Out {
     Out::Obj(vec![
         ("type", Out::Str("command".into())),
         ("command", Out::Str(hook_command(program, reg))),
-        ("timeout", Out::Int(reg.timeout_secs)),
+        ("timeout", Out::Int(reg.timeout)),
     ])
 }
 
@@ -393,9 +393,9 @@ fn install_hook(ed: &mut Editor, spec: &Registration, program: &str) -> Result<C
                 entry["command"].as_str().unwrap_or("")
             ));
         }
-        let timeout = Out::Int(spec.timeout_secs);
+        let timeout = Out::Int(spec.timeout);
         match entry.get("timeout") {
-            Some(t) if t.as_u64() == Some(spec.timeout_secs) => {}
+            Some(t) if t.as_u64() == Some(spec.timeout) => {}
             Some(t) => {
                 ed.replace(&[&path[..], &[Step::Key("timeout")]].concat(), &timeout)?;
                 notes.push(format!("timeout was {t}"));

@@ -7,14 +7,14 @@ use super::merge::{
     Action, Options, Outcome, PlanError, Restore, install, statusline_in, statusline_record,
     uninstall,
 };
-use super::table::CTXMON_HOOKS;
+use super::table::claude_hooks;
 use crate::cli::Agent;
 
 const NEW: &str = "/new/ctxmon";
 
 fn opts(statusline: bool, replace: bool) -> Options<'static> {
     Options {
-        agent: Agent::Claude,
+        agent: Agent::ClaudeCode,
         program: NEW,
         statusline,
         replace_statusline: replace,
@@ -68,8 +68,8 @@ fn a_missing_file_gets_every_hook_and_uninstall_leaves_an_empty_object() {
     let out = installed(None);
     assert!(actions(&out).iter().all(|(_, a)| *a == Action::Added));
     let v = value(&out.text);
-    for spec in &CTXMON_HOOKS {
-        let group = &v["hooks"][spec.event()][0];
+    for spec in &claude_hooks() {
+        let group = &v["hooks"][spec.event][0];
         assert_eq!(group.get("matcher").and_then(Value::as_str), spec.matcher);
         let hook = &group["hooks"][0];
         assert_eq!(
@@ -83,7 +83,7 @@ fn a_missing_file_gets_every_hook_and_uninstall_leaves_an_empty_object() {
         "{\n  \"hooks\": {\n    \"UserPromptSubmit\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n"
     ), "{}", out.text);
     assert_eq!(
-        uninstall(&out.text, Restore::Nothing, Agent::Claude)
+        uninstall(&out.text, Restore::Nothing, Agent::ClaudeCode)
             .unwrap()
             .text,
         "{}\n"
@@ -162,7 +162,7 @@ fn an_old_binary_path_is_updated_in_place_without_a_duplicate() {
     let again = installed(Some(&out.text));
     assert_eq!(again.text, out.text);
     assert_eq!(
-        uninstall(&out.text, Restore::Nothing, Agent::Claude)
+        uninstall(&out.text, Restore::Nothing, Agent::ClaudeCode)
             .unwrap()
             .text,
         "{}\n"
@@ -197,7 +197,7 @@ fn a_ctxmon_entry_sharing_a_group_with_the_users_hook_leaves_the_users_hook() {
     assert_eq!(groups[0]["hooks"].as_array().unwrap().len(), 1);
     assert_eq!(groups[0]["hooks"][0]["command"], "lint");
     assert_eq!(groups[1]["matcher"], "Write|Edit|MultiEdit");
-    let removed = uninstall(&out.text, Restore::Nothing, Agent::Claude).unwrap();
+    let removed = uninstall(&out.text, Restore::Nothing, Agent::ClaudeCode).unwrap();
     assert_eq!(
         removed.text,
         r#"{"hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "lint"}]}]}}"#
@@ -250,17 +250,17 @@ fn someone_elses_statusline_is_replaced_only_when_asked_and_uninstall_brings_it_
     // The record keeps the replaced text verbatim, so it comes back byte for byte.
     let record = statusline_record(raw, "/p/.claude/settings.json");
     assert_eq!(statusline_in(&record).as_deref(), Some(raw));
-    let restored = uninstall(&out.text, restore_from(&out), Agent::Claude).unwrap();
+    let restored = uninstall(&out.text, restore_from(&out), Agent::ClaudeCode).unwrap();
     assert_eq!(restored.text, before);
     let sl = restored.changes.last().unwrap();
     assert_eq!(sl.action, Action::Restored);
     assert!(sl.detail.ends_with("(from the record)"), "{sl:?}");
     // Nothing to restore: the status line is simply removed.
-    let removed = uninstall(&out.text, Restore::Nothing, Agent::Claude).unwrap();
+    let removed = uninstall(&out.text, Restore::Nothing, Agent::ClaudeCode).unwrap();
     assert!(value(&removed.text).get("statusLine").is_none());
     // A record that cannot be read stops uninstall instead of losing the status line.
     assert!(matches!(
-        uninstall(&out.text, Restore::Unusable("not JSON"), Agent::Claude),
+        uninstall(&out.text, Restore::Unusable("not JSON"), Agent::ClaudeCode),
         Err(PlanError::SavedStatusLineUnusable(_))
     ));
     // ctxmon's own status line in a backup or record is never "restored".
@@ -271,11 +271,11 @@ fn someone_elses_statusline_is_replaced_only_when_asked_and_uninstall_brings_it_
 #[test]
 fn uninstall_without_ctxmon_changes_nothing() {
     let before = "{\"hooks\": {}, \"statusLine\": {\"type\": \"command\", \"command\": \"mine\"}}";
-    let out = uninstall(before, Restore::Nothing, Agent::Claude).unwrap();
+    let out = uninstall(before, Restore::Nothing, Agent::ClaudeCode).unwrap();
     assert_eq!(out.text, before);
     assert!(out.changes.iter().all(|c| c.action == Action::Absent));
     assert_eq!(
-        uninstall("  \n", Restore::Nothing, Agent::Claude)
+        uninstall("  \n", Restore::Nothing, Agent::ClaudeCode)
             .unwrap()
             .text,
         "  \n"
@@ -309,7 +309,7 @@ fn documents_ctxmon_cannot_edit_safely_are_refused() {
         );
         assert!(
             matches!(
-                uninstall(text, Restore::Nothing, Agent::Claude),
+                uninstall(text, Restore::Nothing, Agent::ClaudeCode),
                 Err(PlanError::Syntax(_))
             ),
             "{text}"
@@ -324,17 +324,17 @@ fn the_plugin_registers_what_install_writes() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../hooks/hooks.json");
     let plugin = value(&std::fs::read_to_string(path).unwrap());
     let events = plugin["hooks"].as_object().unwrap();
-    assert_eq!(events.len(), CTXMON_HOOKS.len(), "{events:?}");
-    for spec in &CTXMON_HOOKS {
-        let groups = events[spec.event()].as_array().unwrap();
-        assert_eq!(groups.len(), 1, "{}", spec.event());
+    assert_eq!(events.len(), claude_hooks().len(), "{events:?}");
+    for spec in &claude_hooks() {
+        let groups = events[spec.event].as_array().unwrap();
+        assert_eq!(groups.len(), 1, "{}", spec.event);
         assert_eq!(
             groups[0].get("matcher").and_then(Value::as_str),
             spec.matcher
         );
         let hook = &groups[0]["hooks"][0];
         assert_eq!(hook["type"], "command");
-        assert_eq!(hook["timeout"], spec.timeout_secs, "{}", spec.event());
+        assert_eq!(hook["timeout"], spec.timeout_secs, "{}", spec.event);
         let wanted = format!(
             "\"${{CLAUDE_PLUGIN_ROOT}}/hooks/ctxmon-hook\" {} {}",
             spec.hook.name(),
@@ -477,6 +477,6 @@ fn a_shaped_status_line_keeps_its_flags() {
     assert_eq!(line.action, Action::Updated, "{line:?}");
     let again = install(Some(&out.text), &opts(true, false)).unwrap();
     assert_eq!(again.text, out.text);
-    let removed = uninstall(&out.text, Restore::Nothing, Agent::Claude).unwrap();
+    let removed = uninstall(&out.text, Restore::Nothing, Agent::ClaudeCode).unwrap();
     assert_eq!(value(&removed.text).get("statusLine"), None);
 }

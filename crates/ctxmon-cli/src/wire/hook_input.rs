@@ -285,8 +285,8 @@ mod tests {
         assert_eq!(read_bounded(&big[..]), Err(InputError::TooLarge));
     }
 
-    /// Issue 12: Node's `JSON.stringify` of a string cut inside an emoji writes `"\ud83d"`,
-    /// which serde_json refuses; the whole input was lost. It is U+FFFD now, and a number beyond
+    /// Node's `JSON.stringify` of a string cut inside an emoji writes `"\ud83d"`, which
+    /// serde_json refuses; the whole input used to be lost. It is U+FFFD now, and a number beyond
     /// f64 costs nothing either.
     #[test]
     fn lone_surrogates_and_huge_numbers_cost_nothing() {
@@ -318,8 +318,8 @@ mod tests {
         }
     }
 
-    /// Issue 12: a 2 MB pasted prompt made the hook stop reading (the writer got EPIPE) and
-    /// answer nothing. The whole input is read; what is kept fits the cap and keeps every field
+    /// A 2 MB pasted prompt once made the hook stop reading (the writer got EPIPE) and answer
+    /// nothing. The whole input is read; what is kept fits the cap and keeps every field
     /// a hook reads, the prompt shortened with a note of its length.
     #[test]
     fn an_input_over_the_cap_is_read_to_its_end_and_kept_shortened() {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::common;
 use crate::common::Sandbox;
 
-/// A small input in the seed's shape: three files, memory, a call with its result.
+/// A small input (contract C10): three files, memory, a call with its result.
 fn input(max_tokens: u64, strategy: &str) -> Value {
     json!({
         "runId": "cli-test",
@@ -311,7 +311,7 @@ fn the_readme_example_packs_every_source_within_budget() {
     );
 }
 
-/// Human text counts right (issue 17, point 12): one tool is "1 tool definition", and a
+/// Human text counts right: one tool is "1 tool definition", and a
 /// shortened file says how much it shows with thousands separators.
 #[test]
 fn messages_count_their_nouns_right() {

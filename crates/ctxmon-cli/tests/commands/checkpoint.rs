@@ -346,7 +346,7 @@ fn ack_refuses_unreadable_checkpoints_and_records_the_event() {
         ] {
             let ack = sb.run(args, "");
             assert_eq!(ack.code, 1, "{args:?}: {}", ack.stdout);
-            // Nothing on stdout but, under --json, the error object (issue 17.4).
+            // Nothing on stdout but, under --json, the error object (contract C13).
             if args[0] == "--json" {
                 let v: serde_json::Value = serde_json::from_str(&ack.stdout).unwrap();
                 assert_eq!(v["exit_code"], 1);

@@ -1,8 +1,8 @@
-//! `ctxmon config unset` and the model rules in `config show` (issue 17, point 10), end to end:
+//! `ctxmon config unset` and the model rules in `config show` (contract C11), end to end:
 //! the key leaves the file that sets it and the layer below applies again; a key no file sets
 //! changes nothing and exits 0; an unknown key, or a removal that would leave the files invalid
 //! together, exits 2 and writes nothing. `config set` and `unset` leave the rest of a file as
-//! the user wrote it (issue 15, point 7).
+//! the user wrote it.
 
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]

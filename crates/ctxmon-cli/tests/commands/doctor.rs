@@ -251,7 +251,7 @@ fn a_missing_event_fails_and_says_which() {
     only_problem(&sb, "hook SessionEnd", "fail", "not registered");
 }
 
-/// Issue 14 §3: doctor has no payload; it reports what the status line last found when
+/// Doctor has no payload; it reports what the status line last found when
 /// Claude Code's own figure and ctxmon's are more than two points apart.
 #[test]
 fn a_status_line_figure_far_from_ctxmons_warns() {
@@ -464,7 +464,7 @@ fn a_new_sessions_empty_transcript_is_skipped() {
     );
 }
 
-/// Issue 12: the first prompt of every session (its transcript empty, or only the user's line)
+/// The first prompt of every session (its transcript empty, or only the user's line) once
 /// logged `warn prompt-submit: fill not measured: the transcript has no usage record yet`, and
 /// doctor then reported a hook problem and exited 1 for a day. Before the first answer there is
 /// nothing to measure and nothing wrong.

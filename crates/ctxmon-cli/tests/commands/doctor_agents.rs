@@ -1,6 +1,6 @@
 //! `ctxmon doctor` for the agent a project uses: a project that registered ctxmon for Codex
-//! only passes without Claude Code's hooks, and a project with ctxmon registered for no agent
-//! gets one line that names both ways to install.
+//! or Gemini CLI only passes without Claude Code's hooks, and a project with ctxmon registered
+//! for no agent gets one line that names the ways to install.
 
 // Test support: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
@@ -56,4 +56,27 @@ fn ctxmon_registered_for_no_agent_says_so_in_one_line() {
         !found.iter().any(|c| c.0 == "codex hooks"),
         "the one line covers Codex too: {found:#?}"
     );
+}
+
+#[test]
+fn a_project_that_uses_only_gemini_cli_passes() {
+    let sb = healthy();
+    std::fs::remove_file(sb.path(".claude/settings.json")).unwrap();
+    let run = sb.run(&["install", "--agent", "gemini"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (code, checks) = doctor(&sb);
+    assert_eq!(code, 0, "{checks:#?}");
+    let gemini: Vec<_> = checks
+        .iter()
+        .filter(|c| c.0.starts_with("gemini hook "))
+        .collect();
+    assert_eq!(gemini.len(), 5, "{checks:#?}");
+    assert!(gemini.iter().all(|c| c.1 == "ok"), "{checks:#?}");
+    assert!(
+        gemini.iter().any(|c| c.0 == "gemini hook BeforeAgent"),
+        "{checks:#?}"
+    );
+    // A hook's deadline fits its 5,000 ms timeout: no deadline warning from milliseconds
+    // read as seconds, or the other way round.
+    assert!(!checks.iter().any(|c| c.0 == "deadlines"), "{checks:#?}");
 }

@@ -1,4 +1,4 @@
-//! Numbers and times read the same everywhere (issue 17, point 12): thousands separators in
+//! Numbers and times read the same everywhere: thousands separators in
 //! every sentence (`About 2,000 tokens`), fills as whole percentages rounded down (a resume
 //! log's `83%`, as `status` shows it, not `83.2%`), and times for people in the local zone with
 //! its offset while JSON keeps UTC.

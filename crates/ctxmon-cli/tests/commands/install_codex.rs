@@ -314,7 +314,7 @@ fn refusals_name_the_problem_and_write_nothing() {
     }
     let sb = Sandbox::new();
     for args in [
-        &["install", "--agent", "gemini"][..],
+        &["install", "--agent", "vim"][..],
         &["uninstall", "--agent", ""][..],
         &["install", "--agent", "codex", "--statusline"][..],
         &["install", "--agent", "codex", "--scope", "local"][..],
@@ -325,9 +325,9 @@ fn refusals_name_the_problem_and_write_nothing() {
         assert!(!run.stderr.is_empty());
         assert!(!sb.path(".codex").exists() && !sb.path(".claude").exists());
     }
-    let unknown = sb.run(&["install", "--agent", "gemini"], "");
+    let unknown = sb.run(&["install", "--agent", "vim"], "");
     assert!(
-        unknown.stderr.contains("claude, codex"),
+        unknown.stderr.contains("claude, codex, gemini"),
         "{}",
         unknown.stderr
     );

@@ -1,4 +1,4 @@
-//! Portable project settings (issue 17, point 8): at project scope, install writes the bare
+//! Portable project settings: at project scope, install writes the bare
 //! `ctxmon hooks …` when the binary running is the `ctxmon` PATH finds, so the committed file
 //! works on every teammate's machine; otherwise the absolute path and a note that `--scope
 //! local` keeps machine paths out of shared files. User and local scope keep absolute paths.

@@ -1,4 +1,4 @@
-//! `--json` is honoured or refused by every command (issue 17.4), against the real binary:
+//! `--json` is honoured or refused by every command (contract C13), against the real binary:
 //! under `--json` every failure, a command line clap refuses included, prints one
 //! `{"error", "exit_code"}` object on stdout whose `exit_code` is the process's; `completions`
 //! refuses `--json`; `doctor` prints only its checks; the status line's object carries the

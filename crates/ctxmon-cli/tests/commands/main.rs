@@ -21,6 +21,7 @@ mod human_text;
 mod install;
 mod install_bad_input;
 mod install_codex;
+mod install_gemini;
 mod install_npm_project;
 mod install_portable;
 mod install_scopes;

@@ -1,4 +1,4 @@
-//! Project discovery from a subfolder (issue 17.1, contract C12), against the real binary: every
+//! Project discovery from a subfolder (contract C12), against the real binary: every
 //! command run in `proj/src` works on `proj`, the nearest folder holding `.ctxmon`, `.claude`
 //! or `.git`, and looks its transcripts up under `proj`'s name. The walk never makes a project
 //! of the home folder or `/`; `--project-dir` and `CLAUDE_PROJECT_DIR` are taken as named; a

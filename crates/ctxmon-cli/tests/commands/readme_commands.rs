@@ -1,5 +1,5 @@
-//! The commands README.md and `docs/*.md` show, with what they print, are real (issue 17,
-//! point 13): the README's first command measures the fixture it names and prints the line the
+//! The commands README.md and `docs/*.md` show, with what they print, are real: the
+//! README's first command measures the fixture it names and prints the line the
 //! README quotes; every ```` ```console ```` block, run by a shell command by command, prints
 //! exactly the output shown under each `$` line; and the hooks docs/installation.md says
 //! `ctxmon install` writes are what it writes. An example that is abridged on purpose is fenced
@@ -9,7 +9,8 @@
 //! paths the docs show resolve as from the repository's root, and a file a command writes, such
 //! as `report --svg fill.svg`, lands there), with `ctxmon` on PATH as the binary under test,
 //! a temp HOME, `TZ=UTC`, `NO_COLOR=1` and `COLUMNS=80`. A rollout named under
-//! `~/.codex/sessions/` is the shared Codex fixture of that name, copied there; without
+//! `~/.codex/sessions/` is the shared Codex fixture of that name, copied there (a chat under
+//! `~/.gemini/tmp/` the shared Gemini CLI chat of that name); without
 //! `../shared` such a block is skipped with a notice.
 
 // Test helpers: a panic is how a broken precondition fails the test.
@@ -94,6 +95,17 @@ impl Shell {
     /// when it names one and `../shared` is absent.
     fn provide_rollouts(&self, command: &str) -> bool {
         for word in command.split_whitespace() {
+            if let Some(rel) = word.strip_prefix("~/.gemini/tmp/") {
+                let Some(shared) = gemini_fixtures() else {
+                    return false;
+                };
+                let name = Path::new(rel).file_name().unwrap();
+                let at = self.home.path().join(".gemini/tmp").join(rel);
+                std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+                std::fs::copy(shared.join(name), &at)
+                    .unwrap_or_else(|e| panic!("{word}: no shared chat of that name ({e})"));
+                continue;
+            }
             let Some(rel) = word.strip_prefix("~/.codex/sessions/") else {
                 continue;
             };
@@ -128,6 +140,17 @@ impl Shell {
             String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
+    }
+}
+
+/// The shared Gemini CLI chats, or `None` after a notice.
+fn gemini_fixtures() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/gemini-chats");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        ctxmon_test_support::skip!("../shared is absent; skipping doc examples on Gemini chats");
+        None
     }
 }
 

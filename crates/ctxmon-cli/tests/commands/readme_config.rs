@@ -1,4 +1,4 @@
-//! The README's configuration block is the whole configuration (issue 17, point 10): every key
+//! The README's configuration block is the whole configuration (contract C11): every key
 //! `ctxmon config schema` knows appears in it (set, or as a `# key = …` comment when it is not
 //! set by default), it names no key the schema does not know, every value it sets is the
 //! built-in default (the model rules too: an example rule is a comment, since none is built

@@ -1,4 +1,4 @@
-//! `ctxmon report` agrees with `status` and with itself (issue 17.6), against the real binary:
+//! `ctxmon report` agrees with `status` and with itself, against the real binary:
 //! the last figure follows a compaction after the last response, the sparkline marks every
 //! compaction also when it folds responses into columns, the text and the JSON number responses
 //! alike, and the width comes from the terminal when `COLUMNS` does not say.

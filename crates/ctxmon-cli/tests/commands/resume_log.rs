@@ -237,7 +237,7 @@ fn every_bad_document_is_a_one_line_usage_error_and_damages_nothing() {
         ),
         ("empty", b"".to_vec(), "stdin: empty document"),
         (
-            "unknown top-level field beside the seed's",
+            "unknown top-level field beside known ones",
             br#"{"session_id": "s", "context_metrics": {}, "contxt": {}}"#.to_vec(),
             "stdin: contxt: unknown field `contxt`",
         ),

@@ -1,7 +1,8 @@
 //! What a resume log written by `ctxmon resume-log generate` says, end to end: the mission
-//! is the session's first request however long the session, files subagents wrote are there,
+//! is the request at hand and the session's first request is named apart however long the
+//! session, files subagents wrote are there,
 //! markdown in a document stays inside its section, a huge document is stored within the
-//! budget in both formats, the seed's own JSON format loads whole, and a busy session's newest
+//! budget in both formats, a document with every field loads whole, and a busy session's newest
 //! commands and errors are kept while the log has room.
 
 // Test helpers: a panic is how a broken precondition fails the test.
@@ -14,7 +15,7 @@ use crate::common::Sandbox;
 use crate::common::resume_log;
 
 #[test]
-fn the_mission_is_the_first_request_even_beyond_the_tail() {
+fn the_mission_is_the_request_at_hand_and_the_first_request_is_found_beyond_the_tail() {
     let sb = Sandbox::new();
     // A small tail window stands for 8 MiB: the first request lies far before it.
     sb.write(".ctxmon/config.toml", "[resumption]\ntail_bytes = 4096\n");
@@ -42,13 +43,20 @@ fn the_mission_is_the_first_request_even_beyond_the_tail() {
             .stdout,
     )
     .unwrap();
-    let mission = log["mission_summary"].as_str().unwrap();
-    // The whole first request: beyond the mission's own 1,000 tokens, but the log has room.
-    assert_eq!(mission, first.trim_end());
-    assert_eq!(
-        log["critical_context"]["latest user request"],
-        "Refactor billing and add tax.rs"
+    // The work moved on: the mission is what the user asks now, never the first request.
+    assert_eq!(log["mission_summary"], "Refactor billing and add tax.rs");
+    // The first request, from the transcript's start far before the tail, under its own
+    // name: its head and its tail around a marked cut.
+    let first_shown = log["critical_context"]["first request"].as_str().unwrap();
+    assert!(
+        first_shown.starts_with("Migrate the ledger to SQLite."),
+        "{first_shown}"
     );
+    assert!(
+        first_shown.ends_with("Keep the CSV export working."),
+        "{first_shown}"
+    );
+    assert!(first_shown.contains("characters cut …]"), "{first_shown}");
     let md = std::fs::read_to_string(logs_dir(&sb).join(format!("session-{SESSION}.md"))).unwrap();
     assert!(!md.contains("truncated"), "{md}");
 }
@@ -193,8 +201,9 @@ fn a_huge_document_is_stored_within_the_budget_in_both_formats() {
     assert_eq!(again.stdout, md.trim_end().to_string() + "\n");
 }
 
-/// The example under "JSON Format" in the resume-log seed, copied into the repository.
-const SEED_EXAMPLE: &str = include_str!("../../../../fixtures/resume-logs/seed-example.json");
+/// An agent's document in the resume log's JSON format, with every section, nested critical
+/// context and the agent's own figures.
+const EXAMPLE_DOCUMENT: &str = include_str!("../../../../fixtures/resume-logs/agent-document.json");
 
 /// Every leaf of a JSON value (an empty list has none).
 fn leaves(value: &Value, out: &mut Vec<Value>) {
@@ -206,11 +215,14 @@ fn leaves(value: &Value, out: &mut Vec<Value>) {
 }
 
 #[test]
-fn the_seeds_json_format_loads_and_every_field_is_shown() {
+fn the_example_document_loads_and_every_field_is_shown() {
     // No transcript and no session variable: the document names its session.
     let sb = Sandbox::new();
-    sb.write("seed.json", SEED_EXAMPLE);
-    let run = sb.run(&["resume-log", "generate", "--from", "seed.json"], "");
+    sb.write("agent-document.json", EXAMPLE_DOCUMENT);
+    let run = sb.run(
+        &["resume-log", "generate", "--from", "agent-document.json"],
+        "",
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout
@@ -221,9 +233,9 @@ fn the_seeds_json_format_loads_and_every_field_is_shown() {
     let show = sb.run(&["resume-log", "show", "20251101_115000"], "");
     assert_eq!(show.code, 0, "{}", show.stderr);
     let md = show.stdout;
-    let seed: Value = serde_json::from_str(SEED_EXAMPLE).unwrap();
+    let example: Value = serde_json::from_str(EXAMPLE_DOCUMENT).unwrap();
     let mut all = Vec::new();
-    leaves(&seed, &mut all);
+    leaves(&example, &mut all);
     assert!(all.len() > 25);
     for leaf in all {
         // Numbers as the markdown writes them: 200,000 tokens, 85% (whole percent, rounded
@@ -262,11 +274,11 @@ fn the_seeds_json_format_loads_and_every_field_is_shown() {
             .stdout,
     )
     .unwrap();
-    assert_eq!(log["critical_context"], seed["critical_context"]);
-    assert_eq!(log["agent_metrics"], seed["context_metrics"]);
+    assert_eq!(log["critical_context"], example["critical_context"]);
+    assert_eq!(log["agent_metrics"], example["context_metrics"]);
     assert_eq!(
         log["metadata"]["agents_used"],
-        seed["metadata"]["agents_used"]
+        example["metadata"]["agents_used"]
     );
     assert_eq!(log["metadata"]["session_duration_minutes"], 154);
     // ctxmon's own metrics: nothing was measured without a transcript.

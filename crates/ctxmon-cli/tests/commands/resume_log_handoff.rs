@@ -1,4 +1,4 @@
-//! What the real binary's resume logs hand on (issue 13): an error is the lines that say what
+//! What the real binary's resume logs hand on (contract C9): an error is the lines that say what
 //! failed and its end, never a test runner's banner; a refused tool call is no error; every todo
 //! the session completed is an accomplishment; and a log written after the compaction keeps
 //! what the PreCompact log said, with figures that say when they are an estimate.

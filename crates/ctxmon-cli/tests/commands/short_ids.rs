@@ -1,4 +1,4 @@
-//! Ids as people type them (issue 17, point 2): `checkpoint show 1`, `cx-1` and `cx-001` are
+//! Ids as people type them: `checkpoint show 1`, `cx-1` and `cx-001` are
 //! one checkpoint; `resume-log show` takes any unique beginning of a session id (the tables cut
 //! long ids, and what they show must work), an ambiguous one is a usage error naming the
 //! candidates; `checkpoint list` and `resume-log list` both put the newest first; `checkpoint

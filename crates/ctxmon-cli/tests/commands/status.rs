@@ -148,7 +148,7 @@ fn unreadable_transcripts_are_one_line_errors_with_exit_1() {
         );
         assert!(run.stderr.contains(needle), "{needle}: {}", run.stderr);
         assert!(run.stdout.is_empty());
-        // Under --json the same failure is an object on stdout (issue 17.4).
+        // Under --json the same failure is an object on stdout (contract C13).
         let run = sb.run(
             &["--json", "status", "--transcript", path.to_str().unwrap()],
             "",
@@ -160,7 +160,7 @@ fn unreadable_transcripts_are_one_line_errors_with_exit_1() {
     }
 }
 
-/// A session that has had no answer yet (issue 17.3): Claude Code has created the transcript,
+/// A session that has had no answer yet (contract C13): Claude Code has created the transcript,
 /// empty or holding only the first request. That is 0 and "no response yet" with exit 0, in
 /// text and JSON, also when `status` finds the transcript itself.
 #[test]
@@ -335,7 +335,7 @@ fn without_a_transcript_the_projects_newest_is_used() {
     let run = lonely.run(&["status"], "");
     assert_eq!(run.code, 1);
     assert!(run.stderr.contains("--transcript"), "{}", run.stderr);
-    // Under --json, the same failure is an object on stdout, not nothing (issue 17.4).
+    // Under --json, the same failure is an object on stdout, not nothing (contract C13).
     let run = lonely.run(&["--json", "status"], "");
     assert_eq!(run.code, 1);
     let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();

@@ -1,4 +1,4 @@
-//! One rule for stdout (issue 17, point 5): when stdout's reader has gone (`ctxmon completions
+//! One rule for stdout (contract C13): when stdout's reader has gone (`ctxmon completions
 //! bash | head -1`) every command ends quietly with exit 0, as SIGPIPE ends other tools; when
 //! stdout cannot take the text (`>/dev/full`) it is one clear line on stderr and exit 1. Never
 //! a panic (exit 101, "panicked at"). Each command runs with its stdout a real pipe whose read

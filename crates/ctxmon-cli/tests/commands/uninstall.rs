@@ -1,4 +1,4 @@
-//! Uninstall and what install says at its end (issue 17, point 9): `uninstall --statusline`
+//! Uninstall and what install says at its end: `uninstall --statusline`
 //! removes only the status line (the one install replaced comes back); a full uninstall
 //! deletes install's backup and says so; install ends with the next steps; doctor's summary is
 //! printed once.

@@ -125,7 +125,7 @@ pub fn audit_after_kills(project: &Path) -> Disk {
         ..Disk::default()
     };
 
-    // Written with the folder when ctxmon created it (issue 12): everything stays out of git.
+    // Written with the folder when ctxmon created it (contract C12): everything stays out of git.
     let gitignore = root.join(".gitignore");
     if gitignore.exists() {
         assert_eq!(

@@ -120,7 +120,7 @@ fn assert_valid_answer(run: &Run, hook: &Hook, what: &str) {
             let specific = &v["hookSpecificOutput"];
             assert_eq!(specific["hookEventName"], hook.event, "{what}: {out}");
             assert!(specific["additionalContext"].is_string(), "{what}: {out}");
-            // Context only, never a permission decision (issue 12).
+            // Context only, never a permission decision (contract C8).
             assert_eq!(specific.as_object().unwrap().len(), 2, "{what}: {out}");
         }
         _ => panic!("{what}: {} answers nothing, got {out}", hook.name),

@@ -1,4 +1,4 @@
-//! A busy machine never costs the checkpoint (issue 12): each hook runs under its own deadline,
+//! A busy machine never costs the checkpoint (contract C14): each hook runs under its own deadline,
 //! stdin read included. Claude Code waits up to 10 s for PreCompact and SessionStart, so an
 //! input that arrives 3 s late (a machine busy compiling) is still checkpointed and handed
 //! back; the prompt, which the user waits for, keeps its short deadline and answers nothing.

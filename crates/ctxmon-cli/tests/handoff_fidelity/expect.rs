@@ -53,8 +53,8 @@ pub struct Failure {
     pub lines: Vec<String>,
 }
 
-/// Wrappers Claude Code writes as `user` text that nobody typed (issue 13: tool results,
-/// command output, interrupt markers, compaction summaries, system reminders, IDE context).
+/// Wrappers Claude Code writes as `user` text that nobody typed (tool results, command output,
+/// interrupt markers, compaction summaries, system reminders, IDE context).
 const NOT_TYPED: &[&str] = &[
     "<local-command-stdout>",
     "<local-command-stderr>",
@@ -448,7 +448,7 @@ fn result_text(block: &Value) -> String {
     }
 }
 
-/// The user said no to the call: a constraint, not a failure (issue 13).
+/// The user said no to the call: a constraint on the work, not a failure to fix.
 fn is_rejection(text: &str) -> bool {
     starts_with_any(
         text,

@@ -1,4 +1,4 @@
-//! Claude Code's own auto-compaction settings end to end (issue 14 §3): env vars and settings
+//! Claude Code's own auto-compaction settings end to end (contract C2): env vars and settings
 //! files move or switch off "tokens until auto-compact" in `status --json`, the
 //! `<context-monitor>` tag and the status line; bad values are warnings, never a lost answer.
 

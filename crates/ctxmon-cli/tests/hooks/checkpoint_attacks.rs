@@ -1,5 +1,5 @@
 //! Checkpoints against a folder someone else touched, with the real binary: an alert whose
-//! answer never reached the agent is not marked as given, one planted file cannot stop every
+//! answer never reached the agent is not marked as given (nor is a hand-back), one planted file cannot stop every
 //! later checkpoint, a session's compaction count survives losing its mark, and a session
 //! started again is told the truth about the checkpoints it has.
 
@@ -60,19 +60,10 @@ fn an_alert_whose_answer_could_not_be_written_is_given_again() {
     let t = transcript(&sb, "s");
     assert_eq!(saved(&pre_compact(&sb, "s", &t)), Some(1));
     // The prompt's answer goes nowhere: stdout is a full device.
-    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
-        ctxmon_test_support::skip!("/dev/full unavailable; skipping");
-        return;
-    };
-    let mut cmd = sb.command(&["hooks", "prompt-submit"]);
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::from(full))
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
     let input = sb.hook_input("UserPromptSubmit", "s", &t, json!({"prompt": "go on"}));
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    if !answer_into_full_device(&sb, &["hooks", "prompt-submit"], &input) {
+        return;
+    }
     assert!(
         !checkpoints(&sb).join("cx-001.acknowledged").exists(),
         "acknowledged although the alert never left the process"
@@ -81,6 +72,54 @@ fn an_alert_whose_answer_could_not_be_written_is_given_again() {
     assert!(alerted(&prompt(&sb, "s", &t)));
     assert!(checkpoints(&sb).join("cx-001.acknowledged").exists());
     assert!(!alerted(&prompt(&sb, "s", &t)));
+}
+
+/// Runs `args` with `input` and stdout on `/dev/full`, so its answer is lost; false (with a
+/// visible skip) where there is no such device.
+fn answer_into_full_device(sb: &Sandbox, args: &[&str], input: &str) -> bool {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        ctxmon_test_support::skip!("/dev/full unavailable; skipping");
+        return false;
+    };
+    let mut cmd = sb.command(args);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::from(full))
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    true
+}
+
+#[test]
+fn a_hand_back_whose_answer_could_not_be_written_is_given_at_the_next_prompt() {
+    let sb = Sandbox::new();
+    let request = json!({"type": "user", "message": {"role": "user", "content": "Move the billing rules into tax.rs"}});
+    let t = sb.write(
+        "s.jsonl",
+        format!(
+            "{request}\n{}\n",
+            assistant_line_at("a1", 170_000, "2026-11-20T09:59:00.000Z")
+        ),
+    );
+    assert_eq!(saved(&pre_compact(&sb, "s", &t)), Some(1));
+    // SessionStart's answer goes nowhere.
+    let input = sb.hook_input("SessionStart", "s", &t, json!({"source": "compact"}));
+    if !answer_into_full_device(&sb, &["hooks", "session-start"], &input) {
+        return;
+    }
+    let first = prompt(&sb, "s", &t);
+    assert!(alerted(&first));
+    assert!(
+        first
+            .stdout
+            .contains("<resumption-context checkpoint=\\\"cx-001\\\"")
+            && first.stdout.contains("Move the billing rules into tax.rs"),
+        "the work is handed back at the first prompt: {}",
+        first.stdout
+    );
+    assert!(!prompt(&sb, "s", &t).stdout.contains("<resumption-context"));
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Checkpoint numbering and retention end to end (issue 12, points 5 and 6), with the real
+//! Checkpoint numbering and retention end to end (contract C5), with the real
 //! binary: a session's `compaction_sequence` is unique and increasing whatever was pruned or
 //! ran at once, PreCompact's cost does not grow with the checkpoints ever saved, and old
 //! acknowledged checkpoints are pruned as `checkpoints.keep` says — never the session's newest,

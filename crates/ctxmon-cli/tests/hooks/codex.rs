@@ -1,4 +1,4 @@
-//! Codex CLI end to end (issue 14 §1): `status` and `report` on rollouts, the hooks on Codex's
+//! Codex CLI end to end: `status` and `report` on rollouts, the hooks on Codex's
 //! inputs (a `transcript_path` of `null` measured from `$CODEX_HOME`), Codex's auto-compact
 //! point, and bad rollouts failing open. The shared fixtures' figures are SOURCES.md's; the
 //! other cases build small rollouts in Codex's shape, so they run in any clone.
@@ -335,7 +335,7 @@ fn bad_rollouts_and_a_missing_codex_home_fail_open() {
     let file = sb.write("r/malformed.jsonl", &malformed);
     assert_eq!(status(&sb, &file)["input_tokens"], 90_000);
     // No count yet (a session before its first answer): status says 0 and "no response yet"
-    // (exit 0, issue 17.3), hooks answer without a figure.
+    // (exit 0, contract C13), hooks answer without a figure.
     let null_info = format!(
         "{meta}{{\"timestamp\":\"t\",\"type\":\"event_msg\",\"payload\":{{\"type\":\"token_count\",\"info\":null}}}}\n"
     );

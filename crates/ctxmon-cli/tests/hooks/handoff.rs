@@ -1,4 +1,4 @@
-//! The handoff end to end (issue 13): PreCompact then SessionStart(compact) with the real
+//! The handoff end to end (contract C5, C6): PreCompact then SessionStart(compact) with the real
 //! binary on a transcript that has what a resuming agent needs — a goal behind a slash
 //! command, many later requests, task tools, a commit, a test run that failed after a banner,
 //! a subagent still running, a refused edit with a reason — in a project that is a git work

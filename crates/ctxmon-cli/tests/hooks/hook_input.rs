@@ -1,6 +1,6 @@
-//! Hook input that serde_json alone refuses or that is too large, end to end with the real
-//! binary (issue 12): lone surrogate escapes in stdin and in the transcript, a number beyond f64
-//! in a compaction boundary, a 2 MB and a 20 MB prompt, and inputs without `session_id`.
+//! Hook input that serde_json alone refuses or that is too large, end to end with the real binary
+//! (contract C14): lone surrogate escapes in stdin and in the transcript, a number beyond f64 in a
+//! compaction boundary, a 2 MB and a 20 MB prompt, and inputs without `session_id`.
 
 // Test support: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
@@ -33,8 +33,8 @@ fn checkpoint(sb: &Sandbox, id: &str) -> Value {
         .unwrap()
 }
 
-/// Issue 12: `custom_instructions: "keep the \ud83d notes"` made PreCompact refuse its whole
-/// input, and no checkpoint was saved.
+/// `custom_instructions: "keep the \ud83d notes"` once made PreCompact refuse its whole input,
+/// and no checkpoint was saved.
 #[test]
 fn pre_compact_with_a_lone_surrogate_saves_its_checkpoint() {
     let sb = Sandbox::new();
@@ -59,7 +59,7 @@ fn pre_compact_with_a_lone_surrogate_saves_its_checkpoint() {
     assert_eq!(cp["session_info"]["session_id"], "s1");
 }
 
-/// Issue 12: the same in a prompt gave no monitor tag.
+/// The same in a prompt once gave no monitor tag.
 #[test]
 fn a_prompt_with_a_lone_surrogate_gets_its_monitor_tag() {
     let sb = Sandbox::new();
@@ -77,7 +77,7 @@ fn a_prompt_with_a_lone_surrogate_gets_its_monitor_tag() {
     assert!(tag.contains("tier=\"WARNING\""), "{tag}");
 }
 
-/// Issue 12: a transcript line with a lone surrogate was dropped, and with it the user's newest
+/// A transcript line with a lone surrogate was once dropped, and with it the user's newest
 /// request; the checkpoint and the resumption context keep it, U+FFFD in the surrogate's place.
 #[test]
 fn the_newest_request_with_a_lone_surrogate_is_kept_for_resumption() {
@@ -115,7 +115,7 @@ fn the_newest_request_with_a_lone_surrogate_is_kept_for_resumption() {
     );
 }
 
-/// Issue 12: `"postTokens": 1e999` made serde_json refuse the compact-boundary line: the
+/// `"postTokens": 1e999` once made serde_json refuse the compact-boundary line: the
 /// compaction went unseen and the fill stayed at the pre-compaction value. The boundary counts
 /// now, with the figure that does not fit treated as missing, so the fill is what a boundary
 /// without `postTokens` gives (contract C2).
@@ -166,7 +166,7 @@ fn run_reporting_write(sb: &Sandbox, args: &[&str], stdin: Vec<u8>) -> (common::
     sb.run_fed(args, feed, std::time::Duration::from_secs(60))
 }
 
-/// Issue 12: a 2 MB pasted prompt got no monitor tag: ctxmon stopped reading at the 1 MiB cap
+/// A 2 MB pasted prompt once got no monitor tag: ctxmon stopped reading at the 1 MiB cap
 /// and closed the pipe, and Claude Code's write failed with EPIPE. The whole input is read now
 /// and answered; only a shortened copy of the prompt is kept.
 #[test]
@@ -197,7 +197,7 @@ fn a_prompt_over_the_cap_is_read_whole_and_answered() {
     assert!(!sb.path(".ctxmon/logs/hooks.log").exists());
 }
 
-/// Issue 12: every input without `session_id` shared one state file (`h-cbf29ce484222325`, the
+/// Every input without `session_id` once shared one state file (`h-cbf29ce484222325`, the
 /// hash of the empty id). Each transcript keeps its own now (Claude Code names the transcript
 /// after the session).
 #[test]

@@ -1,4 +1,4 @@
-//! Symbolic links planted inside `.ctxmon/` (issue 12, point 3), as a cloned repository can
+//! Symbolic links planted inside `.ctxmon/` (contract C12), as a cloned repository can
 //! commit them, against the real binary: nothing outside the project is appended to, created or
 //! deleted, the hook names the link on stderr, exits 0 and still answers. Also `.ctxmon/.gitignore`
 //! (point 11) and a `.ctxmon` that is itself a link.

@@ -1,4 +1,4 @@
-//! `ctxmon hooks post-tool-use` end to end (issue 14 §2): the binary run with PostToolUse JSON
+//! `ctxmon hooks post-tool-use` end to end (contract C3): the binary run with PostToolUse JSON
 //! on a real Claude Code transcript that grows the way a tool loop grows it. The shared
 //! fixture `cc-1.0.51-streaming-duplicates.jsonl` rises from 17k to 104k tokens; with the
 //! project's window set to 130,000 its first N lines sit in known tiers (the newest main-chain

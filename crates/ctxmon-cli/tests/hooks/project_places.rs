@@ -1,4 +1,4 @@
-//! No `.ctxmon` in unexpected places (issue 12, point 9), against the real binary: a relative
+//! No `.ctxmon` in unexpected places (contract C12), against the real binary: a relative
 //! `cwd` in the hook input is ignored (it was resolved against wherever the process ran), and
 //! `.ctxmon` is never created at `/` or directly in the home folder unless `--project-dir` or
 //! `CLAUDE_PROJECT_DIR` names that folder. The hooks still answer.

@@ -1,5 +1,5 @@
 //! `ctxmon hooks prompt-submit` end to end, driven with Claude Code's JSON: answers, state,
-//! events, injection policies and every bad input of issue 3 (exit 0, valid answer or nothing).
+//! events, injection policies and bad input of every kind (exit 0, valid answer or nothing).
 
 use std::io::Write;
 use std::process::Stdio;

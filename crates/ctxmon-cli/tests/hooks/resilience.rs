@@ -226,7 +226,7 @@ fn pre_tool_use_warns_about_a_stale_source_file_and_never_blocks() {
     let stale = edit(&sb.path("ORCHESTRATION.yaml").display().to_string(), "Edit");
     let v: Value = serde_json::from_str(&stale.stdout).unwrap();
     // Context and nothing else: a `permissionDecision`, even "allow", would skip the user's
-    // permission prompt for this edit (issue 12).
+    // permission prompt for this edit (contract C8).
     assert_eq!(keys(&v), ["hookSpecificOutput"], "{v}");
     assert_eq!(
         keys(&v["hookSpecificOutput"]),

@@ -1,4 +1,4 @@
-//! Issue 4's bad inputs through the real hooks: hostile ids, corrupt and future checkpoints,
+//! Bad input through the real hooks (contract C15): hostile ids, corrupt and future checkpoints,
 //! hostile or oversized resumption files, no git, an unwritable `.ctxmon`. Every hook exits 0
 //! and nothing already on disk is damaged.
 

@@ -1,4 +1,4 @@
-//! `ctxmon statusline --format` and `statusline.format` end to end (issue 17, point 7): the
+//! `ctxmon statusline --format` and `statusline.format` end to end: the
 //! default template is the line ctxmon printed before templates existed, byte for byte, colour
 //! codes and shortening included; other templates show the fields asked for; a template, flag
 //! or configuration it cannot use never costs the line; `ctx --` says why.

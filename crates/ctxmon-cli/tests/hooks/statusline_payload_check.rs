@@ -1,4 +1,4 @@
-//! Issue 14 §3: the status-line payload's own `context_window.used_percentage` against
+//! The status-line payload's own `context_window.used_percentage` against
 //! ctxmon's figure. `ctxmon --json statusline` reports the comparison; the session's latest one
 //! is kept in `.ctxmon/status-line/` for `ctxmon doctor` (tested in `commands/doctor.rs`), only
 //! when it changes and never in a project without `.ctxmon`.

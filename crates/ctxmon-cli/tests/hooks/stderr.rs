@@ -1,4 +1,4 @@
-//! A stderr that cannot be written costs nothing (issue 12): every hook, the status line, the
+//! A stderr that cannot be written costs nothing (contract C14): every hook, the status line, the
 //! usage-error path and the deadline path exit 0 with their normal answer when stderr is
 //! `/dev/full` (ENOSPC) or a pipe whose reader has gone (EPIPE; Rust ignores SIGPIPE, so the
 //! write fails instead of killing the process). Each case is made to write a diagnostic: the

@@ -154,8 +154,7 @@ impl TokenBudget {
 
 #[cfg(test)]
 mod tests {
-    //! The seed's `TokenBudget.test.ts`, ported. Its "throws on negative allocation" case has
-    //! no counterpart: amounts are unsigned.
+    //! The ledger's rules. A negative allocation cannot be written: amounts are unsigned.
     use super::*;
 
     fn budget() -> TokenBudget {
@@ -197,7 +196,7 @@ mod tests {
     fn force_allocation_may_exceed_and_remaining_saturates() {
         let mut b = budget();
         b.force_allocate(1100, "test");
-        // The seed reports -100; unsigned, the ledger keeps `used` and says nothing is left.
+        // Over-allocated by 100: unsigned, the ledger keeps `used` and says nothing is left.
         assert_eq!(b.remaining(), 0);
         assert_eq!(b.used(), 1100);
         assert!(b.is_exhausted());

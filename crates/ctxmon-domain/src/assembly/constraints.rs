@@ -26,8 +26,8 @@ pub struct ContextConstraints {
     /// At most this many files in the bundle; absent, no count limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_files: Option<u64>,
-    /// Events older than this (relative to `nowMs`) are left out. `maxEventAge`, the name
-    /// earlier inputs used, is accepted as an alias.
+    /// Events older than this (relative to `nowMs`) are left out. `maxEventAge`, the name some
+    /// producers use, is accepted as an alias.
     #[serde(
         default,
         alias = "maxEventAge",

@@ -1,6 +1,6 @@
 //! The input of one assembly run: who the context is for, what they want, and the world state.
 //!
-//! Field names are camelCase on the wire so the seed's JSON shapes are accepted as written. The
+//! Field names are camelCase on the wire, as the producers of these inputs write them. The
 //! top level rejects unknown keys: a misspelt `recentEvent` would otherwise silently drop every
 //! event. Inner records accept extra keys, because producers attach their own metadata to files,
 //! memories and events.
@@ -63,7 +63,7 @@ open_enum! {
         Refactoring = "refactoring",
         /// Explaining code or a concept.
         Explaining = "explaining",
-        /// Anything else (the seed's `other`).
+        /// Anything else (`other`).
         Unclassified = "other",
     }
 }

@@ -1,6 +1,6 @@
 //! A JSON value the domain can hold without depending on `serde_json`.
 //!
-//! Event payloads and tool schemas are free-form JSON in the seed (`payload: unknown`). The
+//! Event payloads and tool schemas are free-form JSON (`payload` can be anything). The
 //! domain may depend on `serde` only, so it carries its own small value type. Objects are kept in
 //! a `BTreeMap`, which makes every rendering of a payload sort its keys: the same input always
 //! prints the same bytes, whatever order a producer wrote the keys in.

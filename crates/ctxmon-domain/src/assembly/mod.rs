@@ -1,9 +1,8 @@
 //! Context assembly types: the input snapshot, the output bundle, the token budget ledger and
 //! the token-counting port (contract C10). The packing itself lives in `ctxmon-application`.
 //!
-//! Shapes follow the seed's TypeScript plan with camelCase JSON, so its examples deserialize as
-//! written. Where the seed uses `unknown` JSON, `JsonValue` stands in (the domain depends on
-//! `serde` only).
+//! Shapes are camelCase JSON, as producers of these inputs write them (contract C10). Where a
+//! value may be any JSON, `JsonValue` stands in (the domain depends on `serde` only).
 
 mod budget;
 mod constraints;

@@ -1,10 +1,10 @@
-//! A macro for string unions that must accept values the seed did not list.
+//! A macro for string unions that must accept values nobody listed.
 //!
-//! The seed's TypeScript types are closed unions (`"planner" | "coder" | …`), but real inputs
-//! carry roles, capabilities and symbol kinds nobody listed. Rejecting them would make every new
-//! producer a breaking change, so each union is an enum of the known names plus `Other(String)`
-//! that keeps the original spelling. Code that cares matches the known variants; everything else
-//! falls back the way the seed's `?? generic` lookups do.
+//! Roles, capabilities and symbol kinds read like closed unions (`"planner" | "coder" | …`), but
+//! real inputs carry roles, capabilities and symbol kinds nobody listed. Rejecting them would make
+//! every new producer a breaking change, so each union is an enum of the known names plus
+//! `Other(String)` that keeps the original spelling. Code that cares matches the known variants;
+//! everything else falls back to the generic behaviour.
 
 /// Declares `enum $name { Known…, Other(String) }` with string serde, `as_str`, `parse` and
 /// `Display`. Each known variant's documentation ends with its wire spelling.

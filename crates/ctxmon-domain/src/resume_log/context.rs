@@ -1,5 +1,5 @@
-//! A critical-context value: any JSON the agent wrote under `critical_context` (the seed's
-//! `Dict[str, Any]`: `file_paths: {name: path}`, `environment_variables: [..]`, plain text),
+//! A critical-context value: any JSON the agent wrote under `critical_context` (a map of any
+//! values: `file_paths: {name: path}`, `environment_variables: [..]`, plain text),
 //! kept as a tree so the markdown can show it as a nested list and the JSON keeps its shape.
 //!
 //! Why not `assembly::JsonValue`: a resume log round-trips through JSON exactly, and

@@ -1,15 +1,16 @@
-//! The critical context as the seed writes it, any JSON: nested maps and lists render as a
+//! The critical context as agents write it, any JSON: nested maps and lists render as a
 //! nested list, the agent's own figures beside ctxmon's, and the stored JSON keeps the shapes.
 
 use super::tests::sample;
 use super::*;
 
-/// The example under "JSON Format" in the seed (`resume-log-system-architecture.md`).
-const SEED_EXAMPLE: &str = include_str!("../../../../fixtures/resume-logs/seed-example.json");
+/// An agent's document in the resume log's JSON format, with every section, nested critical
+/// context and the agent's own figures.
+const EXAMPLE_DOCUMENT: &str = include_str!("../../../../fixtures/resume-logs/agent-document.json");
 
 #[test]
-fn the_seed_example_is_a_draft_and_its_context_a_nested_list() {
-    let draft: ResumeLogDraft = serde_json::from_str(SEED_EXAMPLE).unwrap();
+fn the_example_document_is_a_draft_and_its_context_a_nested_list() {
+    let draft: ResumeLogDraft = serde_json::from_str(EXAMPLE_DOCUMENT).unwrap();
     assert_eq!(draft.session_id.as_deref(), Some("20251101_115000"));
     let reported = draft.context_metrics.clone().unwrap();
     assert_eq!(reported.used_tokens, Some(170_000));

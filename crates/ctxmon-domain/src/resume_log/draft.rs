@@ -1,10 +1,10 @@
-//! What an agent writes for `ctxmon resume-log generate --from`: the narrative sections, and
-//! the seed's own JSON format as it stands (its "JSON Format" example loads whole). ctxmon
+//! What an agent writes for `ctxmon resume-log generate --from`: the narrative sections, in the
+//! resume log's own JSON format (a document with every field loads whole). ctxmon
 //! fills in its measured metrics, the session and the facts it can read itself.
 //!
 //! Every struct rejects unknown fields: `next_step` instead of `next_steps` would otherwise
 //! drop the agent's most important section without a word. `critical_context` takes any JSON
-//! object, since the seed nests maps and lists there.
+//! object, since agents nest maps and lists there.
 
 use std::collections::BTreeMap;
 
@@ -17,7 +17,7 @@ use super::{ContextValue, Decision, ReportedMetrics};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct ResumeLogDraft {
-    /// The session the document is about (the seed writes it); `ctxmon resume-log generate`
+    /// The session the document is about; `ctxmon resume-log generate`
     /// uses it when neither `--session` nor `$CLAUDE_CODE_SESSION_ID` names one.
     pub session_id: Option<String>,
     /// The agent's own figures, shown beside ctxmon's measurement ([`ReportedMetrics`]).
@@ -52,6 +52,6 @@ pub struct DraftMetadata {
     pub agents_used: Vec<String>,
     /// Anything else, by name.
     pub notes: BTreeMap<String, String>,
-    /// The seed's `session_duration_minutes`.
+    /// How long the session ran, as the agent reports it.
     pub session_duration_minutes: Option<u64>,
 }

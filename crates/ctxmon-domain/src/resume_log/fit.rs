@@ -2,13 +2,13 @@
 //! data itself, so the JSON holds no more than the markdown shows and both describe the same
 //! log.
 //!
-//! The 10,000-token whole is the bound; the seed's section budgets are each section's share
-//! of it. The seed truncates each section to its budget and says nothing of room a section
-//! leaves unused; left there, a log could drop the newest errors while using a sixth of its
+//! The 10,000-token whole is the bound; the section budgets are each section's share of it.
+//! Cutting each section to its budget alone would waste the room a section leaves unused;
+//! left there, a log could drop the newest errors while using a sixth of its
 //! budget. So fitting runs in two passes over the document's parts (the seven sections, the
 //! critical context's shared with the session metadata, 60/40):
 //!
-//! 1. each part is fitted into its own share ([`Part::share`]), as the seed does;
+//! 1. each part is fitted into its own share ([`Part::share`]);
 //! 2. what the document leaves unused goes, in [`Part::SPARE_ORDER`], to each part that had to
 //!    leave something out: it is fitted again into what it used plus all the room still
 //!    unused, and keeps the result if it shows more.
@@ -30,11 +30,12 @@ use crate::tokens::chars_for_tokens;
 use super::context::retain_leaves;
 use super::fit_meta::{MetaPlan, apply_meta, plan_meta};
 use super::fit_plan::{Cut, Plan, plan};
+use super::meta_fields::MetaList;
 use super::pieces::{
     ONE_LINE_MAX, Origin, Piece, body, body_of, clean, context_pieces, decision_pieces,
     item_pieces, mission_pieces, one_line,
 };
-use super::pieces_meta::{MetaList, MetaPieces, metadata_pieces};
+use super::pieces_meta::{MetaPieces, metadata_pieces};
 use super::{ContextValue, ResumeLog, ResumeLogSection};
 
 /// The key under which the session metadata's omissions are counted: it shares the critical
@@ -100,7 +101,7 @@ impl Part {
         self as usize
     }
 
-    /// The part's share of the document, in characters: its section's budget (the seed's),
+    /// The part's share of the document, in characters: its section's budget,
     /// the critical-context section's split so that the metadata may use up to 40% of its body.
     pub(super) fn share(self) -> usize {
         let chars = |s: ResumeLogSection| chars_for_tokens(s.budget().get());

@@ -12,8 +12,9 @@
 
 use super::SessionMetadata;
 use super::fit_plan::{Cut, boundary, fill, shorten, tokens};
+use super::meta_fields::MetaField;
 use super::pieces::{Origin, Piece, body_of};
-use super::pieces_meta::{ListPieces, MetaField, MetaPieces, list_lead};
+use super::pieces_meta::{ListPieces, MetaPieces, list_lead};
 use super::truncate::marker;
 
 /// What fitting the metadata into a room keeps.

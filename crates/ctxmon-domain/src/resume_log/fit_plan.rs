@@ -1,7 +1,7 @@
 //! What fitting a run of pieces into a room keeps: the leading pieces that fit whole, and the
 //! next one shortened at a sentence or word boundary when it is prose and the pieces kept so
-//! far fill less than 80% of the room (the seed's rule, an item boundary counting as a
-//! sentence end), else dropped; everything after it is dropped.
+//! far fill less than 80% of the room (the 80% rule of `truncate`, an item boundary counting as
+//! a sentence end), else dropped; everything after it is dropped.
 
 use crate::tokens::tokens_for_chars;
 
@@ -89,7 +89,7 @@ pub(super) fn fill(pieces: &[Piece], avail: usize, used: &mut usize) -> (usize, 
     }
 }
 
-/// The seed's rule over the whole section: whole pieces filling 80% of the room end it as
+/// The 80% rule over the whole section: whole pieces filling 80% of the room end it as
 /// well as a sentence would, so the next piece is cut only at one of its own sentence ends;
 /// with less, at a word boundary too.
 pub(super) fn boundary(avail: usize, used: usize) -> Boundary {

@@ -5,8 +5,9 @@ use proptest::prelude::*;
 
 use super::fit::{Part, TOTAL_CHARS};
 use super::fit_meta::{apply_meta, plan_meta};
+use super::meta_fields::MetaList;
 use super::pieces::{Piece, body_of, context_pieces, decision_pieces, item_pieces, mission_pieces};
-use super::pieces_meta::{MetaList, list_lead, metadata_pieces};
+use super::pieces_meta::{list_lead, metadata_pieces};
 use super::tests::any_log;
 use super::*;
 use crate::estimate_tokens;
@@ -21,7 +22,8 @@ fn metrics() -> ContextMetrics {
     )
 }
 
-/// A session of 60 failed test runs, each editing a file: the hand reproduction of issue 13.
+/// A session of 60 failed test runs, each editing a file: the busy session whose log once
+/// lost its newest errors to the oldest.
 fn busy_session() -> ResumeLog {
     let mut log = ResumeLog::new("sess-many", metrics());
     log.mission_summary = "Make the build green".into();

@@ -1,5 +1,5 @@
 //! Resume logs: the handoff document written when a session is compacted, ends or turns
-//! critical (contract C9, seed `resume-log-system-architecture.md`).
+//! critical (contract C9).
 //!
 //! A [`ResumeLog`] is data — it round-trips through JSON exactly — and has one deterministic
 //! markdown rendering ([`ResumeLog::render`]) in which every section stays within its token
@@ -12,6 +12,7 @@ mod draft;
 mod fit;
 mod fit_meta;
 mod fit_plan;
+mod meta_fields;
 mod pieces;
 mod pieces_meta;
 mod render;
@@ -31,7 +32,7 @@ pub use render::{RenderedLog, RenderedSection};
 pub use section::ResumeLogSection;
 pub use truncate::{Truncated, cut_at_boundary, marker, truncate_chars};
 
-/// Token usage at the moment the log was written (the seed's `ContextMetrics`).
+/// Token usage at the moment the log was written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ContextMetrics {
     /// The context window, in tokens.
@@ -44,7 +45,7 @@ pub struct ContextMetrics {
     /// `total_budget - used_tokens`, never below 0.
     pub remaining_tokens: u64,
     /// Why the log was written: the trigger (`pre_compact`, `session_end`, `tier:critical`,
-    /// `manual`). The seed's API stop reason has no equivalent in a hook.
+    /// `manual`). An API call's stop reason has no equivalent in a hook.
     pub stop_reason: String,
     /// The model id the fill was measured for; empty when unknown.
     pub model: String,
@@ -132,17 +133,18 @@ fn optional_percent<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::E
     Option::<f64>::deserialize(d).map(|p| p.map(round_percent))
 }
 
-/// The figures an agent reported about its own context: the seed's `context_metrics` in a
-/// `--from` document, every field optional. Shown beside ctxmon's measurement, never instead
+/// The figures an agent reported about its own context: `context_metrics` in a `--from`
+/// document, every field optional. Shown beside ctxmon's measurement, never instead
 /// of it: ctxmon reads the fill from the transcript's usage (contract C2), while an agent cannot
-/// see its own token count, and the seed's `used_tokens` is a cumulative count, not the fill.
+/// see its own token count, and an agent's `used_tokens` is often a cumulative count, not the
+/// fill.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct ReportedMetrics {
     /// The context window the agent reported, in tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_budget: Option<u64>,
-    /// The tokens the agent reported as used (the seed's count is cumulative, not the fill).
+    /// The tokens the agent reported as used (often a cumulative count, not the fill).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub used_tokens: Option<u64>,
     /// Rounded down to hundredths, as [`ContextMetrics::percentage_used`].
@@ -154,13 +156,13 @@ pub struct ReportedMetrics {
     /// The tokens the agent reported as left.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remaining_tokens: Option<u64>,
-    /// The seed's API stop reason (`end_turn`), as the agent wrote it.
+    /// An API stop reason (`end_turn`), as the agent wrote it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
     /// The model the agent named.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// As the agent wrote it (the seed's example has no time zone).
+    /// As the agent wrote it (it may have no time zone).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<String>,
 }
@@ -218,8 +220,8 @@ pub struct SessionMetadata {
     pub agents_used: Vec<String>,
     /// Anything else the agent recorded, by name.
     pub notes: BTreeMap<String, String>,
-    /// How long the session ran as the agent reported it (the seed's
-    /// `session_duration_minutes`); shown beside the transcript's times, not instead of them.
+    /// How long the session ran as the agent reported it (`session_duration_minutes`); shown beside
+    /// the transcript's times, not instead of them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_duration_minutes: Option<u64>,
     /// By list key (`commands_run`, `errors`, …): how many of the list's oldest entries were

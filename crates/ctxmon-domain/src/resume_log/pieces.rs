@@ -10,11 +10,12 @@
 //!
 //! The critical context is a tree: a nested list whose pieces are its leaves, each carrying
 //! the labels of the lists and maps it opens (`lead`), so a label never shows without an entry.
-//! The session metadata's pieces are in `pieces_meta`.
+//! The session metadata's pieces are in `pieces_meta`, the names of its facts and lists in
+//! `meta_fields`.
 
 use std::collections::BTreeMap;
 
-use super::pieces_meta::{MetaField, MetaList};
+use super::meta_fields::{MetaField, MetaList};
 use super::truncate::marker;
 use super::{ContextValue, Decision};
 

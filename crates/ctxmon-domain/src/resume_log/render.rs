@@ -1,4 +1,4 @@
-//! The markdown rendering of a resume log, in the seed's layout: title, metrics, mission,
+//! The markdown rendering of a resume log, its sections in a fixed order: title, metrics, mission,
 //! accomplishments, key findings, decisions & rationale, next steps, critical context, session
 //! metadata.
 //!

@@ -43,8 +43,8 @@ impl ResumeLogSection {
     /// The whole document's budget: the sum of the section budgets.
     pub const TOTAL_BUDGET: TokenCount = TokenCount(10_000);
 
-    /// The seed's allocation, each section's guaranteed share: numbers are cheap, discoveries
-    /// are the most valuable.
+    /// Each section's guaranteed share of the 10,000 tokens: numbers are cheap, discoveries are
+    /// the most valuable.
     pub fn budget(self) -> TokenCount {
         TokenCount(match self {
             ResumeLogSection::ContextMetrics => 500,

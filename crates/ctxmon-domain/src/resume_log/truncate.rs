@@ -2,7 +2,7 @@
 //! lies past 80% of the room, else at a word boundary, and say visibly how much was left out.
 //!
 //! Why sentences first: a reader (person or agent) can trust a whole sentence; half of one can
-//! say the opposite of what was meant. The 80% rule (the seed's) stops a sentence boundary
+//! say the opposite of what was meant. The 80% rule stops a sentence boundary
 //! near the start from throwing away most of the room.
 
 use crate::estimate_tokens;

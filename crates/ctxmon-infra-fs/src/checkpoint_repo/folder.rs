@@ -25,6 +25,10 @@ pub(super) const SEQUENCE_PREFIX: &str = ".seq-";
 pub(super) const SEQUENCES_SINCE_NAME: &str = ".sequences-since";
 /// `cx-NNN.alerting`: a prompt is giving the checkpoint's alert (see `claim.rs`).
 pub(super) const CLAIM_SUFFIX: &str = ".alerting";
+/// `.index-<SessionKey>`: a session's checkpoints (see `index.rs`).
+pub(super) const INDEX_PREFIX: &str = ".index-";
+/// Present once the folder's checkpoints are indexed (see `index.rs`).
+pub(super) const INDEXED_SINCE_NAME: &str = ".indexed-since";
 
 /// What one directory entry's name says it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,9 +52,9 @@ pub(super) fn classify(name: &str) -> Name {
     if name == LOCK_NAME
         || name == NEXT_ID_NAME
         || name == SEQUENCES_SINCE_NAME
-        || name == super::index::INDEXED_SINCE_NAME
+        || name == INDEXED_SINCE_NAME
         || name.starts_with(SEQUENCE_PREFIX)
-        || name.starts_with(super::index::INDEX_PREFIX)
+        || name.starts_with(INDEX_PREFIX)
     {
         return Name::Bookkeeping;
     }

@@ -19,14 +19,10 @@ use std::path::{Path, PathBuf};
 use ctxmon_application::ports::PortError;
 use ctxmon_domain::{CheckpointId, SessionKey};
 
-use super::folder::Scan;
+use super::folder::{INDEX_PREFIX, INDEXED_SINCE_NAME, Scan};
 use super::read;
 use crate::fsutil::{Durability, io_error, write_atomic};
 
-/// `.index-<SessionKey>`.
-pub(super) const INDEX_PREFIX: &str = ".index-";
-/// Present once the folder's checkpoints are indexed (see the module documentation).
-pub(super) const INDEXED_SINCE_NAME: &str = ".indexed-since";
 /// How many checkpoints of an older layout the first indexed save reads to index them: more
 /// than a live session's alert could be waiting among, bounded so that one PreCompact pays a
 /// known price once.

@@ -312,7 +312,7 @@ fn corrupt_foreign_and_future_files_are_reported_and_skipped() {
 }
 
 /// A killed writer's temp file is invisible to every reader. It stays: ctxmon deletes only the
-/// temp files its own process made (issue 12: a save deleted a planted `.tmp-*` file it never
+/// temp files its own process made (a save once deleted a planted `.tmp-*` file it never
 /// created, through a linked folder).
 #[test]
 fn a_temp_file_ctxmon_did_not_create_is_invisible_and_never_deleted() {

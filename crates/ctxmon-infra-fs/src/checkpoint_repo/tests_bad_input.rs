@@ -142,7 +142,7 @@ fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
     all
 }
 
-/// Issue 12: with `checkpoints/` linked to another folder, a pre-compact wrote its checkpoint
+/// With `checkpoints/` linked to another folder, a pre-compact once wrote its checkpoint
 /// there and deleted a `.tmp-*` file ctxmon never created. Every writer refuses the linked
 /// folder, and the folder it leads to is left exactly as it was.
 #[cfg(unix)]
@@ -182,7 +182,7 @@ fn a_linked_checkpoint_folder_is_neither_written_nor_cleaned() {
     assert_eq!(contents(&outside), before);
 }
 
-/// Issue 12: a dangling `checkpoints/.lock` link made a pre-compact create the file it points
+/// A dangling `checkpoints/.lock` link once made a pre-compact create the file it points
 /// to (empty, 0600) wherever that was.
 #[cfg(unix)]
 #[test]

@@ -1,4 +1,4 @@
-//! Per-session compaction sequences and automatic pruning (issue 12, points 5 and 6): numbers
+//! Per-session compaction sequences and automatic pruning (contract C5): numbers
 //! allocated under the lock that never repeat, a save whose reads do not grow with the folder,
 //! and a prune that spares what it must and reads only what it deletes.
 

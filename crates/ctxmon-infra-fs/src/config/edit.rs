@@ -20,6 +20,10 @@ use super::paths::{ConfigPaths, Scope};
 use crate::fsutil::{Durability, is_symlink, symlink_refused, write_atomic};
 use crate::layout::ProjectLayout;
 
+/// Where a value given to `config set` comes from, in messages: the command, not a file it
+/// was not written to.
+pub(crate) const SET_SOURCE: &str = "`ctxmon config set`";
+
 /// A configuration file as read for editing: its text (kept to compare the result with) and
 /// its document. `None` when the file does not exist.
 #[derive(Debug)]
@@ -254,7 +258,7 @@ fn has_comment(parent: &dyn TableLike, name: &str) -> bool {
 /// so an error must not say the value is in it.
 fn not_from(mut error: ConfigError, target: &Path, key: &str) -> ConfigError {
     let shown = target.display().to_string();
-    let from_set = super::set::SET_SOURCE;
+    let from_set = SET_SOURCE;
     let fix = |e: &mut ConfigError| {
         let mut named = false;
         for s in e.settings.iter_mut() {

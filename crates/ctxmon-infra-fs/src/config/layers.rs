@@ -6,7 +6,7 @@ use std::fmt;
 use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
-use super::env::EnvVars;
+use super::env::{ENV_PREFIX, EnvVars};
 use super::error::{ConfigError, ConfigErrorKind, Setting};
 use super::kinds::{self, KeyRef, MODELS_KEY, Parsed};
 use super::paths::{ConfigPaths, FileLayer};
@@ -15,9 +15,6 @@ use crate::fsutil::{self, OpenRegularError};
 /// A configuration file larger than this is refused unread: it cannot be a hand-written
 /// configuration, and hooks read the configuration on every prompt.
 pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
-
-/// The prefix of configuration variables; matched case-insensitively, like the rest of the name.
-const ENV_PREFIX: &str = "CTXMON_";
 
 /// Where a value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 use crate::layout::ProjectLayout;
 use std::path::{Path, PathBuf};
 
-use super::edit::{self, Edited, nothing_written};
+use super::edit::{self, Edited, SET_SOURCE, nothing_written};
 use super::env::EnvVars;
 use super::error::{ConfigError, ConfigErrorKind, Setting};
 use super::kinds::{self, KeyRef, Parsed};
@@ -49,13 +49,6 @@ pub fn set_value(
     set_value_in(&layout, env, explicit_file, scope, key, raw)
 }
 
-/// [`set_value`] in a given layout: the project and local files are written in its `.ctxmon`,
-/// which [`ProjectLayout::ensure_dir`] creates (with its `.gitignore`) or checks, and never
-/// through a symbolic link; only the user's own file is written through one.
-/// Where a value given to `config set` comes from, in messages: the command, not a file it
-/// was not written to.
-pub(crate) const SET_SOURCE: &str = "`ctxmon config set`";
-
 /// `raw` as the value it reads as, for a message: `0` and `0.9` are numbers and `true` a
 /// boolean, so they are shown as such, not quoted like the string `"high"`.
 fn as_typed(raw: &str) -> toml::Value {
@@ -71,6 +64,9 @@ fn as_typed(raw: &str) -> toml::Value {
     }
 }
 
+/// [`set_value`] in a given layout: the project and local files are written in its `.ctxmon`,
+/// which [`ProjectLayout::ensure_dir`] creates (with its `.gitignore`) or checks, and never
+/// through a symbolic link; only the user's own file is written through one.
 pub fn set_value_in(
     layout: &ProjectLayout,
     env: &EnvVars,

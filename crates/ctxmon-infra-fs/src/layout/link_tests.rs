@@ -1,5 +1,5 @@
 //! `ProjectLayout::ensure_dir` against what a cloned repository or a user can put in place of
-//! `.ctxmon` and its folders (issue 12): `.gitignore` on creation only, linked subfolders
+//! `.ctxmon` and its folders (contract C12): `.gitignore` on creation only, linked subfolders
 //! refused, a linked `.ctxmon` followed only to a folder the user owns outside the project.
 
 use std::fs;

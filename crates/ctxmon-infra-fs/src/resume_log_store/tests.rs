@@ -271,7 +271,7 @@ fn a_deletion_stopped_half_way_leaves_a_whole_log_never_a_lone_markdown() {
     assert!(!store.json_path(&key).exists() && !store.markdown_path(&key).exists());
 }
 
-/// A save leaves no temp file of its own and deletes none it did not create (issue 12: a save
+/// A save leaves no temp file of its own and deletes none it did not create (a save once
 /// deleted a planted `.tmp-*` file); such a file is invisible to readers.
 #[test]
 fn a_save_deletes_only_its_own_temp_files() {
@@ -292,7 +292,7 @@ fn a_save_deletes_only_its_own_temp_files() {
     assert_eq!(listing.entries.len(), 2);
 }
 
-/// Issue 12: with `resume-logs/` linked to another folder, a pre-compact wrote its log there
+/// With `resume-logs/` linked to another folder, a pre-compact once wrote its log there
 /// and deleted a `.tmp-*` file ctxmon never created; a dangling `resume-logs/.lock` link made
 /// it create the file the link names.
 #[cfg(unix)]

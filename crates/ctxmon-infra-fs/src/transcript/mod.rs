@@ -13,6 +13,7 @@ use ctxmon_application::readers::{TranscriptFiles, detect};
 pub use ctxmon_application::readers::claude_code::records_from_values;
 pub use ctxmon_application::readers::{ForwardStats, ScanReport, ScanStats, TailLines};
 pub use open::RegularFiles;
+pub(crate) use open::open_regular;
 
 /// The binary's transcript reader: the library's, on regular files.
 pub type JsonlTranscriptReader = TranscriptFiles<RegularFiles>;

@@ -72,6 +72,18 @@ pub fn haystack(lines: &[Value]) -> String {
 
 /// The shared Codex CLI rollouts (`../shared/fixtures/codex-rollouts/`), or `None` after a
 /// notice naming the tests that `what` skips.
+pub fn gemini_corpus(what: &str) -> Option<PathBuf> {
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/gemini-chats");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        ctxmon_test_support::skip!("{} is absent; skipping the real-chat {what}", dir.display());
+        None
+    }
+}
+
+/// The Codex rollouts folder, or `None` after a notice naming the tests that `what` skips.
 pub fn codex_corpus(what: &str) -> Option<PathBuf> {
     let dir =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/codex-rollouts");

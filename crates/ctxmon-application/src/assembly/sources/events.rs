@@ -264,7 +264,7 @@ fn message(event: &RuntimeEvent) -> ContextMessage {
     }
 }
 
-/// The seed's event priorities, reported in metadata.
+/// How much each kind of event matters, errors most, reported in metadata.
 fn priority(event_type: &RuntimeEventType) -> f64 {
     match event_type {
         RuntimeEventType::ToolError => 1.0,

@@ -1,12 +1,14 @@
-//! The agent's document in the seed's own JSON format: every field lands in the log, the
+//! The agent's document in the resume log's JSON format: every field lands in the log, the
 //! agent's figures beside ctxmon's measurement, never instead of it.
 
 use serde_json::{Value, json};
 
 use super::*;
 
-/// The example under "JSON Format" in the resume-log seed, copied into the repository.
-const SEED_EXAMPLE: &str = include_str!("../../../../../fixtures/resume-logs/seed-example.json");
+/// An agent's document in the resume log's JSON format, with every section, nested critical
+/// context and the agent's own figures.
+const EXAMPLE_DOCUMENT: &str =
+    include_str!("../../../../../fixtures/resume-logs/agent-document.json");
 
 /// Every leaf of a JSON value: strings, numbers and booleans (an empty list has none).
 fn leaves(value: &Value, out: &mut Vec<Value>) {
@@ -39,14 +41,14 @@ fn number_forms(n: &serde_json::Number) -> Vec<String> {
 }
 
 #[test]
-fn every_field_of_the_seed_example_is_in_the_markdown() {
+fn every_field_of_the_example_document_is_in_the_markdown() {
     let w = World::new();
-    let seed: Value = serde_json::from_str(SEED_EXAMPLE).unwrap();
-    let agent: ResumeLogDraft = serde_json::from_value(seed.clone()).unwrap();
+    let example: Value = serde_json::from_str(EXAMPLE_DOCUMENT).unwrap();
+    let agent: ResumeLogDraft = serde_json::from_value(example.clone()).unwrap();
     let generated = w.now(Some(&agent)).generated;
     let md = generated.rendered.markdown();
     let mut all = Vec::new();
-    leaves(&seed, &mut all);
+    leaves(&example, &mut all);
     assert!(all.len() > 25, "{all:?}");
     for leaf in all {
         let forms = match &leaf {
@@ -73,7 +75,7 @@ fn every_field_of_the_seed_example_is_in_the_markdown() {
 #[test]
 fn the_agents_figures_are_shown_beside_the_measurement() {
     let w = World::new();
-    let agent: ResumeLogDraft = serde_json::from_str(SEED_EXAMPLE).unwrap();
+    let agent: ResumeLogDraft = serde_json::from_str(EXAMPLE_DOCUMENT).unwrap();
     let outcome = w.now(Some(&agent));
     let (log, md) = (
         &outcome.generated.log,

@@ -33,7 +33,12 @@ fn a_log_after_a_compaction_keeps_what_the_precompact_log_said() {
     );
     assert_eq!(log.metadata.commands_run, ["cargo test"]);
     assert_eq!(log.metadata.errors, ["$ cargo test\ntest failed: budget"]);
-    assert_eq!(log.mission_summary, "Add resume logs to ctxmon");
+    // The mission is what is asked now; how the session began is named as such.
+    assert_eq!(log.mission_summary, "Carry on with the CLI");
+    assert_eq!(
+        log.critical_context["first request"],
+        "Add resume logs to ctxmon"
+    );
     // The PreCompact log's measured figures are kept beside the new ones.
     let figures = &log.metadata.notes[FIGURES_NOTE];
     assert!(

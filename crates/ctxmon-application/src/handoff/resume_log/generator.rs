@@ -4,10 +4,26 @@
 use ctxmon_domain::resume_log::RenderedLog;
 use ctxmon_domain::{ContextMetrics, FillSource, ResumeLog};
 
-use super::providers::{GenerationInputs, SectionProvider, built_in};
+use super::carry::BeforeCompaction;
+use super::providers::{
+    AgentDocument, GenerationInputs, Git, LatestCheckpoint, SectionProvider, SessionTranscript,
+};
 use super::trigger::{ConfiguredTrigger, TriggerCondition, TriggerKind, configured};
 use crate::config::ResumeLogsConfig;
 use crate::handoff::resumption::{MAX_LIST_ITEMS, MAX_PATH_CHARS};
+
+/// The built-in providers in priority order; the previous log last, so what the session says
+/// now comes first. Here rather than beside the providers, because the previous log's
+/// provider (`carry`) is built on theirs.
+fn built_in() -> Vec<Box<dyn SectionProvider>> {
+    vec![
+        Box::new(AgentDocument),
+        Box::new(LatestCheckpoint),
+        Box::new(SessionTranscript),
+        Box::new(Git),
+        Box::new(BeforeCompaction),
+    ]
+}
 
 /// A generated log and its rendering.
 #[derive(Debug, Clone, PartialEq)]

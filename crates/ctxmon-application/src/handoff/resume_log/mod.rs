@@ -22,6 +22,7 @@ pub mod pointer;
 mod providers;
 mod trigger;
 
+pub use crate::config::fires_once_per_session;
 pub use carry::BeforeCompaction;
 pub use entry::{AlreadyRead, GenerateOutcome, TriggerOutcome, generate_for_trigger, generate_now};
 pub(crate) use entry::{PendingGit, git_snapshot_started, read_head};
@@ -30,9 +31,7 @@ pub use providers::{
     AgentDocument, GenerationInputs, Git, GitSnapshot, LatestCheckpoint, SectionProvider,
     SessionTranscript, add_context, fill_list, fill_text,
 };
-pub use trigger::{
-    ConfiguredTrigger, TriggerCondition, TriggerKind, configured, fires_once_per_session,
-};
+pub use trigger::{ConfiguredTrigger, TriggerCondition, TriggerKind, configured};
 
 #[cfg(test)]
 mod tests;

@@ -6,8 +6,8 @@
 //! mixing an agent's curated list with raw todo items would blur both; critical-context keys
 //! are added when absent. The metadata lists (files, commands, errors) are facts, so every
 //! source adds to them. The agent's own context metrics are kept apart from ctxmon's
-//! measurement (`ResumeLog::agent_metrics`), shown beside it. A provider is the seed's "custom section provider" extension point:
-//! register one with `ResumeLogGenerator::register_section_provider`.
+//! measurement (`ResumeLog::agent_metrics`), shown beside it. A provider is an extension point:
+//! register one of your own with `ResumeLogGenerator::register_section_provider`.
 
 use crate::ports::TranscriptRecord;
 use ctxmon_domain::{
@@ -16,6 +16,7 @@ use ctxmon_domain::{
 };
 
 use super::trigger::TriggerKind;
+use crate::handoff::resumption::present::{AtHand, request_text};
 use crate::handoff::resumption::{
     TranscriptHead, commands_run, completed_work, conclusions, derive_from_tail, errors_seen,
     files_written_by_subagents, first_request_text, last_timestamp,
@@ -64,18 +65,6 @@ pub trait SectionProvider {
     /// Adds what this source knows to `log`; returns the label recorded in
     /// `metadata.sources` when it contributed anything, `None` when it had nothing.
     fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String>;
-}
-
-/// The built-in providers in priority order; the previous log last, so what the session says
-/// now comes first.
-pub fn built_in() -> Vec<Box<dyn SectionProvider>> {
-    vec![
-        Box::new(AgentDocument),
-        Box::new(LatestCheckpoint),
-        Box::new(SessionTranscript),
-        Box::new(Git),
-        Box::new(super::carry::BeforeCompaction),
-    ]
 }
 
 /// `--from`: what the agent wrote.
@@ -151,7 +140,7 @@ impl SectionProvider for LatestCheckpoint {
         if let Some(st) = &cp.resumption_state {
             curated(st, log);
             if inputs.tail.is_none() {
-                derived(st, log);
+                derived(st, None, log);
             }
         }
         Some(format!("checkpoint {id}"))
@@ -200,16 +189,37 @@ fn curated(st: &ResumptionState, log: &mut ResumeLog) {
 }
 
 /// Requests, todos, files and the last answer: from the tail when it is readable, else from
-/// the checkpoint's copy.
-fn derived(st: &ResumptionState, log: &mut ResumeLog) {
-    fill_text(
-        &mut log.mission_summary,
-        st.last_user_requests.first().map(String::as_str),
-    );
-    if let Some(latest) = st.last_user_requests.last()
-        && !same_request(latest, &log.mission_summary)
+/// the checkpoint's copy. The mission is the request at hand, chosen as the resumption context
+/// chooses it; the session's first request is shown apart, under its own name, and only when
+/// it says something the request at hand does not (the work may have moved on since).
+fn derived(st: &ResumptionState, first: Option<&str>, log: &mut ResumeLog) {
+    let at_hand = AtHand::of(&st.last_user_requests, st.request_answers.as_deref());
+    // A short reply with no earlier request in sight is all that says what is asked.
+    if let Some(current) = at_hand.current.or(at_hand.reply) {
+        if log.mission_summary.trim().is_empty() {
+            fill_text(&mut log.mission_summary, Some(current));
+        } else if !same_request(current, &log.mission_summary) {
+            // A curated mission (the agent's own document or source file) stays; the request
+            // at hand is still what the user asked last.
+            add_context(log, "current request", current);
+        }
+        if st.request_answered && at_hand.reply.is_none() {
+            add_context(
+                log,
+                "current request status",
+                "answered in the assistant's last message",
+            );
+        }
+    }
+    if let Some(line) = at_hand.reply_line() {
+        add_context(log, "latest reply", &line);
+    }
+    if let Some(first) = first
+        .or(st.goal.as_deref())
+        .filter(|f| at_hand.is_other(f) && !same_request(f, &log.mission_summary))
+        && let Some(text) = request_text(first)
     {
-        add_context(log, "latest user request", latest);
+        add_context(log, "first request", &text);
     }
     todos(&st.todos, &st.tasks, log);
     if let Some(text) = &st.last_assistant_text {
@@ -269,14 +279,13 @@ impl SectionProvider for SessionTranscript {
     fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String> {
         let lines = inputs.tail.filter(|l| !l.is_empty())?;
         let st = derive_from_tail(lines);
-        let first = inputs.head.and_then(|h| h.first_request.clone());
-        fill_text(
-            &mut log.mission_summary,
-            first.or_else(|| first_request_text(lines)).as_deref(),
-        );
+        let first = inputs
+            .head
+            .and_then(|h| h.first_request.clone())
+            .or_else(|| first_request_text(lines));
         fill_list(&mut log.accomplishments, &completed_work(lines, &st.tasks));
         fill_list(&mut log.key_findings, &conclusions(lines));
-        derived(&st, log);
+        derived(&st, first.as_deref(), log);
         let m = &mut log.metadata;
         m.commands_run.extend(commands_run(lines));
         m.errors.extend(errors_seen(lines));

@@ -558,3 +558,20 @@ mod work_log;
 
 #[path = "carry_tests.rs"]
 mod carry;
+
+/// The rule of what a compaction re-arms is spelled with the configuration's keys: it must
+/// agree with the keys the triggers record, or a compaction would re-arm `session_end` too.
+#[test]
+fn only_the_session_end_trigger_fires_once_per_session() {
+    let once: Vec<String> = [
+        TriggerKind::PreCompact,
+        TriggerKind::SessionEnd,
+        TriggerKind::Manual,
+        TriggerKind::Tier(ThresholdTier::Critical),
+    ]
+    .into_iter()
+    .map(TriggerKind::key)
+    .filter(|key| fires_once_per_session(key))
+    .collect();
+    assert_eq!(once, ["session_end"]);
+}

@@ -1,5 +1,6 @@
-//! Resume logs from the transcript: what its tail says, the mission from its start, the
-//! session's duration, the files subagents wrote.
+//! Resume logs from the transcript: what its tail says, the request at hand as the mission, the
+//! first request from its start (named as such), the session's duration, the files subagents
+//! wrote.
 
 use super::*;
 use crate::ports::RequestKind;
@@ -8,13 +9,15 @@ use crate::ports::RequestKind;
 fn the_transcript_fills_what_nothing_else_says() {
     let w = World::new();
     let log = w.now(None).generated.log;
-    assert_eq!(log.mission_summary, "Add resume logs to ctxmon");
+    // The work moved on from the first request: the mission is the request at hand.
+    assert_eq!(log.mission_summary, "Now wire the CLI");
+    assert_eq!(
+        log.critical_context["first request"],
+        "Add resume logs to ctxmon"
+    );
+    assert!(!log.critical_context.contains_key("latest user request"));
     assert_eq!(log.accomplishments, ["Domain types"]);
     assert_eq!(log.next_steps, ["(in progress) File store", "CLI"]);
-    assert_eq!(
-        log.critical_context["latest user request"],
-        "Now wire the CLI"
-    );
     assert_eq!(log.metadata.files_modified, ["/proj/src/log.rs"]);
     assert_eq!(log.metadata.commands_run, ["cargo test"]);
     assert_eq!(log.metadata.errors, ["$ cargo test\ntest failed: budget"]);
@@ -31,7 +34,7 @@ fn the_transcript_fills_what_nothing_else_says() {
 }
 
 #[test]
-fn the_mission_is_the_sessions_first_request_not_the_tails() {
+fn the_first_request_is_the_sessions_not_the_tails_and_never_the_mission() {
     let w = World::new();
     // The 8 MiB tail of a long session starts long after its first request.
     *w.tail.head.borrow_mut() = Some(vec![
@@ -45,15 +48,15 @@ fn the_mission_is_the_sessions_first_request_not_the_tails() {
         user("A second request"),
     ]);
     let log = w.now(None).generated.log;
-    assert_eq!(log.mission_summary, "Build ctxmon's resume logs end to end");
+    assert_eq!(log.mission_summary, "Now wire the CLI");
     assert_eq!(
-        log.critical_context["latest user request"],
-        "Now wire the CLI"
+        log.critical_context["first request"],
+        "Build ctxmon's resume logs end to end"
     );
     // Without a readable start, the tail's oldest request stands in.
     *w.tail.head.borrow_mut() = Some(vec![]);
     assert_eq!(
-        w.now(None).generated.log.mission_summary,
+        w.now(None).generated.log.critical_context["first request"],
         "Add resume logs to ctxmon"
     );
 }
@@ -95,7 +98,7 @@ fn the_session_duration_runs_from_the_first_line_to_the_newest() {
 }
 
 #[test]
-fn a_long_first_request_is_cut_at_a_sentence_and_takes_the_room_left() {
+fn a_long_request_keeps_its_head_and_tail_around_a_marked_cut() {
     let w = World::new();
     let request: String = (0..600)
         .map(|i| format!("Sentence {i} of the task is here. "))
@@ -103,21 +106,71 @@ fn a_long_first_request_is_cut_at_a_sentence_and_takes_the_room_left() {
     *w.tail.tail.borrow_mut() = vec![user(&request)];
     let generated = w.now(None).generated;
     let mission = &generated.log.mission_summary;
-    // Derivation keeps up to 16,000 characters, cut at a sentence; the mission's own share is
-    // 1,000 tokens, but the other sections leave theirs unused, so none of it is left out.
-    assert!(mission.chars().count() > 15_000, "{}", mission.len());
-    assert!(mission.ends_with("is here."), "{mission}");
-    assert!(request.starts_with(mission.as_str()));
+    // The requirements are as often at a request's end as at its start: both are kept.
+    assert!(mission.starts_with("Sentence 0 of the task"), "{mission}");
+    assert!(
+        mission.ends_with("Sentence 599 of the task is here."),
+        "{mission}"
+    );
+    assert!(mission.contains("characters cut …]"), "{mission}");
+    assert!(mission.chars().count() < 2_100, "{}", mission.len());
     let md = generated.rendered.markdown();
     assert!(!md.contains("truncated"), "{md}");
-    assert!(md.contains(&format!("> {mission}\n")));
-    // The same request as the latest one is not repeated as critical context.
-    assert!(
-        !generated
-            .log
-            .critical_context
-            .contains_key("latest user request")
+    // The same request as the first one is not repeated as critical context.
+    let context = &generated.log.critical_context;
+    assert!(!context.contains_key("first request"), "{context:?}");
+    assert!(!context.contains_key("current request"), "{context:?}");
+}
+
+#[test]
+fn a_short_reply_comes_with_what_it_answers_and_the_task_stays_the_request_before() {
+    let w = World::new();
+    *w.tail.tail.borrow_mut() = vec![
+        user("Move the session store to per-session folders"),
+        records::text(
+            "The index can go in one file or one per session. Shall I use one per session?",
+        ),
+        user("sí"),
+    ];
+    let log = w.now(None).generated.log;
+    assert_eq!(
+        log.mission_summary,
+        "Move the session store to per-session folders"
     );
+    assert_eq!(
+        log.critical_context["latest reply"],
+        "\"sí\" — answering: \"The index can go in one file or one per session. Shall I use one per session?\""
+    );
+    // With no earlier request in the tail, the reply is all that says what is asked.
+    *w.tail.tail.borrow_mut() = vec![
+        records::text("Shall I use one index per session?"),
+        user("yes, do that"),
+    ];
+    assert_eq!(w.now(None).generated.log.mission_summary, "yes, do that");
+}
+
+#[test]
+fn a_request_already_answered_says_so() {
+    let w = World::new();
+    *w.tail.tail.borrow_mut() = vec![
+        user("What does the fill line in the status bar count?"),
+        records::text(
+            "It counts input, cache-creation and cache-read tokens of the newest response.",
+        ),
+    ];
+    let log = w.now(None).generated.log;
+    assert_eq!(
+        log.mission_summary,
+        "What does the fill line in the status bar count?"
+    );
+    assert_eq!(
+        log.critical_context["current request status"],
+        "answered in the assistant's last message"
+    );
+    // Still work to do: no such line.
+    *w.tail.tail.borrow_mut() = transcript();
+    let log = w.now(None).generated.log;
+    assert!(!log.critical_context.contains_key("current request status"));
 }
 
 #[test]

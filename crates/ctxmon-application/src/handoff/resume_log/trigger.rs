@@ -34,14 +34,7 @@ impl TriggerKind {
     }
 }
 
-/// True for the trigger keys recorded once per session (`session_end`: a session ends once).
-/// Every other key fires once per context and is re-armed by a compaction: `tier:*` when the
-/// new context fills up again, `pre_compact` at the next compaction, and custom triggers too.
-pub fn fires_once_per_session(key: &str) -> bool {
-    key == TriggerKind::SessionEnd.key()
-}
-
-/// A condition under which a log is written (the seed's "custom triggers").
+/// A condition under which a log is written: an extension point, for triggers of your own.
 pub trait TriggerCondition {
     /// Identifies the condition in the session's list of fired triggers.
     fn key(&self) -> String;

@@ -137,15 +137,19 @@ fn key_findings_are_the_last_few_conclusions_not_only_the_final_words() {
 }
 
 #[test]
-fn the_mission_skips_slash_commands() {
+fn the_first_request_skips_slash_commands() {
     let w = World::new();
     *w.tail.head.borrow_mut() = Some(vec![
         records::request_of(RequestKind::SlashCommand, "/init"),
         records::record(RecordBody::Other),
         user("Build ctxmon's resume logs end to end"),
     ]);
-    let log = w.now(None).generated.log;
-    assert_eq!(log.mission_summary, "Build ctxmon's resume logs end to end");
+    let first = |w: &World| {
+        let log = w.now(None).generated.log;
+        assert_eq!(log.mission_summary, "Now wire the CLI");
+        log.critical_context["first request"].clone()
+    };
+    assert_eq!(first(&w), "Build ctxmon's resume logs end to end");
     // Without a readable start, the tail's first typed request, past its slash commands.
     *w.tail.head.borrow_mut() = Some(vec![]);
     let mut lines = transcript();
@@ -154,14 +158,11 @@ fn the_mission_skips_slash_commands() {
         records::request_of(RequestKind::SlashCommand, "/review src"),
     );
     *w.tail.tail.borrow_mut() = lines;
-    assert_eq!(
-        w.now(None).generated.log.mission_summary,
-        "Add resume logs to ctxmon"
-    );
+    assert_eq!(first(&w), "Add resume logs to ctxmon");
     // A session of slash commands only: the first one is all there is.
     *w.tail.head.borrow_mut() = Some(vec![records::request_of(
         RequestKind::SlashCommand,
         "/review src",
     )]);
-    assert_eq!(w.now(None).generated.log.mission_summary, "/review src");
+    assert_eq!(first(&w), "/review src");
 }

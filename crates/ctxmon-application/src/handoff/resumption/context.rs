@@ -1,5 +1,5 @@
 //! `<resumption-context>`: what SessionStart (or the prompt-submit fallback) hands back after a
-//! compaction (contract C6). At most 760 tokens, filled in priority order (issue 13): the last
+//! compaction (contract C6). At most 760 tokens, filled in priority order: the last
 //! request, the session's goal, next steps (todos and tasks), the work tree (branch,
 //! uncommitted changes, commits), the unresolved failure and the last test or build, files to
 //! read, subagents still running, the user's constraints, decisions, then the rest. Each
@@ -11,7 +11,11 @@ use ctxmon_domain::human::{plural, thousands};
 use ctxmon_domain::xml::{escape_attr, escape_text};
 use ctxmon_domain::{CheckpointData, ResumptionOrigin, ResumptionState};
 
-use super::present::{is_bare_reply, is_short_reply};
+use super::context_items::{
+    COMMAND_CAP, created_lines, done_tag, failure_text, files_to_read, progress, quality_tag,
+    rules_and_declines, todo_noun, work_tree_line,
+};
+use super::present::AtHand;
 use crate::handoff::budget_writer::{
     BudgetWriter, Entry, ItemKind, ListSpec, chars, fit, frame, list_reservation,
 };
@@ -30,14 +34,10 @@ const GOAL_CAP: usize = 300;
 const REQUEST_CAP: usize = 2_100;
 /// One rule or declined call.
 const RULE_CAP: usize = 320;
-/// Files touched listed from a checkpoint written before the newest turns' edits were kept.
-const OLD_TOUCHED: usize = 5;
 /// Room kept for `<left-out>` (what the sections dropped, and where to read it).
 const LEFT_OUT_ROOM: &str = "<left-out>3 items in progress, 12 next steps, 14 more files, 8 completed items, the first request: ctxmon checkpoint show cx-0000000000</left-out>\n";
 /// A failure: the command and the lines that say what failed.
 const FAILURE_CAP: usize = 700;
-/// A command shown with its failure or its outcome.
-const COMMAND_CAP: usize = 200;
 
 /// What [`render_resumption_context`] renders from.
 #[derive(Debug, Clone, Copy)]
@@ -55,94 +55,121 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         return String::new();
     };
     let id = cp.checkpoint_id.to_string();
-    let fill = &cp.context_state;
+    // Room is kept back for the line that says what was left out and where to read it: it is
+    // written last, once the sections have said how much they dropped.
+    let mut w = BudgetWriter::new(RESUMPTION_MAX_TOKENS, &format!("{CLOSING}{LEFT_OUT_ROOM}"));
+    w.raw(&opening_tag(cp, state, &id));
+    let shown = Shown::of(cp, state);
+    // In the order a resuming agent needs them: what is asked now, the user's rules, what was
+    // under way and what comes next, what is broken, where things are, what is done, and last
+    // how the session began.
+    let mut sections = what_is_asked(state, &shown);
+    sections.extend(rules_and_decisions(&shown, &id));
+    sections.extend(under_way(&shown, &id));
+    sections.extend(what_is_broken(&shown));
+    sections.extend(where_things_are(state, &shown, &id));
+    sections.extend(what_is_done(state, &shown, &id));
+    sections.extend(how_it_began(&shown));
+    let left_out = write_within_room(&mut w, &sections);
+    // The longer handoff of this session, when it has one.
+    if let Some(log) = input.resume_log {
+        w.element("resume-log", log, ItemKind::Atom);
+    }
+    let closing = closing(&left_out, &id, w.remaining());
+    w.finish(&closing)
+}
+
+/// `<resumption-context checkpoint=… sequence=… fill-at-compaction=… trigger=… created=…
+/// origin=…>`.
+fn opening_tag(cp: &CheckpointData, state: &ResumptionState, id: &str) -> String {
     let origin = match state.origin {
         ResumptionOrigin::SourceFile => "source-file",
         ResumptionOrigin::Transcript => "transcript",
     };
-    // Room is kept back for the line that says what was left out and where to read it: it is
-    // written last, once the sections have said how much they dropped.
-    let mut w = BudgetWriter::new(RESUMPTION_MAX_TOKENS, &format!("{CLOSING}{LEFT_OUT_ROOM}"));
-    w.raw(&format!(
+    format!(
         "<resumption-context checkpoint=\"{}\" sequence=\"{}\" fill-at-compaction=\"{}%\" trigger=\"{}\" created=\"{}\" origin=\"{origin}\">\n",
-        escape_attr(&id),
+        escape_attr(id),
         cp.compaction_sequence,
-        fill.percent(),
+        cp.context_state.percent(),
         cp.trigger.key(),
         // A hand-edited checkpoint could hold anything here; the header must stay small.
         escape_attr(&cp.timestamp.chars().take(40).collect::<String>())
-    ));
+    )
+}
 
-    let requests = &state.last_user_requests;
-    let newest = requests.last();
-    // A short reply with the question it answers; the task is then the request before it.
-    let reply = newest.filter(|r| is_short_reply(r) && state.request_answers.is_some());
-    let current = match reply {
-        Some(_) => requests.iter().rev().skip(1).find(|r| !is_bare_reply(r)),
-        None => newest,
-    };
-    let latest_reply = reply.map(|r| match &state.request_answers {
-        Some(asked) => format!("\"{}\" — answering: \"{}\"", r.trim(), asked.trim()),
-        None => format!("\"{}\"", r.trim()),
-    });
-    let rules = rules_and_declines(state, current.map(String::as_str));
-    // Only the two nouns the readers write: a hand-edited checkpoint cannot name a tag.
-    let noun = match state.todo_noun.as_deref() {
-        Some("plan") => "plan",
-        _ => "todo list",
-    };
-    let (in_progress, next_steps, done) = progress(state, noun);
-    let failure = state.failure.as_ref().map(|f| {
-        let command = cut_raw(&f.command, COMMAND_CAP);
-        if command.is_empty() {
-            f.excerpt.clone()
-        } else {
-            format!("$ {command}\n{}", f.excerpt)
+/// What the sections show, derived before any is written; the sections borrow from it.
+struct Shown<'s> {
+    /// The request at hand, and a short reply with what it answers.
+    at_hand: AtHand<'s>,
+    /// The reply quoted with what it answers.
+    latest_reply: Option<String>,
+    rules: Vec<String>,
+    in_progress: Vec<String>,
+    next_steps: Vec<String>,
+    done: Vec<String>,
+    /// Whose word the done items are (`marked-completed-in-todo-list`).
+    done_tag: String,
+    failure: Option<String>,
+    files: Vec<(String, Option<String>)>,
+    work_tree: Option<String>,
+    decisions: Vec<String>,
+    quality: Option<String>,
+    first: Option<&'s str>,
+    created: Vec<String>,
+}
+
+impl<'s> Shown<'s> {
+    fn of(cp: &CheckpointData, state: &'s ResumptionState) -> Shown<'s> {
+        // A short reply with the question it answers; the task is then the request before it.
+        let at_hand = AtHand::of(&state.last_user_requests, state.request_answers.as_deref());
+        let noun = todo_noun(state);
+        let (in_progress, next_steps, done) = progress(state, noun);
+        Shown {
+            at_hand,
+            latest_reply: at_hand.reply_line(),
+            rules: rules_and_declines(state, at_hand.current),
+            in_progress,
+            next_steps,
+            done,
+            done_tag: done_tag(noun),
+            failure: failure_text(state),
+            files: files_to_read(state),
+            work_tree: work_tree_line(cp, state),
+            decisions: state.decisions.iter().map(ToString::to_string).collect(),
+            quality: quality_tag(state),
+            // The first request only when it is not the request shown, nor the start of it:
+            // never called the goal, because the work may have moved on since.
+            first: state.goal.as_deref().filter(|g| at_hand.is_other(g)),
+            created: created_lines(state),
         }
-    });
-    let files = files_to_read(state);
-    let work_tree = work_tree_line(cp, state);
-    let decisions: Vec<String> = state.decisions.iter().map(ToString::to_string).collect();
-    let quality = state.quality_trajectory.as_ref().map(|q| {
-        let score = q.score.map_or("unknown".to_string(), score_text);
-        let iteration = q.iteration.map_or("unknown".to_string(), |i| i.to_string());
-        format!(
-            "<quality-trajectory score=\"{}\" iteration=\"{}\"/>\n",
-            escape_attr(&score),
-            escape_attr(&iteration)
-        )
-    });
-    // The first request only when it is not the request shown, nor the start of it: never
-    // called the goal, because the work may have moved on since.
-    let first = state.goal.as_ref().filter(|g| {
-        let g = g.trim();
-        !g.is_empty()
-            && current
-                .into_iter()
-                .chain(reply)
-                .all(|r| !r.trim().starts_with(g) && !g.starts_with(r.trim()))
-    });
-    let created: Vec<String> = state
-        .files_created
-        .iter()
-        .map(|f| format!("created {f}"))
-        .collect();
+    }
+}
 
-    let list = |tag, noun, entries| ListSpec {
+/// A list of the tag whose left-out entries are counted in `<left-out>`, not under the list.
+fn list<'a>(
+    tag: &'a str,
+    noun: (&'a str, &'a str),
+    location: &'a str,
+    entries: Vec<Entry<'a>>,
+) -> ListSpec<'a> {
+    ListSpec {
         tag,
         noun,
-        location: &id,
+        location,
         entries,
         count_left_out: false,
-    };
-    // In the order a resuming agent needs them: what is asked now, the user's rules, what was
-    // under way and what comes next, what is broken, where things are, what is done, and last
-    // how the session began.
-    let mut sections: Vec<Section<'_>> = Vec::new();
+    }
+}
+
+/// What is asked now: the source file's summary, the current request (or the one already
+/// answered), a short reply with what it answers, and the answer that ended the turn.
+fn what_is_asked<'a>(state: &'a ResumptionState, shown: &'a Shown<'a>) -> Vec<Section<'a>> {
+    let mut sections = Vec::new();
     if let Some(summary) = &state.summary {
         sections.push(Section::element("summary", summary, ITEM_CAP, FIRST_CAP));
     }
-    if let Some(text) = current {
+    let reply = shown.at_hand.reply;
+    if let Some(text) = shown.at_hand.current {
         // A request the assistant already answered is not work to do again.
         let tag = if state.request_answered && reply.is_none() {
             "last-request-answered"
@@ -151,7 +178,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         };
         sections.push(Section::element(tag, text, REQUEST_CAP, FIRST_CAP));
     }
-    if let Some(text) = &latest_reply {
+    if let Some(text) = &shown.latest_reply {
         sections.push(Section::element("latest-reply", text, ITEM_CAP, FIRST_CAP));
     }
     let answer = state
@@ -166,121 +193,175 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
             FIRST_CAP,
         ));
     }
-    sections.push(Section::list(
-        list("user-rules", ("rule", "rules"), texts(&rules)),
-        RULE_CAP,
-        FIRST_CAP,
-    ));
-    sections.push(Section::list(
-        list("decisions", ("decision", "decisions"), texts(&decisions)),
-        ITEM_CAP,
-        FIRST_CAP,
-    ));
-    sections.push(Section::list(
-        list(
-            "in-progress",
-            ("item in progress", "items in progress"),
-            texts(&in_progress),
-        ),
-        ITEM_CAP,
-        FIRST_CAP,
-    ));
-    sections.push(Section::list(
-        list(
-            "next-steps",
-            ("next step", "next steps"),
-            texts(&next_steps),
-        ),
-        ITEM_CAP,
-        FIRST_CAP,
-    ));
-    if let Some(text) = &failure {
-        sections.push(Section::element(
-            "unresolved-failure",
-            text,
-            FAILURE_CAP,
+    sections
+}
+
+/// The user's rules and declined calls, then the decisions taken.
+fn rules_and_decisions<'a>(shown: &'a Shown<'a>, id: &'a str) -> Vec<Section<'a>> {
+    vec![
+        Section::list(
+            list("user-rules", ("rule", "rules"), id, texts(&shown.rules)),
+            RULE_CAP,
             FIRST_CAP,
-        ));
-    }
-    sections.push(Section::list(
-        list(
-            "files-to-read",
-            ("file", "files"),
-            files
-                .iter()
-                .map(|(path, reason)| match reason {
-                    Some(reason) => Entry::Annotated(path, reason),
-                    None => Entry::Atom(path),
-                })
-                .collect(),
         ),
-        PATH_CAP,
-        PATH_CAP,
-    ));
-    sections.push(Section::list(
-        list(
-            "commands-that-worked",
-            ("command that worked", "commands that worked"),
-            texts(&state.commands_ok),
+        Section::list(
+            list(
+                "decisions",
+                ("decision", "decisions"),
+                id,
+                texts(&shown.decisions),
+            ),
+            ITEM_CAP,
+            FIRST_CAP,
         ),
-        COMMAND_CAP + 4,
-        COMMAND_CAP + 4,
-    ));
-    sections.push(Section::list(
-        list(
-            "environment",
-            ("environment fact", "environment facts"),
-            texts(&state.environment),
+    ]
+}
+
+/// What was under way, and what comes next.
+fn under_way<'a>(shown: &'a Shown<'a>, id: &'a str) -> Vec<Section<'a>> {
+    vec![
+        Section::list(
+            list(
+                "in-progress",
+                ("item in progress", "items in progress"),
+                id,
+                texts(&shown.in_progress),
+            ),
+            ITEM_CAP,
+            FIRST_CAP,
         ),
-        ITEM_CAP,
-        0,
-    ));
-    if let Some(line) = &work_tree {
+        Section::list(
+            list(
+                "next-steps",
+                ("next step", "next steps"),
+                id,
+                texts(&shown.next_steps),
+            ),
+            ITEM_CAP,
+            FIRST_CAP,
+        ),
+    ]
+}
+
+/// What is broken: the newest failure still unresolved.
+fn what_is_broken<'a>(shown: &'a Shown<'a>) -> Vec<Section<'a>> {
+    shown
+        .failure
+        .iter()
+        .map(|text| Section::element("unresolved-failure", text, FAILURE_CAP, FIRST_CAP))
+        .collect()
+}
+
+/// Where things are: the files to read, the commands that worked, environment facts, the work
+/// tree, the quality trajectory and the agents' summaries.
+fn where_things_are<'a>(
+    state: &'a ResumptionState,
+    shown: &'a Shown<'a>,
+    id: &'a str,
+) -> Vec<Section<'a>> {
+    let files = shown
+        .files
+        .iter()
+        .map(|(path, reason)| match reason {
+            Some(reason) => Entry::Annotated(path, reason),
+            None => Entry::Atom(path),
+        })
+        .collect();
+    let mut sections = vec![
+        Section::list(
+            list("files-to-read", ("file", "files"), id, files),
+            PATH_CAP,
+            PATH_CAP,
+        ),
+        Section::list(
+            list(
+                "commands-that-worked",
+                ("command that worked", "commands that worked"),
+                id,
+                texts(&state.commands_ok),
+            ),
+            COMMAND_CAP + 4,
+            COMMAND_CAP + 4,
+        ),
+        Section::list(
+            list(
+                "environment",
+                ("environment fact", "environment facts"),
+                id,
+                texts(&state.environment),
+            ),
+            ITEM_CAP,
+            0,
+        ),
+    ];
+    if let Some(line) = &shown.work_tree {
         sections.push(Section::element("work-tree", line, ITEM_CAP, FIRST_CAP));
     }
-    if let Some(q) = &quality {
+    if let Some(q) = &shown.quality {
         sections.push(Section::Raw(q));
     }
     sections.push(Section::list(
         list(
             "agent-summaries",
             ("agent summary", "agent summaries"),
+            id,
             texts(&state.agent_summaries),
         ),
         ITEM_CAP,
         0,
     ));
-    let done_tag = done_tag(noun);
-    sections.push(Section::list(
-        list(
-            &done_tag,
-            ("completed item", "completed items"),
-            texts(&done),
-        ),
-        ITEM_CAP,
-        FIRST_CAP,
-    ));
-    sections.push(Section::list(
-        list("commits", ("commit", "commits"), texts(&state.commits)),
-        ITEM_CAP,
-        0,
-    ));
-    sections.push(Section::list(
-        list(
-            "files-created",
-            ("created file", "created files"),
-            texts(&created),
-        ),
-        PATH_CAP,
-        0,
-    ));
-    if let Some(text) = first {
-        sections.push(Section::element("first-request", text, GOAL_CAP, 0));
-    }
+    sections
+}
 
-    // Each section takes what it can while the room the later ones need stays free (the first
-    // entry of each high-priority list, or its prose shortened), so a long section never
-    // pushes a later one out silently: what does not fit is named in `<left-out>`.
+/// What is done: the items the agent marked completed, the commits and the files created.
+fn what_is_done<'a>(
+    state: &'a ResumptionState,
+    shown: &'a Shown<'a>,
+    id: &'a str,
+) -> Vec<Section<'a>> {
+    vec![
+        Section::list(
+            list(
+                &shown.done_tag,
+                ("completed item", "completed items"),
+                id,
+                texts(&shown.done),
+            ),
+            ITEM_CAP,
+            FIRST_CAP,
+        ),
+        Section::list(
+            list("commits", ("commit", "commits"), id, texts(&state.commits)),
+            ITEM_CAP,
+            0,
+        ),
+        Section::list(
+            list(
+                "files-created",
+                ("created file", "created files"),
+                id,
+                texts(&shown.created),
+            ),
+            PATH_CAP,
+            0,
+        ),
+    ]
+}
+
+/// How the session began: its first request, when it differs from the one shown.
+fn how_it_began<'a>(shown: &'a Shown<'a>) -> Vec<Section<'a>> {
+    shown
+        .first
+        .iter()
+        .map(|text| Section::element("first-request", text, GOAL_CAP, 0))
+        .collect()
+}
+
+/// Writes the sections in order and returns, a few words each, what did not fit. Each section
+/// takes what it can while the room the later ones need stays free (the first entry of each
+/// high-priority list, or its prose shortened), so a long section never pushes a later one out
+/// silently: what does not fit is named in `<left-out>`.
+fn write_within_room(w: &mut BudgetWriter, sections: &[Section<'_>]) -> Vec<String> {
     let reservations: Vec<usize> = sections.iter().map(Section::reservation).collect();
     let reserved = keep_what_fits(&reservations, w.remaining());
     let mut left_out: Vec<String> = Vec::new();
@@ -288,19 +369,20 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         let room = w
             .remaining()
             .saturating_sub(reserved[i + 1..].iter().sum::<usize>());
-        if let Some(missing) = section.write(&mut w, room) {
+        if let Some(missing) = section.write(w, room) {
             left_out.push(missing);
         }
     }
-    // The longer handoff of this session, when it has one.
-    if let Some(log) = input.resume_log {
-        w.element("resume-log", log, ItemKind::Atom);
-    }
+    left_out
+}
+
+/// The end of the tag: `<left-out>` with as many of the counts as fit in the room kept for it
+/// and what the sections left (`remaining`), the most important first, then the closing tag.
+fn closing(left_out: &[String], id: &str, remaining: usize) -> String {
     let mut closing = String::new();
     if !left_out.is_empty() {
-        let room = chars(LEFT_OUT_ROOM) + w.remaining();
-        let show = format!("ctxmon checkpoint show {}", escape_text(&id));
-        // As many of the counts as fit, the most important first.
+        let room = chars(LEFT_OUT_ROOM) + remaining;
+        let show = format!("ctxmon checkpoint show {}", escape_text(id));
         let line = (1..=left_out.len())
             .rev()
             .map(|n| {
@@ -317,7 +399,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         closing.push_str(&line.unwrap_or_default());
     }
     closing.push_str(CLOSING);
-    w.finish(&closing)
+    closing
 }
 
 /// One part of the tag, as it reserves room and as it is written.
@@ -386,161 +468,6 @@ impl<'a> Section<'a> {
     }
 }
 
-/// "branch feature/x; 3 uncommitted changes; HEAD 1a2b3c4": the branch from `.git` (else the
-/// transcript's), the count from `git status` when it was known.
-fn work_tree_line(cp: &CheckpointData, state: &ResumptionState) -> Option<String> {
-    let branch = cp
-        .session_info
-        .git_branch
-        .as_deref()
-        .or(state.git_branch.as_deref())
-        .map(|b| cut_raw(b, 80));
-    let mut parts = Vec::new();
-    if let Some(b) = branch {
-        parts.push(format!("branch {b}"));
-    }
-    match state.uncommitted_changes {
-        Some(0) => parts.push("no uncommitted changes".into()),
-        Some(1) => parts.push("1 uncommitted change".into()),
-        Some(n) => parts.push(format!("{n} uncommitted changes")),
-        None => {}
-    }
-    if let Some(head) = cp.session_info.git_head.as_deref() {
-        let short: String = head.chars().take(7).collect();
-        if !short.is_empty() && short.chars().all(|c| c.is_ascii_hexdigit()) {
-            parts.push(format!("HEAD {short}"));
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join("; "))
-}
-
-/// `text` trimmed and, past `max` characters, cut with "…" (raw: the writer escapes).
-fn cut_raw(text: &str, max: usize) -> String {
-    let t = text.trim();
-    if t.chars().count() <= max {
-        return t.to_string();
-    }
-    let mut out: String = t.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
-/// What was under way, what comes next and what is done. In progress: the open items marked
-/// so, the subagents still running, and the assistant's last statement of what it does next,
-/// in its own words. Next: the source file's `next_steps`, then the pending items. Done: the
-/// items the agent marked completed (its own marks: a reader should know it is the agent's
-/// word, not a check).
-fn progress(state: &ResumptionState, noun: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
-    let mut in_progress = Vec::new();
-    // The assistant's own words say most precisely where it was.
-    // An answer that ended the turn is not work in progress: it is shown on its own. (The
-    // last answer of any time, `last_assistant_text`, is not used: it may come from before the
-    // newest request, or from a plan the user stopped.)
-    if let Some(intent) = state.intent.as_ref()
-        && !state.request_answered
-    {
-        let then = match state.calls_since_intent {
-            0 => String::new(),
-            1 => " (then 1 tool call)".to_string(),
-            n => format!(" (then {} tool calls)", thousands(n)),
-        };
-        in_progress.push(format!("you last said: \"{}\"{then}", intent.trim()));
-    }
-    let mut next = state.next_steps.clone();
-    let mut done = Vec::new();
-    let mut covered = vec![false; state.subagents_running.len()];
-    for todo in state.todos.iter().chain(&state.tasks) {
-        // An open item a running subagent is doing is not the agent's next step: it waits for
-        // that subagent's result.
-        let by = state
-            .subagents_running
-            .iter()
-            .position(|a| todo.status != "completed" && same_work(&todo.content, a));
-        if let Some(i) = by {
-            covered[i] = true;
-            in_progress.push(format!(
-                "{} ({noun}; a subagent is on it: {})",
-                todo.content, state.subagents_running[i]
-            ));
-            continue;
-        }
-        match todo.status.as_str() {
-            "completed" => done.push(todo.content.clone()),
-            "in_progress" => in_progress.push(format!("{} ({noun})", todo.content)),
-            _ => next.push(todo.content.clone()),
-        }
-    }
-    for (agent, covered) in state.subagents_running.iter().zip(covered) {
-        if !covered {
-            in_progress.push(format!("subagent still running: {agent}"));
-        }
-    }
-    (in_progress, next, done)
-}
-
-/// Whether a todo item and a subagent's description name the same work: most of the
-/// description's words of four letters or more are in the item.
-fn same_work(item: &str, agent: &str) -> bool {
-    let words = |s: &str| -> Vec<String> {
-        s.to_lowercase()
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| w.chars().count() >= 4)
-            .map(str::to_string)
-            .collect()
-    };
-    let (item, agent) = (words(item), words(agent));
-    let shared = agent.iter().filter(|w| item.contains(w)).count();
-    !agent.is_empty() && shared * 2 >= agent.len() && shared >= 2
-}
-
-/// `done` with whose word it is: `marked-completed-in-plan` for Codex,
-/// `marked-completed-in-todo-list`
-/// else.
-fn done_tag(noun: &str) -> String {
-    format!("marked-completed-in-{}", noun.replace(' ', "-"))
-}
-
-/// The user's rules (newest first), then each call they declined with what they said. A rule
-/// the current request already shows whole is not repeated.
-fn rules_and_declines(state: &ResumptionState, current: Option<&str>) -> Vec<String> {
-    state
-        .rules
-        .iter()
-        .filter(|r| current.is_none_or(|c| !c.contains(r.trim())))
-        .chain(state.user_constraints.iter().rev())
-        .cloned()
-        .collect()
-}
-
-/// What to read, as (path, reason): the source file's `files_to_read` in its order, the
-/// files the next step names, then those edited in the newest turns (for a checkpoint written
-/// before those were kept, the newest files touched).
-fn files_to_read(state: &ResumptionState) -> Vec<(String, Option<String>)> {
-    let mut files: Vec<(String, Option<String>)> = state
-        .files_to_read
-        .iter()
-        .map(|f| {
-            let reason = f.reason.as_deref().map(str::trim).filter(|r| !r.is_empty());
-            (f.path.clone(), reason.map(str::to_string))
-        })
-        .collect();
-    let recent: Vec<&String> = if state.files_recent.is_empty() && state.files_next.is_empty() {
-        state.files_touched.iter().rev().take(OLD_TOUCHED).collect()
-    } else {
-        state.files_recent.iter().collect()
-    };
-    let named = state
-        .files_next
-        .iter()
-        .map(|f| (f, Some("named for the next step")));
-    for (path, reason) in named.chain(recent.into_iter().map(|f| (f, Some("edited recently")))) {
-        if !files.iter().any(|(p, _)| p == path) {
-            files.push((path.clone(), reason.map(str::to_string)));
-        }
-    }
-    files
-}
-
 fn texts(items: &[String]) -> Vec<Entry<'_>> {
     items.iter().map(|s| Entry::Text(s)).collect()
 }
@@ -559,27 +486,4 @@ fn keep_what_fits(reservations: &[usize], room: usize) -> Vec<usize> {
             }
         })
         .collect()
-}
-
-/// A score as written: a small number as it is; a huge one (a hand-edited file) in scientific
-/// notation rather than its 309 digits, so it cannot take the room of the lists after it.
-fn score_text(score: f64) -> String {
-    if score.abs() < 1e9 {
-        format!("{score}")
-    } else {
-        format!("{score:e}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scores_stay_short() {
-        assert_eq!(score_text(0.87), "0.87");
-        assert_eq!(score_text(12.0), "12");
-        assert_eq!(score_text(f64::MAX), "1.7976931348623157e308");
-        assert_eq!(score_text(-1e12), "-1e12");
-    }
 }

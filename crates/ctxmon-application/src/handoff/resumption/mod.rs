@@ -12,9 +12,10 @@
 
 mod commands;
 pub mod context;
+mod context_items;
 mod environment;
 mod pointers;
-mod present;
+pub(crate) mod present;
 mod rules;
 mod section;
 mod tail;

@@ -121,15 +121,40 @@ pub(crate) struct Pointers {
 /// whose named files come first.
 pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers {
     let main: Vec<&TranscriptRecord> = records.iter().filter(|r| !r.sidechain).collect();
+    let seen = walk(&main);
+    let (files_next, files_recent) = files_next_and_recent(texts, seen.known, seen.recent);
+    Pointers {
+        files_next,
+        files_recent,
+        commands_ok: commands_that_worked(&main, &seen.worked),
+        environment: environment(&seen.worked, &seen.unusable, seen.replacements),
+        files_created: dedup_keep_last(seen.created, FILES),
+    }
+}
+
+/// What the calls and their results of the main chain show, oldest first.
+#[derive(Debug, Default)]
+struct Seen<'a> {
+    /// Every path a call named.
+    known: Vec<String>,
+    /// Files a call created.
+    created: Vec<String>,
+    /// Files written in the last two turns, by writes that happened.
+    recent: Vec<String>,
+    /// Shell commands that worked, with the folder they ran in.
+    worked: Vec<(&'a str, Option<&'a str>)>,
+    /// Programs not found, with the record that said so.
+    unusable: Vec<(String, usize)>,
+    /// "X is not usable here; Y worked instead".
+    replacements: Vec<String>,
+}
+
+/// Walks the main chain once, pairing each result with its call.
+fn walk<'a>(main: &[&'a TranscriptRecord]) -> Seen<'a> {
     let mut calls: HashMap<&str, (&ToolCall, Option<&str>)> = HashMap::new();
-    let mut known: Vec<String> = Vec::new();
-    let mut created: Vec<String> = Vec::new();
-    let mut worked: Vec<(&str, Option<&str>)> = Vec::new();
-    let mut unusable: Vec<(String, usize)> = Vec::new();
-    let mut replacements: Vec<String> = Vec::new();
-    let turns = turn_starts(&main);
+    let mut seen = Seen::default();
+    let turns = turn_starts(main);
     let recent_from = turns.iter().rev().nth(1).copied().unwrap_or(0);
-    let mut recent: Vec<String> = Vec::new();
     for (i, record) in main.iter().enumerate() {
         match &record.body {
             RecordBody::ToolCall(call) => {
@@ -138,9 +163,9 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
                 }
                 if let Some(path) = call.file_path.as_deref().and_then(path_str) {
                     if call.creates {
-                        created.push(path.clone());
+                        seen.created.push(path.clone());
                     }
-                    known.push(path);
+                    seen.known.push(path);
                 }
             }
             RecordBody::ToolResult(result) => {
@@ -152,7 +177,7 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
                 if result.created_file
                     && let Some(path) = path.clone()
                 {
-                    created.push(path);
+                    seen.created.push(path);
                 }
                 // Only a write that happened is an edit: a refused or failed one changed nothing.
                 if call.kind == ToolKind::FileWrite
@@ -160,33 +185,58 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
                     && succeeded(result)
                     && let Some(path) = path
                 {
-                    recent.push(path);
+                    seen.recent.push(path);
                 }
-                let Some(command) = call
+                if let Some(command) = call
                     .command
                     .as_deref()
                     .filter(|_| call.kind == ToolKind::Shell)
-                else {
-                    continue;
-                };
-                if succeeded(result) {
-                    worked.push((command, cwd));
-                    let program = program_of(command);
-                    if let Some((missing, _)) = unusable.iter().find(|(m, _)| {
-                        Some(m.as_str()) != program.as_deref() && same_args(m, command)
-                    }) {
-                        replacements.push(format!(
-                            "{missing} is not usable here; {} worked instead",
-                            program.as_deref().unwrap_or(command)
-                        ));
-                    }
-                } else if let Some(missing) = unusable_program(command, &result.text) {
-                    unusable.push((missing, i));
+                {
+                    seen.shell_result(i, command, cwd, result);
                 }
             }
             _ => {}
         }
     }
+    seen
+}
+
+impl<'a> Seen<'a> {
+    /// A shell command's result: a command that worked, possibly in place of a program that
+    /// was not found before, or a program not found.
+    fn shell_result(
+        &mut self,
+        i: usize,
+        command: &'a str,
+        cwd: Option<&'a str>,
+        result: &ToolResult,
+    ) {
+        if succeeded(result) {
+            self.worked.push((command, cwd));
+            let program = program_of(command);
+            if let Some((missing, _)) = self
+                .unusable
+                .iter()
+                .find(|(m, _)| Some(m.as_str()) != program.as_deref() && same_args(m, command))
+            {
+                self.replacements.push(format!(
+                    "{missing} is not usable here; {} worked instead",
+                    program.as_deref().unwrap_or(command)
+                ));
+            }
+        } else if let Some(missing) = unusable_program(command, &result.text) {
+            self.unusable.push((missing, i));
+        }
+    }
+}
+
+/// The files `texts` name (among those the calls named), then the files written recently that
+/// they do not name, newest first; each list without repeats and at most [`FILES`] long.
+fn files_next_and_recent(
+    texts: &[&str],
+    known: Vec<String>,
+    mut recent: Vec<String>,
+) -> (Vec<String>, Vec<String>) {
     let known = dedup_keep_last(known, usize::MAX);
     let mut next: Vec<String> = Vec::new();
     for text in texts {
@@ -199,10 +249,16 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
     let mut seen = HashSet::new();
     recent.retain(|p| seen.insert(p.clone()) && !next.contains(p));
     recent.truncate(FILES);
+    (next, recent)
+}
 
-    // An inline script (`python -c "…"` over several lines) is not a line to run again. A
-    // command run in another folder than the shell is in now says where: relative paths in it
-    // would fail from here.
+/// The commands worth running again, newest first. An inline script (`python -c "…"` over
+/// several lines) is not a line to run again. A command run in another folder than the shell
+/// is in now says where: relative paths in it would fail from here.
+fn commands_that_worked(
+    main: &[&TranscriptRecord],
+    worked: &[(&str, Option<&str>)],
+) -> Vec<String> {
     let now_in = main.iter().rev().find_map(|r| r.cwd.as_deref());
     let useful: Vec<String> = worked
         .iter()
@@ -219,16 +275,25 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
         .collect();
     let mut commands_ok = dedup_keep_last(useful, COMMANDS_OK);
     commands_ok.reverse();
+    commands_ok
+}
 
+/// Environment facts, newest first: what the commands that worked say about the machine,
+/// each program not found that nothing replaced, and each replacement.
+fn environment(
+    worked: &[(&str, Option<&str>)],
+    unusable: &[(String, usize)],
+    replacements: Vec<String>,
+) -> Vec<String> {
     let mut facts: Vec<String> = Vec::new();
-    for (command, _) in &worked {
+    for (command, _) in worked {
         facts.extend(environment_facts(command));
     }
     let fixed: HashSet<String> = replacements
         .iter()
         .filter_map(|r| r.split(' ').next().map(str::to_string))
         .collect();
-    for (missing, _) in &unusable {
+    for (missing, _) in unusable {
         if !fixed.contains(missing) {
             facts.push(format!("{missing} is not usable here (command not found)"));
         }
@@ -236,14 +301,7 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
     facts.extend(replacements);
     let mut environment = dedup_keep_last(facts, ENVIRONMENT_FACTS);
     environment.reverse();
-
-    Pointers {
-        files_next: next,
-        files_recent: recent,
-        files_created: dedup_keep_last(created, FILES),
-        commands_ok,
-        environment,
-    }
+    environment
 }
 
 /// `dir` as a shell word: quoted when it holds anything but plain path characters.

@@ -337,3 +337,63 @@ fn intent_start(text: &str) -> Option<usize> {
 #[cfg(test)]
 #[path = "present_tests.rs"]
 mod tests;
+
+/// What a hand-back shows as the task at hand, from a state's requests (oldest first): the
+/// newest request, or, when that is a short reply to a question, the request before it with
+/// the reply and what it answers beside it. The resumption context and the resume log choose
+/// it the same way, so the two never disagree about what is being worked on.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct AtHand<'a> {
+    /// The request the work is for.
+    pub current: Option<&'a str>,
+    /// The newest request when it is a short reply.
+    pub reply: Option<&'a str>,
+    /// What that reply answers.
+    pub answers: Option<&'a str>,
+}
+
+impl<'a> AtHand<'a> {
+    /// Chooses from `requests` (oldest first) and what the newest one answers, if anything.
+    pub(crate) fn of(requests: &'a [String], answers: Option<&'a str>) -> AtHand<'a> {
+        let newest = requests.last().map(String::as_str);
+        let reply = newest.filter(|r| is_short_reply(r) && answers.is_some());
+        let current = match reply {
+            Some(_) => requests
+                .iter()
+                .rev()
+                .skip(1)
+                .map(String::as_str)
+                .find(|r| !is_bare_reply(r)),
+            None => newest,
+        };
+        AtHand {
+            current,
+            reply,
+            answers: answers.filter(|_| reply.is_some()),
+        }
+    }
+
+    /// The reply quoted with what it answers.
+    pub(crate) fn reply_line(&self) -> Option<String> {
+        let reply = self.reply?.trim();
+        Some(match self.answers {
+            Some(asked) => format!("\"{reply}\" — answering: \"{}\"", asked.trim()),
+            None => format!("\"{reply}\""),
+        })
+    }
+
+    /// True when `first` (the session's first request) says something the requests shown do
+    /// not: it is neither one of them nor the start of one. Only then is it worth showing, and
+    /// only under its own name, because the work may have moved on since.
+    pub(crate) fn is_other(&self, first: &str) -> bool {
+        let first = first.trim();
+        !first.is_empty()
+            && self.current.into_iter().chain(self.reply).all(|r| {
+                // A long request is shown as its head and tail around a marked cut: its
+                // head says whether it is the same request.
+                let r = r.trim();
+                let head = r.split("\n[… ").next().unwrap_or(r);
+                !r.starts_with(first) && !first.starts_with(head)
+            })
+    }
+}

@@ -1,4 +1,4 @@
-//! Where Claude Code auto-compacts, honouring the user's own settings (issue 14 §3).
+//! Where Claude Code auto-compacts, honouring the user's own settings (contract C2).
 //!
 //! Default trigger, as Claude Code's maintainers describe it: window − min(max output, 20,000)
 //! − 13,000, i.e. 167,000 on a 200,000 window — the configurable `auto_compact_buffer` (33,000)

@@ -1,4 +1,4 @@
-//! Where Codex CLI auto-compacts (issue 14 §1).
+//! Where Codex CLI auto-compacts.
 //!
 //! Checked against openai/codex `codex-rs` (the repository as indexed at commit
 //! 8db0700334e35787030da010475ab211649e6b5d for `protocol/src/openai_models.rs`, and

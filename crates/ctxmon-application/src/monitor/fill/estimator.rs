@@ -5,13 +5,16 @@ use std::path::Path;
 
 use ctxmon_domain::human;
 use ctxmon_domain::{
-    ContextWindow, FillEstimate, FillSource, Measured, ThresholdError, Thresholds, TokenCount,
+    ContextWindow, FillEstimate, FillSource, Measured, ThresholdError, ThresholdTier, Thresholds,
+    TokenCount,
 };
 
 use super::auto_compact::AutoCompactSettings;
 use super::codex::CodexAutoCompact;
+use super::share::ShareAutoCompact;
 use super::window::{WindowReason, WindowRules};
-use crate::config::Config;
+use crate::agents::{AutoCompactRule, TierBasisDefault};
+use crate::config::{Config, TierBasis};
 use crate::ports::{
     AgentKind, ChainScope, ScanLimits, TranscriptError, TranscriptErrorKind, TranscriptReader,
     TranscriptReading,
@@ -33,9 +36,14 @@ pub struct FillSettings {
     /// Codex's auto-compaction point (`codex.auto_compact_token_limit`, else Codex's own
     /// `config.toml`, which the composition root reads).
     pub codex: CodexAutoCompact,
+    /// The share of the window at which an agent that compacts at a share compacts (Gemini
+    /// CLI's `model.compressionThreshold`, which the composition root reads).
+    pub share: ShareAutoCompact,
     /// The agent being served: whose auto-compaction rule estimates without a transcript
     /// reading use. A reading names its own agent and wins (see `for_agent`).
     pub agent: AgentKind,
+    /// What the thresholds are fractions of (`context_monitor.tier_basis`).
+    pub tier_basis: TierBasis,
     /// How far back the transcript reader may look.
     pub limits: ScanLimits,
     /// Percent of the window assumed used after a compaction whose size is unknown: until the
@@ -69,7 +77,9 @@ impl FillSettings {
             codex: CodexAutoCompact {
                 limit: config.codex.auto_compact_token_limit,
             },
+            share: ShareAutoCompact::default(),
             agent: AgentKind::ClaudeCode,
+            tier_basis: config.context_monitor.tier_basis,
             limits: ScanLimits {
                 max_scan_bytes: config.context_monitor.max_scan_bytes,
             },
@@ -118,19 +128,94 @@ impl FillSettings {
     /// buffer, moved by the user's auto-compaction settings; for Codex the room above Codex's
     /// own trigger (`codex.rs`).
     pub fn reserve_for(&self, window: ContextWindow) -> TokenCount {
-        match self.agent {
-            AgentKind::ClaudeCode => self.auto_compact.reserve(window, self.auto_compact_buffer),
-            AgentKind::Codex => self.codex.reserve(window),
+        match self.agent.description().auto_compact {
+            AutoCompactRule::ReserveBelowWindow { .. } => {
+                self.auto_compact.reserve(window, self.auto_compact_buffer)
+            }
+            AutoCompactRule::TokenLimit { .. } => self.codex.reserve(window),
+            AutoCompactRule::ShareOfWindow {
+                default_percent, ..
+            } => self.share.reserve(window, default_percent),
         }
     }
 
     /// Clears "tokens until auto-compact" when the user turned Claude Code's auto-compaction
-    /// off (Claude Code's switches say nothing about Codex).
+    /// off (those switches belong to the reserve rule and say nothing about other agents).
     pub fn apply_auto_compact(&self, mut estimate: FillEstimate) -> FillEstimate {
-        if self.agent == AgentKind::ClaudeCode && self.auto_compact.disabled {
+        let reserve_rule = matches!(
+            self.agent.description().auto_compact,
+            AutoCompactRule::ReserveBelowWindow { .. }
+        );
+        if reserve_rule && self.auto_compact.disabled {
             estimate.tokens_until_auto_compact = None;
         }
+        estimate.threshold_tier = self.tier_of(estimate.input_tokens, estimate.context_window_size);
         estimate
+    }
+
+    /// The compaction point the thresholds are fractions of, or `None` when they are fractions
+    /// of the window (`context_monitor.tier_basis`, else the agent's default). Codex's default
+    /// takes the point only when EMERGENCY's share of the window would come after it: a low
+    /// `model_auto_compact_token_limit` would otherwise compact before the upper tiers.
+    /// Without auto-compaction there is no point to count towards.
+    pub fn tier_point(&self, window: ContextWindow) -> Option<TokenCount> {
+        let reserve_rule = matches!(
+            self.agent.description().auto_compact,
+            AutoCompactRule::ReserveBelowWindow { .. }
+        );
+        if reserve_rule && self.auto_compact.disabled {
+            return None;
+        }
+        let point = window.get().saturating_sub(self.reserve_for(window).get());
+        if point == 0 {
+            return None;
+        }
+        let basis = match self.tier_basis {
+            TierBasis::Agent => self.agent.description().tier_basis,
+            TierBasis::Window => TierBasisDefault::Window,
+            TierBasis::AutoCompact => TierBasisDefault::AutoCompact,
+        };
+        // Token counts are far below 2^53: the conversions are exact.
+        #[allow(clippy::cast_precision_loss)]
+        let emergency_at = self.thresholds.emergency() * window.get() as f64;
+        #[allow(clippy::cast_precision_loss)]
+        let reachable = emergency_at < point as f64;
+        match basis {
+            TierBasisDefault::Window => None,
+            TierBasisDefault::AutoCompact => Some(TokenCount(point)),
+            TierBasisDefault::Reachable if reachable => None,
+            TierBasisDefault::Reachable => Some(TokenCount(point)),
+        }
+    }
+
+    /// The tier of `tokens` on `window` under the tier basis.
+    pub fn tier_of(&self, tokens: TokenCount, window: ContextWindow) -> ThresholdTier {
+        #[allow(clippy::cast_precision_loss)]
+        match self.tier_point(window) {
+            Some(point) => self
+                .thresholds
+                .classify(tokens.get() as f64 / point.get() as f64),
+            None => self.thresholds.classify(window.ratio(tokens)),
+        }
+    }
+
+    /// The thresholds as shares of `window`, which is how the tag says where the next tier
+    /// begins ("CRITICAL begins at 40%." when CRITICAL is 0.80 of a compaction at half the
+    /// window).
+    pub fn window_thresholds(&self, window: ContextWindow) -> Thresholds {
+        let Some(point) = self.tier_point(window) else {
+            return self.thresholds;
+        };
+        #[allow(clippy::cast_precision_loss)]
+        let share = point.get() as f64 / window.get() as f64;
+        let t = &self.thresholds;
+        Thresholds::new(
+            t.low() * share,
+            t.warning() * share,
+            t.critical() * share,
+            t.emergency() * share,
+        )
+        .unwrap_or(self.thresholds)
     }
 
     /// An estimate for a known token count, with window correction applied.
@@ -142,7 +227,9 @@ impl FillSettings {
         model: Option<&str>,
     ) -> FillEstimate {
         let models: Vec<&str> = model.into_iter().collect();
-        let choice = self.windows.choose(payload_window, &models, Some(tokens));
+        let choice = self
+            .windows
+            .choose_for(self.agent, payload_window, &models, Some(tokens));
         let estimate = self.apply_auto_compact(FillEstimate::measured(Measured {
             tokens,
             window: choice.window,
@@ -328,9 +415,9 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
             let mut models: Vec<&str> = request.model_hint.into_iter().collect();
             models.extend(reading.agent_model.as_deref());
             models.extend(usage.model.as_deref());
-            let choice = s
-                .windows
-                .choose(request.payload_window, &models, Some(usage.tokens));
+            let choice =
+                s.windows
+                    .choose_for(s.agent, request.payload_window, &models, Some(usage.tokens));
             let mut estimate = s.apply_auto_compact(FillEstimate::measured(Measured {
                 tokens: usage.tokens,
                 window: choice.window,
@@ -358,7 +445,7 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
             let models: Vec<&str> = request.model_hint.into_iter().collect();
             let window = s
                 .windows
-                .choose(request.payload_window, &models, None)
+                .choose_for(s.agent, request.payload_window, &models, None)
                 .window;
             let (tokens, note) = s.after_compaction(boundary.post_tokens, window);
             return s
@@ -396,7 +483,7 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
         let window = self
             .settings
             .windows
-            .choose(request.payload_window, &models, None)
+            .choose_for(self.settings.agent, request.payload_window, &models, None)
             .window;
         let mut e = self.settings.apply_auto_compact(FillEstimate::unavailable(
             window,

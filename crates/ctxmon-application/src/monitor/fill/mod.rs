@@ -8,12 +8,15 @@ mod codex;
 mod estimator;
 mod reset;
 mod series;
+mod share;
 mod window;
 
 #[cfg(test)]
 mod series_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tier_basis_tests;
 
 pub use auto_compact::{AUTO_COMPACT_WINDOW_MAX, AUTO_COMPACT_WINDOW_MIN, AutoCompactSettings};
 pub use codex::{CODEX_AUTO_COMPACT_PERCENT, CODEX_EFFECTIVE_WINDOW_PERCENT, CodexAutoCompact};
@@ -22,4 +25,5 @@ pub use reset::reset_if_stale;
 pub use series::{
     CompactionMark, FillPoint, FillSeries, FillSeriesBuilder, FinalFill, SeriesScope, TierCrossing,
 };
+pub use share::ShareAutoCompact;
 pub use window::{WindowChoice, WindowReason, WindowRules};

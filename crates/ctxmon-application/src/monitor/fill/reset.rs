@@ -1,4 +1,4 @@
-//! The fill after a compaction (contract C5, BUG-329): until the next response the transcript's
+//! The fill after a compaction (contract C5): until the next response the transcript's
 //! newest usage record still shows the old context, so the estimate drops to the
 //! post-compaction baseline. Prompt-submit, post-tool-use, the status line and resume logs all
 //! report the fill this way.
@@ -17,7 +17,15 @@ pub fn reset_if_stale(
     state: &SessionState,
     settings: &FillSettings,
 ) -> FillEstimate {
-    if estimate.source != FillSource::Transcript {
+    // An agent whose pre-compaction hook fires also when nothing is compacted shows the
+    // compaction in its transcript, which the reader reports itself.
+    if estimate.source != FillSource::Transcript
+        || settings
+            .agent
+            .description()
+            .hand_back
+            .transcript_shows_compaction()
+    {
         return estimate;
     }
     let Some(checkpoint_at) = state.compactions_seen.last_checkpoint_at else {

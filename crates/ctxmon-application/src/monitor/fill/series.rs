@@ -263,7 +263,7 @@ impl FillSeriesBuilder {
         let mut model = model_hint.map(str::to_string);
         for (index, (raw, window)) in chain.points.into_iter().zip(windows).enumerate() {
             let fill = window.ratio(raw.tokens);
-            let tier = thresholds.classify(fill);
+            let tier = settings.tier_of(raw.tokens, window);
             if tier != previous {
                 crossings.push(TierCrossing {
                     index,
@@ -292,7 +292,10 @@ impl FillSeriesBuilder {
             Some(p) => p.window,
             None => {
                 let models: Vec<&str> = model_hint.into_iter().collect();
-                settings.windows.choose(None, &models, None).window
+                settings
+                    .windows
+                    .choose_for(settings.agent, None, &models, None)
+                    .window
             }
         };
         let room = window.tokens().saturating_sub(settings.reserve_for(window));
@@ -327,7 +330,7 @@ fn final_fill(
             source: FillSource::Compaction,
             tokens,
             fill,
-            tier: settings.thresholds.classify(fill),
+            tier: settings.tier_of(tokens, window),
             window,
             timestamp: c.timestamp.clone(),
             note: Some(note),
@@ -358,7 +361,7 @@ fn session_windows(
             models.extend(p.model.as_deref());
             settings
                 .windows
-                .choose(p.reported_window, &models, None)
+                .choose_for(settings.agent, p.reported_window, &models, None)
                 .window
         })
         .collect();

@@ -204,7 +204,7 @@ fn nothing_in_gives_an_empty_series() {
     assert!(s.max().is_none());
 }
 
-/// The session's end is what `status` would say (issue 17.6): a compaction after the newest
+/// The session's end is what `status` would say: a compaction after the newest
 /// response replaces its figure by what the compaction left, from the boundary's postTokens or,
 /// without them, the post-compaction baseline; a response after the compaction wins again.
 #[test]

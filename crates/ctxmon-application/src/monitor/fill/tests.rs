@@ -1,5 +1,5 @@
-//! Estimator behaviour against an in-memory transcript reader: the seed's BDD examples, the
-//! fail-open paths and the compaction rules.
+//! Estimator behaviour against an in-memory transcript reader: the tier examples of contract
+//! C3, the fail-open paths and the compaction rules.
 
 use std::path::Path;
 
@@ -62,7 +62,7 @@ fn from_transcript(tokens: u64) -> ctxmon_domain::FillEstimate {
 }
 
 #[test]
-fn seed_examples() {
+fn the_tier_examples_of_the_contract() {
     let cases = [
         (100_000, 0.50, ThresholdTier::Nominal),
         (115_000, 0.575, ThresholdTier::Low),

@@ -2,6 +2,7 @@
 
 use ctxmon_domain::{ContextWindow, TokenCount};
 
+use crate::agents::AgentKind;
 use crate::config::Config;
 
 /// Window rules taken from configuration once, so each estimate is a cheap lookup.
@@ -32,7 +33,7 @@ pub enum WindowReason {
     OneMillionSuffix,
     /// The longest matching prefix in `context_monitor.models`.
     ModelTable,
-    /// Nothing else applied: [`ContextWindow::DEFAULT`], 200,000 tokens.
+    /// Nothing else applied: the agent's default window (200,000 tokens for Claude Code).
     Default,
     /// The measured tokens exceeded the chosen window, so it must have been wrong.
     Corrected,
@@ -62,7 +63,19 @@ impl WindowRules {
         models: &[&str],
         tokens: Option<TokenCount>,
     ) -> WindowChoice {
-        let chosen = self.choose_uncorrected(payload_window, models);
+        self.choose_for(AgentKind::ClaudeCode, payload_window, models, tokens)
+    }
+
+    /// [`WindowRules::choose`] for `agent`, whose description knows its models' windows: they
+    /// rank below the configured model table and above the default.
+    pub fn choose_for(
+        &self,
+        agent: AgentKind,
+        payload_window: Option<u64>,
+        models: &[&str],
+        tokens: Option<TokenCount>,
+    ) -> WindowChoice {
+        let chosen = self.choose_uncorrected(agent, payload_window, models);
         match tokens {
             Some(t) if t > chosen.window.tokens() && chosen.window < ContextWindow::ONE_MILLION => {
                 WindowChoice {
@@ -74,7 +87,12 @@ impl WindowRules {
         }
     }
 
-    fn choose_uncorrected(&self, payload_window: Option<u64>, models: &[&str]) -> WindowChoice {
+    fn choose_uncorrected(
+        &self,
+        agent: AgentKind,
+        payload_window: Option<u64>,
+        models: &[&str],
+    ) -> WindowChoice {
         if let Some(window) = self.configured {
             return WindowChoice {
                 window,
@@ -107,8 +125,21 @@ impl WindowRules {
                 };
             }
         }
+        let own = agent.description();
+        let by_agent = models.iter().find_map(|model| {
+            own.model_windows
+                .iter()
+                .find(|(prefix, _)| model.starts_with(prefix))
+                .and_then(|(_, window)| ContextWindow::new(*window))
+        });
+        if let Some(window) = by_agent {
+            return WindowChoice {
+                window,
+                reason: WindowReason::ModelTable,
+            };
+        }
         WindowChoice {
-            window: ContextWindow::DEFAULT,
+            window: ContextWindow::new(own.default_window).unwrap_or(ContextWindow::DEFAULT),
             reason: WindowReason::Default,
         }
     }

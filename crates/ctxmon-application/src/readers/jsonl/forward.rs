@@ -111,7 +111,28 @@ fn finish_line(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::readers::claude_code::event_of_line;
+    use crate::ports::{CompactionBoundary, UsageRecord};
+    use ctxmon_domain::TokenCount;
+
+    /// A line's event, as an agent's rules would give it: `{"t":N}` is a usage record of N
+    /// tokens, `{"b":1}` a boundary, anything else nothing.
+    fn event_of_line(line: &[u8]) -> Option<TranscriptEvent> {
+        let value: serde_json::Value = serde_json::from_slice(line).ok()?;
+        if let Some(t) = value.get("t").and_then(serde_json::Value::as_u64) {
+            let record = UsageRecord {
+                tokens: TokenCount(t),
+                ..UsageRecord::default()
+            };
+            return Some(TranscriptEvent::Usage {
+                sidechain: false,
+                record,
+            });
+        }
+        value.get("b").map(|_| TranscriptEvent::Boundary {
+            sidechain: false,
+            boundary: CompactionBoundary::default(),
+        })
+    }
 
     fn events(content: &[u8], shape: ScanShape) -> (Vec<u64>, ForwardStats) {
         let mut tokens = Vec::new();
@@ -144,14 +165,12 @@ mod tests {
         }
     }
 
-    const A: &str =
-        r#"{"type":"assistant","message":{"id":"m1","model":"x","usage":{"input_tokens":7}}}"#;
-    const B: &str =
-        r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"postTokens":3}}"#;
+    const A: &str = r#"{"t":7}"#;
+    const B: &str = r#"{"b":1}"#;
 
     #[test]
     fn reports_every_qualifying_line_in_order_across_small_blocks() {
-        let content = format!("{A}\n{{\"type\":\"user\"}}\n\n{B}\r\n{A}");
+        let content = format!("{A}\n{{\"x\":1}}\n\n{B}\r\n{A}");
         for block in [1, 2, 7, 64 * 1024] {
             let (tokens, stats) = events(content.as_bytes(), shape(block, 1 << 20));
             assert_eq!(tokens, [7, 0, 7], "block {block}");
@@ -163,7 +182,7 @@ mod tests {
 
     #[test]
     fn oversized_lines_are_skipped_and_the_next_line_still_counts() {
-        let long = format!(r#"{{"type":"user","x":"{}"}}"#, "a".repeat(5_000));
+        let long = format!(r#"{{"x":"{}"}}"#, "a".repeat(5_000));
         let content = format!("{A}\n{long}\n{A}\n");
         let (tokens, stats) = events(content.as_bytes(), shape(100, 1_000));
         assert_eq!(tokens, [7, 7]);

@@ -1,7 +1,7 @@
 //! The agents' own settings that move their auto-compaction point, read as the agents read
 //! them, so a figure an embedder computes equals `ctxmon status`'s, overrides included:
 //! `claude_code` layers Claude Code's environment and `settings.json` files, `codex` Codex's
-//! `config.toml` layers. Both fail open: a file or value that cannot be used is a warning and
+//! `config.toml` layers, `gemini` Gemini CLI's `model.compressionThreshold`. Both fail open: a file or value that cannot be used is a warning and
 //! is ignored, never an error.
 //!
 //! The files are reached through a [`SettingsSource`] (this crate reads no file): the binary's
@@ -9,11 +9,12 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod gemini;
 
 use std::path::Path;
 
+use crate::agents::{AgentKind, AutoCompactRule};
 use crate::monitor::fill::FillSettings;
-use crate::ports::AgentKind;
 
 /// The most bytes of a settings file that are read: the agents' files are small.
 pub const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
@@ -44,10 +45,11 @@ where
 
 impl FillSettings {
     /// Sets the agent being served and applies its own auto-compaction settings, read as
-    /// `ctxmon status` reads them: for Claude Code its environment variables and settings
-    /// files (`claude_code`), for Codex `model_auto_compact_token_limit` from its
-    /// `config.toml` layers (`codex`), unless ctxmon's own `codex.auto_compact_token_limit`
-    /// is set. `env` is the process environment as name/value pairs; `project_dir` the
+    /// `ctxmon status` reads them, by the agent's rule: for Claude Code its environment
+    /// variables and settings files (`claude_code`), for Codex `model_auto_compact_token_limit`
+    /// from its `config.toml` layers (`codex`, unless ctxmon's own
+    /// `codex.auto_compact_token_limit` is set), for Gemini CLI `model.compressionThreshold`
+    /// (`gemini`). `env` is the process environment as name/value pairs; `project_dir` the
     /// project the session runs in. Returns the warnings about what was ignored.
     ///
     /// ```
@@ -72,18 +74,23 @@ impl FillSettings {
         source: &mut dyn SettingsSource,
     ) -> Vec<String> {
         self.agent = agent;
-        match agent {
-            AgentKind::ClaudeCode => {
+        match agent.description().auto_compact {
+            AutoCompactRule::ReserveBelowWindow { .. } => {
                 let read = claude_code::read_auto_compact(project_dir, env, source);
                 self.auto_compact = read.settings;
                 read.warnings
             }
-            AgentKind::Codex => {
+            AutoCompactRule::TokenLimit { .. } => {
                 if self.codex.limit.is_some() {
                     return Vec::new();
                 }
                 let read = codex::read_auto_compact(project_dir, env, source);
                 self.codex.limit = read.auto_compact_token_limit;
+                read.warnings
+            }
+            AutoCompactRule::ShareOfWindow { .. } => {
+                let read = gemini::read_compression(project_dir, env, source);
+                self.share.share = read.share;
                 read.warnings
             }
         }

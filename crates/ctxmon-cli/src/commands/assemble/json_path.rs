@@ -6,7 +6,7 @@
 //! lines and no dependency. Leaves and enums are delegated to serde_json's `&Value`
 //! deserializer; only objects and arrays are walked here, which is where the path grows.
 //!
-//! `serde_path_to_error` (0.1.20) was tried in its place (issue 15) and kept out: it wraps
+//! `serde_path_to_error` (0.1.20) was tried in its place and kept out: it wraps
 //! serde_json's deserializer, which lets a derived struct be read from an array of its fields
 //! in order. So `["a", null, [1, 2]]` where an object belongs is silently accepted, and a
 //! top-level `[1]` is reported as ``[0]: invalid type: integer `1`, expected a sequence`` instead

@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::check::{Check, Status};
-use super::hooks::{SettingsScan, collect, event_check, read_text};
+use super::hooks::{SettingsScan, collect, event_check};
+use super::settings_files::read_text;
 use crate::cli::Agent;
 use crate::install::table::hooks_for;
 

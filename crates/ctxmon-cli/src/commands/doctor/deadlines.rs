@@ -7,7 +7,7 @@
 use ctxmon_application::config::{HooksConfig, TIMEOUT_MARGIN_MS};
 
 use super::check::{Check, Status};
-use crate::cli::HookCommand;
+use crate::cli::Hook;
 
 /// `None` when every registered timeout leaves room for its hook's deadline (or none is
 /// registered with a timeout): the line shows only when it has something to say.
@@ -15,10 +15,10 @@ use crate::cli::HookCommand;
 pub fn check(registered: &[(String, String, String, f64)], hooks: &HooksConfig) -> Option<Check> {
     let mut found: Vec<String> = Vec::new();
     for (file, event, name, secs) in registered {
-        let Some(hook) = HookCommand::ALL.into_iter().find(|h| h.name() == name) else {
+        let Some(hook) = Hook::ALL.into_iter().find(|h| h.name() == name) else {
             continue;
         };
-        let deadline = hook.deadline();
+        let deadline = hook;
         let ms = hooks.deadline_ms(deadline);
         // Whole milliseconds of a timeout given in seconds; a negative or absurd one is 0.
         let timeout_ms = (secs * 1000.0).clamp(0.0, u64::MAX as f64) as u64;

@@ -1,65 +1,24 @@
-//! Doctor's hook checks: reads Claude Code's settings files and judges ctxmon's registrations
-//! (`event_check` judges Codex's too, for `codex.rs`).
+//! Doctor's hook checks: scans Claude Code's settings files (found and read by
+//! `settings_files`) and judges ctxmon's registrations (`event_check` judges Codex's too, for
+//! `codex.rs`).
 //!
 //! What ctxmon registers and how its command lines are recognised come from the `install`
 //! module (`hooks_for`, `ctxmon_command`), so doctor checks exactly what install writes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ctxmon_application::readers::json::depth::Bounded;
 use ctxmon_application::readers::json::repair::from_str_lenient;
-use ctxmon_infra_fs::fsutil::{self, OpenRegularError};
 use serde_json::Value;
 
 use super::check::{Check, Status};
 use super::matchers::{codex_matcher_finding, matcher_finding};
-use crate::cli::{Agent, HookCommand};
+use super::settings_files::{SettingsFile, read_text};
+use crate::cli::{Agent, Hook};
 use crate::install::command_line::ctxmon_command;
 use crate::install::table::{Registration, hooks_for};
 use crate::origin::Origin;
 use crate::paths::{Resolved, resolve_program};
-
-/// Settings files are small; anything bigger is not a settings file and is not read whole.
-const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
-
-/// A Claude Code settings file and how to name it to the user.
-#[derive(Debug, Clone)]
-pub struct SettingsFile {
-    pub label: String,
-    pub path: PathBuf,
-}
-
-/// Project, local and user settings; the user file honours `CLAUDE_CONFIG_DIR`.
-pub fn settings_files(project_dir: &Path, env: &[(String, String)]) -> Vec<SettingsFile> {
-    let var = |name: &str| {
-        env.iter()
-            .find(|(k, v)| k == name && !v.is_empty())
-            .map(|(_, v)| PathBuf::from(v))
-    };
-    let mut files = vec![
-        SettingsFile {
-            label: ".claude/settings.json".into(),
-            path: project_dir.join(".claude/settings.json"),
-        },
-        SettingsFile {
-            label: ".claude/settings.local.json".into(),
-            path: project_dir.join(".claude/settings.local.json"),
-        },
-    ];
-    if let Some(dir) = var("CLAUDE_CONFIG_DIR") {
-        let path = dir.join("settings.json");
-        files.push(SettingsFile {
-            label: path.display().to_string(),
-            path,
-        });
-    } else if let Some(home) = var("HOME") {
-        files.push(SettingsFile {
-            label: "~/.claude/settings.json".into(),
-            path: home.join(".claude/settings.json"),
-        });
-    }
-    files
-}
 
 /// One ctxmon command found in a settings file.
 #[derive(Debug, Clone)]
@@ -131,27 +90,6 @@ pub fn scan(files: &[SettingsFile]) -> SettingsScan {
         collect(&file.label, &value, &mut out);
     }
     out
-}
-
-/// The text of a settings file, `None` when there is none; why not, as a phrase.
-pub fn read_text(path: &Path) -> Result<Option<String>, String> {
-    use std::io::Read;
-    // Only a regular file is opened: a FIFO would hang doctor until a writer appears.
-    let file = match fsutil::open_regular(path) {
-        Ok((f, _)) => f,
-        Err(OpenRegularError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(None);
-        }
-        Err(OpenRegularError::Io(e)) => return Err(format!("cannot be read ({e})")),
-        Err(OpenRegularError::NotAFile(what)) => {
-            return Err(format!("cannot be read (it is {what}, not a file)"));
-        }
-    };
-    let mut text = String::new();
-    file.take(MAX_SETTINGS_BYTES)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("cannot be read ({e})"))?;
-    Ok(Some(text))
 }
 
 /// Adds what `settings` (a settings file, or any document with a `hooks` object of that shape)
@@ -231,9 +169,9 @@ pub fn checks(
             .with_fix("run `ctxmon install` (or `--scope user` for every project)")
         });
     } else {
-        for reg in &hooks_for(Agent::Claude) {
-            let check = event_check(scan, reg, Agent::Claude, project_dir, env);
-            let unwanted = reg.name == HookCommand::PostToolUse.name()
+        for reg in &hooks_for(Agent::ClaudeCode) {
+            let check = event_check(scan, reg, Agent::ClaudeCode, project_dir, env);
+            let unwanted = reg.name == Hook::PostToolUse.name()
                 && !post_tool_use_on
                 && !scan.registrations.iter().any(|r| r.event == reg.event);
             checks.push(if unwanted {
@@ -272,7 +210,7 @@ pub fn unregistered(
                 Status::Skip,
                 format!(
                     "ctxmon's hooks are not registered for Claude Code (looked in {looked}); \
-                     this project runs them through Codex"
+                     this project runs them through another agent"
                 ),
             )
             .with_fix("if you also use Claude Code here: `ctxmon install`"),
@@ -288,8 +226,9 @@ pub fn unregistered(
             ),
         )
         .with_fix(
-            "run `ctxmon install` for Claude Code (`--scope user` for every project), or \
-             `ctxmon install --agent codex` for Codex",
+            "run `ctxmon install` for Claude Code (`--scope user` for every project), \
+             `ctxmon install --agent codex` for Codex, or `ctxmon install --agent gemini` for \
+             Gemini CLI",
         ),
         statusline_check(scan, project_dir, env),
     ]
@@ -333,12 +272,16 @@ impl SettingsScan {
 }
 
 /// How the lines of `agent` are named and what fixes them.
-fn install_command(agent: Agent) -> &'static str {
-    match agent {
-        Agent::Claude => "`ctxmon install`",
-        Agent::Codex => "`ctxmon install --agent codex`",
+fn install_command(agent: Agent) -> String {
+    if agent == Agent::default() {
+        "`ctxmon install`".to_string()
+    } else {
+        format!("`ctxmon install --agent {}`", agent.description().flag)
     }
 }
+
+/// One thing doctor found wrong with a registration: how bad, what, and the fix if it knows one.
+type Finding = (Status, String, Option<String>);
 
 /// The check of one registration ctxmon wants in `agent`'s files: registered, missing, or
 /// running a binary that is gone (the stale command path a moved binary leaves).
@@ -350,84 +293,22 @@ pub fn event_check(
     env: &[(String, String)],
 ) -> Check {
     let event = want.event;
-    let install = install_command(agent);
-    let name = match agent {
-        Agent::Claude => format!("hook {event}"),
-        Agent::Codex => format!("codex hook {event}"),
+    let name = if agent == Agent::default() {
+        format!("hook {event}")
+    } else {
+        format!("{} hook {event}", agent.description().flag)
     };
     let regs: Vec<&Found> = scan
         .registrations
         .iter()
         .filter(|r| r.event == event)
         .collect();
-    let expected_args = ["hooks", want.name];
     if regs.is_empty() {
-        let elsewhere = scan
-            .registrations
-            .iter()
-            .find(|r| r.args == expected_args)
-            .map(|r| {
-                format!(
-                    "; `hooks {}` is registered under {} instead",
-                    want.name, r.event
-                )
-            })
-            .unwrap_or_default();
-        return Check::new(name, Status::Fail, format!("not registered{elsewhere}"))
-            .with_fix(format!("run {install} to add the missing hooks"));
+        return not_registered(scan, want, agent, name);
     }
-    let rewrite = format!("run {install}, which rewrites ctxmon's entries");
-    let repoint = format!("run {install} to point the hooks at this binary");
-    let mut findings: Vec<(Status, String, Option<String>)> = Vec::new();
+    let mut findings: Vec<Finding> = Vec::new();
     for r in &regs {
-        if r.args != expected_args {
-            findings.push((
-                Status::Fail,
-                format!(
-                    "{} runs `ctxmon {}` for {event}, expected `ctxmon hooks {}`",
-                    r.file,
-                    r.args.join(" "),
-                    want.name
-                ),
-                Some(rewrite.clone()),
-            ));
-        }
-        match resolve_program(&r.program, project_dir, env) {
-            Resolved::Executable(_) => {}
-            // A bare name that PATH does not find: the file may be a teammate's, written for
-            // every machine with ctxmon installed.
-            Resolved::Missing(why) if !r.program.contains('/') => findings.push((
-                Status::Fail,
-                format!("{} runs `{}`, but {why}", r.file, r.command),
-                Some(format!(
-                    "put ctxmon on PATH ({}), or run {install} to write this binary's path",
-                    Origin::current(env).path_fix()
-                )),
-            )),
-            Resolved::Missing(why) => findings.push((
-                Status::Fail,
-                format!("{} runs `{}`, but {why}", r.file, r.command),
-                Some(repoint.clone()),
-            )),
-            Resolved::Unknown(why) => findings.push((
-                Status::Warn,
-                format!("cannot check `{}` ({why})", r.command),
-                Some(format!(
-                    "use a program doctor can find: `ctxmon` on PATH or the binary's absolute \
-                     path ({install} writes one of them)"
-                )),
-            )),
-        }
-        let matcher = r.matcher.as_deref();
-        let finding = match agent {
-            Agent::Claude => HookCommand::ALL
-                .into_iter()
-                .find(|h| h.name() == want.name)
-                .and_then(|hook| matcher_finding(hook, matcher, &r.file))
-                .map(|(status, message, fix)| (status, message, fix.map(str::to_string))),
-            Agent::Codex => codex_matcher_finding(want, matcher, &r.file),
-        };
-        findings.extend(finding);
+        findings.extend(registration_findings(r, want, agent, project_dir, env));
     }
     findings.extend(duplicates(&regs, agent));
     if !scan.plugins.is_empty() {
@@ -440,51 +321,156 @@ pub fn event_check(
             Some("disable the plugin or `ctxmon uninstall` the settings entries".to_string()),
         ));
     }
-    match findings.iter().map(|f| f.0).max() {
-        None => {
-            let r = regs[0];
-            // A bare `ctxmon` (install's choice for a shared project file) runs what PATH
-            // finds: say which binary that is here.
-            let found = match resolve_program(&r.program, project_dir, env) {
-                Resolved::Executable(path) if !r.program.contains('/') => {
-                    format!(" (on PATH: {})", path.display())
-                }
-                _ => String::new(),
-            };
-            Check::ok(name, format!("{} runs {}{found}", r.file, r.command))
-        }
-        Some(worst) => {
-            let mut fixes: Vec<&str> = Vec::new();
-            for fix in findings
-                .iter()
-                .filter(|f| f.0 == worst)
-                .filter_map(|f| f.2.as_deref())
-            {
-                if !fixes.contains(&fix) {
-                    fixes.push(fix);
-                }
+    verdict(name, regs[0], &findings, project_dir, env)
+}
+
+/// A hook ctxmon wants that `agent`'s files do not register, and where it went if it is
+/// registered under another event.
+fn not_registered(scan: &SettingsScan, want: &Registration, agent: Agent, name: String) -> Check {
+    let elsewhere = scan
+        .registrations
+        .iter()
+        .find(|r| r.args == ["hooks", want.name])
+        .map(|r| {
+            format!(
+                "; `hooks {}` is registered under {} instead",
+                want.name, r.event
+            )
+        })
+        .unwrap_or_default();
+    Check::new(name, Status::Fail, format!("not registered{elsewhere}")).with_fix(format!(
+        "run {} to add the missing hooks",
+        install_command(agent)
+    ))
+}
+
+/// What is wrong with one registration of the hook: its arguments, its program, its matcher.
+fn registration_findings(
+    r: &Found,
+    want: &Registration,
+    agent: Agent,
+    project_dir: &Path,
+    env: &[(String, String)],
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    if r.args != ["hooks", want.name] {
+        findings.push((
+            Status::Fail,
+            format!(
+                "{} runs `ctxmon {}` for {}, expected `ctxmon hooks {}`",
+                r.file,
+                r.args.join(" "),
+                want.event,
+                want.name
+            ),
+            Some(format!(
+                "run {}, which rewrites ctxmon's entries",
+                install_command(agent)
+            )),
+        ));
+    }
+    findings.extend(program_finding(r, agent, project_dir, env));
+    let matcher = r.matcher.as_deref();
+    let finding = match agent {
+        Agent::ClaudeCode => Hook::ALL
+            .into_iter()
+            .find(|h| h.name() == want.name)
+            .and_then(|hook| matcher_finding(hook, matcher, &r.file))
+            .map(|(status, message, fix)| (status, message, fix.map(str::to_string))),
+        Agent::Codex | Agent::Gemini => codex_matcher_finding(agent, want, matcher, &r.file),
+    };
+    findings.extend(finding);
+    findings
+}
+
+/// Whether the registration's program is one that runs here.
+fn program_finding(
+    r: &Found,
+    agent: Agent,
+    project_dir: &Path,
+    env: &[(String, String)],
+) -> Option<Finding> {
+    let install = install_command(agent);
+    match resolve_program(&r.program, project_dir, env) {
+        Resolved::Executable(_) => None,
+        // A bare name that PATH does not find: the file may be a teammate's, written for
+        // every machine with ctxmon installed.
+        Resolved::Missing(why) if !r.program.contains('/') => Some((
+            Status::Fail,
+            format!("{} runs `{}`, but {why}", r.file, r.command),
+            Some(format!(
+                "put ctxmon on PATH ({}), or run {install} to write this binary's path",
+                Origin::current(env).path_fix()
+            )),
+        )),
+        Resolved::Missing(why) => Some((
+            Status::Fail,
+            format!("{} runs `{}`, but {why}", r.file, r.command),
+            Some(format!("run {install} to point the hooks at this binary")),
+        )),
+        Resolved::Unknown(why) => Some((
+            Status::Warn,
+            format!("cannot check `{}` ({why})", r.command),
+            Some(format!(
+                "use a program doctor can find: `ctxmon` on PATH or the binary's absolute \
+                 path ({install} writes one of them)"
+            )),
+        )),
+    }
+}
+
+/// The check from what was found: ok naming what `first` runs, else the worst status with
+/// every finding and the fixes of the worst ones, each once.
+fn verdict(
+    name: String,
+    first: &Found,
+    findings: &[Finding],
+    project_dir: &Path,
+    env: &[(String, String)],
+) -> Check {
+    let Some(worst) = findings.iter().map(|f| f.0).max() else {
+        // A bare `ctxmon` (install's choice for a shared project file) runs what PATH
+        // finds: say which binary that is here.
+        let found = match resolve_program(&first.program, project_dir, env) {
+            Resolved::Executable(path) if !first.program.contains('/') => {
+                format!(" (on PATH: {})", path.display())
             }
-            let message: Vec<String> = findings.iter().map(|f| f.1.clone()).collect();
-            let check = Check::new(name, worst, message.join("; "));
-            if fixes.is_empty() {
-                check
-            } else {
-                check.with_fix(fixes.join("; "))
-            }
+            _ => String::new(),
+        };
+        return Check::ok(
+            name,
+            format!("{} runs {}{found}", first.file, first.command),
+        );
+    };
+    let mut fixes: Vec<&str> = Vec::new();
+    for fix in findings
+        .iter()
+        .filter(|f| f.0 == worst)
+        .filter_map(|f| f.2.as_deref())
+    {
+        if !fixes.contains(&fix) {
+            fixes.push(fix);
         }
+    }
+    let message: Vec<String> = findings.iter().map(|f| f.1.clone()).collect();
+    let check = Check::new(name, worst, message.join("; "));
+    if fixes.is_empty() {
+        check
+    } else {
+        check.with_fix(fixes.join("; "))
     }
 }
 
 /// The same hook registered more than once. Claude Code runs identical commands once, so only
 /// different commands make it run twice; Codex runs every copy (its dispatcher keeps duplicate
 /// handlers), so for Codex any second entry does.
-fn duplicates(regs: &[&Found], agent: Agent) -> Option<(Status, String, Option<String>)> {
+fn duplicates(regs: &[&Found], agent: Agent) -> Option<Finding> {
     let files: Vec<&str> = regs.iter().map(|r| r.file.as_str()).collect();
     let mut commands: Vec<&str> = regs.iter().map(|r| r.command.as_str()).collect();
     commands.sort_unstable();
     commands.dedup();
     match agent {
-        Agent::Claude if commands.len() > 1 => Some((
+        Agent::ClaudeCode if commands.len() > 1 => Some((
             Status::Warn,
             format!(
                 "registered {} times with different commands ({}): each runs, so the agent sees duplicates",

@@ -4,19 +4,21 @@
 //! first problem: a broken configuration is reported and the other checks run on the defaults,
 //! as the hooks would. Exit 0 when every check is ok or skipped, 1 when any warned or failed.
 //!
-//! Layout: `check` is the result type and its rendering, `hooks` reads Claude Code's settings
-//! files (`matchers` judges their matchers), `codex` Codex's hook files (`crate::paths` resolves
-//! programs like a shell), `deadlines` holds each hook's deadline against its registered
-//! timeout, `payload` compares Claude Code's own figure with ctxmon's (as the status line last
+//! Layout: `check` is the result type and its rendering, `settings_files` finds and reads Claude
+//! Code's settings files, `hooks` judges what they register (`matchers` judges their matchers),
+//! `codex` Codex's hook files (`crate::paths` resolves programs like a shell), `deadlines` holds
+//! each hook's deadline against its registered timeout, `payload` compares Claude Code's own figure with ctxmon's (as the status line last
 //! saw them), `statusline_problem` says why the status line last showed no figure, `system`
 //! holds the remaining checks.
 
 mod check;
 mod codex;
 mod deadlines;
+mod gemini;
 mod hooks;
 mod matchers;
 mod payload;
+mod settings_files;
 mod statusline_problem;
 mod system;
 
@@ -38,18 +40,21 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     let (config_check, config) =
         system::config(bootstrap::load_layers_checked(global, &project_dir, &[]));
     let cm = &config.context_monitor;
-    let settings = hooks::scan(&hooks::settings_files(&project_dir, &env));
+    let settings = hooks::scan(&settings_files::settings_files(&project_dir, &env));
     let codex = codex::checks(&project_dir, &env);
-    let registered = [settings.timeouts(), codex.timeouts.clone()].concat();
+    let gemini = gemini::checks(&project_dir, &env);
+    let registered = [
+        settings.timeouts(),
+        codex.timeouts.clone(),
+        gemini.timeouts.clone(),
+    ]
+    .concat();
     let mut calls = settings.programs();
-    calls.extend(
-        codex
-            .programs
-            .iter()
-            .filter(|p| !calls.contains(p))
-            .cloned()
-            .collect::<Vec<_>>(),
-    );
+    for program in codex.programs.iter().chain(&gemini.programs) {
+        if !calls.contains(program) {
+            calls.push(program.clone());
+        }
+    }
     let mut checks = vec![system::binary(&env, &project_dir, &calls)];
     checks.extend(settings.problems.iter().cloned());
     // Each agent's checks run where that agent runs ctxmon: a project that uses only Codex
@@ -63,11 +68,13 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
             cm.enabled && cm.post_tool_use,
         ));
     } else {
-        let no_agent = (!codex.registered).then_some(codex.looked.as_slice());
+        let looked: Vec<String> = codex.looked.iter().chain(&gemini.looked).cloned().collect();
+        let no_agent = (!codex.registered && !gemini.registered).then_some(looked.as_slice());
         checks.extend(hooks::unregistered(&settings, &project_dir, &env, no_agent));
     }
-    let announced = !claude && !codex.registered;
+    let announced = !claude && !codex.registered && !gemini.registered;
     checks.extend(codex.into_checks(announced));
+    checks.extend(gemini.into_checks(announced));
     checks.extend(system::install_leftovers(&project_dir, &env));
     checks.push(config_check);
     checks.extend(deadlines::check(&registered, &config.hooks));

@@ -55,6 +55,15 @@ mod target;
 
 use target::{SavedStatusLine, Target};
 
+/// ` --agent <flag>` for a command line about `agent`; nothing for the default agent.
+fn agent_flag(agent: Agent) -> String {
+    if agent == Agent::default() {
+        String::new()
+    } else {
+        format!(" --agent {}", agent.description().flag)
+    }
+}
+
 /// What Codex asks of the user before it runs what install wrote.
 const CODEX_TRUST: &str = "Codex runs new or changed hooks only after you trust them: open \
     /hooks in Codex and trust ctxmon's hooks. Trust is bound to each hook's definition, so \
@@ -62,10 +71,11 @@ const CODEX_TRUST: &str = "Codex runs new or changed hooks only after you trust 
 
 pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
     with_json_error("install", args.agent, args.scope, || {
-        if args.agent == Agent::Codex && args.statusline {
+        if !args.agent.description().status_line && args.statusline {
             return Err(Failure::usage(anyhow!(
-                "--statusline is Claude Code's: Codex has no command status line (`ctxmon \
-                 status` shows the fill in a shell)"
+                "--statusline is Claude Code's: {} has no command status line (`ctxmon \
+                 status` shows the fill in a shell)",
+                args.agent.name()
             )));
         }
         let target = Target::resolve(args.agent, args.scope, global)?;
@@ -84,15 +94,12 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
                  them in {} too would make {} run each hook twice, so the agent would see every \
                  tag twice. Keep that registration (nothing to do), or move it: `ctxmon \
                  uninstall{} --scope {}` first; --force registers both; nothing was changed",
-                args.agent.label(),
+                args.agent.name(),
                 other.display(),
                 scope_name(scope),
                 target.path.display(),
-                args.agent.label(),
-                match args.agent {
-                    Agent::Claude => "",
-                    Agent::Codex => " --agent codex",
-                },
+                args.agent.name(),
+                agent_flag(args.agent),
                 scope_name(scope),
             )
             .into());
@@ -159,10 +166,11 @@ pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
         "uninstall"
     };
     with_json_error(verb, args.agent, args.scope, || {
-        if args.agent == Agent::Codex && args.statusline {
+        if !args.agent.description().status_line && args.statusline {
             return Err(Failure::usage(anyhow!(
-                "--statusline is Claude Code's: Codex has no command status line, so ctxmon \
-                 never set one there"
+                "--statusline is Claude Code's: {} has no command status line, so ctxmon \
+                 never set one there",
+                args.agent.name()
             )));
         }
         let target = Target::resolve(args.agent, args.scope, global)?;
@@ -212,7 +220,7 @@ fn with_json_error(
 ) -> CmdResult {
     body().map_err(|failure| {
         let fields = json!({
-            "command": verb, "agent": agent.flag(), "scope": scope_name(scope),
+            "command": verb, "agent": agent.description().flag, "scope": scope_name(scope),
             "changed": false, "written": false,
         });
         match fields {
@@ -420,7 +428,7 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
             .map(|c| json!({"target": c.target, "action": c.action.label(), "detail": c.detail}))
             .collect();
         json_out::print(&json!({
-            "command": verb, "agent": target.agent.flag(), "scope": scope_name(target.scope),
+            "command": verb, "agent": target.agent.description().flag, "scope": scope_name(target.scope),
             "path": shown, "changed": changed, "written": write, "dry_run": dry_run,
             "program": program.map(|p| p.word.as_str()), "note": note,
             "backup": done.backup, "backup_removed": done.backup_removed,
@@ -451,7 +459,11 @@ fn next_step(verb: &str, target: &Target, outcome: &Outcome, written: bool) -> O
         // Only where something was registered or re-registered does Codex ask for trust.
         Agent::Codex if registered => format!("{CODEX_TRUST} Then run `ctxmon doctor`."),
         Agent::Codex => "Run `ctxmon doctor` to check the result.".to_string(),
-        Agent::Claude => "Next: restart Claude Code so it loads the change (a running session \
+        Agent::Gemini => "Next: restart Gemini CLI so it loads the change (a running session \
+            keeps the hooks it started with; /hooks lists the ones it runs), then run \
+            `ctxmon doctor`."
+            .to_string(),
+        Agent::ClaudeCode => "Next: restart Claude Code so it loads the change (a running session \
             keeps the hooks it started with; /hooks lists the ones it runs), then run \
             `ctxmon doctor`."
             .to_string(),
@@ -493,7 +505,7 @@ fn report(
     outln!(
         "ctxmon {} ({} {} scope): {shown}",
         plan.verb,
-        target.agent.label(),
+        target.agent.name(),
         scope_name(target.scope)
     )?;
     for Change {

@@ -143,7 +143,7 @@ pub(super) fn program(
     // The project's own npm dependency (`npx ctxmon install`): named through the project
     // folder, once that name is seen to run this version. Codex gives its hooks no such
     // variable, so its file keeps the absolute path and the note.
-    if agent == Agent::Claude
+    if agent == Agent::ClaudeCode
         && let Origin::NpmProject { project } = Origin::of(&exe, &bootstrap::env_pairs())
         && project_of(settings).is_some_and(|dir| same_file(dir, &project))
         && npm_bin_runs(&project)
@@ -160,10 +160,11 @@ pub(super) fn program(
         ),
         None => "ctxmon is not on PATH".to_string(),
     };
-    // Codex has no local scope: its personal file is the user's.
-    let personal = match agent {
-        Agent::Claude => "`--scope local`",
-        Agent::Codex => "`--scope user`",
+    // An agent without a local scope keeps personal settings in the user's file.
+    let personal = if agent.description().settings.local_file.is_some() {
+        "`--scope local`"
+    } else {
+        "`--scope user`"
     };
     Ok(Program {
         note: Some(format!(

@@ -102,46 +102,57 @@ fn config_home(var: &str, fallback: &str, what: &str) -> Result<PathBuf, Failure
     }
 }
 
-/// Where `agent` keeps the file of `scope`.
+/// Where `agent` keeps the file of `scope` (its description's `settings`).
 fn settings_path(
     agent: Agent,
     scope: SettingsScope,
     global: &GlobalArgs,
 ) -> Result<PathBuf, Failure> {
-    Ok(match (agent, scope) {
-        (Agent::Claude, SettingsScope::Project) => {
-            bootstrap::existing_project_dir(global)?.join(".claude/settings.json")
+    let d = agent.description();
+    let files = &d.settings;
+    Ok(match scope {
+        SettingsScope::Project => bootstrap::existing_project_dir(global)?
+            .join(files.folder)
+            .join(files.hooks_file),
+        SettingsScope::Local => match files.local_file {
+            Some(local) => bootstrap::existing_project_dir(global)?
+                .join(files.folder)
+                .join(local),
+            None => {
+                return Err(Failure::usage(anyhow!(
+                    "--scope local is Claude Code's (.claude/settings.local.json); {} reads \
+                     {}/{} (--scope project) and the user's (--scope user)",
+                    d.name,
+                    files.folder,
+                    files.hooks_file
+                )));
+            }
+        },
+        SettingsScope::User => match files.user_dir_env {
+            Some(var) => config_home(var, files.folder, &format!("{} folder", d.name))?,
+            None => bootstrap::env_var("HOME")
+                .map(|home| PathBuf::from(home).join(files.folder))
+                .ok_or_else(|| {
+                    Failure::usage(anyhow!(
+                        "cannot find the {} folder: HOME is not set",
+                        d.name
+                    ))
+                })?,
         }
-        (Agent::Claude, SettingsScope::Local) => {
-            bootstrap::existing_project_dir(global)?.join(".claude/settings.local.json")
-        }
-        (Agent::Claude, SettingsScope::User) => {
-            config_home("CLAUDE_CONFIG_DIR", ".claude", "user settings")?.join("settings.json")
-        }
-        (Agent::Codex, SettingsScope::Project) => {
-            bootstrap::existing_project_dir(global)?.join(".codex/hooks.json")
-        }
-        (Agent::Codex, SettingsScope::Local) => {
-            return Err(Failure::usage(anyhow!(
-                "--scope local is Claude Code's (.claude/settings.local.json); Codex reads \
-                 .codex/hooks.json (--scope project) and $CODEX_HOME/hooks.json (--scope user)"
-            )));
-        }
-        (Agent::Codex, SettingsScope::User) => {
-            config_home("CODEX_HOME", ".codex", "Codex folder")?.join("hooks.json")
-        }
+        .join(files.hooks_file),
     })
 }
 
 /// The scopes `agent` reads hooks from.
 fn scopes_of(agent: Agent) -> &'static [SettingsScope] {
-    match agent {
-        Agent::Claude => &[
+    if agent.description().settings.local_file.is_some() {
+        &[
             SettingsScope::Project,
             SettingsScope::Local,
             SettingsScope::User,
-        ],
-        Agent::Codex => &[SettingsScope::Project, SettingsScope::User],
+        ]
+    } else {
+        &[SettingsScope::Project, SettingsScope::User]
     }
 }
 
@@ -237,9 +248,9 @@ impl Target {
 
     /// The status line ctxmon replaced: from the record, else (installs older than records)
     /// from the backup, which is used only when it is readable and holds someone else's line.
-    /// Codex has no status line, so nothing is looked for.
+    /// An agent without a status line has none, so nothing is looked for.
     pub(super) fn saved_statusline(&self) -> SavedStatusLine {
-        if self.agent == Agent::Codex {
+        if !self.agent.description().status_line {
             return SavedStatusLine::None;
         }
         let shown = self.record.display();
@@ -419,10 +430,7 @@ impl Target {
         if self.scope == SettingsScope::User {
             return None;
         }
-        let folder = match self.agent {
-            Agent::Claude => ".claude",
-            Agent::Codex => ".codex",
-        };
+        let folder = self.agent.description().settings.folder;
         Some(format!(
             "it is not for committing: delete it when the change is what you want, or add \
              `{folder}/*.ctxmon-*` to .gitignore"

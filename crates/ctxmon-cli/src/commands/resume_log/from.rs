@@ -1,8 +1,8 @@
-//! `--from FILE|-`: the agent's JSON document, read within a size cap and parsed strictly.
-//! Every problem is a usage error (exit 2) in one line that names the input and, for a value
-//! of the wrong shape or an unknown field, its JSON path. The seed's own JSON format (its
-//! `session_id`, `context_metrics`, nested `critical_context`, `session_duration_minutes`)
-//! is a valid document.
+//! `--from FILE|-`: the agent's JSON document, read within a size cap and parsed strictly. Every
+//! problem is a usage error (exit 2) in one line that names the input and, for a value of the wrong
+//! shape or an unknown field, its JSON path. A document with every field of the resume log's JSON
+//! format (its `session_id`, `context_metrics`, nested `critical_context`,
+//! `session_duration_minutes`) is a valid document.
 
 use std::fs::File;
 use std::io::Read;
@@ -104,9 +104,9 @@ mod tests {
     }
 
     #[test]
-    fn the_seed_example_parses_whole() {
-        let seed = include_bytes!("../../../../../fixtures/resume-logs/seed-example.json");
-        let d = parse_draft("seed.json", seed).unwrap();
+    fn the_example_document_parses_whole() {
+        let example = include_bytes!("../../../../../fixtures/resume-logs/agent-document.json");
+        let d = parse_draft("agent-document.json", example).unwrap();
         assert_eq!(d.session_id.as_deref(), Some("20251101_115000"));
         assert_eq!(d.metadata.agents_used, ["PM", "Engineer", "QA"]);
         assert_eq!(d.metadata.session_duration_minutes, Some(154));
