@@ -1,6 +1,6 @@
 //! The library's readers on every transcript at hand: the repository's own fixtures, the
-//! handoff fixtures, and the shared corpus of real Claude Code transcripts and Codex rollouts
-//! (outside the repository: without it those are skipped, visibly).
+//! handoff fixtures, and the shared corpus of real Claude Code transcripts, Codex rollouts and
+//! Gemini CLI chats (outside the repository: without it those are skipped, visibly).
 //!
 //! Read through a closure over `std::fs::File::open`, exactly as an embedder would.
 
@@ -112,6 +112,11 @@ fn an_embedder_reads_the_real_transcripts_figures() {
         let reading = tokens(&dir.join("cc-2.0.37-agent-file.jsonl"));
         assert_eq!(reading.usage.map(|u| u.tokens.get()), Some(36_962));
         assert_eq!(reading.scope, ChainScope::Sidechain);
+    }
+    if let Some(dir) = shared("gemini-chats") {
+        let chat = tokens(&dir.join("session-2026-04-25T08-23-e435870b.jsonl"));
+        assert_eq!(chat.agent, AgentKind::Gemini);
+        assert_eq!(chat.usage.map(|u| u.tokens.get()), Some(13_116));
     }
     if let Some(dir) = shared("codex-rollouts") {
         let mut rollouts = Vec::new();

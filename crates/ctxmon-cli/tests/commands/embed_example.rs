@@ -177,3 +177,24 @@ fn an_embedders_codex_limit_is_status_s() {
     assert_eq!(room, Some(200_000 - 60_100));
     assert_eq!(library_room(&sandbox, &transcript, AgentKind::Codex), room);
 }
+
+#[test]
+fn an_embedders_gemini_compression_point_is_status_s() {
+    let chat =
+        root().join("../shared/fixtures/gemini-chats/session-2026-04-25T08-23-e435870b.jsonl");
+    if !chat.is_file() {
+        ctxmon_test_support::skip!("{} is absent; not compared", chat.display());
+        return;
+    }
+    let sandbox = Sandbox::new();
+    sandbox.write(
+        ".gemini/settings.json",
+        r#"{"model": {"compressionThreshold": 0.5}}"#,
+    );
+    let (code, theirs) = status(&sandbox, &chat);
+    assert_eq!(code, 0, "{theirs}");
+    let room = theirs["tokens_until_auto_compact"].as_u64();
+    // Half of Gemini's 1,048,576-token window, less the chat's 13,116.
+    assert_eq!(room, Some(524_288 - 13_116));
+    assert_eq!(library_room(&sandbox, &chat, AgentKind::Gemini), room);
+}
