@@ -317,8 +317,21 @@ fn hook_log_at(layout: &ProjectLayout, config: &Config, now: Timestamp) -> Check
     .with_details(details)
 }
 
+/// Every agent ctxmon serves, by name: "Claude Code, Codex CLI or Gemini CLI".
+fn agent_names() -> String {
+    let names: Vec<&str> = ctxmon_application::agents::AGENTS
+        .iter()
+        .map(|a| a.name)
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 pub fn transcript(project_dir: &Path, env: &[(String, String)], config: &Config) -> Check {
-    // The newer of the project's Claude Code transcript and Codex rollout, as `status` takes.
+    // The newest of the project's sessions of every agent, as `status` takes.
     let Some(path) = crate::agent::project_transcript(project_dir) else {
         let canonical =
             std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_path_buf());
@@ -334,10 +347,14 @@ pub fn transcript(project_dir: &Path, env: &[(String, String)], config: &Config)
             "transcript",
             Status::Skip,
             format!(
-                "no Claude Code or Codex session for this project yet (looked in {}{})",
+                "no {} session for this project yet (looked in {}{}{})",
+                agent_names(),
                 places.join(", "),
                 ctxmon_infra_fs::codex::codex_home(env)
                     .map(|h| format!(", {}", h.join("sessions").display()))
+                    .unwrap_or_default(),
+                ctxmon_infra_fs::gemini::gemini_home(env)
+                    .map(|h| format!(", {}", h.join("tmp").display()))
                     .unwrap_or_default()
             ),
         );
