@@ -496,7 +496,10 @@ fn doctor_measures_the_projects_codex_session() {
     let none = checks(&sb);
     assert_eq!(none["status"], "skip", "{none}");
     let message = none["message"].as_str().unwrap();
-    assert!(message.contains("Claude Code, Codex or Gemini CLI"), "{message}");
+    assert!(
+        message.contains("Claude Code, Codex or Gemini CLI"),
+        "{message}"
+    );
     assert!(message.contains("codex-home/sessions"), "{message}");
 
     let rollout = codex_rollout(
