@@ -135,7 +135,15 @@ fn build_binary(root: &Path) -> Result<PathBuf> {
     if !status.success() {
         bail!("building ctxmon failed ({status})");
     }
-    Ok(root.join("target/debug").join(exe("ctxmon")))
+    // Cargo puts it under CARGO_TARGET_DIR when that is set (CI runners often set it).
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let target = if target.is_relative() {
+        root.join(target)
+    } else {
+        target
+    };
+    Ok(target.join("debug").join(exe("ctxmon")))
 }
 
 fn exe(name: &str) -> String {
