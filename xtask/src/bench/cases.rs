@@ -39,6 +39,8 @@ pub enum Check {
     ExitZero,
     /// A `UserPromptSubmit` answer whose `<context-monitor>` says `tokens="N"`.
     HookTokens(u64),
+    /// The same for Gemini CLI's answer to `BeforeAgent`, its prompt-submit.
+    GeminiHookTokens(u64),
     /// `ctxmon --json status` reporting `input_tokens` N from the transcript.
     StatusTokens(u64),
     /// Exit 0 and stdout starting with the text.
@@ -78,6 +80,10 @@ impl Check {
             Check::StdoutContains(text) => Err(format!("stdout does not contain {text:?}")),
             Check::HookTokens(expected) => {
                 let found = hook_tokens(stdout)?;
+                expect_tokens(found, *expected)
+            }
+            Check::GeminiHookTokens(expected) => {
+                let found = tokens_of(stdout, "BeforeAgent")?;
                 expect_tokens(found, *expected)
             }
             Check::StatusTokens(expected) => {
@@ -282,6 +288,23 @@ mod tests {
             stdout: stdout.to_owned(),
             stderr: String::new(),
         }
+    }
+
+    #[test]
+    fn a_gemini_answer_is_checked_by_its_own_event() {
+        let gemini = ANSWER
+            .replace("UserPromptSubmit", "BeforeAgent")
+            .replace("157321", "450000");
+        assert_eq!(
+            Check::GeminiHookTokens(450_000).verify(&out(&gemini), 0),
+            Ok(())
+        );
+        assert!(
+            Check::GeminiHookTokens(450_000)
+                .verify(&out(ANSWER), 0)
+                .is_err()
+        );
+        assert!(Check::HookTokens(450_000).verify(&out(&gemini), 0).is_err());
     }
 
     const ANSWER: &str = r#"{"hookSpecificOutput":{"additionalContext":"<context-monitor fill=\"78%\" tier=\"WARNING\" tokens=\"157321\" window=\"200000\" until-auto-compact=\"9679\" source=\"transcript\">\nFinish.\n</context-monitor>","hookEventName":"UserPromptSubmit"}}"#;

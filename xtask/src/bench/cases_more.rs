@@ -188,7 +188,7 @@ pub fn gemini_before_agent(name: &str, chat: &Generated) -> BenchCase {
         name: name.to_owned(),
         args: vec!["hooks".into(), "prompt-submit".into()],
         stdin: input.to_string(),
-        check: Check::HookTokens(chat.expected_tokens),
+        check: Check::GeminiHookTokens(chat.expected_tokens),
         target: HOOK_TARGET,
         files: Vec::new(),
         program: None,
