@@ -41,6 +41,9 @@ enum Action {
     Deny,
     /// `cargo xtask fuzz` for [`crate::fuzz::CI_SECONDS`] per target.
     Fuzz,
+    /// [`PACKAGE_COMMAND`] after clearing an earlier run's unpacked copies
+    /// ([`crate::package`]).
+    Package,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -73,7 +76,7 @@ const STEPS: &[Step] = &[
     },
     Step {
         name: "package",
-        action: Action::Cargo(PACKAGE_COMMAND, &[]),
+        action: Action::Package,
     },
     Step {
         name: "check-arch",
@@ -156,6 +159,7 @@ fn describe(action: Action) -> String {
         Action::InProcess(_) => "in-process check".to_owned(),
         Action::Deny => DENY_COMMAND.to_owned(),
         Action::Fuzz => format!("cargo xtask fuzz --seconds {}", crate::fuzz::CI_SECONDS),
+        Action::Package => PACKAGE_COMMAND.to_owned(),
     }
 }
 
@@ -164,6 +168,7 @@ fn run_step(root: &Path, action: Action) -> Result<()> {
         Action::Cargo(line, env) => run_cargo(root, line, env),
         Action::InProcess(check) => check(root),
         Action::Fuzz => crate::fuzz::run(root, &crate::fuzz::Options::ci()),
+        Action::Package => crate::package::run(root, PACKAGE_COMMAND),
         Action::Deny => {
             if deny_installed(root) {
                 return run_cargo(root, DENY_COMMAND, &[]);
@@ -183,7 +188,7 @@ fn run_step(root: &Path, action: Action) -> Result<()> {
 }
 
 /// Runs one of the command-line consts; `cargo` is replaced by the cargo that runs us.
-fn run_cargo(root: &Path, line: &str, env: &[(&str, &str)]) -> Result<()> {
+pub(crate) fn run_cargo(root: &Path, line: &str, env: &[(&str, &str)]) -> Result<()> {
     let args = cargo_args(line)?;
     let status = Command::new(crate::cargo())
         .args(args)

@@ -21,6 +21,7 @@ pub mod fuzz;
 pub mod inject_cost;
 pub mod lexer;
 pub mod modules;
+pub mod package;
 pub mod placement;
 pub mod scan;
 pub mod siblings;

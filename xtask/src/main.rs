@@ -21,6 +21,8 @@ commands:
   budgets      token-budget checks of injected text
   embed        the embedder's program (examples/embed: ctxmon-application alone, at most 25
                crates) against `ctxmon status` on every transcript at hand
+  package      `cargo package` of ctxmon-domain and ctxmon-application (offline, nothing
+               published), after clearing copies an earlier run left in cargo's source cache
   bench        benchmarks of the release binary; writes docs/benchmarks.md
                [--quick] [--runs N] [--warmups N] [--out FILE]
   fuzz         every fuzz target for N seconds (default 10); prints executions and time per target
@@ -57,6 +59,7 @@ fn run() -> anyhow::Result<()> {
         ["budgets"] => xtask::budgets::run_all(),
         ["ci"] => xtask::ci::run(&root),
         ["embed"] => xtask::embed::run(&root),
+        ["package"] => xtask::package::run(&root, xtask::ci::PACKAGE_COMMAND),
         ["dist", rest @ ..] => xtask::dist::run(&root, &xtask::dist::Options::parse(rest)?),
         ["fuzz", rest @ ..] => xtask::fuzz::run(&root, &xtask::fuzz::Options::parse(rest)?),
         ["inject-cost", rest @ ..] => xtask::inject_cost::run(&root, rest),
