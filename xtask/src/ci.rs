@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 /// The workspace's test command; README.md documents exactly this string.
 pub const TEST_COMMAND: &str = "cargo test --workspace --locked";
@@ -165,13 +165,13 @@ fn describe(action: Action) -> String {
 
 fn run_step(root: &Path, action: Action) -> Result<()> {
     match action {
-        Action::Cargo(line, env) => run_cargo(root, line, env),
+        Action::Cargo(line, env) => crate::run_cargo(root, line, env),
         Action::InProcess(check) => check(root),
         Action::Fuzz => crate::fuzz::run(root, &crate::fuzz::Options::ci()),
         Action::Package => crate::package::run(root, PACKAGE_COMMAND),
         Action::Deny => {
             if deny_installed(root) {
-                return run_cargo(root, DENY_COMMAND, &[]);
+                return crate::run_cargo(root, DENY_COMMAND, &[]);
             }
             let install = "install it with `cargo install --locked cargo-deny`";
             if is_ci() {
@@ -184,30 +184,6 @@ fn run_step(root: &Path, action: Action) -> Result<()> {
             );
             Ok(())
         }
-    }
-}
-
-/// Runs one of the command-line consts; `cargo` is replaced by the cargo that runs us.
-pub(crate) fn run_cargo(root: &Path, line: &str, env: &[(&str, &str)]) -> Result<()> {
-    let args = cargo_args(line)?;
-    let status = Command::new(crate::cargo())
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(root)
-        .status()
-        .with_context(|| format!("starting `{line}`"))?;
-    if !status.success() {
-        bail!("`{line}` failed ({status})");
-    }
-    Ok(())
-}
-
-/// The arguments after `cargo` in a command-line const.
-fn cargo_args(line: &str) -> Result<Vec<&str>> {
-    let mut words = line.split_whitespace();
-    match words.next() {
-        Some("cargo") => Ok(words.collect()),
-        _ => bail!("ci command `{line}` must start with `cargo`"),
     }
 }
 
@@ -236,10 +212,10 @@ mod tests {
     fn every_command_line_starts_with_cargo() {
         for step in STEPS {
             if let Action::Cargo(line, _) = step.action {
-                assert!(!cargo_args(line).unwrap().is_empty(), "{line}");
+                assert!(!crate::cargo_args(line).unwrap().is_empty(), "{line}");
             }
         }
-        assert!(cargo_args("rm -rf /").is_err());
+        assert!(crate::cargo_args("rm -rf /").is_err());
     }
 
     #[test]

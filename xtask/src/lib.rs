@@ -29,6 +29,9 @@ pub mod tidy;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
 
 /// The workspace root: xtask lives one folder below it, so this holds for any checkout.
 pub fn workspace_root() -> PathBuf {
@@ -44,4 +47,28 @@ pub fn workspace_root() -> PathBuf {
 /// toolchain as the outer one even outside the workspace (the scratch workspaces of the tests).
 pub fn cargo() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"))
+}
+
+/// Runs one of the command-line consts; `cargo` is replaced by the cargo that runs us.
+pub fn run_cargo(root: &Path, line: &str, env: &[(&str, &str)]) -> Result<()> {
+    let args = cargo_args(line)?;
+    let status = Command::new(cargo())
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(root)
+        .status()
+        .with_context(|| format!("starting `{line}`"))?;
+    if !status.success() {
+        bail!("`{line}` failed ({status})");
+    }
+    Ok(())
+}
+
+/// The arguments after `cargo` in a command-line const.
+pub fn cargo_args(line: &str) -> Result<Vec<&str>> {
+    let mut words = line.split_whitespace();
+    match words.next() {
+        Some("cargo") => Ok(words.collect()),
+        _ => bail!("ci command `{line}` must start with `cargo`"),
+    }
 }

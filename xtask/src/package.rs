@@ -100,8 +100,8 @@ pub fn run(root: &Path, line: &str) -> Result<()> {
         PACKAGED_CRATES[0], PACKAGED_CRATES[1]
     );
     let env = [("CARGO_TARGET_DIR", target)];
-    crate::ci::run_cargo(root, &clean, &env)?;
-    crate::ci::run_cargo(root, line, &env)
+    crate::run_cargo(root, &clean, &env)?;
+    crate::run_cargo(root, line, &env)
 }
 
 #[cfg(test)]
