@@ -8,8 +8,9 @@
 //! was saved to anyone who runs the hook by hand.
 
 use super::{
-    AgentDescription, AgentKind, AnswerShape, AutoCompactRule, EventBinding, HandBack, Hook,
-    InputMarks, SessionLookup, SettingsFiles, TierBasisDefault, TimeoutUnit, TranscriptFormat,
+    AgentDescription, AgentKind, AnswerShape, AutoCompactRule, DuplicateHooks, EventBinding,
+    HandBack, Hook, InputMarks, InstallRules, SessionLookup, SettingsFiles, TierBasisDefault,
+    TimeoutUnit, TranscriptFormat,
 };
 
 /// Claude Code.
@@ -96,4 +97,11 @@ pub static AGENT: AgentDescription = AgentDescription {
         env: &[],
     },
     status_line: true,
+    install: InstallRules {
+        bom_unreadable: false,
+        hooks_file_is_hooks_only: false,
+        trust: None,
+        project_dir_env: Some("CLAUDE_PROJECT_DIR"),
+        duplicates: DuplicateHooks::IdenticalRunOnce,
+    },
 };

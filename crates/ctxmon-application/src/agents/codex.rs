@@ -20,8 +20,9 @@
 //!   compact before the upper tiers, hence `TierBasisDefault::Reachable`.
 
 use super::{
-    AgentDescription, AgentKind, AnswerShape, AutoCompactRule, EventBinding, HandBack, Hook,
-    InputMarks, SessionLookup, SettingsFiles, TierBasisDefault, TimeoutUnit, TranscriptFormat,
+    AgentDescription, AgentKind, AnswerShape, AutoCompactRule, DuplicateHooks, EventBinding,
+    HandBack, Hook, HookTrust, InputMarks, InstallRules, SessionLookup, SettingsFiles,
+    TierBasisDefault, TimeoutUnit, TranscriptFormat,
 };
 
 /// Codex CLI.
@@ -89,4 +90,17 @@ pub static AGENT: AgentDescription = AgentDescription {
         env: &[],
     },
     status_line: false,
+    install: InstallRules {
+        bom_unreadable: true,
+        hooks_file_is_hooks_only: true,
+        trust: Some(HookTrust {
+            explain: "Codex runs new or changed hooks only after you trust them: open /hooks in \
+                      Codex and trust ctxmon's hooks. Trust is bound to each hook's definition, \
+                      so Codex asks again whenever ctxmon changes one (a new binary path, a new \
+                      timeout).",
+            place: "/hooks",
+        }),
+        project_dir_env: None,
+        duplicates: DuplicateHooks::EveryCopyRuns,
+    },
 };

@@ -4,7 +4,8 @@
 //! `docs/hooks/reference.md`, `context/chatCompressionService.ts`, `core/tokenLimits.ts`):
 //! - Hooks sit in `settings.json` under `"hooks": {"<Event>": [{"matcher", "hooks": [{"type":
 //!   "command", "command", "name", "timeout"}]}]}`, the timeout in milliseconds; project
-//!   `.gemini/settings.json`, user `~/.gemini/settings.json` and the system file all count.
+//!   `.gemini/settings.json`, user `~/.gemini/settings.json` and the system file all count;
+//!   identical hooks found in several of them run once (`hookPlanner.ts`, `deduplicateHooks`).
 //! - `BeforeAgent` adds its `additionalContext` to the prompt of this turn only; `AfterTool`
 //!   adds it to the tool's result; `SessionStart` (startup, resume, clear: never after a
 //!   compression) to the first turn.
@@ -16,8 +17,9 @@
 //!   window, half the window by default: tiers of the window would never be reached.
 
 use super::{
-    AgentDescription, AgentKind, AnswerShape, AutoCompactRule, EventBinding, HandBack, Hook,
-    InputMarks, SessionLookup, SettingsFiles, TierBasisDefault, TimeoutUnit, TranscriptFormat,
+    AgentDescription, AgentKind, AnswerShape, AutoCompactRule, DuplicateHooks, EventBinding,
+    HandBack, Hook, InputMarks, InstallRules, SessionLookup, SettingsFiles, TierBasisDefault,
+    TimeoutUnit, TranscriptFormat,
 };
 
 /// The share of the window at which Gemini CLI compresses without configuration, in percent.
@@ -89,4 +91,13 @@ pub static AGENT: AgentDescription = AgentDescription {
         env: &["GEMINI_SESSION_ID", "GEMINI_PROJECT_DIR"],
     },
     status_line: false,
+    install: InstallRules {
+        bom_unreadable: false,
+        hooks_file_is_hooks_only: false,
+        trust: None,
+        // Gemini CLI sets it beside its own GEMINI_PROJECT_DIR so that Claude Code's hooks
+        // run unchanged.
+        project_dir_env: Some("CLAUDE_PROJECT_DIR"),
+        duplicates: DuplicateHooks::IdenticalRunOnce,
+    },
 };

@@ -113,6 +113,8 @@ pub struct AgentDescription {
     pub input_marks: InputMarks,
     /// The agent runs a status-line command (`ctxmon install --statusline`).
     pub status_line: bool,
+    /// How the agent treats the hooks `ctxmon install` writes.
+    pub install: InstallRules,
 }
 
 impl AgentDescription {
@@ -295,6 +297,43 @@ impl HandBack {
     pub fn transcript_shows_compaction(self) -> bool {
         self == HandBack::AtFirstPromptAfterCompaction
     }
+}
+
+/// How an agent treats the hooks registered in its settings files: what `install`, `uninstall`
+/// and `doctor` must respect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InstallRules {
+    /// The agent ignores every hook of a settings file that starts with a UTF-8 byte-order
+    /// mark, so install refuses such a file rather than register hooks that never run.
+    pub bom_unreadable: bool,
+    /// The hooks file holds hooks and nothing else, so uninstall deletes it once nothing is
+    /// left in it (Codex's `hooks.json`).
+    pub hooks_file_is_hooks_only: bool,
+    /// What the agent asks of the user before it runs a new or changed hook, when it asks.
+    pub trust: Option<HookTrust>,
+    /// The variable the agent gives every hook naming the project folder, when it gives one:
+    /// a project's own npm install of ctxmon is registered through it.
+    pub project_dir_env: Option<&'static str>,
+    /// How the agent runs one hook registered in more than one file.
+    pub duplicates: DuplicateHooks,
+}
+
+/// The approval an agent asks for before it runs a hook it has not run before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookTrust {
+    /// What the user does, and when the agent asks again, in a sentence or two.
+    pub explain: &'static str,
+    /// Where the user gives it (`/hooks`).
+    pub place: &'static str,
+}
+
+/// How an agent runs one hook found in several settings files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DuplicateHooks {
+    /// Identical hooks run once; hooks with different commands each run.
+    IdenticalRunOnce,
+    /// Every copy runs, identical or not.
+    EveryCopyRuns,
 }
 
 /// What in a hook input tells which agent sent it, when there is no transcript to read.

@@ -155,8 +155,9 @@ pub fn install(original: Option<&str>, opts: &Options<'_>) -> Result<Outcome, Pl
         changes.push(install_hook(&mut ed, reg, opts.program)?);
     }
     let mut replaced_statusline = None;
-    // Codex has no command status line; the command refuses --statusline for it.
-    if opts.statusline && opts.agent == Agent::ClaudeCode {
+    // Only an agent with a command status line gets one; the command refuses --statusline
+    // for the others.
+    if opts.statusline && opts.agent.description().status_line {
         let (change, replaced) = install_statusline(&mut ed, opts)?;
         changes.push(change);
         replaced_statusline = replaced;
@@ -191,7 +192,7 @@ pub fn uninstall(original: &str, restore: Restore<'_>, agent: Agent) -> Result<O
     if removed_any && hooks_now_empty {
         ed.remove_member(&[], "hooks")?;
     }
-    if agent == Agent::ClaudeCode
+    if agent.description().status_line
         && let Some(change) = uninstall_statusline(&mut ed, restore)?
     {
         changes.push(change);

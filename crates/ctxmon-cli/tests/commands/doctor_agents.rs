@@ -80,3 +80,47 @@ fn a_project_that_uses_only_gemini_cli_passes() {
     // read as seconds, or the other way round.
     assert!(!checks.iter().any(|c| c.0 == "deadlines"), "{checks:#?}");
 }
+
+#[test]
+fn a_gemini_hook_in_two_files_warns_only_when_the_commands_differ() {
+    let sb = healthy();
+    std::fs::remove_file(sb.path(".claude/settings.json")).unwrap();
+    assert_eq!(sb.run(&["install", "--agent", "gemini"], "").code, 0);
+    let project = std::fs::read_to_string(sb.path(".gemini/settings.json")).unwrap();
+    let user = sb.home.path().join(".gemini/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    // The same commands in the user's file: Gemini CLI runs identical hooks once.
+    std::fs::write(&user, &project).unwrap();
+    let (code, checks) = doctor(&sb);
+    assert_eq!(code, 0, "{checks:#?}");
+    assert!(
+        !checks
+            .iter()
+            .any(|c| c.1 == "warn" && c.2.contains("registered 2 times")),
+        "{checks:#?}"
+    );
+    // Through another path to the binary the commands differ, and each one runs.
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_ctxmon")).unwrap();
+    let link = sb.path("bin/ctxmon");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&exe, &link).unwrap();
+    let other = project.replace(
+        "\"ctxmon hooks ",
+        &format!("\"{} hooks ", link.to_str().unwrap()),
+    );
+    assert_ne!(other, project, "the project file names the binary `ctxmon`");
+    std::fs::write(&user, other).unwrap();
+    let (_, checks) = doctor(&sb);
+    let warned: Vec<_> = checks
+        .iter()
+        .filter(|c| c.0 == "gemini hook BeforeAgent" && c.1 == "warn")
+        .collect();
+    assert_eq!(warned.len(), 1, "{checks:#?}");
+    assert!(
+        warned[0]
+            .2
+            .contains("registered 2 times with different commands"),
+        "{}",
+        warned[0].2
+    );
+}

@@ -20,11 +20,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::agent_report::{AgentReport, Found};
 use super::check::{Check, Status};
-use super::hooks::{SettingsScan, collect, event_check};
+use super::hooks::{SettingsScan, collect};
 use super::settings_files::read_text;
 use crate::cli::Agent;
-use crate::install::table::hooks_for;
 
 /// One of Codex's files that can register hooks.
 #[derive(Debug, Clone)]
@@ -86,54 +86,7 @@ fn parse(file: &CodexFile, text: &str) -> Result<Value, String> {
     serde_json::from_str(text).map_err(|e| format!("is not valid JSON ({e})"))
 }
 
-/// What doctor found in Codex's files: the lines to show, and whether ctxmon is registered
-/// there at all (which decides whether Claude Code's checks are the project's business).
-#[derive(Debug, Default)]
-pub struct CodexReport {
-    /// ctxmon registers at least one hook in a file Codex reads.
-    pub registered: bool,
-    /// The hooks.json files looked in, as shown to the user.
-    pub looked: Vec<String>,
-    /// The programs ctxmon's Codex hooks are run by, as written.
-    pub programs: Vec<String>,
-    /// ctxmon's Codex registrations with their timeouts (`SettingsScan::timeouts`).
-    pub timeouts: Vec<(String, String, String, f64)>,
-    /// Files Codex or doctor cannot read.
-    problems: Vec<Check>,
-    /// One line per hook Codex should run, when `registered`.
-    hooks: Vec<Check>,
-    /// Codex shows signs of use here, or one of its files exists.
-    seen: bool,
-}
-
-impl CodexReport {
-    /// The lines to print. `announced` is true when another line already said that ctxmon is
-    /// registered for no agent, so "not registered for Codex" would only repeat it.
-    pub fn into_checks(self, announced: bool) -> Vec<Check> {
-        let mut checks = self.problems;
-        if self.registered {
-            checks.extend(self.hooks);
-        } else if self.seen && !announced {
-            checks.push(
-                Check::new(
-                    "codex hooks",
-                    Status::Skip,
-                    format!(
-                        "ctxmon's hooks are not registered for Codex (looked in {})",
-                        self.looked.join(", ")
-                    ),
-                )
-                .with_fix(
-                    "if you use Codex here: `ctxmon install --agent codex`, then trust the hooks \
-                     in Codex's /hooks",
-                ),
-            );
-        }
-        checks
-    }
-}
-
-pub fn checks(project_dir: &Path, env: &[(String, String)]) -> CodexReport {
+pub fn checks(project_dir: &Path, env: &[(String, String)]) -> AgentReport {
     let (files, in_use) = codex_files(project_dir, env);
     let mut scan = SettingsScan::default();
     let mut problems = Vec::new();
@@ -181,29 +134,13 @@ pub fn checks(project_dir: &Path, env: &[(String, String)]) -> CodexReport {
         .filter(|f| !f.toml)
         .map(|f| f.label.clone())
         .collect();
-    let mut report = CodexReport {
-        registered: scan.has_registrations(),
+    let found = Found {
+        scan,
         looked,
-        programs: scan.programs(),
-        timeouts: scan.timeouts(),
-        seen: in_use || !problems.is_empty() || !present.is_empty(),
+        seen: in_use || !present.is_empty(),
         problems,
-        hooks: Vec::new(),
     };
-    if !report.registered {
-        return report;
-    }
-    for reg in &hooks_for(Agent::Codex) {
-        let check = event_check(&scan, reg, Agent::Codex, project_dir, env);
-        // Codex asks again for every definition install writes or changes, so a fix that
-        // reinstalls needs the user's trust too.
-        let fix = check.fix.clone().filter(|f| f.contains("ctxmon install"));
-        report.hooks.push(match fix {
-            Some(fix) => check.with_fix(format!("{fix}; then trust the hooks in Codex's /hooks")),
-            None => check,
-        });
-    }
-    report
+    AgentReport::new(Agent::Codex, found, project_dir, env)
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! Doctor's Gemini CLI checks: ctxmon's registrations in Gemini CLI's `settings.json` files
 //! (the project's `.gemini/settings.json` and the user's `~/.gemini/settings.json`), judged by
 //! the same `event_check` as the other agents' against the table `ctxmon install --agent
-//! gemini` writes. Gemini CLI's timeouts are milliseconds; the deadline check takes seconds,
-//! so they are converted here.
+//! gemini` writes, in an `AgentReport` (which also converts Gemini CLI's millisecond timeouts
+//! to the seconds the deadline check takes).
 //!
 //! Gemini CLI is optional: with no sign of it (no `.gemini/` in the project or the home folder)
 //! doctor prints no Gemini line; where it is present but ctxmon is not registered for it the one
@@ -13,52 +13,13 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::agent_report::{AgentReport, Found};
 use super::check::{Check, Status};
-use super::hooks::{SettingsScan, collect, event_check};
+use super::hooks::{SettingsScan, collect};
 use super::settings_files::read_text;
 use crate::cli::Agent;
-use crate::install::table::hooks_for;
 
-/// What doctor found in Gemini CLI's files.
-#[derive(Debug, Default)]
-pub struct GeminiReport {
-    /// ctxmon registers at least one hook in a file Gemini CLI reads.
-    pub registered: bool,
-    /// The files looked in, as shown to the user.
-    pub looked: Vec<String>,
-    /// The programs ctxmon's Gemini hooks are run by, as written.
-    pub programs: Vec<String>,
-    /// ctxmon's Gemini registrations with their timeouts in seconds.
-    pub timeouts: Vec<(String, String, String, f64)>,
-    problems: Vec<Check>,
-    hooks: Vec<Check>,
-    seen: bool,
-}
-
-impl GeminiReport {
-    /// The lines to print; `announced` as for Codex's.
-    pub fn into_checks(self, announced: bool) -> Vec<Check> {
-        let mut checks = self.problems;
-        if self.registered {
-            checks.extend(self.hooks);
-        } else if self.seen && !announced {
-            checks.push(
-                Check::new(
-                    "gemini hooks",
-                    Status::Skip,
-                    format!(
-                        "ctxmon's hooks are not registered for Gemini CLI (looked in {})",
-                        self.looked.join(", ")
-                    ),
-                )
-                .with_fix("if you use Gemini CLI here: `ctxmon install --agent gemini`"),
-            );
-        }
-        checks
-    }
-}
-
-pub fn checks(project_dir: &Path, env: &[(String, String)]) -> GeminiReport {
+pub fn checks(project_dir: &Path, env: &[(String, String)]) -> AgentReport {
     let home = env
         .iter()
         .find(|(k, v)| k == "HOME" && !v.is_empty())
@@ -101,26 +62,11 @@ pub fn checks(project_dir: &Path, env: &[(String, String)]) -> GeminiReport {
             ),
         }
     }
-    let timeouts = scan
-        .timeouts()
-        .into_iter()
-        .map(|(file, event, name, ms)| (file, event, name, ms / 1000.0))
-        .collect();
-    let mut report = GeminiReport {
-        registered: scan.has_registrations(),
+    let found = Found {
+        scan,
         looked: files.iter().map(|(l, _)| l.clone()).collect(),
-        programs: scan.programs(),
-        timeouts,
-        seen: in_use || present || !problems.is_empty(),
+        seen: in_use || present,
         problems,
-        hooks: Vec::new(),
     };
-    if report.registered {
-        for reg in &hooks_for(Agent::Gemini) {
-            report
-                .hooks
-                .push(event_check(&scan, reg, Agent::Gemini, project_dir, env));
-        }
-    }
-    report
+    AgentReport::new(Agent::Gemini, found, project_dir, env)
 }

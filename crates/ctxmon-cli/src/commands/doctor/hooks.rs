@@ -14,6 +14,8 @@ use serde_json::Value;
 use super::check::{Check, Status};
 use super::matchers::{codex_matcher_finding, matcher_finding};
 use super::settings_files::{SettingsFile, read_text};
+use ctxmon_application::agents::DuplicateHooks;
+
 use crate::cli::{Agent, Hook};
 use crate::install::command_line::ctxmon_command;
 use crate::install::table::{Registration, hooks_for};
@@ -273,10 +275,15 @@ impl SettingsScan {
 
 /// How the lines of `agent` are named and what fixes them.
 fn install_command(agent: Agent) -> String {
+    format!("`ctxmon install{}`", agent_flag(agent))
+}
+
+/// ` --agent <flag>` in a command about `agent`; nothing for the default agent.
+fn agent_flag(agent: Agent) -> String {
     if agent == Agent::default() {
-        "`ctxmon install`".to_string()
+        String::new()
     } else {
-        format!("`ctxmon install --agent {}`", agent.description().flag)
+        format!(" --agent {}", agent.description().flag)
     }
 }
 
@@ -461,39 +468,36 @@ fn verdict(
     }
 }
 
-/// The same hook registered more than once. Claude Code runs identical commands once, so only
-/// different commands make it run twice; Codex runs every copy (its dispatcher keeps duplicate
-/// handlers), so for Codex any second entry does.
+/// The same hook registered more than once. Claude Code and Gemini CLI run identical commands
+/// once, so only different commands make the hook run twice; Codex runs every copy (its
+/// dispatcher keeps duplicate handlers), so there any second entry does.
 fn duplicates(regs: &[&Found], agent: Agent) -> Option<Finding> {
     let files: Vec<&str> = regs.iter().map(|r| r.file.as_str()).collect();
     let mut commands: Vec<&str> = regs.iter().map(|r| r.command.as_str()).collect();
     commands.sort_unstable();
     commands.dedup();
-    match agent {
-        Agent::ClaudeCode if commands.len() > 1 => Some((
-            Status::Warn,
-            format!(
-                "registered {} times with different commands ({}): each runs, so the agent sees duplicates",
-                commands.len(),
-                files.join(", ")
-            ),
-            Some("keep one: `ctxmon uninstall --scope …` for the others".to_string()),
-        )),
-        Agent::Codex if regs.len() > 1 => Some((
-            Status::Warn,
-            format!(
-                "registered {} times ({}): Codex runs every copy, so the agent sees duplicates",
-                regs.len(),
-                files.join(", ")
-            ),
-            Some(
-                "keep one: `ctxmon uninstall --agent codex --scope …`, or remove the entry from \
-                 config.toml's [hooks]"
-                    .to_string(),
-            ),
-        )),
-        _ => None,
+    let files = files.join(", ");
+    let message = match agent.description().install.duplicates {
+        DuplicateHooks::IdenticalRunOnce if commands.len() > 1 => format!(
+            "registered {} times with different commands ({files}): each runs, so the agent \
+             sees duplicates",
+            commands.len()
+        ),
+        DuplicateHooks::EveryCopyRuns if regs.len() > 1 => format!(
+            "registered {} times ({files}): {} runs every copy, so the agent sees duplicates",
+            regs.len(),
+            agent.name()
+        ),
+        _ => return None,
+    };
+    let mut fix = format!(
+        "keep one: `ctxmon uninstall{} --scope …` for the others",
+        agent_flag(agent)
+    );
+    if let Some(config) = agent.description().settings.config_file {
+        fix.push_str(&format!(", or remove the entry from {config}'s [hooks]"));
     }
+    Some((Status::Warn, message, Some(fix)))
 }
 
 fn statusline_check(scan: &SettingsScan, project_dir: &Path, env: &[(String, String)]) -> Check {

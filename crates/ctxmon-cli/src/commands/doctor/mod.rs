@@ -6,11 +6,13 @@
 //!
 //! Layout: `check` is the result type and its rendering, `settings_files` finds and reads Claude
 //! Code's settings files, `hooks` judges what they register (`matchers` judges their matchers),
-//! `codex` Codex's hook files (`crate::paths` resolves programs like a shell), `deadlines` holds
+//! `codex` and `gemini` find and parse those agents' hook files and `agent_report` judges them
+//! (`crate::paths` resolves programs like a shell), `deadlines` holds
 //! each hook's deadline against its registered timeout, `payload` compares Claude Code's own figure with ctxmon's (as the status line last
 //! saw them), `statusline_problem` says why the status line last showed no figure, `system`
 //! holds the remaining checks.
 
+mod agent_report;
 mod check;
 mod codex;
 mod deadlines;

@@ -64,11 +64,6 @@ fn agent_flag(agent: Agent) -> String {
     }
 }
 
-/// What Codex asks of the user before it runs what install wrote.
-const CODEX_TRUST: &str = "Codex runs new or changed hooks only after you trust them: open \
-    /hooks in Codex and trust ctxmon's hooks. Trust is bound to each hook's definition, so \
-    Codex asks again whenever ctxmon changes one (a new binary path, a new timeout).";
-
 pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
     with_json_error("install", args.agent, args.scope, || {
         if !args.agent.description().status_line && args.statusline {
@@ -105,12 +100,13 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
             .into());
         }
         let has_bom = current.as_deref().is_some_and(merge::has_bom);
-        if has_bom && args.agent == Agent::Codex {
+        if has_bom && args.agent.description().install.bom_unreadable {
             return Err(anyhow!(
-                "{} starts with a UTF-8 byte-order mark, which Codex cannot read (it ignores \
+                "{} starts with a UTF-8 byte-order mark, which {} cannot read (it ignores \
                  every hook in such a file); save it as UTF-8 without BOM and run again; \
                  nothing was changed",
-                target.path.display()
+                target.path.display(),
+                args.agent.name()
             )
             .into());
         }
@@ -200,7 +196,7 @@ pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
             original: Some(&current),
             outcome: &outcome,
             record_used: matches!(saved, SavedStatusLine::Found { record: true, .. }),
-            remove_file: args.agent == Agent::Codex
+            remove_file: args.agent.description().install.hooks_file_is_hooks_only
                 && changed
                 && merge::is_empty_object(&outcome.text),
             full_uninstall: !args.statusline,
@@ -446,7 +442,7 @@ fn finish(plan: &Plan<'_>, target: &Target, dry_run: bool, global: &GlobalArgs) 
 }
 
 /// What the user does next, once something was registered: the agent loads hooks when a
-/// session starts (Codex asks for trust first), and doctor checks the result.
+/// session starts (an agent may ask for trust first), and doctor checks the result.
 fn next_step(verb: &str, target: &Target, outcome: &Outcome, written: bool) -> Option<String> {
     if verb != "install" || !written {
         return None;
@@ -455,18 +451,16 @@ fn next_step(verb: &str, target: &Target, outcome: &Outcome, written: bool) -> O
         .changes
         .iter()
         .any(|c| matches!(c.action, Action::Added | Action::Updated));
-    Some(match target.agent {
-        // Only where something was registered or re-registered does Codex ask for trust.
-        Agent::Codex if registered => format!("{CODEX_TRUST} Then run `ctxmon doctor`."),
-        Agent::Codex => "Run `ctxmon doctor` to check the result.".to_string(),
-        Agent::Gemini => "Next: restart Gemini CLI so it loads the change (a running session \
-            keeps the hooks it started with; /hooks lists the ones it runs), then run \
-            `ctxmon doctor`."
-            .to_string(),
-        Agent::ClaudeCode => "Next: restart Claude Code so it loads the change (a running session \
-            keeps the hooks it started with; /hooks lists the ones it runs), then run \
-            `ctxmon doctor`."
-            .to_string(),
+    let agent = target.agent;
+    Some(match agent.description().install.trust {
+        // Only where something was registered or re-registered does the agent ask for trust.
+        Some(trust) if registered => format!("{} Then run `ctxmon doctor`.", trust.explain),
+        Some(_) => "Run `ctxmon doctor` to check the result.".to_string(),
+        None => format!(
+            "Next: restart {} so it loads the change (a running session keeps the hooks it \
+             started with; /hooks lists the ones it runs), then run `ctxmon doctor`.",
+            agent.name()
+        ),
     })
 }
 
@@ -554,9 +548,14 @@ fn report(
             target.write_path.display()
         )?;
     }
-    if dry_run && target.agent == Agent::Codex && plan.verb == "install" {
+    if let Some(trust) = target.agent.description().install.trust
+        && dry_run
+        && plan.verb == "install"
+    {
         outln!(
-            "(once written, Codex asks you to trust these hooks in /hooks before it runs them)"
+            "(once written, {} asks you to trust these hooks in {} before it runs them)",
+            target.agent.name(),
+            trust.place
         )?;
     }
     if let Some(note) = note {

@@ -12,8 +12,9 @@
 //! without `~/.cargo/bin`).
 //!
 //! A project's own npm dependency (`npx ctxmon install` with ctxmon in the project's
-//! `package.json`) is named `"${CLAUDE_PROJECT_DIR:-.}"/node_modules/.bin/ctxmon` in Claude
-//! Code's project file: every teammate's checkout has that name after `npm install`, and
+//! `package.json`) is named `"${CLAUDE_PROJECT_DIR:-.}"/node_modules/.bin/ctxmon` in the
+//! project file of an agent that names the project folder to its hooks (Claude Code, Gemini
+//! CLI): every teammate's checkout has that name after `npm install`, and
 //! install first runs it to see that it answers as this version.
 //!
 //! PATH folders inside `node_modules` do not count: `npx ctxmon install` and npm scripts put the
@@ -63,10 +64,12 @@ fn this_binary() -> Result<PathBuf, Failure> {
         .map_err(|e| anyhow!("cannot find the path of this ctxmon binary: {e}").into())
 }
 
-/// How a Claude Code hook names the project's own npm dependency: through the project folder,
-/// which Claude Code gives every hook as `CLAUDE_PROJECT_DIR`, else the working folder (the
+/// How a hook names the project's own npm dependency: through the project folder, which the
+/// agent gives every hook as `var` (`CLAUDE_PROJECT_DIR`), else the working folder (the
 /// project, where Claude Code runs its status line), so every teammate's checkout runs its own.
-pub(super) const NPM_PROJECT_WORD: &str = "\"${CLAUDE_PROJECT_DIR:-.}\"/node_modules/.bin/ctxmon";
+pub(super) fn npm_project_word(var: &str) -> String {
+    format!("\"${{{var}:-.}}\"/node_modules/.bin/ctxmon")
+}
 
 /// True when `project`'s `node_modules/.bin/ctxmon` runs as this ctxmon does: it answers
 /// `--version` with this version within a few seconds (npm's launcher, not yet linked to the
@@ -141,15 +144,15 @@ pub(super) fn program(
         });
     }
     // The project's own npm dependency (`npx ctxmon install`): named through the project
-    // folder, once that name is seen to run this version. Codex gives its hooks no such
-    // variable, so its file keeps the absolute path and the note.
-    if agent == Agent::ClaudeCode
+    // folder, once that name is seen to run this version. An agent that gives its hooks no
+    // such variable (Codex) keeps the absolute path and the note.
+    if let Some(var) = agent.description().install.project_dir_env
         && let Origin::NpmProject { project } = Origin::of(&exe, &bootstrap::env_pairs())
         && project_of(settings).is_some_and(|dir| same_file(dir, &project))
         && npm_bin_runs(&project)
     {
         return Ok(Program {
-            word: NPM_PROJECT_WORD.into(),
+            word: npm_project_word(var),
             note: None,
         });
     }
