@@ -23,6 +23,7 @@ pub mod lexer;
 pub mod modules;
 pub mod package;
 pub mod placement;
+pub mod release_build;
 pub mod scan;
 pub mod siblings;
 pub mod tidy;

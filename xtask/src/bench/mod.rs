@@ -30,7 +30,7 @@ pub mod turns;
 pub mod wait;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -454,28 +454,25 @@ pub fn installed_copy(built: &Path, dir: &Path) -> Result<PathBuf> {
     Ok(copy)
 }
 
-/// `cargo build --release -p ctxmon-cli` and the path of the `ctxmon` executable it reports.
+/// The shipped build (`crate::release_build`, as `cargo xtask dist` makes it) and the path of
+/// the `ctxmon` executable cargo reports.
 fn build_release(root: &Path) -> Result<PathBuf> {
-    let output = Command::new(crate::cargo())
-        .args(["build", "--release", "--locked", "-p", "ctxmon-cli"])
+    let host = crate::dist::host_target()?;
+    println!("    {}", crate::release_build::describe(&host, &host));
+    let output = crate::release_build::command(root, &host, &host)
         .arg("--message-format=json-render-diagnostics")
-        .current_dir(root)
-        .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output()
-        .context("running cargo build")?;
+        .context("running cargo rustc")?;
     if !output.status.success() {
-        bail!(
-            "cargo build --release -p ctxmon-cli failed ({})",
-            output.status
-        );
+        bail!("the release build of ctxmon failed ({})", output.status);
     }
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
         .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "ctxmon")
         .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-        .context("cargo build reported no `ctxmon` executable")
+        .context("cargo reported no `ctxmon` executable")
 }
 
 #[cfg(test)]

@@ -309,21 +309,15 @@ pub fn assemble(root: &Path, meta: &Meta, out: &Path) -> Result<Vec<String>> {
     Ok(summary)
 }
 
-/// `cargo build --release` for `target` (the host's build in target/release, shared with the
-/// benchmark; others in target/<target>/release) and the binary's path.
+/// The shipped build for `target` (`crate::release_build`; the host's in target/release,
+/// shared with the benchmark; others in target/<target>/release) and the binary's path.
 fn build(root: &Path, target: &str, host: &str) -> Result<PathBuf> {
-    println!("==> cargo build --release -p ctxmon-cli ({target})");
-    let mut command = Command::new(crate::cargo());
-    command
-        .args(["build", "--release", "--locked", "-p", "ctxmon-cli"])
-        .current_dir(root)
-        .stdin(Stdio::null());
-    if target != host {
-        command.args(["--target", target]);
-    }
-    let status = command.status().context("running cargo build")?;
+    println!("==> {}", crate::release_build::describe(target, host));
+    let status = crate::release_build::command(root, target, host)
+        .status()
+        .context("running cargo rustc")?;
     if !status.success() {
-        bail!("cargo build --release for {target} failed ({status})");
+        bail!("the release build for {target} failed ({status})");
     }
     let target_dir =
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
