@@ -32,10 +32,10 @@ pub fn final_crate_flags(target: &str) -> Vec<&'static str> {
     flags
 }
 
-/// `cargo rustc --release --locked -p ctxmon-cli --bin ctxmon [--target T] -- <flags>` in
-/// `root`: `--target` only when `target` is not the host's, whose build stays in
-/// `target/release`.
-pub fn command(root: &Path, target: &str, host: &str) -> Command {
+/// `cargo rustc --release --locked -p ctxmon-cli --bin ctxmon [--target T] <cargo_args> --
+/// <flags>` in `root`: `--target` only when `target` is not the host's, whose build stays in
+/// `target/release`; `cargo_args` are cargo's (`--message-format`), before the flags for rustc.
+pub fn command(root: &Path, target: &str, host: &str, cargo_args: &[&str]) -> Command {
     let mut command = Command::new(crate::cargo());
     command
         .args([
@@ -52,7 +52,10 @@ pub fn command(root: &Path, target: &str, host: &str) -> Command {
     if target != host {
         command.args(["--target", target]);
     }
-    command.arg("--").args(final_crate_flags(target));
+    command
+        .args(cargo_args)
+        .arg("--")
+        .args(final_crate_flags(target));
     command
 }
 
@@ -87,7 +90,7 @@ mod tests {
     #[test]
     fn only_a_cross_build_names_its_target() {
         let host = "x86_64-unknown-linux-gnu";
-        let own: Vec<String> = command(Path::new("."), host, host)
+        let own: Vec<String> = command(Path::new("."), host, host, &["--message-format=json"])
             .get_args()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
@@ -95,6 +98,11 @@ mod tests {
         assert_eq!(own[0], "rustc");
         let separator = own.iter().position(|a| a == "--").unwrap();
         assert_eq!(own[separator + 1..], final_crate_flags(host));
+        assert_eq!(
+            own[separator - 1],
+            "--message-format=json",
+            "cargo's own, before `--`"
+        );
         let cross = describe("aarch64-unknown-linux-gnu", host);
         assert!(
             cross.contains("--target aarch64-unknown-linux-gnu -- -C target-feature=+crt-static")

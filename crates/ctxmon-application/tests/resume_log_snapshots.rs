@@ -97,7 +97,7 @@ fn rich_log() {
         },
         dirty_files: Some(vec![" M src/billing.rs".into(), "?? src/tax.rs".into()]),
     };
-    let md = render(&GenerationInputs {
+    let inputs = GenerationInputs {
         session_id: "ef958aa1-19fa-41d2-9c3e-7b1f0a2d4c55",
         trigger: TriggerKind::Tier(ThresholdTier::Critical),
         now: Timestamp(1_795_168_800_000),
@@ -105,11 +105,23 @@ fn rich_log() {
         agent: Some(&agent),
         checkpoint: None,
         tail: Some(&tail),
+        derived: None,
         head: Some(&head),
         git: Some(&git),
         transcript_path: Some("/home/you/.claude/projects/-w-shop/ef958aa1.jsonl"),
         previous: None,
-    });
+    };
+    let md = render(&inputs);
+    // What PreCompact hands over, the tail's state derived once for its checkpoint, makes the
+    // same log as deriving it here.
+    let derived = ctxmon_application::handoff::resumption::derive_from_tail(&tail);
+    assert_eq!(
+        render(&GenerationInputs {
+            derived: Some(&derived),
+            ..inputs
+        }),
+        md
+    );
     insta::assert_snapshot!("resume_log_rich", md);
 }
 
@@ -123,6 +135,7 @@ fn minimal_log() {
         agent: None,
         checkpoint: None,
         tail: None,
+        derived: None,
         head: None,
         git: None,
         transcript_path: None,

@@ -122,6 +122,7 @@ fn measure(durability: Durability) -> (f64, f64, u64, u64) {
             agent: Some(&agent),
             checkpoint: None,
             tail: Some(&tail),
+            derived: None,
             head: None,
             git: Some(&git),
             transcript_path: Some("/home/you/.claude/projects/-w-shop/s.jsonl"),

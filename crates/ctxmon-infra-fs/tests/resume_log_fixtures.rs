@@ -38,6 +38,7 @@ fn generate_with(lines: &[TranscriptRecord], head: Option<&TranscriptHead>) -> R
         agent: None,
         checkpoint: None,
         tail: Some(lines),
+        derived: None,
         head,
         git: None,
         transcript_path: None,

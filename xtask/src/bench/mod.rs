@@ -459,11 +459,15 @@ pub fn installed_copy(built: &Path, dir: &Path) -> Result<PathBuf> {
 fn build_release(root: &Path) -> Result<PathBuf> {
     let host = crate::dist::host_target()?;
     println!("    {}", crate::release_build::describe(&host, &host));
-    let output = crate::release_build::command(root, &host, &host)
-        .arg("--message-format=json-render-diagnostics")
-        .stderr(Stdio::inherit())
-        .output()
-        .context("running cargo rustc")?;
+    let output = crate::release_build::command(
+        root,
+        &host,
+        &host,
+        &["--message-format=json-render-diagnostics"],
+    )
+    .stderr(Stdio::inherit())
+    .output()
+    .context("running cargo rustc")?;
     if !output.status.success() {
         bail!("the release build of ctxmon failed ({})", output.status);
     }

@@ -301,7 +301,11 @@ pub fn render(s: &mut String, rows: &[PerCallRow], runs: usize) {
          one line: what every call must cost at least. It ran interleaved with the rows it is \
          compared with, {runs} rounds, on the same stdin and transcripts and with the same \
          environment of {env} variables, the size an agent's hooks get (`runner.rs`); the ratio \
-         of medians is the figure that holds on a busy machine. The calls in a \
+         of medians is the figure that holds on a busy machine. (With the three variables \
+         earlier runs gave them, a dynamically linked ctxmon measured 1.22× here while a \
+         harness with an agent's environment measured 1.45–1.54×: each variable costs the \
+         loader and ctxmon's start more than the floor's. The static build measured now pays \
+         no loader at all.) The calls in a \
          \"{history}\" ran in a project where {others} other sessions had compacted and half \
          of them had been handed their work back, as ctxmon's own hooks leave it. PreCompact ran next, in a loop of its own \
          because it disturbs whatever runs right after it, and is compared with the first \

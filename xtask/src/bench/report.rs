@@ -187,8 +187,9 @@ const METHOD: &str = r#"
   the unchanged path a tool loop pays after almost every call. A wrong answer stops the
   benchmark with a non-zero exit: a time measured for a wrong answer is worthless.
 - **Timing.** Wall time from spawning the release binary to reaping it, with stdin written and
-  stdout read in between (what Claude Code waits for). The binary measured is a copy of
-  `target/release/ctxmon` in `target/bench-data/`, as an install writes it: a file the linker
+  stdout read in between (what Claude Code waits for). The binary measured is the shipped
+  build (`xtask/src/release_build.rs`: static on Linux, as `cargo xtask dist` makes it), a copy
+  of `target/release/ctxmon` in `target/bench-data/`, as an install writes it: a file the linker
   has just written starts about 5% slower here, which no installed binary does. The cases run in interleaved rounds
   (every case once per round), so a machine that gets busier or quieter during the run shifts
   all rows alike rather than skewing the ratios. Median and nearest-rank p95 over the measured

@@ -313,7 +313,7 @@ pub fn assemble(root: &Path, meta: &Meta, out: &Path) -> Result<Vec<String>> {
 /// shared with the benchmark; others in target/<target>/release) and the binary's path.
 fn build(root: &Path, target: &str, host: &str) -> Result<PathBuf> {
     println!("==> {}", crate::release_build::describe(target, host));
-    let status = crate::release_build::command(root, target, host)
+    let status = crate::release_build::command(root, target, host, &[])
         .status()
         .context("running cargo rustc")?;
     if !status.success() {

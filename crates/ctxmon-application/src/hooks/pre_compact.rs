@@ -68,6 +68,10 @@ pub fn pre_compact(
 /// the two rather than for both.
 struct Reads<'a> {
     tail: OnceCell<Result<Vec<TranscriptRecord>, String>>,
+    /// What the tail alone says (`derive_from_tail`), before the hook adds the session's start,
+    /// git and carried rules: the resume log draws on it too, and deriving it was a fifth of
+    /// the hook's time.
+    derived: OnceCell<ResumptionState>,
     head: OnceCell<Option<TranscriptHead>>,
     pending_git: Cell<Option<PendingGit<'a>>>,
     git: OnceCell<Option<GitSnapshot>>,
@@ -77,6 +81,7 @@ impl<'a> Reads<'a> {
     fn new(pending_git: Option<PendingGit<'a>>) -> Reads<'a> {
         Reads {
             tail: OnceCell::new(),
+            derived: OnceCell::new(),
             head: OnceCell::new(),
             pending_git: Cell::new(pending_git),
             git: OnceCell::new(),
@@ -116,6 +121,7 @@ fn run_pre_compact(
     let already = AlreadyRead {
         fill: Some(&estimate),
         tail: reads.tail.get().and_then(|read| read.as_deref().ok()),
+        derived: reads.derived.get(),
         checkpoint: Some(&checkpoint),
         head: reads.head.get().and_then(Option::as_ref),
         git: reads.git(),
@@ -310,7 +316,10 @@ fn transcript_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<Resumpti
     });
     match read {
         Ok(lines) => {
-            let mut state = derive_from_tail(lines);
+            let mut state = reads
+                .derived
+                .get_or_init(|| derive_from_tail(lines))
+                .clone();
             // The first request is the session's first typed one: its start has it, the tail
             // only in a short session.
             let start = reads.head.get_or_init(|| read_head(run));
@@ -323,7 +332,10 @@ fn transcript_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<Resumpti
                 .map(|d| d.len() as u64);
             // Rules said before the tail were handed on by the last compaction.
             let carried = std::mem::take(&mut run.state().carried_rules);
-            state.rules = with_carried_rules(&carried, lines);
+            // Without carried rules the tail's own are the ones derived already.
+            if !carried.is_empty() {
+                state.rules = with_carried_rules(&carried, lines);
+            }
             run.state().carried_rules = state.rules.clone();
             Some(state).filter(|s| !s.is_empty())
         }

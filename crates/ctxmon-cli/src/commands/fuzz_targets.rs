@@ -824,6 +824,7 @@ fn fuzz_resume_log_draft() {
                 agent: Some(&draft),
                 checkpoint: None,
                 tail: None,
+                derived: None,
                 head: None,
                 git: None,
                 transcript_path: None,

@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use ctxmon_domain::{
-    CheckpointData, DomainEvent, EventRecord, FillEstimate, ResumeLog, ResumeLogDraft, SessionKey,
+    CheckpointData, DomainEvent, EventRecord, FillEstimate, ResumeLog, ResumeLogDraft,
+    ResumptionState, SessionKey,
 };
 
 use super::generator::{GeneratedLog, ResumeLogGenerator};
@@ -38,6 +39,8 @@ pub struct AlreadyRead<'a> {
     /// The transcript's tail as the tail port returned it (otherwise read here). PreCompact
     /// derives the checkpoint from the same tail: parsing it twice cost half the hook's time.
     pub tail: Option<&'a [TranscriptRecord]>,
+    /// What `tail` alone says (`derive_from_tail`; otherwise derived here from it).
+    pub derived: Option<&'a ResumptionState>,
     /// The transcript's start (otherwise read here when the tail is readable).
     pub head: Option<&'a TranscriptHead>,
     /// Git as the hook found it (otherwise asked here): `git status` runs once per hook.
@@ -211,6 +214,7 @@ fn write(
         agent,
         checkpoint: checkpoint.as_ref(),
         tail,
+        derived: already.derived.filter(|_| already.tail.is_some()),
         head: head.as_ref(),
         git: git.as_ref(),
         transcript_path: transcript.as_deref(),

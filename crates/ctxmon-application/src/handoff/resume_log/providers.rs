@@ -40,6 +40,8 @@ pub struct GenerationInputs<'a> {
     pub checkpoint: Option<&'a CheckpointData>,
     /// The transcript's tail as parsed lines, oldest first; `None` when it could not be read.
     pub tail: Option<&'a [TranscriptRecord]>,
+    /// What `tail` alone says, when the caller derived it already (otherwise derived here).
+    pub derived: Option<&'a ResumptionState>,
     /// What the transcript's start says (its first request); `None` when it was not read.
     pub head: Option<&'a TranscriptHead>,
     /// Git's state, when it was read.
@@ -278,14 +280,21 @@ pub struct SessionTranscript;
 impl SectionProvider for SessionTranscript {
     fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String> {
         let lines = inputs.tail.filter(|l| !l.is_empty())?;
-        let st = derive_from_tail(lines);
+        let own;
+        let st = match inputs.derived {
+            Some(st) => st,
+            None => {
+                own = derive_from_tail(lines);
+                &own
+            }
+        };
         let first = inputs
             .head
             .and_then(|h| h.first_request.clone())
             .or_else(|| first_request_text(lines));
         fill_list(&mut log.accomplishments, &completed_work(lines, &st.tasks));
         fill_list(&mut log.key_findings, &conclusions(lines));
-        derived(&st, first.as_deref(), log);
+        derived(st, first.as_deref(), log);
         let m = &mut log.metadata;
         m.commands_run.extend(commands_run(lines));
         m.errors.extend(errors_seen(lines));
