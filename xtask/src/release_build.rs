@@ -11,7 +11,7 @@
 //!   lookups, no iconv), and the binary no longer depends on the glibc of the machine it runs
 //!   on.
 //! - `-C opt-level=s` for the link-time optimisation of the whole program: glibc adds about
-//!   0.9 MiB, and this takes back more than that (5.5 MiB instead of 6.4 MiB) at no measured
+//!   0.9 MiB, and this takes back more than that (5.6 MiB instead of 6.5 MiB) at no measured
 //!   cost (PreCompact's tail parsing ran as fast, the calls as fast).
 //! - `-C strip=symbols`: no symbol table either (0.7 MiB). A panic still names its file and
 //!   line; for function names in a backtrace, build with `--profile profiling`.
