@@ -74,6 +74,7 @@ pub static AGENT: AgentDescription = AgentDescription {
         layering: "hooks of every file run; for a settings key the most specific file wins \
                    (.claude/settings.local.json, then .claude/settings.json, then the user's), \
                    and an environment variable beats every file",
+        comments: false,
     },
     transcript: TranscriptFormat::ClaudeCodeJsonl,
     model_windows: &[],

@@ -73,6 +73,7 @@ pub static AGENT: AgentDescription = AgentDescription {
         system_file: None,
         layering: "hooks of every file run, duplicates included; a config.toml key of the \
                    project's .codex beats the user's",
+        comments: false,
     },
     transcript: TranscriptFormat::CodexRollout,
     model_windows: &[],

@@ -73,6 +73,7 @@ pub static AGENT: AgentDescription = AgentDescription {
         system_file: Some("/etc/gemini-cli/settings.json"),
         layering: "hooks of every file run; for a settings key the project's \
                    .gemini/settings.json beats ~/.gemini/settings.json",
+        comments: true,
     },
     transcript: TranscriptFormat::GeminiChat,
     model_windows: &[("gemma-4", 256_000)],

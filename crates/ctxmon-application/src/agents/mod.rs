@@ -218,6 +218,9 @@ pub struct SettingsFiles {
     pub system_file: Option<&'static str>,
     /// How the files layer, in words (for docs and `doctor`).
     pub layering: &'static str,
+    /// The agent strips `//` and `/* */` comments from its JSON settings before reading them
+    /// (Gemini CLI), so ctxmon reads and edits them with their comments kept.
+    pub comments: bool,
 }
 
 /// An agent's transcript format; each has its own reader.

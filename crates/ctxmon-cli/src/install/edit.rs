@@ -132,7 +132,7 @@ impl Editor {
         text.push_str(&self.doc.text[..start]);
         text.push_str(with);
         text.push_str(&self.doc.text[end..]);
-        self.doc = Doc::parse(text)?;
+        self.doc = Doc::parse_with(text, self.doc.comments)?;
         Ok(())
     }
 
@@ -183,6 +183,14 @@ impl Editor {
             let indent = line_indent(text, open).to_string();
             let inner = format!("{indent}{}", self.unit);
             let body = item(&inner, &self.unit, true);
+            let interior = text.get(open + 1..close).unwrap_or_default();
+            if !interior.trim().is_empty() {
+                // Only comments inside: they stay, and the item goes after them (where
+                // `remove` takes it from again).
+                let at = open + 1 + interior.trim_end().len();
+                let with = self.eol(format!("\n{inner}{body}"));
+                return self.splice(at, at, &with);
+            }
             let with = self.eol(format!("\n{inner}{body}\n{indent}"));
             return self.splice(open + 1, close, &with);
         };
@@ -211,7 +219,15 @@ impl Editor {
         if index >= n {
             return Err(EditError(format!("no item {index} at {path:?}")));
         }
-        let (start, end) = if n == 1 {
+        let before = self
+            .doc
+            .text
+            .get(container.start + 1..items[0].start)
+            .unwrap_or_default();
+        let (start, end) = if n == 1 && !before.trim().is_empty() {
+            // Comments before the sole item stay: it goes from the end of the last of them.
+            (container.start + 1 + before.trim_end().len(), items[0].end)
+        } else if n == 1 {
             (container.start + 1, container.end.saturating_sub(1))
         } else if index == n - 1 {
             (items[index - 1].end, items[index].end)

@@ -6,6 +6,7 @@
 //! answer ctxmon prints; and any round trip loses the user's formatting. Splicing keeps both,
 //! which is what makes `install` followed by `uninstall` give back the original bytes.
 
+use ctxmon_application::readers::json::comments::blank_comments;
 use serde_json::Value;
 
 /// Where a settings file stops being strict JSON.
@@ -49,35 +50,56 @@ pub enum Step<'a> {
 /// Deep enough for any settings file; far below what would exhaust the stack.
 const MAX_DEPTH: usize = 256;
 
-/// Strict JSON text, its span tree and its value.
+/// JSON text, its span tree and its value: strict JSON, or JSON with comments for an agent
+/// that reads its settings so (the comments are kept; spans are found with them blanked).
 #[derive(Debug, Clone)]
 pub struct Doc {
     pub text: String,
     pub root: Node,
     pub value: Value,
+    /// Comments are allowed (and kept) in this text.
+    pub comments: bool,
 }
 
 impl Doc {
     /// Parses `text`, refusing comments, trailing commas and everything else RFC 8259 forbids.
     pub fn parse(text: String) -> Result<Doc, SyntaxError> {
-        if let Some((line, column)) = find_comment(&text) {
+        Doc::parse_with(text, false)
+    }
+
+    /// Parses `text`; with `comments`, `//` and `/* */` comments are allowed and left in place
+    /// (Gemini CLI strips them before it parses its settings), the rest is strict JSON.
+    pub fn parse_with(text: String, comments: bool) -> Result<Doc, SyntaxError> {
+        if !comments && let Some((line, column)) = find_comment(&text) {
             return Err(SyntaxError {
                 line,
                 column,
                 message: "comments are not allowed in JSON".into(),
             });
         }
-        let value: Value = serde_json::from_str(&text).map_err(|e| SyntaxError {
+        // Comments blanked to spaces byte for byte: every span found here is the same in `text`.
+        let analysed = if comments {
+            blank_comments(&text)
+        } else {
+            std::borrow::Cow::Borrowed(text.as_str())
+        };
+        let value: Value = serde_json::from_str(&analysed).map_err(|e| SyntaxError {
             line: e.line(),
             column: e.column(),
             message: strip_position(&e.to_string()),
         })?;
         let mut parser = Parser {
-            b: text.as_bytes(),
+            b: analysed.as_bytes(),
             pos: 0,
         };
         let root = parser.value(0)?;
-        Ok(Doc { text, root, value })
+        drop(analysed);
+        Ok(Doc {
+            text,
+            root,
+            value,
+            comments,
+        })
     }
 
     pub fn node(&self, path: &[Step<'_>]) -> Option<&Node> {
@@ -348,6 +370,18 @@ mod tests {
         assert!(e.message.contains("trailing comma"), "{e:?}");
         // A `//` inside a string is text, not a comment.
         assert!(Doc::parse(r#"{"url": "https://x//y"}"#.into()).is_ok());
+    }
+
+    #[test]
+    fn with_comments_allowed_they_stay_and_spans_point_into_the_text() {
+        let text = "{\n  // mine\n  \"a\": 1, /* x */\n  \"b\": [true]\n}";
+        let d = Doc::parse_with(text.into(), true).unwrap();
+        assert_eq!(d.text, text, "nothing is taken out");
+        assert_eq!(d.value["a"], 1);
+        let b = d.node(&[Step::Key("b"), Step::Index(0)]).unwrap();
+        assert_eq!(&d.text[b.start..b.end], "true");
+        // Trailing commas stay refused: the agent's parser refuses them too.
+        assert!(Doc::parse_with("{\"a\": 1,}".into(), true).is_err());
     }
 
     #[test]

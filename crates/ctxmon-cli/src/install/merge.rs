@@ -148,7 +148,8 @@ pub fn install(original: Option<&str>, opts: &Options<'_>) -> Result<Outcome, Pl
     } else {
         body.to_string()
     };
-    let mut ed = Editor::new(Doc::parse(text).map_err(PlanError::Syntax)?);
+    let comments = opts.agent.description().settings.comments;
+    let mut ed = Editor::new(Doc::parse_with(text, comments).map_err(PlanError::Syntax)?);
     check_shape(&ed.doc.value, opts.agent)?;
     let mut changes = Vec::new();
     for reg in &hooks_for(opts.agent) {
@@ -176,7 +177,9 @@ pub fn uninstall(original: &str, restore: Restore<'_>, agent: Agent) -> Result<O
     if body.trim().is_empty() {
         return Ok(Outcome::new(original.to_string(), Vec::new()));
     }
-    let mut ed = Editor::new(Doc::parse(body.to_string()).map_err(PlanError::Syntax)?);
+    let comments = agent.description().settings.comments;
+    let mut ed =
+        Editor::new(Doc::parse_with(body.to_string(), comments).map_err(PlanError::Syntax)?);
     check_shape(&ed.doc.value, agent)?;
     let mut changes = Vec::new();
     for reg in &hooks_for(agent) {

@@ -77,3 +77,46 @@ fn gemini_has_no_local_scope_nor_status_line_and_the_user_scope_is_home() {
     assert!(sb.home.path().join(".gemini/settings.json").is_file());
     assert!(!sb.path(".gemini").exists());
 }
+
+/// Gemini CLI strips comments from its settings before it parses them, so users keep notes in
+/// them: install registers around the comments and uninstall gives every byte back, also for a
+/// file that holds nothing but comments; doctor reads the file as Gemini CLI does.
+#[test]
+fn a_settings_file_with_comments_keeps_them_through_install_and_uninstall() {
+    const COMMENTED: &str = "{\n  // compress later than the default\n  \"model\": {\"compressionThreshold\": 0.7}, /* tuned */\n  \"hooks\": {\n    \"BeforeAgent\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"./mine.sh\"}]} // mine\n    ]\n  }\n}\n";
+    const ONLY_COMMENTS: &str = "{\n  // nothing set yet\n}\n";
+    for original in [COMMENTED, ONLY_COMMENTS] {
+        let sb = Sandbox::new();
+        let path = sb.write(".gemini/settings.json", original);
+        let run = sb.run(&["install", "--agent", "gemini"], "");
+        assert_eq!(run.code, 0, "{original}: {}", run.stderr);
+        let installed = std::fs::read_to_string(&path).unwrap();
+        assert!(installed.contains("hooks prompt-submit"), "{installed}");
+        for comment in [
+            "// compress later",
+            "/* tuned */",
+            "// mine",
+            "// nothing set yet",
+        ] {
+            assert_eq!(
+                installed.contains(comment),
+                original.contains(comment),
+                "{comment}: {installed}"
+            );
+        }
+        let doctor = sb.run(&["--json", "doctor"], "");
+        assert!(
+            !doctor.stdout.contains("is not valid JSON"),
+            "{}",
+            doctor.stdout
+        );
+        assert!(
+            doctor.stdout.contains("gemini hook BeforeAgent"),
+            "{}",
+            doctor.stdout
+        );
+        let out = sb.run(&["uninstall", "--agent", "gemini"], "");
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
+    }
+}

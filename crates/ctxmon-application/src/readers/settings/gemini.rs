@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{SettingsSource, env_var, read_file};
+use crate::readers::json::comments::blank_comments;
 use crate::readers::json::repair;
 
 /// What Gemini CLI's settings say about compression, and what could not be used.
@@ -43,7 +44,9 @@ pub fn read_compression(
         let Some(bytes) = read_file(source, &path, &mut out.warnings) else {
             continue;
         };
-        let Ok(value) = repair::from_slice_lenient::<Value>(&bytes) else {
+        // Gemini CLI strips comments from its settings before it parses them.
+        let text = String::from_utf8_lossy(&bytes);
+        let Ok(value) = repair::from_str_lenient::<Value>(&blank_comments(&text)) else {
             out.warnings
                 .push(format!("{} is not JSON; ignored", path.display()));
             continue;
@@ -82,6 +85,14 @@ mod tests {
         let mut source = move |path: &Path| Ok(files.get(path).cloned());
         let env = [("HOME".to_string(), "/h".to_string())];
         read_compression(Path::new("/p"), &env, &mut source)
+    }
+
+    #[test]
+    fn a_file_with_comments_is_read_as_gemini_cli_reads_it() {
+        let commented: &[u8] =
+            b"{\n  // compress later\n  \"model\": {\"compressionThreshold\": 0.7 /* of 1 */}\n}";
+        let read = read(&[("/p/.gemini/settings.json", commented)]);
+        assert_eq!((read.share, read.warnings.len()), (Some(0.7), 0));
     }
 
     #[test]

@@ -11,6 +11,7 @@
 
 use std::path::Path;
 
+use ctxmon_application::readers::json::comments::blank_comments;
 use serde_json::Value;
 
 use super::agent_report::{AgentReport, Found};
@@ -41,7 +42,8 @@ pub fn checks(project_dir: &Path, env: &[(String, String)]) -> AgentReport {
     for (label, path) in &files {
         let parsed = read_text(path).and_then(|t| {
             t.map(|t| {
-                serde_json::from_str::<Value>(t.trim_start_matches('\u{feff}'))
+                // Gemini CLI strips comments before it parses its settings.
+                serde_json::from_str::<Value>(&blank_comments(t.trim_start_matches('\u{feff}')))
                     .map_err(|e| format!("is not valid JSON ({e})"))
             })
             .transpose()
@@ -58,7 +60,7 @@ pub fn checks(project_dir: &Path, env: &[(String, String)]) -> AgentReport {
                     Status::Fail,
                     format!("{label} {why}; Gemini CLI runs none of the hooks in it"),
                 )
-                .with_fix("make it valid JSON"),
+                .with_fix("make it valid JSON (comments are allowed)"),
             ),
         }
     }

@@ -160,7 +160,9 @@ fn scopes_of(agent: Agent) -> &'static [SettingsScope] {
 /// is not JSON registers nothing ctxmon can see (install refuses such a target anyway).
 pub(super) fn registers_ctxmon_hooks(text: &str) -> bool {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+    // Comments blanked: Gemini CLI's settings may have them.
+    let text = ctxmon_application::readers::json::comments::blank_comments(text);
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
         return false;
     };
     let Some(events) = value.get("hooks").and_then(serde_json::Value::as_object) else {
