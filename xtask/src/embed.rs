@@ -135,14 +135,7 @@ fn build_binary(root: &Path) -> Result<PathBuf> {
     if !status.success() {
         bail!("building ctxmon failed ({status})");
     }
-    // Cargo puts it under CARGO_TARGET_DIR when that is set (CI runners often set it).
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    let target = if target.is_relative() {
-        root.join(target)
-    } else {
-        target
-    };
+    let target = crate::target_dir(root);
     Ok(target.join("debug").join(exe("ctxmon")))
 }
 

@@ -42,6 +42,16 @@ pub fn workspace_root() -> PathBuf {
         .map_or_else(|| manifest_dir.to_path_buf(), Path::to_path_buf)
 }
 
+/// The folder cargo builds into for the workspace at `root`: `$CARGO_TARGET_DIR` when set (CI
+/// runners often set it; a relative one is taken from `root`, where xtask runs cargo), else
+/// `root/target`.
+pub fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR").filter(|t| !t.is_empty()) {
+        Some(dir) => root.join(dir),
+        None => root.join("target"),
+    }
+}
+
 /// The cargo that is running us (`$CARGO`), else the one on `PATH`.
 ///
 /// Cargo sets `CARGO` for `cargo run` and `cargo test`, so nested invocations use the same

@@ -72,10 +72,7 @@ fn is_unpacked_copy(folder: &str, krate: &str) -> bool {
 
 /// The packaging step's own target folder: `package-verify` in the target directory.
 pub fn verify_target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .filter(|t| !t.is_empty())
-        .map_or_else(|| root.join("target"), PathBuf::from)
-        .join("package-verify")
+    crate::target_dir(root).join("package-verify")
 }
 
 /// Clears the stale copies (saying which), then runs `line` through the CI's cargo runner.

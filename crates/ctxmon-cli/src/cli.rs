@@ -12,7 +12,7 @@ mod raw;
 pub use ctxmon_application::agents::AgentKind as Agent;
 pub use ctxmon_application::hooks::Hook;
 pub use hook_command::HookCommand;
-pub use install::{InstallArgs, SettingsScope, UninstallArgs};
+pub use install::{InstallArgs, SettingsScope, UninstallArgs, agent_flag};
 pub use parse::parse;
 pub use raw::RawInvocation;
 

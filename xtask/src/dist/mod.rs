@@ -319,8 +319,7 @@ fn build(root: &Path, target: &str, host: &str) -> Result<PathBuf> {
     if !status.success() {
         bail!("the release build for {target} failed ({status})");
     }
-    let target_dir =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let target_dir = crate::target_dir(root);
     let dir = if target == host {
         target_dir.join("release")
     } else {

@@ -5,6 +5,16 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use ctxmon_application::agents::{AGENTS, AgentKind};
 
+/// ` --agent <flag>` in a command line about `agent` (what `--agent` takes); nothing for the
+/// default agent, which needs no flag.
+pub fn agent_flag(agent: AgentKind) -> String {
+    if agent == AgentKind::default() {
+        String::new()
+    } else {
+        format!(" --agent {}", agent.description().flag)
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct InstallArgs {
     /// Which agent's hook file to edit.

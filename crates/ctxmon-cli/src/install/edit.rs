@@ -219,16 +219,18 @@ impl Editor {
         if index >= n {
             return Err(EditError(format!("no item {index} at {path:?}")));
         }
-        let before = self
-            .doc
-            .text
-            .get(container.start + 1..items[0].start)
-            .unwrap_or_default();
-        let (start, end) = if n == 1 && !before.trim().is_empty() {
-            // Comments before the sole item stay: it goes from the end of the last of them.
-            (container.start + 1 + before.trim_end().len(), items[0].end)
-        } else if n == 1 {
-            (container.start + 1, container.end.saturating_sub(1))
+        let (start, end) = if n == 1 {
+            let before = self
+                .doc
+                .text
+                .get(container.start + 1..items[0].start)
+                .unwrap_or_default();
+            if before.trim().is_empty() {
+                (container.start + 1, container.end.saturating_sub(1))
+            } else {
+                // Comments before the sole item stay: it goes from the end of the last of them.
+                (container.start + 1 + before.trim_end().len(), items[0].end)
+            }
         } else if index == n - 1 {
             (items[index - 1].end, items[index].end)
         } else {

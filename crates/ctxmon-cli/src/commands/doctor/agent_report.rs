@@ -70,12 +70,8 @@ impl AgentReport {
                 // An agent that asks for trust asks again for every definition install writes
                 // or changes, so a fix that reinstalls needs the user's trust too.
                 let fix = check.fix.clone().filter(|f| f.contains("ctxmon install"));
-                hooks.push(match (fix, description.install.trust) {
-                    (Some(fix), Some(trust)) => check.with_fix(format!(
-                        "{fix}; then trust the hooks in {}'s {}",
-                        agent.name(),
-                        trust.place
-                    )),
+                hooks.push(match (fix, trust_step(agent)) {
+                    (Some(fix), Some(trust)) => check.with_fix(format!("{fix}; {trust}")),
                     _ => check,
                 });
             }
@@ -104,11 +100,8 @@ impl AgentReport {
                 "if you use {} here: `ctxmon install --agent {}`",
                 description.name, description.flag
             );
-            if let Some(trust) = description.install.trust {
-                fix.push_str(&format!(
-                    ", then trust the hooks in {}'s {}",
-                    description.name, trust.place
-                ));
+            if let Some(trust) = trust_step(self.agent) {
+                fix.push_str(&format!(", {trust}"));
             }
             checks.push(
                 Check::new(
@@ -125,4 +118,15 @@ impl AgentReport {
         }
         checks
     }
+}
+
+/// What to do after installing for an agent that asks to trust new hooks ("then trust the hooks
+/// in Codex's /hooks"); `None` for an agent that runs them as they are.
+fn trust_step(agent: Agent) -> Option<String> {
+    let trust = agent.description().install.trust?;
+    Some(format!(
+        "then trust the hooks in {}'s {}",
+        agent.name(),
+        trust.place
+    ))
 }

@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use ctxmon_application::agents::DuplicateHooks;
 use ctxmon_application::readers::json::depth::Bounded;
 use ctxmon_application::readers::json::repair::from_str_lenient;
 use serde_json::Value;
@@ -14,9 +15,7 @@ use serde_json::Value;
 use super::check::{Check, Status};
 use super::matchers::{codex_matcher_finding, matcher_finding};
 use super::settings_files::{SettingsFile, read_text};
-use ctxmon_application::agents::DuplicateHooks;
-
-use crate::cli::{Agent, Hook};
+use crate::cli::{Agent, Hook, agent_flag};
 use crate::install::command_line::ctxmon_command;
 use crate::install::table::{Registration, hooks_for};
 use crate::origin::Origin;
@@ -276,15 +275,6 @@ impl SettingsScan {
 /// How the lines of `agent` are named and what fixes them.
 fn install_command(agent: Agent) -> String {
     format!("`ctxmon install{}`", agent_flag(agent))
-}
-
-/// ` --agent <flag>` in a command about `agent`; nothing for the default agent.
-fn agent_flag(agent: Agent) -> String {
-    if agent == Agent::default() {
-        String::new()
-    } else {
-        format!(" --agent {}", agent.description().flag)
-    }
 }
 
 /// One thing doctor found wrong with a registration: how bad, what, and the fix if it knows one.

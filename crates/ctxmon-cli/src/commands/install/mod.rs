@@ -41,7 +41,7 @@ use std::fs;
 use anyhow::anyhow;
 use serde_json::json;
 
-use crate::cli::{Agent, GlobalArgs, InstallArgs, SettingsScope, UninstallArgs};
+use crate::cli::{Agent, GlobalArgs, InstallArgs, SettingsScope, UninstallArgs, agent_flag};
 use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
 use crate::install::diff::unified;
@@ -54,15 +54,6 @@ mod program;
 mod target;
 
 use target::{SavedStatusLine, Target};
-
-/// ` --agent <flag>` for a command line about `agent`; nothing for the default agent.
-fn agent_flag(agent: Agent) -> String {
-    if agent == Agent::default() {
-        String::new()
-    } else {
-        format!(" --agent {}", agent.description().flag)
-    }
-}
 
 pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
     with_json_error("install", args.agent, args.scope, || {
