@@ -96,6 +96,9 @@ pub enum CompactionTrigger {
     Manual,
     /// Claude Code compacted on its own, near the window's end.
     Auto,
+    /// The user ran `/clear`: the checkpoint was taken as the cleared session ended, so the
+    /// next session can be handed the work without a compaction's wait.
+    Clear,
     /// Not reported, or a value ctxmon does not know.
     #[default]
     Unknown,
@@ -107,15 +110,18 @@ impl CompactionTrigger {
         match s.map(str::trim) {
             Some(t) if t.eq_ignore_ascii_case("manual") => CompactionTrigger::Manual,
             Some(t) if t.eq_ignore_ascii_case("auto") => CompactionTrigger::Auto,
+            Some(t) if t.eq_ignore_ascii_case("clear") => CompactionTrigger::Clear,
             _ => CompactionTrigger::Unknown,
         }
     }
 
-    /// The lower-case name stored in checkpoints and events: `manual`, `auto` or `unknown`.
+    /// The lower-case name stored in checkpoints and events: `manual`, `auto`, `clear` or
+    /// `unknown`.
     pub fn key(self) -> &'static str {
         match self {
             CompactionTrigger::Manual => "manual",
             CompactionTrigger::Auto => "auto",
+            CompactionTrigger::Clear => "clear",
             CompactionTrigger::Unknown => "unknown",
         }
     }

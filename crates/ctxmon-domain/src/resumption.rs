@@ -223,6 +223,39 @@ pub struct ResumptionState {
     /// What the agent calls its list of steps: `plan` (Codex) or `todo list` (Claude Code);
     /// `None` when the session has none.
     pub todo_noun: Option<String>,
+    /// "use `X`, not `Y`": a command that failed and the variant of it that worked next,
+    /// newest first.
+    pub lessons: Vec<String>,
+    /// The agent's own resumption note, as it stood at the checkpoint, with what the
+    /// transcript shows happened after it was written.
+    pub note: Option<AgentNote>,
+}
+
+/// The note an agent keeps of its own state (goal, done, in progress, next, decisions,
+/// gotchas), copied into the checkpoint: what the agent itself judged worth keeping, which
+/// neither a transcript extract nor a model's summary can know.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct AgentNote {
+    /// The note's text, trimmed and capped.
+    pub text: String,
+    /// Where the note is, as the agent was told to write it.
+    pub location: String,
+    /// When it was last written (RFC 3339), from the file's modification time.
+    pub written_at: Option<String>,
+    /// The user's requests the transcript holds from after the note was written, verbatim,
+    /// oldest first: what the note cannot know.
+    pub requests_after: Vec<String>,
+    /// Files edited after the note was written, newest first.
+    pub files_after: Vec<String>,
+}
+
+impl AgentNote {
+    /// True when the user asked for something after the note was written: the note describes
+    /// an earlier state and must not outrank what came after it.
+    pub fn is_older_than_newest_request(&self) -> bool {
+        !self.requests_after.is_empty()
+    }
 }
 
 /// A failed tool call: what ran and the lines that say what failed.
@@ -273,6 +306,8 @@ impl ResumptionState {
             && self.files_created.is_empty()
             && self.commands_ok.is_empty()
             && self.environment.is_empty()
+            && self.lessons.is_empty()
+            && self.note.is_none()
     }
 }
 

@@ -54,6 +54,9 @@ pub struct SessionState {
     /// session starts; from the second prompt on a missing transcript is a problem.
     #[serde(default)]
     pub prompted: bool,
+    /// When prompt-submit last ran for this session: a resumption note written after it
+    /// describes the present.
+    pub last_prompt_at: Option<Timestamp>,
     /// When the state was last saved (the hook's clock).
     pub updated_at: Option<Timestamp>,
 }

@@ -312,6 +312,15 @@ impl ProjectLayout {
     pub fn logs_dir(&self) -> PathBuf {
         self.root.join("logs")
     }
+    /// The agents' own resumption notes, one per session: written by the agent, read by
+    /// ctxmon at each checkpoint.
+    pub fn notes_dir(&self) -> PathBuf {
+        self.root.join("notes")
+    }
+    /// Session keys are validated or hashed, so this never leaves `notes/`.
+    pub fn note_file(&self, session: &SessionKey) -> PathBuf {
+        self.notes_dir().join(format!("{}.md", session.as_str()))
+    }
     pub fn hooks_log(&self) -> PathBuf {
         self.logs_dir().join("hooks.log")
     }

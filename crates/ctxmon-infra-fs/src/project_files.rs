@@ -1,9 +1,16 @@
 //! Whether a file the transcript named is still there: the resumption context never points
-//! the agent at a file that was deleted, moved or is a directory.
+//! the agent at a file that was deleted, moved or is a directory. Also the agent's own
+//! resumption note (`.ctxmon/notes/<session>.md`), read as an untrusted file: only a regular
+//! file reached through no link, inside the project, and only its first bytes.
 
+use std::io::Read;
 use std::path::Path;
 
-use ctxmon_application::ports::ProjectFiles;
+use ctxmon_application::ports::{NoteFile, PortError, ProjectFiles};
+use ctxmon_domain::{SessionKey, Timestamp};
+
+use crate::fsutil::{OpenRegularError, io_error, is_symlink, open_regular};
+use crate::layout::ProjectLayout;
 
 /// Looks at the file system with `stat` (links followed: a linked file is a file to read).
 #[derive(Debug, Default, Clone, Copy)]
@@ -20,6 +27,66 @@ impl ProjectFiles for FsProjectFiles {
         // `metadata` fails for a missing path or one we may not look at; either way the
         // agent is not sent there.
         std::fs::metadata(full).is_ok_and(|m| m.is_file())
+    }
+
+    fn note_location(&self, project_dir: &Path, session: &SessionKey) -> Option<String> {
+        Some(
+            ProjectLayout::new(project_dir)
+                .note_file(session)
+                .display()
+                .to_string(),
+        )
+    }
+
+    fn read_note(
+        &self,
+        project_dir: &Path,
+        session: &SessionKey,
+        max_bytes: usize,
+    ) -> Result<Option<NoteFile>, PortError> {
+        let layout = ProjectLayout::new(project_dir);
+        let path = layout.note_file(session);
+        // A link anywhere below the project would let the note be any file the user can read,
+        // handed to the agent as its own words.
+        if [
+            layout.root().to_path_buf(),
+            layout.notes_dir(),
+            path.clone(),
+        ]
+        .iter()
+        .any(|p| is_symlink(p))
+        {
+            return Err(io_error(&path, &crate::fsutil::symlink_refused(&path)));
+        }
+        let (file, meta) = match open_regular(&path) {
+            Ok(opened) => opened,
+            Err(OpenRegularError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(None);
+            }
+            Err(OpenRegularError::Io(e)) => return Err(io_error(&path, &e)),
+            Err(OpenRegularError::NotAFile(kind)) => {
+                return Err(io_error(
+                    &path,
+                    &std::io::Error::other(format!("the note is {kind}, not a file")),
+                ));
+            }
+        };
+        let limit = u64::try_from(max_bytes).unwrap_or(u64::MAX);
+        let mut bytes = Vec::new();
+        file.take(limit)
+            .read_to_end(&mut bytes)
+            .map_err(|e| io_error(&path, &e))?;
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| i64::try_from(d.as_millis()).ok())
+            .map(Timestamp::from_millis);
+        Ok(Some(NoteFile {
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+            modified,
+            cut: meta.len() > limit,
+        }))
     }
 }
 

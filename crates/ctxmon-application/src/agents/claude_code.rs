@@ -91,6 +91,8 @@ pub static AGENT: AgentDescription = AgentDescription {
     },
     tier_basis: TierBasisDefault::Window,
     hand_back: HandBack::AtSessionStart,
+    // SessionEnd(reason `clear`) is awaited, and SessionStart(`clear`) follows it.
+    clears_with_handback: true,
     task_list: "todo list",
     input_marks: InputMarks {
         keys: &[],

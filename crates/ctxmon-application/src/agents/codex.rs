@@ -84,6 +84,8 @@ pub static AGENT: AgentDescription = AgentDescription {
     },
     tier_basis: TierBasisDefault::Reachable,
     hand_back: HandBack::AtSessionStart,
+    // No SessionEnd is registered: nothing can checkpoint a `/clear` as it happens.
+    clears_with_handback: false,
     task_list: "plan",
     input_marks: InputMarks {
         keys: &["turn_id"],

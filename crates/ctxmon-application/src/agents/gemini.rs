@@ -85,6 +85,8 @@ pub static AGENT: AgentDescription = AgentDescription {
     },
     tier_basis: TierBasisDefault::AutoCompact,
     hand_back: HandBack::AtFirstPromptAfterCompaction,
+    // SessionEnd is not awaited: its checkpoint could land after SessionStart(`clear`).
+    clears_with_handback: false,
     task_list: "todo list",
     input_marks: InputMarks {
         keys: &[],

@@ -107,6 +107,9 @@ pub struct AgentDescription {
     pub tier_basis: TierBasisDefault,
     /// How the work is handed back after a compaction.
     pub hand_back: HandBack,
+    /// A `/clear` ends the session with a hook ctxmon waits on (SessionEnd, reason `clear`),
+    /// so the work is checkpointed then and handed to the session that follows.
+    pub clears_with_handback: bool,
     /// What the agent calls the list its todo tool keeps ("todo list", "plan").
     pub task_list: &'static str,
     /// What in a hook input tells that this agent sent it, when the transcript cannot.

@@ -5,7 +5,9 @@ use ctxmon_domain::{
     CheckpointData, DomainEvent, EventRecord, SessionKey, SessionState, estimate_tokens,
 };
 
-use crate::handoff::resumption::context::{ResumptionInput, render_resumption_context};
+use crate::handoff::resumption::context::{
+    HandBackMode, ResumptionInput, render_resumption_context,
+};
 use crate::ports::{Clock, EventLog, ResumeLogStore, SessionStateStore};
 use crate::run::{HookRun, Warning};
 
@@ -35,12 +37,14 @@ pub fn deliver(
     logs: &dyn ResumeLogStore,
     cp: &CheckpointData,
     via: &str,
+    mode: HandBackMode,
 ) -> (String, Option<Delivery>) {
     let resume_log = log_of_checkpoint(run, logs, cp);
     let present = files_still_there(run, cp);
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &present,
         resume_log: resume_log.as_deref(),
+        mode,
     });
     if text.is_empty() {
         return (text, None);

@@ -31,9 +31,38 @@ mod session_start_tests;
 #[cfg(test)]
 mod test_world;
 
-use ctxmon_domain::FillEstimate;
+use ctxmon_domain::{FillEstimate, ThresholdTier, Timestamp};
 
-use crate::run::HookRun;
+use crate::handoff::resumption::NOTE_MAX_BYTES;
+use crate::run::{HookRun, Warning};
+
+/// Where the agent's resumption note is and whether it was written after `since` (the
+/// session's previous prompt), for a tag from WARNING up; below that the tag names no note
+/// and nothing is read.
+fn note_hint(
+    run: &mut HookRun<'_>,
+    tier: ThresholdTier,
+    since: Option<Timestamp>,
+) -> Option<(String, bool)> {
+    if tier < ThresholdTier::Warning {
+        return None;
+    }
+    let (ctx, ports) = (run.ctx, run.ports);
+    let key = ctx.session_key()?;
+    let location = ports.files.note_location(ctx.project_dir, &key)?;
+    let fresh = match ports.files.read_note(ctx.project_dir, &key, NOTE_MAX_BYTES) {
+        Ok(Some(note)) => {
+            !note.text.trim().is_empty()
+                && matches!((note.modified, since), (Some(at), Some(since)) if at >= since)
+        }
+        Ok(None) => false,
+        Err(e) => {
+            run.warn(Warning::NoteUnreadable(e));
+            false
+        }
+    };
+    Some((location, fresh))
+}
 
 /// Records a tier change and keeps the session's fill figures (prompt-submit and
 /// post-tool-use measure alike).

@@ -4,8 +4,8 @@ use std::cell::{Cell, OnceCell};
 use std::collections::BTreeSet;
 
 use ctxmon_domain::{
-    CheckpointData, CheckpointId, CompactionTrigger, DomainEvent, FillEstimate, ResumptionState,
-    SessionInfo,
+    CheckpointData, CheckpointId, CompactionTrigger, DomainEvent, FillEstimate, ResumptionOrigin,
+    ResumptionState, SessionInfo, Timestamp,
 };
 
 use super::source_problems;
@@ -15,11 +15,12 @@ use crate::handoff::resume_log::{
     read_head,
 };
 use crate::handoff::resumption::{
-    TranscriptHead, derive_from_tail, from_section, with_carried_rules,
+    NOTE_MAX_BYTES, TranscriptHead, derive_from_tail, from_section, last_timestamp, note_of,
+    with_carried_rules,
 };
 use crate::handoff::source_staleness::older_than_newest_checkpoint;
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
-use crate::ports::{Allocation, AutoPrune, ResumeLogStore, TranscriptRecord};
+use crate::ports::{Allocation, AutoPrune, NoteFile, ResumeLogStore, TranscriptRecord};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
 /// What PreCompact reads of its input.
@@ -109,6 +110,7 @@ fn run_pre_compact(
         });
     let reads = Reads::new(git_snapshot_started(&ctx, &ports));
     let resumption = resumption_state(run, &reads);
+    let resumption = with_note(run, &reads, resumption);
     let Some(checkpoint) = save_checkpoint(run, &estimate, resumption, &reads, input) else {
         return PreCompactOutcome::default();
     };
@@ -205,11 +207,14 @@ fn save_checkpoint(
 /// The compaction, the checkpoint and the end of the context being compacted, as events.
 fn record_compaction(run: &mut HookRun<'_>, estimate: &FillEstimate, checkpoint: &CheckpointData) {
     let sequence = checkpoint.compaction_sequence;
-    run.record(DomainEvent::CompactionDetected {
-        trigger: checkpoint.trigger.key().to_string(),
-        fill_percentage: estimate.fill_percentage,
-        compaction_sequence: sequence,
-    });
+    // A cleared session was not compacted: its checkpoint is a handoff, not a compaction.
+    if checkpoint.trigger != CompactionTrigger::Clear {
+        run.record(DomainEvent::CompactionDetected {
+            trigger: checkpoint.trigger.key().to_string(),
+            fill_percentage: estimate.fill_percentage,
+            compaction_sequence: sequence,
+        });
+    }
     run.record(DomainEvent::CheckpointCreated {
         checkpoint_id: checkpoint.checkpoint_id.to_string(),
         compaction_sequence: sequence,
@@ -279,7 +284,9 @@ fn resumption_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<Resumpti
                 let state = from_section(section);
                 if !state.is_empty() {
                     let updated_at = state.updated_at.clone();
-                    if !older_than_newest_checkpoint(run, updated_at.as_deref()) {
+                    if !older_than_newest_checkpoint(run, updated_at.as_deref())
+                        && !older_than_session(run, reads, updated_at.as_deref())
+                    {
                         return Some(state);
                     }
                     from_file = Some(state);
@@ -296,26 +303,45 @@ fn resumption_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<Resumpti
     };
     match (derived, from_file) {
         (Some(mut state), Some(file)) => {
-            add_what_cannot_contradict(&mut state, file);
+            let records = tail_records(run, reads).unwrap_or_default();
+            let location = ports
+                .source
+                .locate(ctx.project_dir)
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            add_what_cannot_contradict(&mut state, file, records, &location);
             Some(state)
         }
         (derived, file) => derived.or(file),
     }
 }
 
+/// Whether the source file was written before the session's latest activity (the newest
+/// record of the transcript's tail), or says no time it was written: then the transcript
+/// knows better, and the file is merged under its facts rather than put in their place. A
+/// file on a project's first compaction is judged by this too, where no checkpoint is.
+fn older_than_session(run: &mut HookRun<'_>, reads: &Reads<'_>, updated_at: Option<&str>) -> bool {
+    let Some(records) = tail_records(run, reads) else {
+        // No transcript to compare with: the file is all there is.
+        return false;
+    };
+    let Some(latest) = last_timestamp(records)
+        .as_deref()
+        .and_then(Timestamp::parse_rfc3339)
+    else {
+        return false;
+    };
+    updated_at
+        .and_then(Timestamp::parse_rfc3339)
+        .is_none_or(|at| at < latest)
+}
+
 /// State derived from the transcript tail, with the rules carried from this session's earlier
 /// compactions; `None` when the tail cannot be read or says nothing.
 fn transcript_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<ResumptionState> {
-    let (ctx, ports) = (run.ctx, run.ports);
-    let path = ctx.transcript_path?;
-    let read = reads.tail.get_or_init(|| {
-        ports
-            .tail
-            .read_tail(path, ctx.config.resumption.tail_bytes)
-            .map_err(|e| e.to_string())
-    });
+    let read = tail_records(run, reads);
     match read {
-        Ok(lines) => {
+        Some(lines) => {
             let mut state = reads
                 .derived
                 .get_or_init(|| derive_from_tail(lines))
@@ -339,8 +365,62 @@ fn transcript_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<Resumpti
             run.state().carried_rules = state.rules.clone();
             Some(state).filter(|s| !s.is_empty())
         }
+        None => None,
+    }
+}
+
+/// The state with the agent's own note of this session, when it keeps one: its text, when it
+/// was written and what the transcript shows happened after it.
+fn with_note(
+    run: &mut HookRun<'_>,
+    reads: &Reads<'_>,
+    state: Option<ResumptionState>,
+) -> Option<ResumptionState> {
+    let (ctx, ports) = (run.ctx, run.ports);
+    let Some(key) = ctx.session_key() else {
+        return state;
+    };
+    let Some(location) = ports.files.note_location(ctx.project_dir, &key) else {
+        return state;
+    };
+    let file = match ports.files.read_note(ctx.project_dir, &key, NOTE_MAX_BYTES) {
+        Ok(Some(file)) => file,
+        Ok(None) => return state,
         Err(e) => {
-            run.warn(Warning::TailUnreadable(e.clone()));
+            run.warn(Warning::NoteUnreadable(e));
+            return state;
+        }
+    };
+    let records = tail_records(run, reads).unwrap_or_default();
+    let Some(note) = note_of(&file, &location, records) else {
+        return state;
+    };
+    let mut state = state.unwrap_or_else(|| ResumptionState {
+        origin: ResumptionOrigin::Transcript,
+        ..ResumptionState::default()
+    });
+    state.note = Some(note);
+    Some(state)
+}
+
+/// The transcript's tail, read once for the whole hook; `None` (with a warning the first
+/// time) when it cannot be read.
+fn tail_records<'r>(run: &mut HookRun<'_>, reads: &'r Reads<'_>) -> Option<&'r [TranscriptRecord]> {
+    let (ctx, ports) = (run.ctx, run.ports);
+    let path = ctx.transcript_path?;
+    let first = reads.tail.get().is_none();
+    let read = reads.tail.get_or_init(|| {
+        ports
+            .tail
+            .read_tail(path, ctx.config.resumption.tail_bytes)
+            .map_err(|e| e.to_string())
+    });
+    match read {
+        Ok(lines) => Some(lines),
+        Err(e) => {
+            if first {
+                run.warn(Warning::TailUnreadable(e.clone()));
+            }
             None
         }
     }
@@ -350,7 +430,28 @@ fn transcript_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<Resumpti
 /// files to read (checked on disk when handed back), the quality trajectory and the agents'
 /// summaries; its next steps only when the transcript has no open items. Its summary describes
 /// the state it was written in, so it is left out.
-fn add_what_cannot_contradict(state: &mut ResumptionState, file: ResumptionState) {
+fn add_what_cannot_contradict(
+    state: &mut ResumptionState,
+    file: ResumptionState,
+    records: &[TranscriptRecord],
+    location: &str,
+) {
+    // The file's summary is the agent's own account as of the file's time: shown as its note,
+    // with what happened after it, unless the agent keeps a note of its own.
+    if state.note.is_none()
+        && let Some(summary) = file.summary.as_deref()
+    {
+        let modified = file
+            .updated_at
+            .as_deref()
+            .and_then(Timestamp::parse_rfc3339);
+        let source = NoteFile {
+            text: summary.to_string(),
+            modified,
+            cut: false,
+        };
+        state.note = note_of(&source, location, records);
+    }
     state.decisions = file.decisions;
     state.files_to_read = file.files_to_read;
     state.quality_trajectory = file.quality_trajectory;

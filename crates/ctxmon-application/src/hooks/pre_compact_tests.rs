@@ -272,13 +272,10 @@ fn rules_are_carried_from_one_compaction_to_the_next() {
     *w.tail.0.borrow_mut() = vec![records::request("Now update the changelog for 2.0")];
     let second = compact(&w).checkpoint.unwrap().resumption_state.unwrap();
     assert_eq!(second.rules, ["Never run git commands."]);
-    // Taken back later, it is replaced by the newer words.
+    // Taken back later, it is dropped: the newer words are a permission, not a rule.
     *w.tail.0.borrow_mut() = vec![records::request(
         "Actually, you can now run git commands yourself",
     )];
     let third = compact(&w).checkpoint.unwrap().resumption_state.unwrap();
-    assert_eq!(
-        third.rules,
-        ["Actually, you can now run git commands yourself (replaces: Never run git commands.)"]
-    );
+    assert!(third.rules.is_empty(), "{:?}", third.rules);
 }

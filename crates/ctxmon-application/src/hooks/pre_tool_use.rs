@@ -7,7 +7,10 @@ use std::path::{Component, Path, PathBuf};
 
 use ctxmon_domain::xml::{escape_attr, escape_text};
 
+use ctxmon_domain::SessionKey;
+
 use super::source_problems;
+use crate::handoff::resumption::NOTE_MAX_BYTES;
 use crate::handoff::source_staleness::staleness;
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
@@ -40,6 +43,12 @@ pub fn pre_tool_use(
     }
     let base = ctx.cwd.map_or(ctx.project_dir.to_path_buf(), PathBuf::from);
     let target = normalize(&base.join(file));
+    if let Some(key) = ctx.session_key()
+        && let Some(note) = ports.files.note_location(ctx.project_dir, &key)
+        && normalize(Path::new(&note)) == target
+    {
+        return note_staleness(ctx, ports, tool, &key, &note);
+    }
     // A string comparison first: any other file costs no I/O.
     let Some(source_rel) = ctx
         .config
@@ -87,6 +96,43 @@ pub fn pre_tool_use(
             escape_text(&why)
         )
     });
+    PreToolUseOutcome {
+        additional_context,
+        warnings: run.finish(),
+    }
+}
+
+/// An edit of part of the agent's resumption note while the rest of it is stale (written
+/// before the session's newest checkpoint, or longer ago than
+/// `resumption.stale_after_minutes`): the untouched parts would be handed back as if current.
+/// A `Write` replaces the note whole and needs no reminder.
+fn note_staleness(
+    ctx: &HookContext<'_>,
+    ports: &HookPorts<'_>,
+    tool: &str,
+    key: &SessionKey,
+    location: &str,
+) -> PreToolUseOutcome {
+    let mut run = HookRun::new(*ctx, *ports);
+    let modified = match ports.files.read_note(ctx.project_dir, key, NOTE_MAX_BYTES) {
+        Ok(Some(note)) => note.modified,
+        Ok(None) => None,
+        Err(e) => {
+            run.warn(Warning::NoteUnreadable(e));
+            None
+        }
+    };
+    let additional_context = match (tool, modified) {
+        ("Edit" | "MultiEdit", Some(at)) => staleness(&mut run, Some(&at.to_rfc3339())).map(|why| {
+            let why = why.replace("resumption.updated_at", "the note's last write");
+            format!(
+                "<resumption-staleness file=\"{}\">{} Rewrite the whole note to the present (goal, done, in progress, next, decisions, gotchas; about 150 words), not only this part.</resumption-staleness>",
+                escape_attr(location),
+                escape_text(&why)
+            )
+        }),
+        _ => None,
+    };
     PreToolUseOutcome {
         additional_context,
         warnings: run.finish(),

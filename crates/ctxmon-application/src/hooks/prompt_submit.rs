@@ -4,10 +4,11 @@
 //! delivery never happened (contract C7).
 
 use ctxmon_domain::{
-    CheckpointData, CheckpointId, FillEstimate, FillSource, SessionState, ThresholdTier, Timestamp,
+    CheckpointData, CheckpointId, CompactionTrigger, FillEstimate, FillSource, SessionState,
+    ThresholdTier, Timestamp,
 };
 
-use super::track_tier;
+use super::{note_hint, track_tier};
 use crate::agents::Hook;
 use crate::config::{InjectPolicy, NOMINAL_STEP};
 use crate::handoff::alert::render_compaction_alert_for;
@@ -15,8 +16,9 @@ use crate::handoff::checkpoint_ack::{AlertGiven, acknowledge_with_older};
 use crate::handoff::compaction::{note_boundary, note_checkpoint};
 use crate::handoff::delivery::deliver;
 use crate::handoff::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
+use crate::handoff::resumption::context::HandBackMode;
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, Measurement, reset_if_stale};
-use crate::monitor::tag::render_context_monitor_for;
+use crate::monitor::tag::{NoteHint, render_context_monitor_with};
 use crate::monitor::tier_record::{note_injected, note_measured};
 use crate::ports::{ResumeLogStore, TranscriptErrorKind};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
@@ -184,6 +186,9 @@ fn tier_resume_log(run: &mut HookRun<'_>, logs: &dyn ResumeLogStore, estimate: &
 
 /// `<context-monitor>` when the policy wants it for this tier, and the tier record either way.
 fn monitor_tag(run: &mut HookRun<'_>, estimate: &FillEstimate) -> Option<String> {
+    // The note is fresh when written since the previous prompt; this prompt is the newest.
+    let now = run.ports.clock.now();
+    let previous_prompt = run.state().last_prompt_at.replace(now);
     if estimate.source == FillSource::Unavailable {
         return None;
     }
@@ -193,10 +198,15 @@ fn monitor_tag(run: &mut HookRun<'_>, estimate: &FillEstimate) -> Option<String>
     let monitor = &ctx.config.context_monitor;
     if monitor.enabled && should_inject(monitor.inject, state, estimate) {
         note_injected(state, tier, estimate.fill_percentage);
-        Some(render_context_monitor_for(
+        let hint = note_hint(run, tier, previous_prompt);
+        Some(render_context_monitor_with(
             estimate,
             &ctx.settings.window_thresholds(estimate.context_window_size),
             ctx.settings.agent,
+            hint.as_ref().map(|(location, fresh)| NoteHint {
+                location,
+                fresh: *fresh,
+            }),
         ))
     } else {
         // A fall seen here is one post-tool-use must not wait for (`tier_record`).
@@ -273,7 +283,13 @@ fn alert_once(
     let id = cp.checkpoint_id.to_string();
     let mut delivery = None;
     if run.state().resumption_delivered.as_deref() != Some(id.as_str()) {
-        let (text, given) = deliver(run, logs, cp, "prompt_submit");
+        // A compaction left the agent its own summary; a cleared session left it nothing.
+        let mode = if cp.trigger == CompactionTrigger::Clear {
+            HandBackMode::Alone
+        } else {
+            HandBackMode::BesideSummary
+        };
+        let (text, given) = deliver(run, logs, cp, "prompt_submit", mode);
         if !text.is_empty() {
             parts.push(text);
         }

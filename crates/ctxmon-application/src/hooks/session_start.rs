@@ -12,6 +12,7 @@ use crate::handoff::delivery::{Delivery, deliver};
 use crate::handoff::resume_log::pointer::{
     PointerInput, PointerScope, render_resume_log_pointer, worth_pointing_at,
 };
+use crate::handoff::resumption::context::HandBackMode;
 use crate::ports::{ResumeLogStore, StoredResumeLog};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
@@ -49,7 +50,13 @@ pub fn session_start(
     let mut delivery = None;
     if let Some(cp) = checkpoint {
         // The delivery is recorded once the answer is written (see `Delivery`).
-        let (text, given) = deliver(&mut run, logs, &cp, "session_start");
+        // Only after a compaction does the agent also get its own summary of the work.
+        let mode = if source.map(str::trim) == Some("compact") {
+            HandBackMode::BesideSummary
+        } else {
+            HandBackMode::Alone
+        };
+        let (text, given) = deliver(&mut run, logs, &cp, "session_start", mode);
         delivery = given;
         additional_context = (!text.is_empty()).then_some(text);
     }

@@ -62,20 +62,24 @@ fn the_context_names_the_checkpoints_session_log_not_the_newest() {
     save_log(&w, "b", NOW + HOUR, "Something else entirely");
     assert_eq!(w.logs.latest().unwrap().unwrap().log.session_id, "b");
 
-    let text = start(&w, "compact").expect("resumption context");
+    // A resumed session gets the whole hand-back, its session's log named.
+    let text = start(&w, "resume").expect("resumption context");
     assert!(text.starts_with("<resumption-context checkpoint=\"cx-001\""));
     let doc = parse(&text);
     assert_eq!(element(&doc, "resume-log"), Some("memory:session-a.md"));
+    // Beside a compaction's summary, ctxmon's own material is not named.
+    let text = start(&w, "compact").expect("resumption context");
+    assert!(!text.contains("<resume-log>"), "{text}");
 
     // Without a log of its own, the context names none rather than b's.
     w.logs.delete(&SessionKey::from_raw("a")).unwrap();
-    let text = start(&w, "compact").expect("resumption context");
+    let text = start(&w, "resume").expect("resumption context");
     assert!(!text.contains("<resume-log>"), "{text}");
     assert!(!text.contains("session-b"), "{text}");
 }
 
 #[test]
-fn the_prompt_fallback_names_the_same_log() {
+fn the_prompt_fallback_names_no_other_sessions_log() {
     let mut w = World::new(InjectPolicy::Always);
     w.session = "a".into();
     *w.tail.0.borrow_mut() = tail("Refactor billing");
@@ -86,10 +90,9 @@ fn the_prompt_fallback_names_the_same_log() {
     w.script.usage(60_000);
     let text = w.prompt().additional_context.unwrap();
     assert!(text.contains("<resumption-context checkpoint="), "{text}");
-    assert!(
-        text.contains("<resume-log>memory:session-a.md</resume-log>"),
-        "{text}"
-    );
+    // The fallback sits beside the compaction's summary too: the facts, no log pointer.
+    assert!(!text.contains("<resume-log>"), "{text}");
+    assert!(!text.contains("session-b"), "{text}");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! short: 40–200 estimated tokens at every tier, a check `cargo xtask budgets` enforces.
 
 use ctxmon_domain::human::tokens;
-use ctxmon_domain::xml::escape_attr;
+use ctxmon_domain::xml::{escape_attr, escape_text};
 use ctxmon_domain::{FillEstimate, ThresholdTier, Thresholds};
 
 use crate::ports::AgentKind;
@@ -28,13 +28,36 @@ pub fn render_context_monitor(estimate: &FillEstimate, thresholds: &Thresholds) 
     render_context_monitor_for(estimate, thresholds, AgentKind::ClaudeCode)
 }
 
-/// Renders the tag for an estimate, its advice in `agent`'s words. Every interpolated value is
-/// escaped even though today they are all numbers or fixed words: the tag must stay
-/// well-formed whatever a future field holds.
+/// Renders the tag for an estimate, its advice in `agent`'s words (no resumption note named).
 pub fn render_context_monitor_for(
     estimate: &FillEstimate,
     thresholds: &Thresholds,
     agent: AgentKind,
+) -> String {
+    render_context_monitor_with(estimate, thresholds, agent, None)
+}
+
+/// The agent's resumption note as the tag names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoteHint<'a> {
+    /// Where the agent writes the note.
+    pub location: &'a str,
+    /// The note was written since the previous prompt: it describes the present.
+    pub fresh: bool,
+}
+
+/// The longest note path the tag names; a longer one would crowd the advice out, and the agent
+/// finds the note by its place in the project instead.
+const NOTE_PATH_CHARS: usize = 160;
+
+/// Renders the tag for an estimate, its advice in `agent`'s words; from WARNING up it names
+/// the agent's resumption note. Every interpolated value is escaped: the tag must stay
+/// well-formed whatever a path holds.
+pub fn render_context_monitor_with(
+    estimate: &FillEstimate,
+    thresholds: &Thresholds,
+    agent: AgentKind,
+    note: Option<NoteHint<'_>>,
 ) -> String {
     let tier = estimate.threshold_tier;
     let mut out = String::with_capacity(480);
@@ -55,7 +78,13 @@ pub fn render_context_monitor_for(
     out.push_str("\" source=\"");
     out.push_str(&escape_attr(estimate.source.key()));
     out.push_str("\">\n");
-    out.push_str(&recommended_action_for(estimate, agent));
+    let advice = match note {
+        Some(hint) if estimate.threshold_tier >= ThresholdTier::Warning => {
+            note_action(estimate, agent, hint)
+        }
+        _ => recommended_action_for(estimate, agent),
+    };
+    out.push_str(&escape_text(&advice));
     if let Some(next) = next_tier(tier) {
         let at = threshold_percent(thresholds.lower_bound(next));
         out.push_str(&format!(" {} begins at {at}%.", next.name()));
@@ -73,11 +102,7 @@ pub fn recommended_action(estimate: &FillEstimate) -> String {
 /// The tier-specific advice, naming `agent`'s list of steps.
 pub fn recommended_action_for(estimate: &FillEstimate, agent: AgentKind) -> String {
     // Past Claude Code's auto-compact point the room is 0; "about 0 tokens" would read as a bug.
-    let room = match estimate.tokens_until_auto_compact {
-        None => "Auto-compaction is off: the context will not be compacted for you.".to_string(),
-        Some(until) if until.get() == 0 => "Auto-compaction can start at any moment.".to_string(),
-        Some(until) => format!("About {} until auto-compaction.", tokens(until.get())),
-    };
+    let room = room_words(estimate);
     match estimate.threshold_tier {
         ThresholdTier::Nominal => "Context healthy; no action needed. Work normally.".to_string(),
         ThresholdTier::Low => "Context filling. Prefer targeted reads (line ranges, grep) over whole files; avoid large outputs.".to_string(),
@@ -88,6 +113,47 @@ pub fn recommended_action_for(estimate: &FillEstimate, agent: AgentKind) -> Stri
         ThresholdTier::Emergency => format!(
             "Stop starting new work. Write state now: goal, progress, next steps and the files being edited. {room}"
         ),
+    }
+}
+
+/// From WARNING up, the advice with the note: keep it current, then write it now, and (Claude
+/// Code, once it is fresh) that `/clear` now costs the user no wait.
+fn note_action(estimate: &FillEstimate, agent: AgentKind, hint: NoteHint<'_>) -> String {
+    let path = if hint.location.chars().count() <= NOTE_PATH_CHARS {
+        hint.location.to_string()
+    } else {
+        let name = hint.location.rsplit(['/', '\\']).next().unwrap_or_default();
+        format!(
+            ".ctxmon/notes/{}",
+            name.chars().take(80).collect::<String>()
+        )
+    };
+    let what = "at most about 150 words: goal, done, in progress, next, decisions, gotchas";
+    let room = room_words(estimate);
+    let clear = if hint.fresh && agent.description().clears_with_handback {
+        " Your note is current: the user can /clear instead of waiting for a compaction; the note is handed back."
+    } else {
+        ""
+    };
+    match estimate.threshold_tier {
+        ThresholdTier::Critical => format!(
+            "{room} Update your resumption note now: {path} ({what}). Then complete only the current step.{clear}"
+        ),
+        ThresholdTier::Emergency => format!(
+            "Stop starting new work. Update your resumption note now: {path} ({what}). {room}{clear}"
+        ),
+        _ => format!(
+            "Finish the current subtask. Keep your resumption note current in {path} ({what}); it is handed back after compaction. Avoid large reads."
+        ),
+    }
+}
+
+/// How much room is left before auto-compaction, in words.
+fn room_words(estimate: &FillEstimate) -> String {
+    match estimate.tokens_until_auto_compact {
+        None => "Auto-compaction is off: the context will not be compacted for you.".to_string(),
+        Some(until) if until.get() == 0 => "Auto-compaction can start at any moment.".to_string(),
+        Some(until) => format!("About {} until auto-compaction.", tokens(until.get())),
     }
 }
 

@@ -17,7 +17,7 @@ pub use resume_logs::{
     ResumeLogEntry, ResumeLogListing, ResumeLogStats, ResumeLogStore, SavedResumeLog,
     StoredResumeLog, sort_newest_first,
 };
-pub use stores::{Clock, EventLog, PayloadCheckStore, ProjectFiles, SessionStateStore};
+pub use stores::{Clock, EventLog, NoteFile, PayloadCheckStore, ProjectFiles, SessionStateStore};
 pub use transcript::{
     AgentKind, ChainScope, CompactionBoundary, PathOrigin, ScanLimits, TranscriptError,
     TranscriptErrorKind, TranscriptEvent, TranscriptReader, TranscriptReading, UsageRecord,

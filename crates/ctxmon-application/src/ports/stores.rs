@@ -1,4 +1,5 @@
-//! Ports for time, per-session state, the status line's payload comparison and the event log.
+//! Ports for time, per-session state, the status line's payload comparison, the event log and
+//! the files a handoff names (the agent's resumption note among them).
 
 use ctxmon_domain::{EventRecord, PayloadCheck, SessionKey, SessionState, Timestamp};
 
@@ -50,4 +51,32 @@ pub trait ProjectFiles {
     /// True when `path` (absolute, or relative to `project_dir`) is a regular file now. A
     /// directory, a missing path or one that cannot be looked at is not.
     fn is_file(&self, project_dir: &Path, path: &str) -> bool;
+
+    /// Where `session`'s resumption note is kept, as the agent should name it when it writes
+    /// the note (an absolute path); `None` where this store keeps no notes.
+    fn note_location(&self, _project_dir: &Path, _session: &SessionKey) -> Option<String> {
+        None
+    }
+
+    /// `session`'s resumption note: read only while it is a regular file inside the project,
+    /// at most `max_bytes` of it. `Ok(None)` when the agent has written none.
+    fn read_note(
+        &self,
+        _project_dir: &Path,
+        _session: &SessionKey,
+        _max_bytes: usize,
+    ) -> Result<Option<NoteFile>, PortError> {
+        Ok(None)
+    }
+}
+
+/// A resumption note as found on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteFile {
+    /// Its text (invalid UTF-8 replaced), at most the bytes asked for.
+    pub text: String,
+    /// When it was last written; `None` when the file system cannot say.
+    pub modified: Option<Timestamp>,
+    /// True when the file was longer than the bytes read.
+    pub cut: bool,
 }

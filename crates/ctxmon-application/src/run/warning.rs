@@ -108,6 +108,8 @@ pub enum Warning {
     },
     /// The resumption source file could not be read.
     SourceUnreadable(PortError),
+    /// The agent's resumption note could not be read (a link, not a file, an I/O error).
+    NoteUnreadable(PortError),
     /// The transcript's end could not be read (the reason).
     TailUnreadable(String),
     /// The transcript's start (for the session's goal) could not be read (the reason).
@@ -190,6 +192,7 @@ impl fmt::Display for Warning {
             PruneKept(why) => f.write_str(why),
             SourceProblem { path, problem } => write!(f, "{path}: {problem}"),
             SourceUnreadable(e) => write!(f, "resumption source unreadable: {e}"),
+            NoteUnreadable(e) => write!(f, "resumption note unreadable: {e}"),
             TailUnreadable(e) => write!(f, "transcript tail unreadable: {e}"),
             HeadUnreadable(e) => write!(f, "transcript start unreadable: {e}"),
             GitHeadUnreadable => f.write_str(

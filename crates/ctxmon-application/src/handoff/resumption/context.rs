@@ -9,7 +9,7 @@
 
 use ctxmon_domain::human::{plural, thousands};
 use ctxmon_domain::xml::{escape_attr, escape_text};
-use ctxmon_domain::{CheckpointData, ResumptionOrigin, ResumptionState};
+use ctxmon_domain::{AgentNote, CheckpointData, ResumptionOrigin, ResumptionState};
 
 use super::context_items::{
     COMMAND_CAP, created_lines, done_tag, failure_text, files_to_read, progress, quality_tag,
@@ -38,6 +38,9 @@ const RULE_CAP: usize = 320;
 const LEFT_OUT_ROOM: &str = "<left-out>3 items in progress, 12 next steps, 14 more files, 8 completed items, the first request: ctxmon checkpoint show cx-0000000000</left-out>\n";
 /// A failure: the command and the lines that say what failed.
 const FAILURE_CAP: usize = 700;
+/// The agent's note, with the line that says when it was written: about 150 words asked for,
+/// room for 250.
+const NOTE_CAP: usize = 1_600;
 
 /// What [`render_resumption_context`] renders from.
 #[derive(Debug, Clone, Copy)]
@@ -46,6 +49,23 @@ pub struct ResumptionInput<'a> {
     pub checkpoint: &'a CheckpointData,
     /// The resume log of the checkpoint's session, when it has one.
     pub resume_log: Option<&'a str>,
+    /// Whether the agent also gets its own summary of the work.
+    pub mode: HandBackMode,
+}
+
+/// Whether the hand-back sits beside the agent's own summary or stands alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HandBackMode {
+    /// After a compaction the agent gets its model's summary, which always restates the
+    /// request, the reply, the plan and what was under way. Beside it the hand-back carries
+    /// only what such a summary lacks: the agent's own note and facts checked against what
+    /// happened after them (rules verbatim, declined calls, commands that work and lessons,
+    /// environment, the unresolved failure, the files in use).
+    #[default]
+    BesideSummary,
+    /// A new session (`/clear`, a restart, a resume) gets no summary: the hand-back is all it
+    /// has, so it also says what is asked now, what was under way and what comes next.
+    Alone,
 }
 
 /// Renders the tag, or an empty string when the checkpoint carries no resumption state.
@@ -60,13 +80,25 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     let mut w = BudgetWriter::new(RESUMPTION_MAX_TOKENS, &format!("{CLOSING}{LEFT_OUT_ROOM}"));
     w.raw(&opening_tag(cp, state, &id));
     let shown = Shown::of(cp, state);
-    // In the order a resuming agent needs them: what is asked now, the user's rules, what was
-    // under way and what comes next, what is broken, where things are, what is done, and last
-    // how the session began.
-    let mut sections = what_is_asked(state, &shown);
+    // The agent's own note leads: it is what the agent itself judged worth keeping.
+    let mut sections = the_note(&shown);
+    if input.mode == HandBackMode::BesideSummary {
+        // Only what a model's summary lacks, checked against what came after it.
+        sections.extend(rules_and_decisions(&shown, &id));
+        sections.extend(lessons(state, &id));
+        sections.extend(what_is_broken(&shown));
+        sections.extend(where_things_are(state, &shown, &id));
+        write_within_room(&mut w, &sections);
+        return w.finish(CLOSING);
+    }
+    // Alone, in the order a resuming agent needs them: what is asked now, the user's rules,
+    // what was under way and what comes next, what is broken, where things are, what is done,
+    // and last how the session began.
+    sections.extend(what_is_asked(state, &shown));
     sections.extend(rules_and_decisions(&shown, &id));
     sections.extend(under_way(&shown, &id));
     sections.extend(what_is_broken(&shown));
+    sections.extend(lessons(state, &id));
     sections.extend(where_things_are(state, &shown, &id));
     sections.extend(what_is_done(state, &shown, &id));
     sections.extend(how_it_began(&shown));
@@ -77,6 +109,43 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     }
     let closing = closing(&left_out, &id, w.remaining());
     w.finish(&closing)
+}
+
+/// The agent's own note, then what the transcript shows happened after it was written (the
+/// user's later requests verbatim, the files edited since): a note older than the newest
+/// request never stands alone as the present.
+fn the_note<'a>(shown: &'a Shown<'a>) -> Vec<Section<'a>> {
+    let Some(note) = &shown.note else {
+        return Vec::new();
+    };
+    let mut sections = vec![Section::element(
+        "your-note",
+        &note.text,
+        NOTE_CAP,
+        FIRST_CAP,
+    )];
+    if !note.since.is_empty() {
+        sections.push(Section::list(
+            list(
+                "since-your-note",
+                ("later event", "later events"),
+                "",
+                texts(&note.since),
+            ),
+            ITEM_CAP,
+            FIRST_CAP,
+        ));
+    }
+    sections
+}
+
+/// "use `X`, not `Y`": commands that failed as written and the variant that worked.
+fn lessons<'a>(state: &'a ResumptionState, id: &'a str) -> Vec<Section<'a>> {
+    vec![Section::list(
+        list("lessons", ("lesson", "lessons"), id, texts(&state.lessons)),
+        RULE_CAP,
+        FIRST_CAP,
+    )]
 }
 
 /// `<resumption-context checkpoint=… sequence=… fill-at-compaction=… trigger=… created=…
@@ -116,6 +185,48 @@ struct Shown<'s> {
     quality: Option<String>,
     first: Option<&'s str>,
     created: Vec<String>,
+    /// The agent's note as shown, and what happened since it was written.
+    note: Option<NoteShown>,
+}
+
+/// The note as the hand-back shows it.
+struct NoteShown {
+    /// A line on when and where it was written, then its text.
+    text: String,
+    /// The user's requests and the files edited after it.
+    since: Vec<String>,
+}
+
+impl NoteShown {
+    fn of(note: &AgentNote) -> Option<NoteShown> {
+        let body = note.text.trim();
+        if body.is_empty() {
+            return None;
+        }
+        let when = note
+            .written_at
+            .as_deref()
+            .map(|t| format!(" at {}", t.chars().take(40).collect::<String>()))
+            .unwrap_or_default();
+        let age = if note.is_older_than_newest_request() {
+            ", before the user's newest request: what follows it is newer"
+        } else {
+            ""
+        };
+        let text = format!(
+            "(written by you{when}{age}; {})\n{body}",
+            note.location.chars().take(300).collect::<String>()
+        );
+        let mut since: Vec<String> = note
+            .requests_after
+            .iter()
+            .map(|r| format!("the user asked: \"{}\"", r.trim()))
+            .collect();
+        if !note.files_after.is_empty() {
+            since.push(format!("edited since: {}", note.files_after.join(", ")));
+        }
+        Some(NoteShown { text, since })
+    }
 }
 
 impl<'s> Shown<'s> {
@@ -141,6 +252,7 @@ impl<'s> Shown<'s> {
             // never called the goal, because the work may have moved on since.
             first: state.goal.as_deref().filter(|g| at_hand.is_other(g)),
             created: created_lines(state),
+            note: state.note.as_ref().and_then(NoteShown::of),
         }
     }
 }
@@ -179,7 +291,13 @@ fn what_is_asked<'a>(state: &'a ResumptionState, shown: &'a Shown<'a>) -> Vec<Se
         sections.push(Section::element(tag, text, REQUEST_CAP, FIRST_CAP));
     }
     if let Some(text) = &shown.latest_reply {
-        sections.push(Section::element("latest-reply", text, ITEM_CAP, FIRST_CAP));
+        // The reply is the request now, read with the proposal it answers.
+        let tag = if shown.at_hand.current.is_none() {
+            "current-request"
+        } else {
+            "latest-reply"
+        };
+        sections.push(Section::element(tag, text, ITEM_CAP + 200, FIRST_CAP));
     }
     let answer = state
         .intent

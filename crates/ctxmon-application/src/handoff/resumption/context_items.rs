@@ -138,6 +138,10 @@ pub(super) fn progress(
         }
         match todo.status.as_str() {
             "completed" => done.push(todo.content.clone()),
+            super::tail::UNVERIFIED => in_progress.push(format!(
+                "{} ({noun}: marked completed after a failure that nothing resolved)",
+                todo.content
+            )),
             "in_progress" => in_progress.push(format!("{} ({noun})", todo.content)),
             _ => next.push(todo.content.clone()),
         }

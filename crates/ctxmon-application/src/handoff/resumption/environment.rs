@@ -3,8 +3,62 @@
 //! model's summary tends to lose and the next command needs.
 
 /// The identifiers a command that worked names: its container, database, host and port,
-/// virtualenv.
+/// virtualenv. Each value is an identifier as written, never a shell token: a redirection
+/// (`2>&1`), a variable, a glob or a placeholder is not a database name.
 pub(crate) fn environment_facts(command: &str) -> Vec<String> {
+    raw_facts(command)
+        .into_iter()
+        .filter(|fact| {
+            let value = fact.split_once(": ").map_or("", |(_, v)| v);
+            let value = value.split(" (").next().unwrap_or(value);
+            // A folder may have spaces in its name; nothing else may.
+            if fact.starts_with("working folder: ") {
+                is_identifier(&value.replace(' ', "_"))
+            } else {
+                is_identifier(value)
+            }
+        })
+        .collect()
+}
+
+/// A value that names one thing: letters, digits and `_ . - : @ / ~ +`, not a flag, at most
+/// 120 characters. Shell syntax (`>`, `&`, `|`, `$`, `*`, `<`, quotes, `` ` ``) never is.
+fn is_identifier(value: &str) -> bool {
+    let n = value.chars().count();
+    (1..=120).contains(&n)
+        && !value.starts_with('-')
+        && value.chars().any(char::is_alphanumeric)
+        && value
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_.-:@/~+\\".contains(c))
+}
+
+/// The folder a `cd DIR && …` line works in, as written (a quoted path whole, spaces and
+/// all): the root a summary tends to lose, and the next command needs.
+fn folder_fact(command: &str) -> Option<String> {
+    let rest = command.trim_start().strip_prefix("cd ")?.trim_start();
+    let (dir, after) = match rest.chars().next()? {
+        q @ ('"' | '\'') => {
+            let end = rest[1..].find(q)? + 1;
+            (&rest[1..end], &rest[end + 1..])
+        }
+        _ => {
+            let end = rest.find(char::is_whitespace)?;
+            (&rest[..end], &rest[end..])
+        }
+    };
+    let joined = after.trim_start().starts_with("&&");
+    (joined && !dir.is_empty() && !dir.contains(['$', '`', '*']))
+        .then(|| format!("working folder: {dir}"))
+}
+
+fn raw_facts(command: &str) -> Vec<String> {
+    let mut facts: Vec<String> = folder_fact(command).into_iter().collect();
+    facts.extend(word_facts(command));
+    facts
+}
+
+fn word_facts(command: &str) -> Vec<String> {
     let words: Vec<&str> = command
         .split_whitespace()
         .map(|w| w.trim_matches(['"', '\'', ';', ')', '(']))

@@ -10,10 +10,12 @@
 //! Text is kept as data: `</resumption-context>` or `&` in a summary come through verbatim.
 //! Escaping is the generators' job, at the moment text is put into a tag.
 
+mod checked;
 mod commands;
 pub mod context;
 mod context_items;
 mod environment;
+mod note;
 mod pointers;
 pub(crate) mod present;
 mod rules;
@@ -22,6 +24,8 @@ mod tail;
 mod text;
 mod work;
 
+pub use note::NOTE_MAX_BYTES;
+pub(crate) use note::note_of;
 pub use section::from_section;
 pub use tail::{
     CONCLUSIONS, TranscriptHead, commands_run, completed_work, conclusions, derive_from_tail,

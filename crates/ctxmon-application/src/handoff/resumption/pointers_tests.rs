@@ -89,9 +89,12 @@ fn a_runtime_that_is_not_there_and_the_one_that_worked() {
         &[],
     );
     assert_eq!(
-        p.environment,
-        ["python is not usable here; python3 worked instead"]
+        p.lessons,
+        [
+            "use `python3 manage.py migrate`, not `python manage.py migrate` (bash: python: command not found)"
+        ]
     );
+    assert!(p.environment.is_empty(), "{:?}", p.environment);
     // A `cd` before the command is not the program that was missing.
     let p = pointers(
         &[

@@ -169,8 +169,44 @@ pub(crate) fn what_reply_answers(records: &[TranscriptRecord]) -> Option<String>
             RecordBody::Request(q) if q.kind.is_real() => Some(None),
             _ => None,
         })??;
-    let question = last_question(before).unwrap_or_else(|| last_paragraph(before));
+    let question = numbered_options(before)
+        .or_else(|| last_question(before))
+        .unwrap_or_else(|| last_paragraph(before));
     capped(question, ANSWERED_CHARS)
+}
+
+/// When the text ends with numbered options ("1. Fix the tests 2. Write the report … Which
+/// one?"), the options with the line that introduces them: a reply "1" or "2 and 3" means
+/// nothing without all of them. Only options in the text's last lines count.
+fn numbered_options(text: &str) -> Option<&str> {
+    let lines: Vec<(usize, &str)> = text
+        .trim_end()
+        .lines()
+        .scan(0usize, |at, line| {
+            let start = *at;
+            *at += line.len() + 1;
+            Some((start, line))
+        })
+        .collect();
+    let is_option = |line: &str, n: u32| {
+        let t = line.trim_start().trim_start_matches(['*', '#', ' ']);
+        t.strip_prefix(&n.to_string())
+            .is_some_and(|rest| rest.starts_with(['.', ')', ':']))
+    };
+    let first = lines.iter().rposition(|(_, l)| is_option(l, 1))?;
+    // The options must end the text: at most a question or a short line after the last one.
+    let last_option = lines
+        .iter()
+        .rposition(|(_, l)| (2..=9).any(|n| is_option(l, n)) || is_option(l, 1))?;
+    if last_option < first || lines.len() - last_option > 4 {
+        return None;
+    }
+    let intro = first.saturating_sub(1);
+    let from = lines
+        .get(intro)
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map_or(lines[first].0, |(at, _)| *at);
+    text.get(from..).map(str::trim)
 }
 
 /// The last sentence that ends with a question mark, with the sentence before it when it is
@@ -357,13 +393,16 @@ impl<'a> AtHand<'a> {
     pub(crate) fn of(requests: &'a [String], answers: Option<&'a str>) -> AtHand<'a> {
         let newest = requests.last().map(String::as_str);
         let reply = newest.filter(|r| is_short_reply(r) && answers.is_some());
+        // A short reply with the proposal it answers says what is asked. The request before it
+        // is the task only when it asked for work: a question before it was answered long
+        // since, and another short reply says nothing on its own.
         let current = match reply {
             Some(_) => requests
                 .iter()
                 .rev()
-                .skip(1)
+                .nth(1)
                 .map(String::as_str)
-                .find(|r| !is_bare_reply(r)),
+                .filter(|r| !is_short_reply(r) && !r.trim_end().ends_with(['?', '？'])),
             None => newest,
         };
         AtHand {

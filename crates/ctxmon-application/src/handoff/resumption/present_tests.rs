@@ -114,3 +114,56 @@ fn a_plan_the_user_stopped_is_not_the_agents_newest_words() {
     ]);
     assert_eq!(s.intent, None);
 }
+
+#[test]
+fn an_answered_question_before_a_short_reply_is_never_the_current_request() {
+    // The question was answered; the agent then proposed next steps, and the user agreed.
+    let s = derive_from_tail(&[
+        request("What does the fill line count?"),
+        text("It counts input and cache tokens.\n\nShall I add the breakdown to the report?"),
+        request("yes"),
+    ]);
+    let at = AtHand::of(&s.last_user_requests, s.request_answers.as_deref());
+    assert_eq!(at.current, None);
+    assert!(
+        at.reply_line()
+            .unwrap()
+            .contains("Shall I add the breakdown")
+    );
+    // Another short reply before it says nothing on its own either.
+    let s = derive_from_tail(&[
+        request("option 2 and 3"),
+        text("Done: both are fixed. Next I can 1. run the tests 2. write the report 3. push"),
+        request("1-3 is okay"),
+    ]);
+    let at = AtHand::of(&s.last_user_requests, s.request_answers.as_deref());
+    assert_eq!(at.current, None);
+    // A request for work before the reply stays the task.
+    let s = derive_from_tail(&[
+        request("Move the session store to per-session folders"),
+        text("One file or one per session? Shall I use one per session?"),
+        request("sí"),
+    ]);
+    let at = AtHand::of(&s.last_user_requests, s.request_answers.as_deref());
+    assert_eq!(
+        at.current,
+        Some("Move the session store to per-session folders")
+    );
+}
+
+#[test]
+fn a_reply_to_numbered_options_comes_with_all_of_them() {
+    let s = derive_from_tail(&[
+        request("what next?"),
+        text(
+            "All six fixes are in.\n\nOptions:\n1. Fix the failing tests\n2. Run coverage\n3. Write the audit report\n\nWhich one?",
+        ),
+        request("1"),
+    ]);
+    let answers = s.request_answers.unwrap();
+    assert!(
+        answers.starts_with("Options:\n1. Fix the failing tests"),
+        "{answers}"
+    );
+    assert!(answers.ends_with("Which one?"), "{answers}");
+}

@@ -198,51 +198,169 @@ const STOPWORDS: &[&str] = &[
     "siempre", "solo", "para", "como", "pero",
 ];
 
+/// Words that make an instruction standing rather than about the step at hand ("never run
+/// git", "from now on use pnpm", "remember: the data is in UTC"), in the languages real
+/// sessions use. Matched on word boundaries where words have them.
+const STANDING: &[&str] = &[
+    "always",
+    "never",
+    "from now on",
+    "from here on",
+    "going forward",
+    "remember",
+    "keep in mind",
+    "don't ever",
+    "do not ever",
+    "don't keep",
+    "every time",
+    "each time",
+    "whenever",
+    "in the future",
+    "at all times",
+    "siempre",
+    "nunca",
+    "jamás",
+    "a partir de ahora",
+    "de ahora en adelante",
+    "recuerda",
+    "no vuelvas a",
+    "cada vez que",
+    "总是",
+    "永远",
+    "始终",
+    "以后",
+    "从现在起",
+    "从现在开始",
+    "记住",
+    "每次",
+    "一律",
+    "绝不",
+    "千万不要",
+    "不要再",
+    "别再",
+];
+
+/// Words that make an instruction last only a while ("don't push yet", "for now only
+/// review"): it is about the present step, and the work moves past it.
+const TEMPORARY: &[&str] = &[
+    " yet",
+    "for now",
+    "right now",
+    "for the moment",
+    "this time",
+    "until ",
+    "todavía",
+    "aún",
+    "por ahora",
+    "de momento",
+    "暂时",
+    "先不",
+    "目前",
+];
+
 /// The user's rules from their requests (oldest first), after those carried from before the
 /// tail (newest first), as kept in a state: newest first, at most [`MAX_RULES`].
+///
+/// Only what the user framed as standing counts ("always", "never", "from now on",
+/// "remember", …), or an instruction said in more than one message: a one-off instruction
+/// about the task at hand ("ensure min-width also", "don't change it yet, just review") is not
+/// a rule, and showing it as one after a compaction makes the agent hold to what the user
+/// has moved past. A rule a later message takes back is dropped, not kept beside its
+/// replacement.
 pub(crate) fn standing_rules(carried: &[String], requests: &[&str]) -> Vec<String> {
     // Oldest first while they are gathered, so that a later message can take back an earlier
-    // rule.
-    let mut rules: Vec<String> = carried.iter().rev().cloned().collect();
-    for request in requests {
+    // rule. Carried rules passed this filter when they were first found.
+    let mut rules: Vec<Candidate> = carried
+        .iter()
+        .rev()
+        .map(|r| Candidate {
+            text: original(r).to_string(),
+            message: None,
+            standing: true,
+        })
+        .collect();
+    for (k, request) in requests.iter().enumerate() {
         let sentences = own_sentences(request);
-        if let Some(permission) = sentences.iter().find(|s| says_permission(s)) {
-            let permission = capped(permission, RULE_CHARS).unwrap_or_default();
-            let mut replaced = Vec::new();
-            rules.retain(|r| {
-                let restricts = is_restriction(r);
-                if restricts {
-                    replaced.push(r.clone());
-                }
-                !restricts
-            });
-            if let Some(last) = replaced.last() {
-                rules.push(format!("{permission} (replaces: {})", original(last)));
-            }
+        if sentences.iter().any(|s| says_permission(s)) {
+            rules.retain(|r| !is_restriction(&r.text));
         }
         for sentence in sentences.iter().filter(|s| is_rule(s)) {
             let Some(rule) = capped(sentence, RULE_CHARS) else {
                 continue;
             };
-            let reverses = has_any(&rule.to_lowercase(), REVERSALS);
-            let mut replaced = None;
-            rules.retain(|r| {
-                let same = same_rule(r, &rule);
-                let overridden = reverses && about_the_same(r, &rule);
-                if overridden && !same {
-                    replaced = Some(original(r).to_string());
-                }
-                !(same || overridden)
+            let lower = rule.to_lowercase();
+            let reverses = has_any(&lower, REVERSALS);
+            // Said before, in another message: the user means it to hold.
+            let repeated = rules.iter().any(|r| {
+                r.message != Some(k)
+                    && (same_rule(&r.text, &rule) || shares_two_words(&r.text, &rule))
             });
-            rules.push(match replaced {
-                Some(old) => format!("{rule} (replaces: {old})"),
-                None => rule,
+            rules.retain(|r| {
+                !(same_rule(&r.text, &rule) || (reverses && about_the_same(&r.text, &rule)))
+            });
+            let temporary = has_any(&format!(" {lower}"), TEMPORARY);
+            rules.push(Candidate {
+                standing: !temporary && (repeated || is_standing(&lower)),
+                text: rule,
+                message: Some(k),
             });
         }
     }
-    rules.reverse();
-    rules.truncate(MAX_RULES);
-    rules
+    let mut kept: Vec<String> = rules
+        .into_iter()
+        .filter(|r| r.standing)
+        .map(|r| r.text)
+        .collect();
+    kept.reverse();
+    kept.truncate(MAX_RULES);
+    kept
+}
+
+/// A rule found so far: its words, the message it came from (`None`: carried), and whether it
+/// is standing.
+struct Candidate {
+    text: String,
+    message: Option<usize>,
+    standing: bool,
+}
+
+/// Whether a lower-cased sentence frames itself as standing (see [`STANDING`]).
+fn is_standing(lower: &str) -> bool {
+    STANDING.iter().any(|marker| {
+        if !marker.is_ascii() {
+            return lower.contains(marker);
+        }
+        lower.match_indices(marker).any(|(at, _)| {
+            let before = lower[..at].chars().next_back();
+            let after = lower[at + marker.len()..].chars().next();
+            before.is_none_or(|c| !c.is_alphanumeric())
+                && after.is_none_or(|c| !c.is_alphanumeric())
+        })
+    })
+}
+
+/// Two instructions about the same things: two words of substance in common (three letters
+/// are enough: `npm`, `git`, `css`).
+fn shares_two_words(a: &str, b: &str) -> bool {
+    const THIN: &[&str] = &[
+        "use", "not", "the", "and", "for", "don't", "dont", "but", "all", "any", "you",
+    ];
+    let words = |s: &str| -> HashSet<String> {
+        s.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+            .filter(|w| w.chars().count() >= 3 && !STOPWORDS.contains(w) && !THIN.contains(w))
+            .map(str::to_string)
+            .collect()
+    };
+    words(a).intersection(&words(b)).count() >= 2
+}
+
+fn content_words(s: &str) -> HashSet<String> {
+    s.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+        .filter(|w| w.chars().count() >= 4 && !STOPWORDS.contains(w))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The sentences of a request the user wrote themselves, as far as can be told: of a long
@@ -272,8 +390,14 @@ pub(crate) fn is_rule(sentence: &str) -> bool {
     if !(6..=RULE_CHARS).contains(&n) || t.ends_with(['?', '？']) {
         return false;
     }
-    let lower = without_fillers(&t.to_lowercase());
-    OPENINGS.iter().any(|o| lower.starts_with(o))
+    let raw = t.to_lowercase();
+    let lower = without_fillers(&raw);
+    // "Remember: the data is in UTC", "always run the linter": framed as standing from the
+    // first word.
+    STANDING
+        .iter()
+        .any(|m| raw.starts_with(m) || lower.starts_with(m))
+        || OPENINGS.iter().any(|o| lower.starts_with(o))
         || spanish_negative_imperative(&lower)
         || has_any(&lower, INSIDE)
         || (lower.starts_with("use ") && has_any(&lower, &[" instead", " not ", " only"]))
@@ -340,14 +464,7 @@ fn same_rule(a: &str, b: &str) -> bool {
 
 /// Two rules share a word that names what they are about.
 fn about_the_same(a: &str, b: &str) -> bool {
-    let words = |s: &str| -> HashSet<String> {
-        s.to_lowercase()
-            .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
-            .filter(|w| w.chars().count() >= 4 && !STOPWORDS.contains(w))
-            .map(str::to_string)
-            .collect()
-    };
-    !words(original(a)).is_disjoint(&words(b))
+    !content_words(original(a)).is_disjoint(&content_words(b))
 }
 
 fn has_any(text: &str, needles: &[&str]) -> bool {

@@ -13,46 +13,67 @@ fn rules_said_in_passing_are_kept_verbatim_newest_first() {
         "Restore from backup, not git",
         "don't keep asking me to confirm safe operations",
         "Why does the build fail?",
+        "Remember: the timestamps in the CSV are UTC",
     ]);
     assert_eq!(
         r,
         [
+            "Remember: the timestamps in the CSV are UTC",
             "don't keep asking me to confirm safe operations",
-            "Restore from backup, not git",
             "Never run git commands.",
         ]
     );
 }
 
 #[test]
-fn spanish_and_chinese_rules_count() {
+fn a_one_off_instruction_about_the_task_at_hand_is_not_a_rule() {
+    // Seen shown as standing rules after a compaction, and followed against the user's next
+    // message.
     let r = rules(&[
-        "No uses npm, usa pnpm",
-        "不要修改测试文件。",
-        "No sé por qué falla",
+        "ensure min-width also",
+        "don't change it yet, just review",
+        "Only the header for now",
+        "ok now change it",
     ]);
-    assert_eq!(r, ["不要修改测试文件。", "No uses npm, usa pnpm"]);
+    assert!(r.is_empty(), "{r:?}");
+    // "yet" makes even a strong word temporary.
+    assert!(rules(&["Don't work in OneDrive yet"]).is_empty());
 }
 
 #[test]
-fn a_rule_taken_back_is_replaced_by_the_newer_words() {
-    let r = rules(&["Analyze only, don't execute anything", "ok, do it yourself"]);
-    assert_eq!(
-        r,
-        ["ok, do it yourself (replaces: Analyze only, don't execute anything)"]
-    );
+fn an_instruction_said_in_two_messages_stands() {
+    let r = rules(&[
+        "use pnpm, not npm",
+        "fix the lockfile",
+        "I said: use pnpm for installs, not npm",
+    ]);
+    assert_eq!(r, ["I said: use pnpm for installs, not npm"]);
+}
+
+#[test]
+fn spanish_and_chinese_rules_count() {
+    let r = rules(&[
+        "Nunca uses npm, usa pnpm",
+        "永远不要修改测试文件。",
+        "No sé por qué falla",
+        "No uses la rama main todavía",
+    ]);
+    assert_eq!(r, ["永远不要修改测试文件。", "Nunca uses npm, usa pnpm"]);
+}
+
+#[test]
+fn a_rule_taken_back_is_dropped() {
+    let r = rules(&["Never execute anything, analyze only", "ok, do it yourself"]);
+    assert!(r.is_empty(), "{r:?}");
     let r = rules(&["Always use tabs", "Actually, use spaces instead of tabs"]);
-    assert_eq!(
-        r,
-        ["Actually, use spaces instead of tabs (replaces: Always use tabs)"]
-    );
+    assert!(r.is_empty(), "{r:?}");
 }
 
 #[test]
 fn rules_carried_from_an_earlier_compaction_stay_older_than_the_tail() {
     let carried = vec!["Never push to main".to_string()];
-    let r = standing_rules(&carried, &["Don't touch the migrations"]);
-    assert_eq!(r, ["Don't touch the migrations", "Never push to main"]);
+    let r = standing_rules(&carried, &["Never touch the migrations"]);
+    assert_eq!(r, ["Never touch the migrations", "Never push to main"]);
     // The same rule said again is one rule, at its newest place.
     let r = standing_rules(&carried, &["never push to main"]);
     assert_eq!(r, ["never push to main"]);

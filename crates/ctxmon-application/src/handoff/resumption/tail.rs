@@ -9,7 +9,7 @@
 //! wrote are real changes, though: the resume log lists them apart
 //! ([`files_written_by_subagents`]).
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::ops::ControlFlow;
 
 use ctxmon_domain::resume_log::cut_at_boundary;
@@ -22,7 +22,7 @@ use super::present::{
 };
 use super::rules::standing_rules;
 use super::text::{capped, dedup_keep_last, path_str};
-use super::work::{add_work, excerpt_within, unresolved_failures};
+use super::work::{add_work, excerpt_within, unresolved_failures, unresolved_failures_at};
 use super::{
     LAST_USER_REQUESTS, MAX_ERROR_CHARS, MAX_LIST_ITEMS, MAX_MISSION_CHARS, MAX_TEXT_CHARS,
 };
@@ -82,6 +82,14 @@ pub fn derive_from_tail(records: &[TranscriptRecord]) -> ResumptionState {
         ..ResumptionState::default()
     };
     add_work(records, &mut state);
+    // An item ticked off after a failure that nothing resolved is the agent's word, not a
+    // result: it stays open.
+    let unverified = completed_after_failure(records);
+    for todo in &mut state.todos {
+        if todo.status == "completed" && unverified.contains(&todo.content) {
+            todo.status = UNVERIFIED.to_string();
+        }
+    }
     add_present(records, &mut state);
     state.todo_noun = todo_noun.map(str::to_string);
     state
@@ -107,6 +115,7 @@ fn add_present(records: &[TranscriptRecord], state: &mut ResumptionState) {
     state.files_created = found.files_created;
     state.commands_ok = found.commands_ok;
     state.environment = found.environment;
+    state.lessons = found.lessons;
 }
 
 /// The user's rules from the records' typed requests, after `carried` (newest first, from an
@@ -294,13 +303,14 @@ pub fn errors_seen(records: &[TranscriptRecord]) -> Vec<String> {
 /// later list may drop it, the work stays done) and every completed task of the task tools,
 /// in the order they were first completed, at most the newest [`MAX_LIST_ITEMS`].
 pub fn completed_work(records: &[TranscriptRecord], tasks: &[Todo]) -> Vec<String> {
+    let unverified = completed_after_failure(records);
     let todos = main_chain(records)
         .filter_map(|r| match &r.body {
             RecordBody::ToolCall(c) if c.kind == ToolKind::TodoList => c.todos.as_deref(),
             _ => None,
         })
         .flatten()
-        .filter(|t| t.status == "completed")
+        .filter(|t| t.status == "completed" && !unverified.contains(&t.content))
         .map(|t| t.content.as_str());
     let tasks = tasks
         .iter()
@@ -314,6 +324,63 @@ pub fn completed_work(records: &[TranscriptRecord], tasks: &[Todo]) -> Vec<Strin
         .collect();
     let over = done.len().saturating_sub(MAX_LIST_ITEMS);
     done.into_iter().skip(over).collect()
+}
+
+/// The status a hand-back gives an item marked completed after a failure nothing resolved.
+pub const UNVERIFIED: &str = "completed_after_failure";
+
+/// The todo items first marked completed after a failure that is still unresolved and names
+/// the same thing (a word of the item in the failed command or its output): the agent ticked
+/// them off, but what failed says the work may not be done (a conversion that errored, a
+/// table that was never filled).
+pub fn completed_after_failure(records: &[TranscriptRecord]) -> HashSet<String> {
+    let failures = unresolved_failures_at(records);
+    if failures.is_empty() {
+        return HashSet::new();
+    }
+    let mut done_before: HashSet<&str> = HashSet::new();
+    let mut suspect = HashSet::new();
+    for (i, record) in records.iter().enumerate() {
+        if record.sidechain {
+            continue;
+        }
+        let RecordBody::ToolCall(call) = &record.body else {
+            continue;
+        };
+        let Some(list) = call
+            .todos
+            .as_deref()
+            .filter(|_| call.kind == ToolKind::TodoList)
+        else {
+            continue;
+        };
+        for todo in list.iter().filter(|t| t.status == "completed") {
+            let failed_on_it = failures.iter().any(|(at, f)| {
+                *at < i && shares_a_word(&todo.content, &format!("{} {}", f.command, f.excerpt))
+            });
+            if failed_on_it && !done_before.contains(todo.content.as_str()) {
+                suspect.insert(todo.content.clone());
+            }
+            done_before.insert(&todo.content);
+        }
+    }
+    suspect
+}
+
+/// Whether `item` and `text` share a word of three letters or more that is not a common one.
+fn shares_a_word(item: &str, text: &str) -> bool {
+    const COMMON: &[&str] = &[
+        "the", "and", "for", "with", "from", "into", "all", "add", "new", "use", "run", "fix",
+        "file", "files", "test", "tests", "make", "update", "create", "check",
+    ];
+    let words = |s: &str| -> HashSet<String> {
+        s.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 3 && !COMMON.contains(w))
+            .map(str::to_string)
+            .collect()
+    };
+    !words(item).is_disjoint(&words(text))
 }
 
 /// How many of the assistant's conclusions a resume log's findings keep.

@@ -75,9 +75,19 @@ pub(crate) fn add_work(records: &[TranscriptRecord], state: &mut ResumptionState
     fill(work, state);
 }
 
+/// Each failure nothing has resolved yet, with where it stands in `records`.
+pub(crate) fn unresolved_failures_at(records: &[TranscriptRecord]) -> Vec<(usize, Failure)> {
+    scan(records)
+        .open
+        .into_iter()
+        .map(|f| (f.at, f.failure))
+        .collect()
+}
+
 fn scan(records: &[TranscriptRecord]) -> Work<'_> {
     let mut work = Work::default();
-    for record in records {
+    for (i, record) in records.iter().enumerate() {
+        work.at = i;
         if let Some(branch) = &record.git_branch {
             work.branch = Some(branch);
         }
@@ -141,6 +151,8 @@ struct OpenFailure {
     check: Option<String>,
     program: Option<String>,
     failure: Failure,
+    /// Where the failure is in the records.
+    at: usize,
 }
 
 impl OpenFailure {
@@ -181,6 +193,8 @@ struct Work<'a> {
     constraints: Vec<String>,
     silent_declines: Vec<String>,
     branch: Option<&'a str>,
+    /// The record being scanned.
+    at: usize,
 }
 
 impl<'a> Work<'a> {
@@ -321,6 +335,7 @@ impl<'a> Work<'a> {
                     command: shown,
                     excerpt: excerpt(&result.text),
                 },
+                at: self.at,
             };
             self.open.retain(|f| f.key != open.key);
             self.open.push(open.clone());

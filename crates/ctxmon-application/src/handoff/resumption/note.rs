@@ -1,0 +1,133 @@
+//! The agent's own resumption note, as a checkpoint keeps it: its text (trimmed, capped), when
+//! it was written, and what the transcript shows happened after that — the user's later
+//! requests verbatim and the files edited since. The agent knows best what matters; the
+//! transcript knows what the note cannot, so a note never outranks what came after it.
+//!
+//! Where the note stands in the transcript: the newest write of the note's file the agent
+//! made through a file tool; without one (a shell wrote it, or the write is older than the
+//! tail), the file's modification time against the records' timestamps.
+
+use ctxmon_domain::{AgentNote, Timestamp};
+
+use super::text::{capped, dedup_keep_last, path_str};
+use crate::ports::{NoteFile, RecordBody, ToolKind, TranscriptRecord};
+
+/// The most of a note file that is read: several times the 150 words asked for, so a long
+/// note is cut here rather than read whole.
+pub const NOTE_MAX_BYTES: usize = 16 * 1024;
+/// The most of a note that is kept.
+const NOTE_CHARS: usize = 1_500;
+/// Of the requests after the note, the newest this many are kept, each capped.
+const REQUESTS_AFTER: usize = 3;
+const REQUEST_AFTER_CHARS: usize = 400;
+/// The most files edited after the note that are kept.
+const FILES_AFTER: usize = 8;
+
+/// The note `file` at `location`, with what `records` (the transcript's tail, oldest first)
+/// show after it; `None` when the note says nothing.
+pub(crate) fn note_of(
+    file: &NoteFile,
+    location: &str,
+    records: &[TranscriptRecord],
+) -> Option<AgentNote> {
+    let text = note_text(&file.text, file.cut)?;
+    let after = position_after(location, file.modified, records);
+    let mut requests_after = Vec::new();
+    let mut files_after = Vec::new();
+    if let Some(from) = after {
+        let later = records.get(from..).unwrap_or_default();
+        for record in later.iter().filter(|r| !r.sidechain) {
+            match &record.body {
+                RecordBody::Request(q) if q.kind.is_real() => {
+                    requests_after.extend(capped(q.text.trim(), REQUEST_AFTER_CHARS));
+                }
+                RecordBody::ToolCall(c) if c.kind == ToolKind::FileWrite => {
+                    if let Some(path) = c.file_path.as_deref().and_then(path_str)
+                        && !is_the_note(&path, location)
+                    {
+                        files_after.push(path);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let over = requests_after.len().saturating_sub(REQUESTS_AFTER);
+    requests_after.drain(..over);
+    let mut files_after = dedup_keep_last(files_after, FILES_AFTER);
+    files_after.reverse();
+    Some(AgentNote {
+        text,
+        location: location.to_string(),
+        written_at: file.modified.map(Timestamp::to_rfc3339),
+        requests_after,
+        files_after,
+    })
+}
+
+/// The note's text: trimmed, control characters other than line breaks and tabs dropped (a
+/// note is read back to the agent as text), capped at [`NOTE_CHARS`]; a note cut on reading
+/// says so.
+fn note_text(raw: &str, cut: bool) -> Option<String> {
+    let clean: String = raw
+        .chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .collect();
+    let trimmed = clean.trim();
+    if trimmed.is_empty() {
+        return None;
+    }
+    let mut text = capped(trimmed, NOTE_CHARS)?;
+    if cut && !text.ends_with('…') {
+        text.push_str(" …");
+    }
+    Some(text)
+}
+
+/// The index of the first record after the note was written, or `None` when it cannot be
+/// told.
+fn position_after(
+    location: &str,
+    modified: Option<Timestamp>,
+    records: &[TranscriptRecord],
+) -> Option<usize> {
+    let written = records.iter().rposition(|r| {
+        !r.sidechain
+            && matches!(&r.body, RecordBody::ToolCall(c)
+                if c.kind == ToolKind::FileWrite
+                    && c.file_path.as_deref().is_some_and(|p| is_the_note(p, location)))
+    });
+    if let Some(at) = written {
+        return Some(at + 1);
+    }
+    let modified = modified?;
+    // The first record written after the file was.
+    let first_later = records.iter().position(|r| {
+        r.timestamp
+            .as_deref()
+            .and_then(Timestamp::parse_rfc3339)
+            .is_some_and(|t| t > modified)
+    });
+    // A note newer than everything in the tail has nothing after it.
+    Some(first_later.unwrap_or(records.len()))
+}
+
+/// Whether `path` (as a tool call wrote it) is the note at `location`: the same path, or one
+/// ending in the note's folder and name (a relative path, another spelling of the project).
+fn is_the_note(path: &str, location: &str) -> bool {
+    if path == location {
+        return true;
+    }
+    let tail = |p: &str| -> Option<String> {
+        let mut parts = p.rsplit(['/', '\\']);
+        let name = parts.next()?;
+        let folder = parts.next()?;
+        let root = parts.next()?;
+        Some(format!("{root}/{folder}/{name}"))
+    };
+    tail(path).is_some_and(|t| Some(t) == tail(location))
+}
+
+#[cfg(test)]
+#[path = "note_tests.rs"]
+mod tests;
