@@ -248,6 +248,10 @@ pub struct AgentNote {
     pub requests_after: Vec<String>,
     /// Files edited after the note was written, newest first.
     pub files_after: Vec<String>,
+    /// Items of the todo list marked completed after the note was written.
+    pub completed_after: Vec<String>,
+    /// Tool calls the agent made after the note was written: work the note cannot know.
+    pub calls_after: u64,
 }
 
 impl AgentNote {
@@ -255,6 +259,11 @@ impl AgentNote {
     /// an earlier state and must not outrank what came after it.
     pub fn is_older_than_newest_request(&self) -> bool {
         !self.requests_after.is_empty()
+    }
+
+    /// True when anything happened after the note was written: a request or a tool call.
+    pub fn is_behind(&self) -> bool {
+        self.is_older_than_newest_request() || self.calls_after > 0
     }
 }
 

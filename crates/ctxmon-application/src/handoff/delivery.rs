@@ -8,6 +8,7 @@ use ctxmon_domain::{
 use crate::handoff::resumption::context::{
     HandBackMode, ResumptionInput, render_resumption_context,
 };
+use crate::handoff::resumption::script_of_line;
 use crate::ports::{Clock, EventLog, ResumeLogStore, SessionStateStore};
 use crate::run::{HookRun, Warning};
 
@@ -132,11 +133,25 @@ fn log_of_checkpoint(
 fn files_still_there(run: &HookRun<'_>, cp: &CheckpointData) -> CheckpointData {
     let mut cp = cp.clone();
     let (files, dir) = (run.ports.files, run.ctx.project_dir);
+    let dir_of_project = dir;
     if let Some(state) = cp.resumption_state.as_mut() {
         let keep = |paths: &mut Vec<String>| paths.retain(|p| files.is_file(dir, p));
         keep(&mut state.files_next);
         keep(&mut state.files_recent);
         keep(&mut state.files_created);
+        // A command that runs a script is shown only while the script is there.
+        let cwd = cp.session_info.cwd.clone();
+        state.commands_ok.retain(|line| match script_of_line(line) {
+            None => true,
+            Some((dir, script)) => {
+                let base = dir.or_else(|| cwd.clone());
+                let path = match base {
+                    Some(base) if !is_absolute(&script) => format!("{base}/{script}"),
+                    _ => script,
+                };
+                files.is_file(dir_of_project, &path)
+            }
+        });
         state.files_to_read.retain(|f| files.is_file(dir, &f.path));
         // Only the newest are shown from an older checkpoint; the rest are not looked at.
         let over = state
@@ -147,6 +162,15 @@ fn files_still_there(run: &HookRun<'_>, cp: &CheckpointData) -> CheckpointData {
         keep(&mut state.files_touched);
     }
     cp
+}
+
+/// An absolute path on Unix or Windows (`/x`, `~/x`, `C:\\x`, `C:/x`).
+fn is_absolute(path: &str) -> bool {
+    path.starts_with(['/', '~', '\\'])
+        || path
+            .as_bytes()
+            .get(1..3)
+            .is_some_and(|b| b[0] == b':' && (b[1] == b'\\' || b[1] == b'/'))
 }
 
 /// How many of an older checkpoint's files touched are looked at on disk.

@@ -4,7 +4,7 @@
 //! when what happened after it does not contradict it, and only its latest of each kind.
 //! Pure string rules over the tail's records.
 
-use super::commands::{base, check_family, is_check, shell_parts};
+use super::commands::{base, cd_prefix, check_family, is_check, shell_parts};
 
 /// What a command is for: a hand-back keeps the latest of each, so three builds never push
 /// the one database command out.
@@ -207,6 +207,15 @@ pub(crate) fn script_file(command: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The script a shown command line runs and the folder it runs from (`cd DIR && python x.py`
+/// as a hand-back shows a command run elsewhere): the hand-back names the line only while that
+/// script is still a file.
+pub fn script_of_line(line: &str) -> Option<(Option<String>, String)> {
+    let script = script_file(line)?;
+    let dir = cd_prefix(line).map(|(dir, _)| dir.to_string());
+    Some((dir, script))
 }
 
 /// Words a user writes when a step broke something ("you wiped the files", "it's empty now",

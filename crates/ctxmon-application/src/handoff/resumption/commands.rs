@@ -178,3 +178,18 @@ pub(crate) fn is_check(command: &str) -> bool {
                     .any(|v| VERBS.iter().any(|verb| v.starts_with(verb))))
     })
 }
+
+/// The folder of a line that starts `cd DIR && …` (a quoted folder whole, spaces and all),
+/// and the rest of the line after the `&&`.
+pub(crate) fn cd_prefix(line: &str) -> Option<(&str, &str)> {
+    let rest = line.trim_start().strip_prefix("cd ")?.trim_start();
+    let (dir, after) = match rest.chars().next()? {
+        q @ ('"' | '\'') => {
+            let end = rest[1..].find(q)? + 1;
+            (&rest[1..end], &rest[end + 1..])
+        }
+        _ => rest.split_at(rest.find(char::is_whitespace)?),
+    };
+    let after = after.trim_start().strip_prefix("&&")?;
+    (!dir.is_empty()).then_some((dir, after.trim_start()))
+}

@@ -40,7 +40,7 @@ const LEFT_OUT_ROOM: &str = "<left-out>3 items in progress, 12 next steps, 14 mo
 const FAILURE_CAP: usize = 700;
 /// The agent's note, with the line that says when it was written: about 150 words asked for,
 /// room for 250.
-const NOTE_CAP: usize = 1_600;
+const NOTE_CAP: usize = 2_100;
 
 /// What [`render_resumption_context`] renders from.
 #[derive(Debug, Clone, Copy)]
@@ -79,7 +79,7 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     // written last, once the sections have said how much they dropped.
     let mut w = BudgetWriter::new(RESUMPTION_MAX_TOKENS, &format!("{CLOSING}{LEFT_OUT_ROOM}"));
     w.raw(&opening_tag(cp, state, &id));
-    let shown = Shown::of(cp, state);
+    let shown = Shown::of(cp, state, input.mode);
     // The agent's own note leads: it is what the agent itself judged worth keeping.
     let mut sections = the_note(&shown);
     if input.mode == HandBackMode::BesideSummary {
@@ -198,7 +198,9 @@ struct NoteShown {
 }
 
 impl NoteShown {
-    fn of(note: &AgentNote) -> Option<NoteShown> {
+    /// The note as shown; a later request that is `current` (shown as the current request when
+    /// the hand-back stands alone) is not listed twice.
+    fn of(note: &AgentNote, current: Option<&str>) -> Option<NoteShown> {
         let body = note.text.trim();
         if body.is_empty() {
             return None;
@@ -208,20 +210,46 @@ impl NoteShown {
             .as_deref()
             .map(|t| format!(" at {}", t.chars().take(40).collect::<String>()))
             .unwrap_or_default();
-        let age = if note.is_older_than_newest_request() {
-            ", before the user's newest request: what follows it is newer"
+        // A note written before later work is history: its in-progress and next steps may be
+        // done by now, and what follows it (and a summary beside it) is newer.
+        let age = if note.is_behind() {
+            let mut later = Vec::new();
+            if !note.requests_after.is_empty() {
+                let n = note.requests_after.len() as u64;
+                later.push(format!(
+                    "{} {}",
+                    n,
+                    plural(n, "user request", "user requests")
+                ));
+            }
+            if note.calls_after > 0 {
+                let n = note.calls_after;
+                later.push(format!(
+                    "{} {}",
+                    thousands(n),
+                    plural(n, "tool call", "tool calls")
+                ));
+            }
+            format!(
+                "; since then {}: what it says is in progress or next may be done by now",
+                later.join(" and ")
+            )
         } else {
-            ""
+            String::new()
         };
-        let text = format!(
-            "(written by you{when}{age}; {})\n{body}",
-            note.location.chars().take(300).collect::<String>()
-        );
+        let text = format!("(written by you{when}{age})\n{body}");
         let mut since: Vec<String> = note
             .requests_after
             .iter()
+            .filter(|r| current.is_none_or(|c| c.trim() != r.trim()))
             .map(|r| format!("the user asked: \"{}\"", r.trim()))
             .collect();
+        if !note.completed_after.is_empty() {
+            since.push(format!(
+                "marked completed since: {}",
+                note.completed_after.join("; ")
+            ));
+        }
         if !note.files_after.is_empty() {
             since.push(format!("edited since: {}", note.files_after.join(", ")));
         }
@@ -230,7 +258,7 @@ impl NoteShown {
 }
 
 impl<'s> Shown<'s> {
-    fn of(cp: &CheckpointData, state: &'s ResumptionState) -> Shown<'s> {
+    fn of(cp: &CheckpointData, state: &'s ResumptionState, mode: HandBackMode) -> Shown<'s> {
         // A short reply with the question it answers; the task is then the request before it.
         let at_hand = AtHand::of(&state.last_user_requests, state.request_answers.as_deref());
         let noun = todo_noun(state);
@@ -252,7 +280,14 @@ impl<'s> Shown<'s> {
             // never called the goal, because the work may have moved on since.
             first: state.goal.as_deref().filter(|g| at_hand.is_other(g)),
             created: created_lines(state),
-            note: state.note.as_ref().and_then(NoteShown::of),
+            note: state
+                .note
+                .as_ref()
+                // Alone, the current request is shown in its own element.
+                .and_then(|n| {
+                    let shown_apart = at_hand.current.or(at_hand.reply);
+                    NoteShown::of(n, shown_apart.filter(|_| mode == HandBackMode::Alone))
+                }),
         }
     }
 }

@@ -2,6 +2,8 @@
 //! database, host and port it reached, the virtualenv it used. Exact identifiers, which a
 //! model's summary tends to lose and the next command needs.
 
+use super::commands::cd_prefix;
+
 /// The identifiers a command that worked names: its container, database, host and port,
 /// virtualenv. Each value is an identifier as written, never a shell token: a redirection
 /// (`2>&1`), a variable, a glob or a placeholder is not a database name.
@@ -11,12 +13,7 @@ pub(crate) fn environment_facts(command: &str) -> Vec<String> {
         .filter(|fact| {
             let value = fact.split_once(": ").map_or("", |(_, v)| v);
             let value = value.split(" (").next().unwrap_or(value);
-            // A folder may have spaces in its name; nothing else may.
-            if fact.starts_with("working folder: ") {
-                is_identifier(&value.replace(' ', "_"))
-            } else {
-                is_identifier(value)
-            }
+            is_identifier(value)
         })
         .collect()
 }
@@ -36,26 +33,40 @@ fn is_identifier(value: &str) -> bool {
 /// The folder a `cd DIR && …` line works in, as written (a quoted path whole, spaces and
 /// all): the root a summary tends to lose, and the next command needs.
 fn folder_fact(command: &str) -> Option<String> {
-    let rest = command.trim_start().strip_prefix("cd ")?.trim_start();
-    let (dir, after) = match rest.chars().next()? {
-        q @ ('"' | '\'') => {
-            let end = rest[1..].find(q)? + 1;
-            (&rest[1..end], &rest[end + 1..])
-        }
-        _ => {
-            let end = rest.find(char::is_whitespace)?;
-            (&rest[..end], &rest[end..])
-        }
-    };
-    let joined = after.trim_start().starts_with("&&");
-    (joined && !dir.is_empty() && !dir.contains(['$', '`', '*']))
-        .then(|| format!("working folder: {dir}"))
+    let (dir, _) = cd_prefix(command)?;
+    (!dir.contains(['$', '`', '*'])).then(|| dir.to_string())
 }
 
 fn raw_facts(command: &str) -> Vec<String> {
-    let mut facts: Vec<String> = folder_fact(command).into_iter().collect();
-    facts.extend(word_facts(command));
-    facts
+    word_facts(command)
+}
+
+/// How many commands that worked must have run in a folder before it is named: a folder
+/// visited once or twice is where one step happened, not where the work is.
+const FOLDER_RUNS: usize = 3;
+
+/// The folder the session's commands work in: the one most commands that worked went to with
+/// `cd DIR && …` (the newer on a tie), when at least [`FOLDER_RUNS`] did.
+pub(crate) fn working_folder<'a>(commands: impl Iterator<Item = &'a str>) -> Option<String> {
+    let mut counts: Vec<(String, usize, usize)> = Vec::new();
+    for (i, command) in commands.enumerate() {
+        let Some(fact) = folder_fact(command) else {
+            continue;
+        };
+        match counts.iter_mut().find(|(f, _, _)| *f == fact) {
+            Some(entry) => {
+                entry.1 += 1;
+                entry.2 = i;
+            }
+            None => counts.push((fact, 1, i)),
+        }
+    }
+    counts
+        .into_iter()
+        // A folder may have spaces in its name; nothing else may.
+        .filter(|(dir, n, _)| *n >= FOLDER_RUNS && is_identifier(&dir.replace(' ', "_")))
+        .max_by_key(|(_, n, last)| (*n, *last))
+        .map(|(dir, _, _)| format!("working folder: {dir}"))
 }
 
 fn word_facts(command: &str) -> Vec<String> {

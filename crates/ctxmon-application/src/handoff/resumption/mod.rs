@@ -11,6 +11,7 @@
 //! Escaping is the generators' job, at the moment text is put into a tag.
 
 mod checked;
+pub use checked::script_of_line;
 mod commands;
 pub mod context;
 mod context_items;

@@ -7,7 +7,9 @@
 //! made through a file tool; without one (a shell wrote it, or the write is older than the
 //! tail), the file's modification time against the records' timestamps.
 
-use ctxmon_domain::{AgentNote, Timestamp};
+use std::collections::HashMap;
+
+use ctxmon_domain::{AgentNote, Timestamp, Todo};
 
 use super::text::{capped, dedup_keep_last, path_str};
 use crate::ports::{NoteFile, RecordBody, ToolKind, TranscriptRecord};
@@ -16,7 +18,7 @@ use crate::ports::{NoteFile, RecordBody, ToolKind, TranscriptRecord};
 /// note is cut here rather than read whole.
 pub const NOTE_MAX_BYTES: usize = 16 * 1024;
 /// The most of a note that is kept.
-const NOTE_CHARS: usize = 1_500;
+const NOTE_CHARS: usize = 2_000;
 /// Of the requests after the note, the newest this many are kept, each capped.
 const REQUESTS_AFTER: usize = 3;
 const REQUEST_AFTER_CHARS: usize = 400;
@@ -34,21 +36,52 @@ pub(crate) fn note_of(
     let after = position_after(location, file.modified, records);
     let mut requests_after = Vec::new();
     let mut files_after = Vec::new();
+    let mut completed_after = Vec::new();
+    let mut calls_after = 0u64;
     if let Some(from) = after {
-        let later = records.get(from..).unwrap_or_default();
+        let (before, later) = records.split_at(from.min(records.len()));
+        // Items already done when the note was written are the note's business.
+        let done_then: Vec<&str> = before
+            .iter()
+            .rev()
+            .filter(|r| !r.sidechain)
+            .find_map(|r| todo_list(r))
+            .map(|list| completed(list).collect())
+            .unwrap_or_default();
+        let mut writes: HashMap<&str, String> = HashMap::new();
         for record in later.iter().filter(|r| !r.sidechain) {
+            if matches!(record.body, RecordBody::ToolCall(_)) {
+                calls_after += 1;
+            }
             match &record.body {
                 RecordBody::Request(q) if q.kind.is_real() => {
                     requests_after.extend(capped(q.text.trim(), REQUEST_AFTER_CHARS));
                 }
                 RecordBody::ToolCall(c) if c.kind == ToolKind::FileWrite => {
-                    if let Some(path) = c.file_path.as_deref().and_then(path_str)
+                    if let (Some(id), Some(path)) =
+                        (c.id.as_deref(), c.file_path.as_deref().and_then(path_str))
                         && !is_the_note(&path, location)
+                    {
+                        writes.insert(id, path);
+                    }
+                }
+                // Only a write that happened is an edit: a declined or failed one changed
+                // nothing.
+                RecordBody::ToolResult(r) => {
+                    let done = !r.is_error && r.rejected.is_none();
+                    if let Some(path) = r.tool_use_id.as_deref().and_then(|id| writes.remove(id))
+                        && done
                     {
                         files_after.push(path);
                     }
                 }
                 _ => {}
+            }
+            if let Some(list) = todo_list(record) {
+                completed_after = completed(list)
+                    .filter(|t| !done_then.contains(t))
+                    .filter_map(|t| capped(t, REQUEST_AFTER_CHARS))
+                    .collect();
             }
         }
     }
@@ -62,7 +95,23 @@ pub(crate) fn note_of(
         written_at: file.modified.map(Timestamp::to_rfc3339),
         requests_after,
         files_after,
+        completed_after,
+        calls_after,
     })
+}
+
+/// The todo list a record sets, if it sets one.
+fn todo_list(record: &TranscriptRecord) -> Option<&[Todo]> {
+    match &record.body {
+        RecordBody::ToolCall(c) if c.kind == ToolKind::TodoList => c.todos.as_deref(),
+        _ => None,
+    }
+}
+
+fn completed(list: &[Todo]) -> impl Iterator<Item = &str> {
+    list.iter()
+        .filter(|t| t.status == "completed")
+        .map(|t| t.content.as_str())
 }
 
 /// The note's text: trimmed, control characters other than line breaks and tabs dropped (a

@@ -36,6 +36,28 @@ fn write(t: &str, path: &str) -> TranscriptRecord {
     )
 }
 
+fn done(t: &str) -> TranscriptRecord {
+    at(
+        t,
+        RecordBody::ToolResult(crate::ports::ToolResult {
+            tool_use_id: Some(format!("w-{t}")),
+            ..Default::default()
+        }),
+    )
+}
+
+fn declined(t: &str) -> TranscriptRecord {
+    at(
+        t,
+        RecordBody::ToolResult(crate::ports::ToolResult {
+            tool_use_id: Some(format!("w-{t}")),
+            is_error: true,
+            rejected: Some(Some("no plans".into())),
+            ..Default::default()
+        }),
+    )
+}
+
 fn file(text: &str, modified: Option<&str>) -> NoteFile {
     NoteFile {
         text: text.to_string(),
@@ -52,11 +74,16 @@ fn what_came_after_the_note_is_taken_from_where_the_agent_wrote_it() {
         write("2026-01-01T10:06:00Z", ".ctxmon/notes/s1.md"),
         ask("2026-01-01T10:07:00Z", "now add error spans"),
         write("2026-01-01T10:08:00Z", "/p/src/span.rs"),
+        done("2026-01-01T10:08:00Z"),
+        // A write the user declined changed nothing.
+        write("2026-01-01T10:09:00Z", "/p/PLAN.md"),
+        declined("2026-01-01T10:09:00Z"),
     ];
     // The file's time says nothing here: the write in the transcript places it.
     let note = note_of(&file("Goal: parser.\nNext: tests.", None), NOTE, &records).unwrap();
     assert_eq!(note.requests_after, ["now add error spans"]);
     assert_eq!(note.files_after, ["/p/src/span.rs"]);
+    assert_eq!(note.calls_after, 2);
     assert!(note.is_older_than_newest_request());
     assert_eq!(note.text, "Goal: parser.\nNext: tests.");
     assert_eq!(note.location, NOTE);
@@ -95,7 +122,7 @@ fn an_empty_or_hostile_note_is_cleaned_and_bounded() {
     )
     .unwrap();
     assert!(!note.text.contains('\u{0}') && !note.text.contains('\u{1b}'));
-    assert!(note.text.chars().count() <= 1_503, "{}", note.text.len());
+    assert!(note.text.chars().count() <= 2_003, "{}", note.text.len());
     assert!(note.text.ends_with('…'));
     // Text stays data: escaping is the renderer's job.
     assert!(note.text.contains("</resumption-context>"));

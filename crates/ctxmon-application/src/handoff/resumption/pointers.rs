@@ -12,7 +12,7 @@ use super::checked::{
     rewrites_in_place, script_file,
 };
 use super::commands::{check_family, is_check, program_key, shell_parts};
-use super::environment::environment_facts;
+use super::environment::{environment_facts, working_folder};
 use super::text::{capped, dedup_keep_last, path_str};
 use crate::ports::{RecordBody, ToolCall, ToolKind, ToolResult, TranscriptRecord};
 
@@ -138,14 +138,16 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
     let main: Vec<&TranscriptRecord> = records.iter().filter(|r| !r.sidechain).collect();
     let seen = walk(&main);
     let standing = still_standing(&seen);
-    // A lesson about a program not found is moot once that program ran (the PATH was fixed).
+    // A lesson about a program not found is moot once that program ran (the PATH was fixed),
+    // and says nothing when the program is a basic utility (`tail`, `grep`): then the shell's
+    // PATH was broken for a moment, not the tool missing.
     let lessons: Vec<String> = seen
         .lessons
         .iter()
         .filter(|(_, missing, at)| {
             missing
                 .as_deref()
-                .is_none_or(|m| !ran_after(&seen.worked, m, *at))
+                .is_none_or(|m| !ran_after(&seen.worked, m, *at) && !LOOKING.contains(&m))
         })
         .map(|(text, _, _)| text.clone())
         .collect();
@@ -386,6 +388,7 @@ fn still_standing<'a>(seen: &Seen<'a>) -> Vec<Worked<'a>> {
 /// is in now says where: relative paths in it would fail from here.
 fn commands_that_worked(main: &[&TranscriptRecord], worked: &[Worked<'_>]) -> Vec<String> {
     let now_in = main.iter().rev().find_map(|r| r.cwd.as_deref());
+    let recent_from = turn_starts(main).iter().rev().nth(1).copied().unwrap_or(0);
     let mut kinds_seen = HashSet::new();
     let mut commands_ok: Vec<String> = Vec::new();
     for w in worked.iter().rev() {
@@ -405,9 +408,12 @@ fn commands_that_worked(main: &[&TranscriptRecord], worked: &[Worked<'_>]) -> Ve
         let kind = command_kind(c);
         // Any other run counts once it is a habit of the session (run twice) or runs a script
         // of the project: a one-off (an installer, a probe, a browser) is no pointer.
+        // And it belongs to the work at hand: a run from an earlier task (another script, a
+        // probe of another service) points the agent back at finished work.
         let established = kind != CommandKind::Run
-            || script_file(c).is_some()
-            || worked.iter().filter(|x| same_work(x.command, c)).count() > 1;
+            || (w.at >= recent_from
+                && (script_file(c).is_some()
+                    || worked.iter().filter(|x| same_work(x.command, c)).count() > 1));
         if !established || commands_ok.contains(&line) || !kinds_seen.insert(kind) {
             continue;
         }
@@ -441,13 +447,15 @@ fn environment(
         }
     }
     facts.reverse();
+    facts.extend(working_folder(worked.iter().map(|w| w.command)));
     let fixed: HashSet<String> = replacements
         .iter()
         .filter_map(|r| r.split(' ').next().map(str::to_string))
         .collect();
     // A program that ran later (a PATH fixed, a tool installed) is usable after all.
     for (missing, at) in unusable {
-        if !fixed.contains(missing) && !ran_after(worked, missing, *at) {
+        let basic = LOOKING.contains(&missing.as_str());
+        if !fixed.contains(missing) && !ran_after(worked, missing, *at) && !basic {
             facts.push(format!("{missing} is not usable here (command not found)"));
         }
     }

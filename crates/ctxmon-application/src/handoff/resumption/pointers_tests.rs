@@ -98,12 +98,12 @@ fn a_runtime_that_is_not_there_and_the_one_that_worked() {
     // A `cd` before the command is not the program that was missing.
     let p = pointers(
         &[
-            shell("1", "cd test && rg foo"),
-            failed("1", "zsh: command not found: rg"),
+            shell("1", "cd test && uv run pytest"),
+            failed("1", "zsh: command not found: uv"),
         ],
         &[],
     );
-    assert_eq!(p.environment, ["rg is not usable here (command not found)"]);
+    assert_eq!(p.environment, ["uv is not usable here (command not found)"]);
 }
 
 #[test]
@@ -124,5 +124,189 @@ fn a_command_run_in_another_folder_than_the_shell_is_in_now_says_where() {
     assert_eq!(
         p.commands_ok,
         ["uv run pytest -q", "cd /w/app && ruff check src/app.py"]
+    );
+}
+
+fn ok(id: &str) -> TranscriptRecord {
+    result_record(result(id, false, ""))
+}
+
+#[test]
+fn a_command_that_rewrote_files_in_place_is_not_a_command_that_worked() {
+    // It exited 0 and emptied seven files: never shown as a command to run again.
+    let p = pointers(
+        &[
+            request("rename the heading in the docs"),
+            shell("1", "sed -i 's/Intro/Overview/' docs/*.md"),
+            ok("1"),
+            shell("2", "npm run build"),
+            ok("2"),
+        ],
+        &[],
+    );
+    assert_eq!(p.commands_ok, ["npm run build"]);
+}
+
+#[test]
+fn what_happened_after_a_command_can_take_it_back() {
+    // The user said it broke things: what ran before is not vouched for.
+    let p = pointers(
+        &[
+            request("convert the notes"),
+            shell("1", "python3 tools/convert.py notes/"),
+            ok("1"),
+            shell("2", "python3 tools/convert.py notes/ --all"),
+            ok("2"),
+            request("you wiped the files, they are empty now"),
+        ],
+        &[],
+    );
+    assert!(p.commands_ok.is_empty(), "{:?}", p.commands_ok);
+    // A later restore of what earlier commands wrote, the same.
+    let p = pointers(
+        &[
+            request("format it"),
+            shell("1", "./fmt.sh src"),
+            ok("1"),
+            shell("2", "git checkout -- src"),
+            ok("2"),
+        ],
+        &[],
+    );
+    assert!(p.commands_ok.is_empty(), "{:?}", p.commands_ok);
+    // A later run of the same build that failed: it does not work now.
+    let p = pointers(
+        &[
+            request("build it"),
+            shell("1", "cd /w/app && npx hardhat compile"),
+            ok("1"),
+            shell("2", "cd /w/app && npx hardhat compile"),
+            failed("2", "Error HH600: Compilation failed"),
+        ],
+        &[],
+    );
+    assert!(p.commands_ok.is_empty(), "{:?}", p.commands_ok);
+}
+
+#[test]
+fn a_script_removed_later_is_not_run_again() {
+    let p = pointers(
+        &[
+            request("migrate the data"),
+            shell("1", "python3 scripts/migrate_once.py"),
+            ok("1"),
+            shell("2", "python3 scripts/migrate_once.py --verify"),
+            ok("2"),
+            shell("3", "rm scripts/migrate_once.py"),
+            ok("3"),
+        ],
+        &[],
+    );
+    assert!(p.commands_ok.is_empty(), "{:?}", p.commands_ok);
+}
+
+#[test]
+fn a_status_the_pipeline_hides_is_no_proof() {
+    let p = pointers(
+        &[
+            request("test it"),
+            shell("1", "cargo test 2>&1 | tail -30"),
+            ok("1"),
+            shell("2", "npm run build || echo done"),
+            ok("2"),
+            shell("3", "cargo build --release"),
+            ok("3"),
+        ],
+        &[],
+    );
+    assert_eq!(p.commands_ok, ["cargo build --release"]);
+}
+
+#[test]
+fn environment_values_are_identifiers_from_the_newest_command_that_worked() {
+    let p = pointers(
+        &[
+            request("check the tables"),
+            shell("1", "docker exec pg psql -U app -d shop_old -c 'select 1'"),
+            ok("1"),
+            shell("2", "mysql -u root -p 2>&1"),
+            ok("2"),
+            shell("3", "docker exec pg psql -U app -d shop -c 'select 1'"),
+            ok("3"),
+            shell("4", "psql -d $DB_NAME"),
+            ok("4"),
+        ],
+        &[],
+    );
+    let env = p.environment.join("\n");
+    assert!(env.contains("database: shop (psql)"), "{env}");
+    // The database a later command moved away from, and shell tokens, are never facts.
+    assert!(!env.contains("shop_old"), "{env}");
+    assert!(!env.contains("2>&1") && !env.contains("$DB_NAME"), "{env}");
+}
+
+#[test]
+fn a_variant_that_worked_after_one_that_could_not_run_is_a_lesson() {
+    let p = pointers(
+        &[
+            request("open the db"),
+            shell("1", "docker exec -it pg psql -U app -d shop"),
+            failed("1", "the input device is not a TTY"),
+            shell("2", "docker exec pg psql -U app -d shop"),
+            ok("2"),
+        ],
+        &[],
+    );
+    assert_eq!(
+        p.lessons,
+        [
+            "use `docker exec pg psql -U app -d shop`, not `docker exec -it pg psql -U app -d shop` (the input device is not a TTY)"
+        ]
+    );
+    // A basic utility "not found" was a broken PATH for a moment, not a lesson.
+    let p = pointers(
+        &[
+            request("test"),
+            shell("1", "cargo test 2>&1 | tail -5"),
+            failed("1", "zsh: command not found: tail"),
+            shell("2", "cargo test"),
+            ok("2"),
+        ],
+        &[],
+    );
+    assert!(p.lessons.is_empty(), "{:?}", p.lessons);
+}
+
+#[test]
+fn the_working_folder_is_where_most_commands_ran() {
+    let mut records = vec![request("build")];
+    for (i, dir) in [
+        "/w/other",
+        r#""C:\Users\me\my app""#,
+        r#""C:\Users\me\my app""#,
+        r#""C:\Users\me\my app""#,
+    ]
+    .iter()
+    .enumerate()
+    {
+        let id = i.to_string();
+        records.push(shell(&id, &format!("cd {dir} && npm run build")));
+        records.push(ok(&id));
+    }
+    let p = pointers(&records, &[]);
+    assert!(
+        p.environment
+            .contains(&r"working folder: C:\Users\me\my app".to_string()),
+        "{:?}",
+        p.environment
+    );
+    // Visited once or twice, a folder is where one step happened.
+    let p = pointers(&records[..5], &[]);
+    assert!(
+        !p.environment
+            .iter()
+            .any(|e| e.starts_with("working folder")),
+        "{:?}",
+        p.environment
     );
 }

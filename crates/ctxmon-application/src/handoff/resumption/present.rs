@@ -107,7 +107,40 @@ const INTENT_OPENINGS: &[&str] = &[
 /// A reply that says little without what it answers: a bare yes/no/ok/continue in any
 /// language, or anything under [`SHORT_REPLY_CHARS`] characters.
 pub(crate) fn is_short_reply(text: &str) -> bool {
-    text.trim().chars().count() < SHORT_REPLY_CHARS || is_bare_reply(text)
+    (text.trim().chars().count() < SHORT_REPLY_CHARS && !is_question(text)) || is_bare_reply(text)
+}
+
+/// A short message that asks something ("what are we building", "why?") is a request of its
+/// own, not an answer to the agent's last words.
+fn is_question(text: &str) -> bool {
+    const ASKING: &[&str] = &[
+        "what ",
+        "why ",
+        "how ",
+        "where ",
+        "when ",
+        "which ",
+        "who ",
+        "can you",
+        "could you",
+        "is it",
+        "are you",
+        "do you",
+        "does ",
+        "qué ",
+        "cómo ",
+        "por qué",
+        "dónde ",
+        "was ",
+        "wie ",
+        "warum ",
+        "wo ",
+        "什么",
+        "为什么",
+        "怎么",
+    ];
+    let t = text.trim().to_lowercase();
+    t.ends_with(['?', '？']) || ASKING.iter().any(|a| t.starts_with(a))
 }
 
 /// A bare yes/no/ok/continue, in any of the languages of [`BARE_REPLIES`].
@@ -164,9 +197,13 @@ pub(crate) fn what_reply_answers(records: &[TranscriptRecord]) -> Option<String>
         .rev()
         .find_map(|r| match &r.body {
             _ if r.sidechain => None,
+            // Claude Code's placeholder after a resumed session is not the agent's words.
+            RecordBody::AssistantText(t) if t.trim() == "No response requested." => None,
             RecordBody::AssistantText(t) if !t.trim().is_empty() => Some(Some(t.as_str())),
-            // An earlier request ends the search: what came before it answered that one.
+            // An earlier request ends the search: what came before it answered that one. So
+            // does a call the user declined: the reply after it redirects, it answers nothing.
             RecordBody::Request(q) if q.kind.is_real() => Some(None),
+            RecordBody::ToolResult(r) if r.rejected.is_some() => Some(None),
             _ => None,
         })??;
     let question = numbered_options(before)
