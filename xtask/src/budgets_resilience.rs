@@ -8,7 +8,7 @@ use ctxmon_application::handoff::alert::{
     ALERT_MAX_TOKENS, SHORTENED_MARKER, render_compaction_alert,
 };
 use ctxmon_application::handoff::resumption::context::{
-    RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
+    HandBackMode, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
 use ctxmon_application::handoff::resumption::from_section;
 use ctxmon_domain::xml::{escape_attr, escape_text};
@@ -214,6 +214,7 @@ pub fn resumption_context() -> Result<String, String> {
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
         resume_log: Some(&log),
+        mode: HandBackMode::Alone,
     });
     let mut problems = Vec::new();
     let mut largest = 0;
@@ -247,6 +248,7 @@ pub fn resumption_context() -> Result<String, String> {
         let text = render_resumption_context(ResumptionInput {
             checkpoint: &cp,
             resume_log: Some("/home/you/shop/.ctxmon/resume-logs/session-s1.md"),
+            mode: HandBackMode::Alone,
         });
         let lists = [
             ("next-steps", "next steps", n, true),

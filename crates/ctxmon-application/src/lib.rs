@@ -84,7 +84,7 @@
 //! };
 //! use ctxmon_application::fakes::records;
 //! use ctxmon_application::handoff::resumption::context::{
-//!     RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
+//!     HandBackMode, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 //! };
 //! use ctxmon_application::handoff::resumption::derive_from_tail;
 //!
@@ -120,6 +120,7 @@
 //! let text = render_resumption_context(ResumptionInput {
 //!     checkpoint: &checkpoint,
 //!     resume_log: None,
+//!     mode: HandBackMode::Alone,
 //! });
 //!
 //! assert!(text.starts_with("<resumption-context checkpoint=\"cx-001\""), "{text}");

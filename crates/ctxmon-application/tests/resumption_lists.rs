@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used)]
 
 use ctxmon_application::handoff::resumption::context::{
-    RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
+    HandBackMode, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
 use ctxmon_application::handoff::resumption::from_section;
 use ctxmon_domain::{
@@ -97,6 +97,7 @@ fn every_list_is_present_shortened_lists_count_and_high_priority_lists_show_one(
         let text = render_resumption_context(ResumptionInput {
             checkpoint: &cp,
             resume_log: Some("/p/.ctxmon/resume-logs/session-s1.md"),
+            mode: HandBackMode::Alone,
         });
         let tokens = estimate_tokens(&text).get();
         assert!(tokens <= RESUMPTION_MAX_TOKENS, "{n}: {tokens}\n{text}");
@@ -152,6 +153,7 @@ fn files_to_read_show_a_path_whenever_one_fits() {
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
         resume_log: None,
+        mode: HandBackMode::Alone,
     });
     let doc = roxmltree::Document::parse(&text).unwrap();
     let (files, count) = list_of(&doc, "files-to-read", "files").unwrap();

@@ -11,12 +11,13 @@ use ctxmon_application::handoff::resume_log::pointer::{
     POINTER_MAX_TOKENS, PointerInput, PointerScope, render_resume_log_pointer,
 };
 use ctxmon_application::handoff::resumption::context::{
-    RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
+    HandBackMode, RESUMPTION_MAX_TOKENS, ResumptionInput, render_resumption_context,
 };
 use ctxmon_domain::{
-    Check, CheckpointData, CheckpointId, CompactionTrigger, ContextMetrics, ContextWindow, Failure,
-    FileToRead, FillEstimate, FillSource, Measured, QualityTrajectory, ResumeLog, ResumptionOrigin,
-    ResumptionState, SessionInfo, Thresholds, Timestamp, Todo, TokenCount, estimate_tokens,
+    AgentNote, Check, CheckpointData, CheckpointId, CompactionTrigger, ContextMetrics,
+    ContextWindow, Failure, FileToRead, FillEstimate, FillSource, Measured, QualityTrajectory,
+    ResumeLog, ResumptionOrigin, ResumptionState, SessionInfo, Thresholds, Timestamp, Todo,
+    TokenCount, estimate_tokens,
 };
 use proptest::prelude::*;
 
@@ -93,6 +94,7 @@ fn snapshot_rich_resumption_context() {
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
         resume_log: Some("/p/.ctxmon/resume-logs/session-s1.md"),
+        mode: HandBackMode::Alone,
     });
     roxmltree::Document::parse(&text).unwrap();
     insta::assert_snapshot!("resumption_context_rich", text);
@@ -147,6 +149,7 @@ fn snapshot_work_resumption_context() {
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
         resume_log: Some("/w/shop/.ctxmon/resume-logs/session-s1.md"),
+        mode: HandBackMode::Alone,
     });
     roxmltree::Document::parse(&text).unwrap();
     assert!(estimate_tokens(&text).get() <= RESUMPTION_MAX_TOKENS);
@@ -163,6 +166,7 @@ fn snapshot_minimal_resumption_context() {
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
         resume_log: None,
+        mode: HandBackMode::Alone,
     });
     insta::assert_snapshot!("resumption_context_minimal", text);
 }
@@ -182,6 +186,7 @@ fn an_ordinary_compaction_is_not_called_abandonment() {
         let text = render_resumption_context(ResumptionInput {
             checkpoint: &cp,
             resume_log: None,
+            mode: HandBackMode::Alone,
         });
         assert!(!text.is_empty());
         assert!(!text.to_lowercase().contains("abandon"), "{text}");
@@ -204,6 +209,7 @@ fn the_goal_is_shown_once_not_again_among_earlier_requests() {
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
         resume_log: None,
+        mode: HandBackMode::Alone,
     });
     assert_eq!(text.matches(goal).count(), 1, "{text}");
     // The first request is only ever called that, never the goal: the work moved on.
@@ -227,7 +233,8 @@ fn no_resumption_state_renders_nothing() {
         assert_eq!(
             render_resumption_context(ResumptionInput {
                 checkpoint: &cp,
-                resume_log: None
+                resume_log: None,
+                mode: HandBackMode::Alone,
             }),
             ""
         );
@@ -428,6 +435,7 @@ fn oversized_lists_are_counted_not_cut() {
     let text = render_resumption_context(ResumptionInput {
         checkpoint: &cp,
         resume_log: None,
+        mode: HandBackMode::Alone,
     });
     assert!(
         estimate_tokens(&text).get() <= RESUMPTION_MAX_TOKENS,
@@ -573,7 +581,7 @@ proptest! {
     #[test]
     fn any_state_fits_and_parses(s in full_state()) {
         let cp = checkpoint(Some(s));
-        let text = render_resumption_context(ResumptionInput { checkpoint: &cp, resume_log: Some("/p/log.md") });
+        let text = render_resumption_context(ResumptionInput { checkpoint: &cp, resume_log: Some("/p/log.md"), mode: HandBackMode::Alone });
         prop_assert!(estimate_tokens(&text).get() <= RESUMPTION_MAX_TOKENS, "{} tokens", estimate_tokens(&text));
         if !text.is_empty() {
             prop_assert!(roxmltree::Document::parse(&text).is_ok(), "{}", text);
@@ -601,4 +609,115 @@ proptest! {
         prop_assert!(estimate_tokens(&text).get() <= POINTER_MAX_TOKENS, "{} tokens", estimate_tokens(&text));
         prop_assert!(roxmltree::Document::parse(&text).is_ok(), "{}", text);
     }
+}
+
+fn noted() -> ResumptionState {
+    ResumptionState {
+        origin: ResumptionOrigin::Transcript,
+        last_user_requests: vec!["Port the orders endpoints".into()],
+        intent: Some("Let me run the contract tests next.".into()),
+        todos: vec![Todo {
+            content: "Port GET /orders".into(),
+            status: "in_progress".into(),
+        }],
+        goal: Some("Start the API port".into()),
+        rules: vec!["Never push to main".into()],
+        commands_ok: vec!["cargo test -p api".into()],
+        lessons: vec![
+            "use `py -m pytest`, not `python3 -m pytest` (python3: command not found)".into(),
+        ],
+        environment: vec!["database: shop (psql)".into()],
+        note: Some(AgentNote {
+            text: "Goal: API on the new schema. Gotcha: the v1 routes stay.".into(),
+            location: "/p/.ctxmon/notes/s1.md".into(),
+            written_at: Some("2026-11-20T10:00:00.000Z".into()),
+            requests_after: vec!["Port the orders endpoints".into()],
+            files_after: vec!["/p/src/api/orders.rs".into()],
+            completed_after: vec!["Port GET /users".into()],
+            calls_after: 12,
+        }),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn beside_a_summary_the_hand_back_carries_the_note_and_checked_facts_only() {
+    let cp = checkpoint(Some(noted()));
+    let text = render_resumption_context(ResumptionInput {
+        checkpoint: &cp,
+        resume_log: Some("/p/.ctxmon/resume-logs/session-s1.md"),
+        mode: HandBackMode::BesideSummary,
+    });
+    roxmltree::Document::parse(&text).unwrap();
+    // The note leads, said to be behind what came after it, then what came after it.
+    let note_at = text.find("<your-note>").expect(&text);
+    assert!(
+        note_at < text.find("<since-your-note>").expect(&text),
+        "{text}"
+    );
+    assert!(
+        text.contains("since then 1 user request and 12 tool calls"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the user asked: &quot;Port the orders endpoints&quot;")
+            || text.contains("the user asked: \"Port the orders endpoints\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("marked completed since: Port GET /users"),
+        "{text}"
+    );
+    assert!(
+        text.contains("edited since: /p/src/api/orders.rs"),
+        "{text}"
+    );
+    for fact in [
+        "Never push to main",
+        "cargo test -p api",
+        "py -m pytest",
+        "database: shop",
+    ] {
+        assert!(text.contains(fact), "{fact}: {text}");
+    }
+    // What a model's summary always restates, and ctxmon's own pointers, are left out.
+    for redundant in [
+        "<current-request>",
+        "<in-progress>",
+        "todo list",
+        "<first-request>",
+        "<left-out>",
+        "<resume-log>",
+        "ctxmon checkpoint show",
+    ] {
+        assert!(!text.contains(redundant), "{redundant}: {text}");
+    }
+    assert!(estimate_tokens(&text).get() <= RESUMPTION_MAX_TOKENS);
+}
+
+#[test]
+fn alone_the_hand_back_also_says_what_is_asked_and_under_way() {
+    let cp = checkpoint(Some(noted()));
+    let text = render_resumption_context(ResumptionInput {
+        checkpoint: &cp,
+        resume_log: None,
+        mode: HandBackMode::Alone,
+    });
+    roxmltree::Document::parse(&text).unwrap();
+    assert!(
+        text.find("<your-note>") < text.find("<current-request>"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<current-request>Port the orders endpoints</current-request>"),
+        "{text}"
+    );
+    assert!(text.contains("Port GET /orders (todo list)"), "{text}");
+    // The current request is not listed twice.
+    assert_eq!(
+        text.matches("Port the orders endpoints").count(),
+        1,
+        "{text}"
+    );
+    assert!(estimate_tokens(&text).get() <= RESUMPTION_MAX_TOKENS);
 }

@@ -434,13 +434,49 @@ impl crate::ports::TranscriptTail for FakeTail {
 /// A project's files as a list: `None` (the default) says every path is a file, so tests that
 /// do not care about files see every pointer; `Some(list)` only those.
 #[derive(Debug, Default)]
-pub struct FakeFiles(pub Option<Vec<String>>);
+pub struct FakeFiles {
+    /// The files that exist; `None`: every path is a file.
+    pub present: Option<Vec<String>>,
+    /// The session's resumption note, as the agent wrote it (one note for any session).
+    pub note: RefCell<Option<crate::ports::NoteFile>>,
+}
 
 impl crate::ports::ProjectFiles for FakeFiles {
     fn is_file(&self, _project_dir: &std::path::Path, path: &str) -> bool {
-        self.0
+        self.present
             .as_ref()
             .is_none_or(|files| files.iter().any(|f| f == path))
+    }
+
+    fn note_location(
+        &self,
+        project_dir: &std::path::Path,
+        session: &ctxmon_domain::SessionKey,
+    ) -> Option<String> {
+        Some(format!(
+            "{}/.ctxmon/notes/{}.md",
+            project_dir.display(),
+            session.as_str()
+        ))
+    }
+
+    fn read_note(
+        &self,
+        _project_dir: &std::path::Path,
+        _session: &ctxmon_domain::SessionKey,
+        max_bytes: usize,
+    ) -> Result<Option<crate::ports::NoteFile>, PortError> {
+        Ok(self.note.borrow().clone().map(|mut note| {
+            if note.text.len() > max_bytes {
+                let mut end = max_bytes;
+                while !note.text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                note.text.truncate(end);
+                note.cut = true;
+            }
+            note
+        }))
     }
 }
 

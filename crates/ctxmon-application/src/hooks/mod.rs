@@ -17,6 +17,8 @@ pub use answer::{HookAnswer, HookCall, HookFields, HookHost, answer};
 #[cfg(test)]
 mod answer_tests;
 #[cfg(test)]
+mod note_tests;
+#[cfg(test)]
 mod post_tool_use_tests;
 #[cfg(test)]
 mod pre_compact_tests;
