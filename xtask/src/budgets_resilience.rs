@@ -13,9 +13,9 @@ use ctxmon_application::handoff::resumption::context::{
 use ctxmon_application::handoff::resumption::from_section;
 use ctxmon_domain::xml::{escape_attr, escape_text};
 use ctxmon_domain::{
-    Check, CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, Failure, FileToRead,
-    FillEstimate, FillSource, Measured, QualityTrajectory, ResumptionOrigin, ResumptionState,
-    SessionInfo, Thresholds, Timestamp, Todo, TokenCount, estimate_tokens,
+    AgentNote, Check, CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, Failure,
+    FileToRead, FillEstimate, FillSource, Measured, QualityTrajectory, ResumptionOrigin,
+    ResumptionState, SessionInfo, Thresholds, Timestamp, Todo, TokenCount, estimate_tokens,
 };
 
 const ITEMS: usize = 200;
@@ -101,6 +101,16 @@ fn maximal_checkpoint() -> Result<CheckpointData, String> {
         commands_ok: list(24),
         environment: list(25),
         todo_noun: Some(long_text(26, 200)),
+        lessons: list(27),
+        note: Some(AgentNote {
+            text: long_text(28, 2_000),
+            location: format!("/{}", "n/".repeat(2_047)),
+            written_at: Some(long_text(29, 200)),
+            requests_after: list(30),
+            files_after: list(31),
+            completed_after: list(32),
+            calls_after: u64::MAX,
+        }),
     };
     Ok(CheckpointData {
         schema_version: 1,
@@ -241,6 +251,23 @@ pub fn resumption_context() -> Result<String, String> {
     match check_resumption("maximal", &text, "cx-999999", &maximal_lists) {
         Ok(tokens) => largest = largest.max(tokens),
         Err(e) => problems.push(e),
+    }
+    // Beside a compaction's summary: the note and the checked facts, within the same budget.
+    let beside = render_resumption_context(ResumptionInput {
+        checkpoint: &cp,
+        resume_log: Some(&log),
+        mode: HandBackMode::BesideSummary,
+    });
+    let tokens = estimate_tokens(&beside).get();
+    largest = largest.max(tokens);
+    if tokens > RESUMPTION_MAX_TOKENS
+        || !beside.ends_with("</resumption-context>")
+        || !beside.contains("<your-note>")
+        || beside.contains("<current-request>")
+    {
+        problems.push(format!(
+            "maximal beside a summary: {tokens} tokens, note or closing missing, or the request repeated:\n{beside}"
+        ));
     }
     for n in [2, 12, 40] {
         let mut cp = cp.clone();

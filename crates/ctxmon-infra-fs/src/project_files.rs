@@ -108,4 +108,59 @@ mod tests {
         assert!(!files.is_file(dir.path(), ""));
         assert!(!files.is_file(dir.path(), "a.rs/inside"));
     }
+
+    fn notes(dir: &Path) -> std::path::PathBuf {
+        let notes = dir.join(".ctxmon").join("notes");
+        std::fs::create_dir_all(&notes).unwrap();
+        notes
+    }
+
+    #[test]
+    fn the_note_is_read_bounded_with_its_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = SessionKey::from_raw("s1");
+        let files = FsProjectFiles;
+        assert_eq!(files.read_note(dir.path(), &key, 100).unwrap(), None);
+        let location = files.note_location(dir.path(), &key).unwrap();
+        assert!(location.ends_with(".ctxmon/notes/s1.md"), "{location}");
+        std::fs::write(
+            notes(dir.path()).join("s1.md"),
+            "Goal: é parser\n".repeat(50),
+        )
+        .unwrap();
+        let note = files.read_note(dir.path(), &key, 100).unwrap().unwrap();
+        assert!(note.cut);
+        assert!(note.text.len() <= 100);
+        assert!(note.text.starts_with("Goal: é parser"));
+        assert!(note.modified.is_some());
+        let whole = files.read_note(dir.path(), &key, 10_000).unwrap().unwrap();
+        assert!(!whole.cut);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_note_that_is_a_link_or_not_a_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "api key").unwrap();
+        let key = SessionKey::from_raw("s1");
+        let files = FsProjectFiles;
+        let note = notes(dir.path()).join("s1.md");
+        std::os::unix::fs::symlink(outside.path().join("secret"), &note).unwrap();
+        assert!(files.read_note(dir.path(), &key, 100).is_err());
+        std::fs::remove_file(&note).unwrap();
+        // A folder of notes that is a link elsewhere: refused too.
+        let other = tempfile::tempdir().unwrap();
+        std::fs::create_dir(other.path().join(".ctxmon")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), other.path().join(".ctxmon").join("notes"))
+            .unwrap();
+        std::fs::write(outside.path().join("s1.md"), "planted").unwrap();
+        assert!(files.read_note(other.path(), &key, 100).is_err());
+        // A FIFO is never opened (it would block).
+        let fifo = notes(dir.path()).join("s1.md");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            assert!(files.read_note(dir.path(), &key, 100).is_err());
+        }
+    }
 }

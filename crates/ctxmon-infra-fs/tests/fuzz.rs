@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use ctxmon_application::config::Config;
 use ctxmon_application::handoff::resumption::context::{
-    ResumptionInput, render_resumption_context,
+    HandBackMode, ResumptionInput, render_resumption_context,
 };
 use ctxmon_application::handoff::resumption::{
     commands_run, derive_from_tail, errors_seen, first_user_request, from_section,
@@ -455,9 +455,16 @@ fn yaml_as_json(yaml: &str) -> serde_json::Value {
 fn render_state(state: &ctxmon_domain::ResumptionState) -> String {
     let mut checkpoint = sample_checkpoint(1, "s1");
     checkpoint.resumption_state = Some(state.clone());
+    let beside = render_resumption_context(ResumptionInput {
+        checkpoint: &checkpoint,
+        resume_log: Some("session-s1.md"),
+        mode: HandBackMode::BesideSummary,
+    });
+    assert_within_budget(&beside, 760, "resumption-context");
     let rendered = render_resumption_context(ResumptionInput {
         checkpoint: &checkpoint,
         resume_log: Some("session-s1.md"),
+        mode: HandBackMode::Alone,
     });
     assert_within_budget(&rendered, 760, "resumption-context");
     rendered
@@ -748,6 +755,7 @@ fn fuzz_checkpoint_file() {
                 let context = render_resumption_context(ResumptionInput {
                     checkpoint: cp,
                     resume_log: None,
+                    mode: HandBackMode::Alone,
                 });
                 assert_within_budget(&context, 760, "resumption-context");
                 let alert = ctxmon_application::handoff::alert::render_compaction_alert(

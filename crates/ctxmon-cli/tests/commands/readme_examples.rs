@@ -30,7 +30,7 @@ fn line(value: &Value) -> String {
 fn request_and_todos(tokens: u64) -> String {
     line(
         &json!({"type": "user", "uuid": "u1", "timestamp": "2026-11-22T03:00:00.000Z",
-        "message": {"role": "user", "content": "Refactor billing and add tax.rs"}}),
+        "message": {"role": "user", "content": "Refactor billing and add tax.rs. Never change the ledger export format."}}),
     ) + &line(
         &json!({"type": "assistant", "uuid": "a1", "timestamp": "2026-11-22T03:00:05.000Z",
         "message": {"model": "claude-sonnet-4-5", "id": "m1", "role": "assistant",
@@ -42,15 +42,30 @@ fn request_and_todos(tokens: u64) -> String {
     )
 }
 
-/// An edit of tax.rs in a response at `tokens`.
+/// An edit of tax.rs, then a test run that passed, in a response at `tokens`.
 fn edit(tokens: u64) -> String {
+    let usage = json!({"input_tokens": 3, "cache_creation_input_tokens": 1000, "cache_read_input_tokens": tokens - 1003});
+    let done = |id: &str| {
+        line(
+            &json!({"type": "user", "timestamp": "2026-11-22T03:00:06.000Z",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "ok"}]}}),
+        )
+    };
     line(
         &json!({"type": "assistant", "uuid": "a2", "timestamp": "2026-11-22T03:00:06.000Z",
         "message": {"model": "claude-sonnet-4-5", "id": "m2", "role": "assistant",
             "content": [{"type": "tool_use", "id": "t2", "name": "Edit", "input": {
                 "file_path": "/home/you/shop/src/tax.rs", "old_string": "a", "new_string": "b"}}],
-            "usage": {"input_tokens": 3, "cache_creation_input_tokens": 1000, "cache_read_input_tokens": tokens - 1003}}}),
-    )
+            "usage": usage}}),
+    ) + &done("t2")
+        + &line(
+            &json!({"type": "assistant", "uuid": "a3", "timestamp": "2026-11-22T03:00:07.000Z",
+            "message": {"model": "claude-sonnet-4-5", "id": "m3", "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t3", "name": "Bash", "input": {
+                    "command": "cargo test -p billing"}}],
+                "usage": usage}}),
+        )
+        + &done("t3")
 }
 
 fn hook(sb: &Sandbox, name: &str, event: &str, transcript: &Path, extra: Value) -> String {
@@ -85,6 +100,18 @@ fn injected() -> (Sandbox, Vec<String>) {
     let stdout = hook(&sb, "prompt-submit", "UserPromptSubmit", &t, prompt.clone());
     out.push(additional_context(&stdout, "UserPromptSubmit"));
 
+    // The agent keeps its note where the tag said, then works on.
+    let note = sb.write(
+        &format!(".ctxmon/notes/{SESSION}.md"),
+        "Goal: billing split, tax in tax.rs.\nGotcha: VAT rounds per line, not per invoice.\n",
+    );
+    // Written just before the edit and the test run that follow it in the transcript.
+    let written = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_795_316_405_500);
+    std::fs::File::options()
+        .write(true)
+        .open(&note)
+        .and_then(|f| f.set_modified(written))
+        .unwrap();
     sb.write("t.jsonl", request_and_todos(150_000) + &edit(170_000));
     let stdout = hook(
         &sb,

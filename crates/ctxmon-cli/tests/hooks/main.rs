@@ -16,6 +16,7 @@ mod gemini;
 mod git_calls;
 mod handoff;
 mod hook_input;
+mod note;
 mod planted_links;
 mod post_tool_use;
 mod project_dir;

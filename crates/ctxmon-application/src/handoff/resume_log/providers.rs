@@ -18,8 +18,8 @@ use ctxmon_domain::{
 use super::trigger::TriggerKind;
 use crate::handoff::resumption::present::{AtHand, request_text};
 use crate::handoff::resumption::{
-    TranscriptHead, commands_run, completed_work, conclusions, derive_from_tail, errors_seen,
-    files_written_by_subagents, first_request_text, last_timestamp,
+    TranscriptHead, UNVERIFIED, commands_run, completed_work, conclusions, derive_from_tail,
+    errors_seen, files_written_by_subagents, first_request_text, last_timestamp,
 };
 use crate::ports::GitHead;
 
@@ -223,6 +223,7 @@ fn derived(st: &ResumptionState, first: Option<&str>, log: &mut ResumeLog) {
     {
         add_context(log, "first request", &text);
     }
+    checked_facts(st, log);
     todos(&st.todos, &st.tasks, log);
     if let Some(text) = &st.last_assistant_text {
         fill_list(
@@ -233,6 +234,30 @@ fn derived(st: &ResumptionState, first: Option<&str>, log: &mut ResumeLog) {
     log.metadata
         .files_modified
         .extend(st.files_touched.iter().cloned());
+}
+
+/// The facts the hand-back checks against what came after them, by the same rules: the
+/// agent's note with what followed it, the user's standing rules, lessons, the commands that
+/// still work and the environment they show.
+fn checked_facts(st: &ResumptionState, log: &mut ResumeLog) {
+    if let Some(note) = &st.note {
+        let when = note.written_at.as_deref().unwrap_or("at an unknown time");
+        let mut text = format!("(written {when}) {}", note.text.trim());
+        for request in &note.requests_after {
+            text.push_str(&format!("\nLater, the user asked: {request}"));
+        }
+        add_context(log, "agent's note", &text);
+    }
+    for (key, items) in [
+        ("standing rules", &st.rules),
+        ("lessons", &st.lessons),
+        ("commands that worked", &st.commands_ok),
+        ("environment", &st.environment),
+    ] {
+        if !items.is_empty() {
+            add_context(log, key, &items.join("\n"));
+        }
+    }
 }
 
 /// True when `request` (capped with "…" at `MAX_TEXT_CHARS`) is the mission (kept longer).
@@ -261,6 +286,10 @@ fn todos(list: &[Todo], tasks: &[Todo], log: &mut ResumeLog) {
         .filter(|t| t.status != "completed")
         .map(|t| match t.status.as_str() {
             "in_progress" => format!("(in progress) {}", t.content),
+            UNVERIFIED => format!(
+                "(marked completed after a failure nothing resolved) {}",
+                t.content
+            ),
             _ => t.content.clone(),
         })
         .collect();

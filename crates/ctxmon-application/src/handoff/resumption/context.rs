@@ -266,7 +266,12 @@ impl<'s> Shown<'s> {
         Shown {
             at_hand,
             latest_reply: at_hand.reply_line(),
-            rules: rules_and_declines(state, at_hand.current),
+            // A rule the current request shows whole is not repeated, when that request is
+            // shown: beside a summary it is not.
+            rules: rules_and_declines(
+                state,
+                at_hand.current.filter(|_| mode == HandBackMode::Alone),
+            ),
             in_progress,
             next_steps,
             done,

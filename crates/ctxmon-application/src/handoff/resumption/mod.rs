@@ -29,9 +29,9 @@ pub use note::NOTE_MAX_BYTES;
 pub(crate) use note::note_of;
 pub use section::from_section;
 pub use tail::{
-    CONCLUSIONS, TranscriptHead, commands_run, completed_work, conclusions, derive_from_tail,
-    errors_seen, files_written_by_subagents, first_request_text, first_user_request,
-    last_timestamp, with_carried_rules,
+    CONCLUSIONS, TranscriptHead, UNVERIFIED, commands_run, completed_work, conclusions,
+    derive_from_tail, errors_seen, files_written_by_subagents, first_request_text,
+    first_user_request, last_timestamp, with_carried_rules,
 };
 pub use work::MAX_EXCERPT_CHARS;
 

@@ -576,8 +576,9 @@ fn is_worth_repeating(command: &str) -> bool {
     let setup = shell_parts(command).iter().any(|part| {
         let mut words = part.split_whitespace();
         let program = words.next().map(base_name).unwrap_or_default();
-        let verb = words.find(|w| !w.starts_with('-'));
-        verb.is_some_and(|v| SETUP_VERBS.contains(&v)) && !matches!(program, "cd" | "echo")
+        // `npm install`, `uv tool install`, `pip3 install`: a verb among the first words.
+        let mut verbs = words.filter(|w| !w.starts_with('-')).take(2);
+        verbs.any(|v| SETUP_VERBS.contains(&v)) && !matches!(program, "cd" | "echo")
             || (part.contains(".sh") && (part.contains("install") || part.contains("-init")))
     });
     if setup && !is_check(command) {
