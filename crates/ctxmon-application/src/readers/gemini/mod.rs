@@ -14,7 +14,6 @@
 //!
 //! Pure code over bytes the caller hands in (`Read + Seek`).
 
-mod backward;
 mod file;
 mod forward;
 mod legacy;
@@ -25,7 +24,7 @@ mod scan;
 use std::io::{Read, Seek};
 use std::path::Path;
 
-use ctxmon_domain::TokenCount;
+use ctxmon_domain::{TokenCount, human};
 
 use crate::agents::AgentKind;
 use crate::ports::{
@@ -37,9 +36,10 @@ pub use file::{events, head_records, tail_records};
 pub use forward::forward_events;
 pub use legacy::LegacyProblem;
 
-/// Lines longer than this are skipped unparsed. gemini-cli keeps a tool's output in the
-/// `gemini` message that called it, and cuts an output past 4,000,000 characters, so a message
-/// line (whose count the fill needs) stays below this.
+/// Lines longer than this are not parsed. gemini-cli keeps a tool's output in the `gemini`
+/// message that called it, and cuts an output past 4,000,000 characters, so a message line
+/// (whose count the fill needs) stays below this; one that does not, met before the newest
+/// count, leaves the fill unread (never an older figure reported as current).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The two formats of a chat file.
@@ -120,7 +120,19 @@ pub fn read_latest<R: Read + Seek>(
     };
     let found = match format {
         ChatFormat::Jsonl => {
-            scan::scan(file, len, limits.max_scan_bytes, MAX_LINE_BYTES).map_err(io)?
+            let found =
+                scan::scan(file, len, limits.max_scan_bytes, MAX_LINE_BYTES as u64).map_err(io)?;
+            if let Some(long) = found.unreadable_line {
+                return Err(TranscriptError::new(
+                    TranscriptErrorKind::Io,
+                    format!(
+                        "the newest figure of this chat cannot be read: a line of {} near its end is longer than the {} ctxmon parses",
+                        human::count(long, "byte", "bytes"),
+                        human::count(MAX_LINE_BYTES as u64, "byte", "bytes"),
+                    ),
+                ));
+            }
+            found
         }
         ChatFormat::Legacy => {
             let list = legacy::messages(file, len, limits.max_scan_bytes).map_err(|problem| {
@@ -135,6 +147,23 @@ pub fn read_latest<R: Read + Seek>(
         }
     };
     Ok(reading_of(found))
+}
+
+/// Whether a JSONL chat shows a compression written at or after `since_ms` (milliseconds
+/// since the Unix epoch), within `limits` (see [`scan::compacted_since`]).
+pub fn compacted_since<R: Read + Seek>(
+    file: R,
+    len: u64,
+    limits: ScanLimits,
+    since_ms: i64,
+) -> std::io::Result<bool> {
+    scan::compacted_since(
+        file,
+        len,
+        limits.max_scan_bytes,
+        MAX_LINE_BYTES as u64,
+        since_ms,
+    )
 }
 
 fn reading_of(found: scan::ChatScan) -> TranscriptReading {
