@@ -158,8 +158,11 @@ fn a_planted_marker_does_not_silence_the_next_checkpoints_alert() {
     assert!(alerted(&prompt(&sb, "s", &t)), "cx-002 came acknowledged");
 }
 
+/// A copied checkpoint renamed to the last id, with `.next-id` deleted, used to make every
+/// later PreCompact fail with "ids are exhausted": the series goes on below it, and the hook
+/// log names the file.
 #[test]
-fn exhausted_ids_name_the_file_that_claims_the_last_one() {
+fn a_checkpoint_at_the_last_id_does_not_use_up_the_ids() {
     let sb = Sandbox::new();
     let t = transcript(&sb, "s");
     assert_eq!(saved(&pre_compact(&sb, "s", &t)), Some(1));
@@ -173,12 +176,12 @@ fn exhausted_ids_name_the_file_that_claims_the_last_one() {
     )
     .unwrap();
     std::fs::remove_file(dir.join(".next-id")).unwrap();
-    let run = pre_compact(&sb, "s", &t);
-    assert_eq!(saved(&run), None);
+    assert_eq!(saved(&pre_compact(&sb, "s", &t)), Some(2));
+    assert_eq!(saved(&pre_compact(&sb, "s", &t)), Some(3));
+    let log = std::fs::read_to_string(sb.path(".ctxmon/logs/hooks.log")).unwrap();
     assert!(
-        run.stderr.contains("cx-999999999-checkpoint.json"),
-        "the message must name the file: {}",
-        run.stderr
+        log.contains("cx-999999999-checkpoint.json") && log.contains("cx-002 was given"),
+        "the log must name the file: {log}"
     );
 }
 

@@ -30,13 +30,16 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use ctxmon_application::config::Config;
 use ctxmon_application::ports::{
-    Allocation, AutoPrune, CheckpointListing, CheckpointRepository, PortError, PortErrorKind,
+    Allocation, AutoPrune, Clock, CheckpointListing, CheckpointRepository, PortError, PortErrorKind,
     PruneOutcome, StoredCheckpoint,
 };
 use ctxmon_domain::{CheckpointData, CheckpointId, Timestamp};
 
+use crate::clock::SystemClock;
 use crate::fsutil::{Durability, io_error, with_lock, write_atomic};
+use crate::hook_log::HookLog;
 use crate::layout::ProjectLayout;
 use folder::Scan;
 pub use read::MAX_CHECKPOINT_BYTES;
@@ -225,6 +228,9 @@ impl CheckpointRepository for FsCheckpointRepository {
             // once that file is deleted, and prune re-records it durably before deleting. So a
             // failure here loses nothing, and the cheap rename-only write keeps the lock short.
             let _ = self.record_next_sequence(next.sequence + 1, Durability::RenameOnly);
+            if let Some(note) = allocate::past_the_end_note(&dir, &next) {
+                self.log_warning(&note);
+            }
             Ok(data)
         })
     }
@@ -500,6 +506,13 @@ impl CheckpointRepository for FsCheckpointRepository {
 }
 
 impl FsCheckpointRepository {
+    /// A problem the save survived, for the hook log (`doctor` shows it): a port's answer has
+    /// no room for it, and the hook that saved need not know the folder's history.
+    fn log_warning(&self, message: &str) {
+        let log = HookLog::new(&self.layout, Config::default().hooks.log_max_bytes);
+        let _ = log.write(SystemClock.now(), "checkpoints", "warn", message);
+    }
+
     /// Deletes `doomed` (each with its session) and what names them: marker, claim, index
     /// entry. Run under the lock.
     fn remove_all(
