@@ -122,19 +122,7 @@ impl FsCheckpointRepository {
             return Ok(Vec::new());
         }
         let scan = Scan::read(&dir)?;
-        let mut found = Vec::new();
-        for &id in scan.checkpoints.iter().rev().take(MAX_SESSION_READS) {
-            if let Ok(data) = read::read_checkpoint(&self.checkpoint_path(id), id)
-                && data.session_info.session_id.as_deref() == Some(session)
-            {
-                found.push(index::Entry {
-                    id,
-                    sequence: data.compaction_sequence,
-                });
-            }
-        }
-        found.reverse();
-        Ok(found)
+        Ok(index::found_by_reading(&dir, &scan, session, MAX_SESSION_READS))
     }
 
     /// Checkpoint `id` when it can be read and belongs to `session` (an index could be stale
@@ -187,8 +175,12 @@ impl CheckpointRepository for FsCheckpointRepository {
             let mut undo: Option<Undo<'_>> = None;
             let compaction_sequence = match session {
                 Some(s) => {
-                    let indexed = index::read(&dir, s).unwrap_or_default();
-                    let (sequence, previous) = sequence::allocate(&dir, s, &indexed);
+                    // With neither the session's mark nor its index (a new session, or both
+                    // deleted), its newest checkpoints among the folder's are read instead.
+                    let indexed = index::read(&dir, s);
+                    let (sequence, previous) = sequence::allocate(&dir, s, indexed, || {
+                        index::found_by_reading(&dir, &scan, s, MAX_SESSION_READS)
+                    })?;
                     let marked = sequence::record(&dir, s, u64::from(sequence) + 1).is_ok();
                     let listed = index::add(&dir, s, index::Entry { id, sequence }).ok();
                     undo = Some(Undo {
