@@ -175,21 +175,28 @@ pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
             return finish(&plan, &target, args.dry_run, global);
         };
         let saved = target.saved_statusline();
-        let outcome = if args.statusline {
+        let mut outcome = if args.statusline {
             merge::uninstall_statusline_only(&current, saved.restore())
         } else {
             merge::uninstall(&current, saved.restore(), args.agent)
         }
         .map_err(|e| plan_failure(&e, &target))?;
         let changed = outcome.changes.iter().any(|c| c.action.is_change());
+        // Nothing left but `{}`, which install wrote into a file that was not there or blank:
+        // the file goes back as it was. Install's backup says which (none: there was no file).
+        let emptied = changed && merge::is_empty_object(&outcome.text);
+        let before = emptied.then(|| target.backup_text()).flatten();
+        let was_absent = emptied && before.is_none();
+        if let Some(blank) = before.filter(|b| b.trim().is_empty()) {
+            outcome.text = blank;
+        }
         let plan = Plan {
             verb,
             original: Some(&current),
             outcome: &outcome,
             record_used: matches!(saved, SavedStatusLine::Found { record: true, .. }),
-            remove_file: args.agent.description().install.hooks_file_is_hooks_only
-                && changed
-                && merge::is_empty_object(&outcome.text),
+            remove_file: emptied
+                && (args.agent.description().install.hooks_file_is_hooks_only || was_absent),
             full_uninstall: !args.statusline,
             program: None,
         };
