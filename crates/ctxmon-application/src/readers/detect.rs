@@ -48,6 +48,9 @@ pub fn input_in_place_of_transcript(head: &[u8]) -> Option<&'static str> {
 
 /// The agent that wrote a file starting with `bytes` (its first line may be cut).
 pub fn agent_of_prefix(bytes: &[u8]) -> AgentKind {
+    let bytes = bytes
+        .strip_prefix(crate::readers::gemini::BOM)
+        .unwrap_or(bytes);
     let start = bytes
         .iter()
         .position(|b| !b.is_ascii_whitespace())

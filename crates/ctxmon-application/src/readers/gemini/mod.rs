@@ -42,6 +42,31 @@ pub use legacy::LegacyProblem;
 /// count, leaves the fill unread (never an older figure reported as current).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
+/// A UTF-8 byte-order mark, which a chat saved by an editor may start with: skipped.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Whether a file starting with `head` holds Gemini CLI message lines without the metadata
+/// line a chat starts with: its first line is an object with a string `id`, a `type` Gemini
+/// CLI gives messages, and none of the keys a Claude Code line carries. Such a file is no
+/// chat ctxmon can read (no session, no project), and is said to be so rather than read as a
+/// transcript with no response yet.
+pub fn headless_chat(head: &[u8]) -> bool {
+    let head = head.strip_prefix(BOM).unwrap_or(head);
+    let line = match head.iter().position(|b| *b == b'\n') {
+        Some(end) => head.get(..end).unwrap_or_default(),
+        None => head,
+    };
+    let Ok(serde_json::Value::Object(first)) = serde_json::from_slice(line) else {
+        return false;
+    };
+    let kind = first.get("type").and_then(serde_json::Value::as_str);
+    first.get("id").is_some_and(serde_json::Value::is_string)
+        && matches!(kind, Some("user" | "gemini" | "info" | "error" | "warning"))
+        && ["uuid", "message", "sessionId", "parentUuid"]
+            .iter()
+            .all(|k| !first.contains_key(*k))
+}
+
 /// The two formats of a chat file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChatFormat {
@@ -58,6 +83,7 @@ pub enum ChatFormat {
 /// whole object without `messages` is the JSONL metadata; anything else (a lone `{`, or an
 /// object holding the messages) is the legacy document.
 pub fn format_of(head: &[u8]) -> Option<ChatFormat> {
+    let head = head.strip_prefix(BOM).unwrap_or(head);
     let start = head.iter().position(|b| !b.is_ascii_whitespace())?;
     let rest = head.get(start..)?;
     if rest.first() != Some(&b'{') {

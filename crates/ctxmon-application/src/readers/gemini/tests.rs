@@ -392,3 +392,32 @@ fn only_a_shrinking_set_opened_by_the_summary_after_the_time_is_a_compression() 
     assert!(!compacted(&odd, since));
     assert!(!compacted(&chat(&[masked.to_string()]), since));
 }
+
+/// A chat saved with a byte-order mark is still a chat (both formats); message lines without
+/// the metadata line are told apart as no chat at all.
+#[test]
+fn a_byte_order_mark_is_skipped_and_a_chat_without_its_first_line_is_named() {
+    let plain = chat(&[user("u1", "hi"), gemini("g1", 1234, "gemini-2.5-pro")]);
+    let mut marked = BOM.to_vec();
+    marked.extend_from_slice(&plain);
+    assert_eq!(
+        crate::readers::detect::agent_of_prefix(&marked),
+        crate::ports::AgentKind::Gemini
+    );
+    assert_eq!(tokens(&read(&marked)), Some(1234));
+    let legacy = format!(
+        "\u{feff}{{\"sessionId\":\"s\",\"projectHash\":\"h\",\"messages\":[{}]}}",
+        gemini("g1", 99, "gemini-2.5-pro")
+    );
+    assert_eq!(format_of(legacy.as_bytes()), Some(ChatFormat::Legacy));
+    assert_eq!(tokens(&read(legacy.as_bytes())), Some(99));
+
+    let headless = plain
+        .splitn(2, |b| *b == b'\n')
+        .nth(1)
+        .expect("lines after the metadata");
+    assert!(headless_chat(headless));
+    assert!(!headless_chat(&plain));
+    let claude = br#"{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"hi"}}"#;
+    assert!(!headless_chat(claude));
+}
