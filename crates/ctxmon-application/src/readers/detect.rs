@@ -151,6 +151,13 @@ mod tests {
         assert_eq!(agent_of_prefix(whole), AgentKind::Codex);
     }
 
+    /// A chat saved by an editor with a byte-order mark is still Gemini CLI's.
+    #[test]
+    fn a_byte_order_mark_does_not_hide_a_gemini_chat() {
+        let chat = b"\xEF\xBB\xBF{\"sessionId\":\"s\",\"projectHash\":\"h\"}\n";
+        assert_eq!(agent_of_prefix(chat), AgentKind::Gemini);
+    }
+
     #[test]
     fn a_session_meta_spelled_with_escapes_is_still_found() {
         let escaped = br#"{"timestamp":"t","type":"session\u005fmeta","payload":{}}"#;

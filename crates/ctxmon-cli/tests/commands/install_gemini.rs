@@ -131,7 +131,11 @@ fn a_byte_order_mark_in_gemini_settings_gets_no_claude_code_note() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("byte-order mark"), "{}", run.stderr);
     assert!(!run.stderr.contains("Claude"), "{}", run.stderr);
-    assert!(std::fs::read_to_string(&path).unwrap().starts_with('\u{feff}'));
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .starts_with('\u{feff}')
+    );
 }
 
 /// Gemini CLI runs identical hooks from two files once: the refusal of a second scope says
@@ -149,7 +153,9 @@ fn the_second_scope_refusal_says_how_gemini_cli_runs_duplicates() {
         second.stderr
     );
     assert!(
-        !second.stderr.contains("would make Gemini CLI run each hook twice"),
+        !second
+            .stderr
+            .contains("would make Gemini CLI run each hook twice"),
         "{}",
         second.stderr
     );

@@ -119,13 +119,20 @@ fn an_agents_project_variable_does_not_make_home_or_root_a_project() {
         let t = sb.write("t.jsonl", transcript_with(&[150_000]));
         let home = sb.home.path().to_path_buf();
         let home_str = home.to_str().unwrap().to_string();
-        for (folder, what) in [(home_str.as_str(), "your home folder"), ("/", "the root folder")] {
+        for (folder, what) in [
+            (home_str.as_str(), "your home folder"),
+            ("/", "the root folder"),
+        ] {
             let root_had = Path::new("/.ctxmon").exists();
             sb.set_env(variable, folder);
             let run = sb.run(&["hooks", "pre-compact"], input("PreCompact", folder, &t));
             assert_eq!(run.code, 0, "{}", run.stderr);
             assert!(!home.join(".ctxmon").exists(), "{variable}={folder}");
-            assert_eq!(Path::new("/.ctxmon").exists(), root_had, "{variable}={folder}");
+            assert_eq!(
+                Path::new("/.ctxmon").exists(),
+                root_had,
+                "{variable}={folder}"
+            );
             assert!(
                 run.stderr.contains(&format!("is {what} (from {variable})")),
                 "{}",

@@ -32,8 +32,8 @@ use std::time::Duration;
 
 use ctxmon_application::config::Config;
 use ctxmon_application::ports::{
-    Allocation, AutoPrune, Clock, CheckpointListing, CheckpointRepository, PortError, PortErrorKind,
-    PruneOutcome, StoredCheckpoint,
+    Allocation, AutoPrune, CheckpointListing, CheckpointRepository, Clock, PortError,
+    PortErrorKind, PruneOutcome, StoredCheckpoint,
 };
 use ctxmon_domain::{CheckpointData, CheckpointId, Timestamp};
 
@@ -122,7 +122,12 @@ impl FsCheckpointRepository {
             return Ok(Vec::new());
         }
         let scan = Scan::read(&dir)?;
-        Ok(index::found_by_reading(&dir, &scan, session, MAX_SESSION_READS))
+        Ok(index::found_by_reading(
+            &dir,
+            &scan,
+            session,
+            MAX_SESSION_READS,
+        ))
     }
 
     /// Checkpoint `id` when it can be read and belongs to `session` (an index could be stale

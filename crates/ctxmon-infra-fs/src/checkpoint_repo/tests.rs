@@ -488,10 +488,7 @@ fn a_checkpoint_at_the_last_id_leaves_the_ids_below_it() {
     plant(&repo);
     assert_eq!(save(&repo, "s").checkpoint_id, id(4));
     assert_eq!(save(&repo, "s").checkpoint_id, id(5));
-    assert_eq!(
-        ids(&repo.list().unwrap()),
-        [1, 2, 3, 4, 5, 999_999_999]
-    );
+    assert_eq!(ids(&repo.list().unwrap()), [1, 2, 3, 4, 5, 999_999_999]);
 }
 
 #[test]

@@ -193,7 +193,9 @@ fn a_planted_mark_or_a_deleted_mark_and_index_keep_sequences_unique_and_increasi
         save(&repo, "s");
     }
     fs::write(repo.dir().join(".seq-s"), "18446744073709551615\n").unwrap();
-    let planted: Vec<u32> = (0..3).map(|_| save(&repo, "s").compaction_sequence).collect();
+    let planted: Vec<u32> = (0..3)
+        .map(|_| save(&repo, "s").compaction_sequence)
+        .collect();
     assert_eq!(planted, [4, 5, 6]);
     fs::write(repo.dir().join(".seq-s"), "4294967296\n").unwrap();
     assert_eq!(save(&repo, "s").compaction_sequence, 7);

@@ -129,7 +129,10 @@ mod tests {
             );
         }
         let least: &[u8] = br#"{"model":{"compressionThreshold":0.1}}"#;
-        assert_eq!(read(&[("/p/.gemini/settings.json", least)]).share, Some(0.1));
+        assert_eq!(
+            read(&[("/p/.gemini/settings.json", least)]).share,
+            Some(0.1)
+        );
         let bad: &[u8] = br#"{"model":{"compressionThreshold":7}}"#;
         let fallback = read(&[
             ("/p/.gemini/settings.json", bad),

@@ -97,7 +97,10 @@ fn is_ours(path: &Path) -> bool {
 
 /// `.tmp-` and six letters or digits: tempfile's default, as older versions named temp copies.
 fn old_style_name(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     name.strip_prefix(".tmp-")
         .is_some_and(|s| s.len() == 6 && s.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
