@@ -64,7 +64,8 @@ pub fn layout_of(dir: &Path) -> ProjectLayout {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DirSource {
     Flag,
-    Env,
+    /// The variable an agent sets to name the project.
+    Env(&'static str),
     InputCwd,
     CurrentDir,
 }
@@ -73,7 +74,7 @@ impl DirSource {
     fn describe(self) -> &'static str {
         match self {
             DirSource::Flag => "--project-dir",
-            DirSource::Env => "CLAUDE_PROJECT_DIR",
+            DirSource::Env(name) => name,
             DirSource::InputCwd => "the input's cwd",
             DirSource::CurrentDir => "the current directory",
         }
@@ -105,8 +106,10 @@ pub fn resolve_project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> Proje
         return found(dir.clone(), DirSource::Flag);
     }
     // Gemini CLI sets both for its hooks (the second for compatibility); Claude Code the first.
-    if let Some(dir) = env_var("CLAUDE_PROJECT_DIR").or_else(|| env_var("GEMINI_PROJECT_DIR")) {
-        return found(PathBuf::from(dir), DirSource::Env);
+    for name in ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"] {
+        if let Some(dir) = env_var(name) {
+            return found(PathBuf::from(dir), DirSource::Env(name));
+        }
     }
     let mut ignored_cwd = None;
     if let Some(cwd) = hook_cwd {
@@ -131,8 +134,8 @@ pub fn project_dir(global: &GlobalArgs, hook_cwd: Option<&str>) -> PathBuf {
 impl ProjectDir {
     /// A command's project (contract C12): from the current directory, the nearest folder at or
     /// above it holding `.ctxmon`, `.claude` or `.git`, below the home folder, the folders of
-    /// `GIT_CEILING_DIRECTORIES` and `/` (see `project_root`). A folder named by `--project-dir` or `CLAUDE_PROJECT_DIR` is taken as
-    /// it is.
+    /// `GIT_CEILING_DIRECTORIES` and `/` (see `project_root`). A folder named by `--project-dir`
+    /// or an agent's project variable is taken as it is.
     pub fn walked_up(mut self) -> ProjectDir {
         if self.source != DirSource::CurrentDir {
             return self;
@@ -146,7 +149,7 @@ impl ProjectDir {
     }
 
     /// The project's layout: it never creates `.ctxmon` in `/` or the home folder unless
-    /// `--project-dir` or `CLAUDE_PROJECT_DIR` names that folder (one already there is used).
+    /// `--project-dir` names that folder (one already there is used).
     pub fn layout(&self) -> ProjectLayout {
         let layout = layout_of(&self.path);
         match self.shared_folder() {
@@ -156,8 +159,8 @@ impl ProjectDir {
     }
 
     /// Why a hook stores nothing here (`None` when it can): the project does not exist, or it
-    /// is `/` or the home folder, taken from the input or the current directory, without a
-    /// `.ctxmon` of its own.
+    /// is `/` or the home folder, not named with `--project-dir`, without a `.ctxmon` of its
+    /// own.
     pub fn storage_problem(&self) -> Option<String> {
         missing_project(&self.path).or_else(|| {
             let reason = self.shared_folder()?;
@@ -176,10 +179,13 @@ impl ProjectDir {
         })
     }
 
-    /// `/` or the home folder, when nobody named it on purpose: the reason `.ctxmon` is not
-    /// created there. Compared resolved, so `/tmp/..` is `/`.
+    /// `/` or the home folder, when the user did not name it with `--project-dir`: the reason
+    /// `.ctxmon` is not created there. One rule for every source: an agent's variable
+    /// (`CLAUDE_PROJECT_DIR`, `GEMINI_PROJECT_DIR`) is set for wherever the agent was started,
+    /// which may be the home folder as easily as an input's `cwd` may. Compared resolved, so
+    /// `/tmp/..` is `/`.
     fn shared_folder(&self) -> Option<String> {
-        if matches!(self.source, DirSource::Flag | DirSource::Env) {
+        if self.source == DirSource::Flag {
             return None;
         }
         let resolved = std::fs::canonicalize(&self.path).ok()?;
@@ -192,7 +198,7 @@ impl ProjectDir {
             return None;
         };
         Some(format!(
-            "{} is {what} (from {}); ctxmon creates no .ctxmon there unless --project-dir or CLAUDE_PROJECT_DIR names it",
+            "{} is {what} (from {}); ctxmon creates no .ctxmon there unless --project-dir names it",
             self.path.display(),
             self.source.describe()
         ))

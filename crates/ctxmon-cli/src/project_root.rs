@@ -4,7 +4,7 @@
 //! The project is the nearest folder, at or above the start, that holds `.ctxmon`, `.claude`
 //! or `.git`. The walk never reaches the home folder or `/`: `~/.claude` is Claude Code's own
 //! settings folder, not a project, and ctxmon keeps no `.ctxmon` in either unless one is
-//! named with `--project-dir` or `CLAUDE_PROJECT_DIR` (docs/hardening.md, finding 9). Nor does
+//! named with `--project-dir` (docs/hardening.md, finding 9). Nor does
 //! it climb into a folder of `GIT_CEILING_DIRECTORIES`, which tells git the same about its
 //! repository search (a shared `/tmp`, slow network mounts). A start with no marker on the way
 //! up stays the project, as before.

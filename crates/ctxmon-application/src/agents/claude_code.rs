@@ -102,6 +102,10 @@ pub static AGENT: AgentDescription = AgentDescription {
     status_line: true,
     install: InstallRules {
         bom_unreadable: false,
+        bom_note: Some(
+            "Claude Code's CLI reads such a file, but the Claude desktop app ignores it \
+             (anthropics/claude-code#81355): save it as UTF-8 without BOM if you use the app",
+        ),
         hooks_file_is_hooks_only: false,
         trust: None,
         project_dir_env: Some("CLAUDE_PROJECT_DIR"),

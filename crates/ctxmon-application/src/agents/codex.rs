@@ -95,6 +95,7 @@ pub static AGENT: AgentDescription = AgentDescription {
     status_line: false,
     install: InstallRules {
         bom_unreadable: true,
+        bom_note: None,
         hooks_file_is_hooks_only: true,
         trust: Some(HookTrust {
             explain: "Codex runs new or changed hooks only after you trust them: open /hooks in \

@@ -96,6 +96,7 @@ pub static AGENT: AgentDescription = AgentDescription {
     status_line: false,
     install: InstallRules {
         bom_unreadable: false,
+        bom_note: None,
         hooks_file_is_hooks_only: false,
         trust: None,
         // Gemini CLI sets it beside its own GEMINI_PROJECT_DIR so that Claude Code's hooks

@@ -312,6 +312,10 @@ pub struct InstallRules {
     /// The agent ignores every hook of a settings file that starts with a UTF-8 byte-order
     /// mark, so install refuses such a file rather than register hooks that never run.
     pub bom_unreadable: bool,
+    /// What to add when install keeps a byte-order mark the file had (a settings file that
+    /// starts with one and the agent reads): a reader of the same file that does not, when the
+    /// agent has one.
+    pub bom_note: Option<&'static str>,
     /// The hooks file holds hooks and nothing else, so uninstall deletes it once nothing is
     /// left in it (Codex's `hooks.json`).
     pub hooks_file_is_hooks_only: bool,

@@ -72,7 +72,7 @@ fn run_prompt_submit(run: &mut HookRun<'_>, logs: &dyn ResumeLogStore) -> Prompt
                 .is_some_and(|e| e.kind == TranscriptErrorKind::NotFound));
     // The first prompt after a checkpoint of this session: alert (and acknowledge) it. If
     // PreCompact could not record the compaction in the state, it is recorded here.
-    let pending = pending_checkpoint(run).filter(|cp| compaction_shown(settings, &measurement, cp));
+    let pending = pending_checkpoint(run).filter(|cp| compaction_shown(run, &measurement, cp));
     let state = run.state();
     if let Some(cp) = &pending {
         note_checkpoint(state, cp);
@@ -125,14 +125,13 @@ fn measure(run: &HookRun<'_>) -> Measurement {
 
 /// Whether the transcript shows that the checkpoint's compaction happened. Always for an
 /// agent whose pre-compaction hook means a compaction; for one whose hook fires on every
-/// attempt (Gemini CLI), when the reader reports a compaction newer than every response, or a
-/// response measured below the checkpoint's fill: a conversation only grows until it is
-/// compacted. Until then the checkpoint waits, and nothing is handed back.
-fn compaction_shown(
-    settings: &crate::monitor::fill::FillSettings,
-    measurement: &Measurement,
-    cp: &CheckpointData,
-) -> bool {
+/// attempt (Gemini CLI), only when the transcript shows a compaction written since the
+/// checkpoint (for Gemini CLI, the `$set.messages` that opens with the summary turn), or,
+/// from a reader that cannot say, a compaction newer than every response. A smaller response
+/// alone proves nothing: a `/rewind` makes one too. Until then the checkpoint waits, and
+/// nothing is handed back.
+fn compaction_shown(run: &HookRun<'_>, measurement: &Measurement, cp: &CheckpointData) -> bool {
+    let settings = run.ctx.settings;
     if !settings
         .agent
         .description()
@@ -144,14 +143,12 @@ fn compaction_shown(
     let Some(reading) = &measurement.reading else {
         return false;
     };
-    if reading.boundary.is_some() {
-        return true;
-    }
-    let before = cp.context_state.input_tokens;
-    reading
-        .usage
-        .as_ref()
-        .is_some_and(|u| before.get() > 0 && u.tokens < before)
+    let since = run.ctx.transcript_path.and_then(|path| {
+        run.ports
+            .transcripts
+            .compacted_since(path, settings.limits, cp.created_at_ms.millis())
+    });
+    since.unwrap_or(reading.boundary.is_some())
 }
 
 /// The session's newest unacknowledged checkpoint, if any.

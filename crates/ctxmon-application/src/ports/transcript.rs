@@ -267,4 +267,14 @@ pub trait TranscriptReader {
         let _ = (path, limits);
         None
     }
+
+    /// Whether `path` shows a compaction written at or after `since` (milliseconds since the
+    /// Unix epoch), read back from the end within `limits`, also behind newer responses. An
+    /// agent whose pre-compaction hook fires also when nothing is then compacted (Gemini CLI)
+    /// has its hand-back wait for this. `None` when the reader cannot tell (the default, and
+    /// every format whose hook means a compaction): the caller then goes by the reading alone.
+    fn compacted_since(&self, path: &Path, limits: ScanLimits, since_ms: i64) -> Option<bool> {
+        let _ = (path, limits, since_ms);
+        None
+    }
 }

@@ -48,6 +48,9 @@ pub fn input_in_place_of_transcript(head: &[u8]) -> Option<&'static str> {
 
 /// The agent that wrote a file starting with `bytes` (its first line may be cut).
 pub fn agent_of_prefix(bytes: &[u8]) -> AgentKind {
+    let bytes = bytes
+        .strip_prefix(crate::readers::gemini::BOM)
+        .unwrap_or(bytes);
     let start = bytes
         .iter()
         .position(|b| !b.is_ascii_whitespace())
@@ -146,6 +149,13 @@ mod tests {
         assert_eq!(agent_of_prefix(line), AgentKind::Codex);
         let whole = b"\n  {\"type\":\"session_meta\",\"payload\":{}}\n{\"type\":\"event_msg\"}\n";
         assert_eq!(agent_of_prefix(whole), AgentKind::Codex);
+    }
+
+    /// A chat saved by an editor with a byte-order mark is still Gemini CLI's.
+    #[test]
+    fn a_byte_order_mark_does_not_hide_a_gemini_chat() {
+        let chat = b"\xEF\xBB\xBF{\"sessionId\":\"s\",\"projectHash\":\"h\"}\n";
+        assert_eq!(agent_of_prefix(chat), AgentKind::Gemini);
     }
 
     #[test]

@@ -249,6 +249,16 @@ impl<A: FileAccess> TranscriptReader for TranscriptFiles<A> {
         let (file, len) = open_sized(&self.access, path).ok()?;
         claude_code::last_model(file, len, limits, self.shape)
     }
+
+    fn compacted_since(&self, path: &Path, limits: ScanLimits, since_ms: i64) -> Option<bool> {
+        if self.agent_of(path).ok()? != AgentKind::Gemini
+            || self.chat_format(path).ok()? != gemini::ChatFormat::Jsonl
+        {
+            return None;
+        }
+        let (file, len) = open_sized(&self.access, path).ok()?;
+        gemini::compacted_since(file, len, limits, since_ms).ok()
+    }
 }
 
 /// The tail port: one pass over the tail's lines, each wanted line parsed once and turned into

@@ -14,6 +14,9 @@ use super::files::TranscriptFiles;
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
 use crate::ports::{AgentKind, TranscriptError, TranscriptErrorKind};
 
+/// Why Gemini CLI message lines without the chat's first line are not measured.
+const HEADLESS_CHAT: &str = "this is not a Gemini CLI chat: its first line is a message, where a chat starts with the session's metadata (sessionId, projectHash)";
+
 /// The note of a session measured before its first answer.
 pub const NO_RESPONSE_YET: &str =
     "no response yet: the figure starts with the session's first answer";
@@ -96,6 +99,11 @@ impl<A: FileAccess> TranscriptFiles<A> {
                 && let Some(what) = detect::input_in_place_of_transcript(&head)
             {
                 return Err(FillError::NotATranscript(what));
+            }
+            if let Ok(head) = self.head(path)
+                && crate::readers::gemini::headless_chat(&head)
+            {
+                return Err(FillError::NothingToMeasure(HEADLESS_CHAT.to_string()));
             }
             estimate.note = Some(NO_RESPONSE_YET.to_string());
         } else {

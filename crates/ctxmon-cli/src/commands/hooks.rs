@@ -58,7 +58,9 @@ pub fn run(hook: Hook, global: &GlobalArgs) -> ExitCode {
         Outcome::Answer(answer) => {
             let written = answer.text.is_empty() || {
                 let mut out = std::io::stdout().lock();
-                writeln!(out, "{}", answer.text).is_ok() && out.flush().is_ok()
+                writeln!(out, "{}", answer.text).is_ok()
+                    && out.flush().is_ok()
+                    && !stdout_is_the_null_device()
             };
             // What the answer told the agent counts as told only once it is out: an alert
             // whose answer could not be written stays unacknowledged for the next prompt.
@@ -148,6 +150,29 @@ impl HookEnv {
     fn info(&self, message: &str) {
         self.log
             .write(self.clock.now(), self.hook.name(), "info", message);
+    }
+}
+
+/// Whether stdout is the null device, where an answer reaches nobody. A stdout closed when
+/// the process started (`>&-`) looks like that too: Rust's runtime opens `/dev/null` on a
+/// closed standard descriptor, so writing to it succeeds. Either way an alert written there was
+/// not given. Asked through `/dev/fd/1` (Linux and macOS); where that cannot be read, the
+/// write's own result stands.
+fn stdout_is_the_null_device() -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let (Ok(out), Ok(null)) = (
+            std::fs::metadata("/dev/fd/1"),
+            std::fs::metadata("/dev/null"),
+        ) else {
+            return false;
+        };
+        out.file_type().is_char_device() && out.rdev() == null.rdev()
+    }
+    #[cfg(not(unix))]
+    {
+        false
     }
 }
 

@@ -747,3 +747,31 @@ fn leftovers_of_a_killed_install_are_reported() {
     assert!(text.contains(".tmp-Ab3dE9"), "{text}");
     assert!(text.contains("ctxmon install"), "{text}");
 }
+
+/// An older version's temp copy that was cut off before anything showing it is ctxmon's (and
+/// one in the Gemini CLI folder) is named too, as not proven ctxmon's, rather than ignored.
+#[test]
+fn old_style_temp_copies_that_cannot_be_attributed_are_named() {
+    let sb = healthy();
+    for (rel, text) in [
+        (".claude/.tmp-Q1w2E3", "{\"permissions\": {"),
+        (".gemini/.ctxmon-tmp-a1b2c3", "{}"),
+    ] {
+        let path = sb.write(rel, text);
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+            .unwrap();
+    }
+    let (_, checks) = doctor(&sb);
+    let found = problems(&checks);
+    let text = &found
+        .iter()
+        .find(|p| p.0 == "install leftovers")
+        .expect("the leftovers check")
+        .2;
+    assert!(
+        text.contains(".tmp-Q1w2E3") && text.contains("nothing in them shows"),
+        "{text}"
+    );
+    assert!(text.contains(".gemini/.ctxmon-tmp-a1b2c3"), "{text}");
+}

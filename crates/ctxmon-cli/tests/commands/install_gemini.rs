@@ -120,3 +120,43 @@ fn a_settings_file_with_comments_keeps_them_through_install_and_uninstall() {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
     }
 }
+
+/// A Gemini CLI settings file with a byte-order mark keeps it, and the note says only that:
+/// what Claude Code's desktop app does with such a file is no concern of Gemini CLI's.
+#[test]
+fn a_byte_order_mark_in_gemini_settings_gets_no_claude_code_note() {
+    let sb = Sandbox::new();
+    let path = sb.write(".gemini/settings.json", format!("\u{feff}{USER_FILE}"));
+    let run = sb.run(&["install", "--agent", "gemini"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("byte-order mark"), "{}", run.stderr);
+    assert!(!run.stderr.contains("Claude"), "{}", run.stderr);
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .starts_with('\u{feff}')
+    );
+}
+
+/// Gemini CLI runs identical hooks from two files once: the refusal of a second scope says
+/// when they would run twice rather than that they always would.
+#[test]
+fn the_second_scope_refusal_says_how_gemini_cli_runs_duplicates() {
+    let sb = Sandbox::new();
+    let run = sb.run(&["install", "--agent", "gemini"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let second = sb.run(&["install", "--agent", "gemini", "--scope", "user"], "");
+    assert_eq!(second.code, 1, "{}", second.stderr);
+    assert!(
+        second.stderr.contains("runs two identical commands once"),
+        "{}",
+        second.stderr
+    );
+    assert!(
+        !second
+            .stderr
+            .contains("would make Gemini CLI run each hook twice"),
+        "{}",
+        second.stderr
+    );
+}

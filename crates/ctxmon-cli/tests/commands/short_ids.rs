@@ -80,6 +80,12 @@ fn a_checkpoint_is_the_same_whichever_way_its_id_is_typed() {
         text.contains("last request   Add the tax rules to billing"),
         "{text}"
     );
+    // The session's first request is named as what it is, not as its goal: the work may
+    // have moved on since.
+    assert!(
+        text.contains("first request  ") && !text.contains("  goal  "),
+        "{text}"
+    );
     assert!(
         text.contains("ctxmon --json checkpoint show cx-001"),
         "{text}"

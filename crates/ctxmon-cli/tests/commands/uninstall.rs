@@ -252,3 +252,43 @@ fn doctor_prints_its_summary_once() {
     assert!(value(&json.stdout).is_array());
     assert_eq!(json.stderr, "");
 }
+
+/// Install then uninstall gives the file back as it was: one that was not there is removed
+/// again (the project's agent folder too, when install made it), and an empty one stays empty
+/// rather than `{}`.
+#[test]
+fn install_then_uninstall_leaves_an_absent_file_absent_and_an_empty_one_empty() {
+    let sb = Sandbox::new();
+    for (agent, file) in [
+        ("gemini", ".gemini/settings.json"),
+        ("claude", ".claude/settings.json"),
+    ] {
+        let install = sb.run(&["install", "--agent", agent], "");
+        assert_eq!(install.code, 0, "{}", install.stderr);
+        assert!(sb.path(file).is_file());
+        let uninstall = sb.run(&["uninstall", "--agent", agent], "");
+        assert_eq!(uninstall.code, 0, "{}", uninstall.stderr);
+        assert!(!sb.path(file).exists(), "{agent}: {}", uninstall.stdout);
+        assert!(!sb.path(file).parent().unwrap().exists(), "{agent}");
+    }
+    // The user's file, in a folder that stays (it is the agent's home).
+    let user = sb.home.path().join(".claude/settings.json");
+    let install = sb.run(&["install", "--scope", "user"], "");
+    assert_eq!(install.code, 0, "{}", install.stderr);
+    assert!(user.is_file());
+    let uninstall = sb.run(&["uninstall", "--scope", "user"], "");
+    assert_eq!(uninstall.code, 0, "{}", uninstall.stderr);
+    assert!(!user.exists());
+    // Empty, and blank, stay as they were.
+    for before in ["", "\n  \n"] {
+        sb.write(SETTINGS, before);
+        assert_eq!(sb.run(&["install"], "").code, 0);
+        assert_eq!(sb.run(&["uninstall"], "").code, 0);
+        assert_eq!(read(&sb, SETTINGS), before);
+    }
+    // A file that held `{}` keeps it.
+    sb.write(SETTINGS, "{}\n");
+    assert_eq!(sb.run(&["install"], "").code, 0);
+    assert_eq!(sb.run(&["uninstall"], "").code, 0);
+    assert_eq!(read(&sb, SETTINGS), "{}\n");
+}

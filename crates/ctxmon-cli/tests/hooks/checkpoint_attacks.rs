@@ -74,6 +74,43 @@ fn an_alert_whose_answer_could_not_be_written_is_given_again() {
     assert!(!alerted(&prompt(&sb, "s", &t)));
 }
 
+/// A stdout closed when the hook starts (`>&-`) takes every write (the runtime puts the null
+/// device there), yet the alert reaches nobody: it stays for the next prompt, as with a
+/// failed write.
+#[test]
+fn an_alert_answered_into_a_closed_stdout_is_given_again() {
+    let sb = Sandbox::new();
+    let t = transcript(&sb, "s");
+    assert_eq!(saved(&pre_compact(&sb, "s", &t)), Some(1));
+    let input = sb.hook_input("UserPromptSubmit", "s", &t, json!({"prompt": "go on"}));
+    for redirect in [">&-", ">/dev/null"] {
+        // The sandbox's environment and folder, with the shell doing the redirection.
+        let template = sb.command(&[]);
+        let mut sh = std::process::Command::new("sh");
+        sh.args([
+            "-c",
+            &format!("exec \"$0\" hooks prompt-submit {redirect}"),
+            env!("CARGO_BIN_EXE_ctxmon"),
+        ])
+        .env_clear()
+        .envs(template.get_envs().filter_map(|(k, v)| Some((k, v?))))
+        .current_dir(template.get_current_dir().unwrap())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        let mut child = sh.spawn().unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{redirect}");
+        assert!(
+            !checkpoints(&sb).join("cx-001.acknowledged").exists(),
+            "{redirect}: acknowledged although the alert reached nobody"
+        );
+    }
+    assert!(alerted(&prompt(&sb, "s", &t)));
+    assert!(checkpoints(&sb).join("cx-001.acknowledged").exists());
+}
+
 /// Runs `args` with `input` and stdout on `/dev/full`, so its answer is lost; false (with a
 /// visible skip) where there is no such device.
 fn answer_into_full_device(sb: &Sandbox, args: &[&str], input: &str) -> bool {
@@ -158,8 +195,11 @@ fn a_planted_marker_does_not_silence_the_next_checkpoints_alert() {
     assert!(alerted(&prompt(&sb, "s", &t)), "cx-002 came acknowledged");
 }
 
+/// A copied checkpoint renamed to the last id, with `.next-id` deleted, used to make every
+/// later PreCompact fail with "ids are exhausted": the series goes on below it, and the hook
+/// log names the file.
 #[test]
-fn exhausted_ids_name_the_file_that_claims_the_last_one() {
+fn a_checkpoint_at_the_last_id_does_not_use_up_the_ids() {
     let sb = Sandbox::new();
     let t = transcript(&sb, "s");
     assert_eq!(saved(&pre_compact(&sb, "s", &t)), Some(1));
@@ -173,12 +213,12 @@ fn exhausted_ids_name_the_file_that_claims_the_last_one() {
     )
     .unwrap();
     std::fs::remove_file(dir.join(".next-id")).unwrap();
-    let run = pre_compact(&sb, "s", &t);
-    assert_eq!(saved(&run), None);
+    assert_eq!(saved(&pre_compact(&sb, "s", &t)), Some(2));
+    assert_eq!(saved(&pre_compact(&sb, "s", &t)), Some(3));
+    let log = std::fs::read_to_string(sb.path(".ctxmon/logs/hooks.log")).unwrap();
     assert!(
-        run.stderr.contains("cx-999999999-checkpoint.json"),
-        "the message must name the file: {}",
-        run.stderr
+        log.contains("cx-999999999-checkpoint.json") && log.contains("cx-002 was given"),
+        "the log must name the file: {log}"
     );
 }
 

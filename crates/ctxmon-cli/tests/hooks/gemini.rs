@@ -17,6 +17,15 @@ use crate::common::Sandbox;
 const CHAT: &str = "session-2026-04-25T08-23-e435870b.jsonl";
 const SESSION: &str = "abc12345-6789-4def-8000-000000000001";
 
+/// The time now as gemini-cli stamps a message: what is written after a checkpoint is newer.
+fn now() -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    ctxmon_domain::Timestamp::from_millis(i64::try_from(ms).unwrap()).to_rfc3339()
+}
+
 fn gemini_fixtures() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/gemini-chats");
     if dir.is_dir() {
@@ -189,15 +198,29 @@ fn pre_compress_saves_a_checkpoint_and_the_first_before_agent_after_the_compress
     let tag = common::additional_context(&before.stdout, "BeforeAgent");
     assert!(!tag.contains("<compaction-alert"), "{tag}");
     assert!(!tag.contains("<resumption-context"), "{tag}");
-    // Now it does: a list of the summary turn and the kept tail, then a smaller response.
+    // Nor after a `/rewind`, though the response after it is smaller than the checkpoint's.
     let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!(
+        "{}\n{}\n{}\n",
+        json!({"$rewindTo": "g1"}),
+        json!({"id": "u3", "timestamp": now(), "type": "user", "content": [{"text": "try again"}]}),
+        json!({"id": "g8", "timestamp": now(), "type": "gemini", "content": "Again.", "tokens": {"input": 310_000}, "model": "gemini-2.5-pro"})
+    ));
+    std::fs::write(&path, &text).unwrap();
+    let rewound = prompt();
+    assert_eq!(rewound.code, 0, "{}", rewound.stderr);
+    let tag = common::additional_context(&rewound.stdout, "BeforeAgent");
+    assert!(tag.contains("tokens=\"310000\""), "{tag}");
+    assert!(!tag.contains("<compaction-alert"), "{tag}");
+    assert!(!tag.contains("<resumption-context"), "{tag}");
+    // Now it does: a list of the summary turn and the kept tail, then a smaller response.
     text.push_str(&format!(
         "{}\n{}\n",
         json!({"$set": {"messages": [
             {"id": "sum", "timestamp": "2026-04-25T08:04:00.000Z", "type": "user", "content": [{"text": "<state_snapshot>parser refactor</state_snapshot>"}]},
             {"id": "u2", "timestamp": "2026-04-25T08:04:01.000Z", "type": "user", "content": [{"text": "next"}]}
         ]}}),
-        json!({"id": "g9", "timestamp": "2026-04-25T08:05:00.000Z", "type": "gemini", "content": "Continuing.", "tokens": {"input": 150_000}, "model": "gemini-2.5-pro"})
+        json!({"id": "g9", "timestamp": now(), "type": "gemini", "content": "Continuing.", "tokens": {"input": 150_000}, "model": "gemini-2.5-pro"})
     ));
     std::fs::write(&path, text).unwrap();
     let after = prompt();

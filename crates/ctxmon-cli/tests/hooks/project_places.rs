@@ -1,7 +1,8 @@
 //! No `.ctxmon` in unexpected places (contract C12), against the real binary: a relative
 //! `cwd` in the hook input is ignored (it was resolved against wherever the process ran), and
-//! `.ctxmon` is never created at `/` or directly in the home folder unless `--project-dir` or
-//! `CLAUDE_PROJECT_DIR` names that folder. The hooks still answer.
+//! `.ctxmon` is never created at `/` or directly in the home folder unless `--project-dir`
+//! names that folder (an agent's project variable counts no more than `cwd`). The hooks still
+//! answer.
 
 // Test support: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
@@ -106,6 +107,43 @@ fn cwd_root_creates_no_ctxmon_at_root() {
             "nothing saved: {}",
             pre.stdout
         );
+    }
+}
+
+/// An agent's variable names wherever the agent was started: the home folder or `/` from
+/// `CLAUDE_PROJECT_DIR` or `GEMINI_PROJECT_DIR` gets no `.ctxmon`, as from `cwd`.
+#[test]
+fn an_agents_project_variable_does_not_make_home_or_root_a_project() {
+    for variable in ["GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"] {
+        let mut sb = Sandbox::new();
+        let t = sb.write("t.jsonl", transcript_with(&[150_000]));
+        let home = sb.home.path().to_path_buf();
+        let home_str = home.to_str().unwrap().to_string();
+        for (folder, what) in [
+            (home_str.as_str(), "your home folder"),
+            ("/", "the root folder"),
+        ] {
+            let root_had = Path::new("/.ctxmon").exists();
+            sb.set_env(variable, folder);
+            let run = sb.run(&["hooks", "pre-compact"], input("PreCompact", folder, &t));
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            assert!(!home.join(".ctxmon").exists(), "{variable}={folder}");
+            assert_eq!(
+                Path::new("/.ctxmon").exists(),
+                root_had,
+                "{variable}={folder}"
+            );
+            assert!(
+                run.stderr.contains(&format!("is {what} (from {variable})")),
+                "{}",
+                run.stderr
+            );
+            assert!(run.stdout.trim().is_empty(), "{}", run.stdout);
+            assert_prompt_answered(&sb.run(
+                &["hooks", "prompt-submit"],
+                input("UserPromptSubmit", folder, &t),
+            ));
+        }
     }
 }
 

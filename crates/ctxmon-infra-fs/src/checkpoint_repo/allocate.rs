@@ -11,7 +11,10 @@
 //!   [`MAX_ID_JUMP`] of a `.next-id` that counts: no legitimate folder is that far apart (a
 //!   project would need a million compactions), while a planted number or file is.
 //!
-//! Ids still run out after cx-999999999; the error then names the file that took the last one.
+//! A checkpoint that takes cx-999999999 (one file, planted or copied, in a folder without
+//! `.next-id`) still leaves every id below it: the next id is then the one after the highest
+//! checkpoint below a gap (the lowest free id when there is none), and the save says so in the
+//! hook log, naming the file. Only a folder with no id left free fails, naming that file.
 
 use std::path::{Path, PathBuf};
 
@@ -34,6 +37,9 @@ const MAX_TOP_READS: usize = 16;
 pub(super) struct Next {
     pub sequence: u64,
     pub decided_by: Option<PathBuf>,
+    /// The id the records asked for, when it was past the last one and a free id below was
+    /// given instead.
+    pub past_the_end: Option<u64>,
 }
 
 /// One past the highest id the folder's records support (see the module documentation).
@@ -50,6 +56,7 @@ pub(super) fn next(dir: &Path, scan: &Scan) -> Next {
     let mut next = Next {
         sequence: floor,
         decided_by: recorded.map(|_| next_id_path),
+        past_the_end: None,
     };
     let candidates = scan
         .checkpoints
@@ -68,6 +75,7 @@ pub(super) fn next(dir: &Path, scan: &Scan) -> Next {
             next = Next {
                 sequence: n + 1,
                 decided_by: Some(path),
+                past_the_end: None,
             };
             break;
         }
@@ -81,7 +89,44 @@ pub(super) fn next(dir: &Path, scan: &Scan) -> Next {
     {
         next.sequence += 1;
     }
+    if next.sequence > MAX_SEQUENCE
+        && let Some(free) = below_a_gap(scan)
+    {
+        next.past_the_end = Some(std::mem::replace(&mut next.sequence, free));
+    }
     next
+}
+
+/// The id after the highest checkpoint whose successor is free and in range, else the lowest
+/// free id: what is left when the top of the range is taken. An id given here may be one a
+/// prune freed, which is better than no checkpoint at all; the log says it happened.
+fn below_a_gap(scan: &Scan) -> Option<u64> {
+    let taken = |n: u64| {
+        u32::try_from(n)
+            .ok()
+            .and_then(CheckpointId::new)
+            .is_some_and(|id| scan.checkpoints.contains(&id))
+    };
+    scan.checkpoints
+        .iter()
+        .rev()
+        .map(|id| u64::from(id.sequence()) + 1)
+        .find(|&n| n <= MAX_SEQUENCE && !taken(n))
+        .or_else(|| (1..=MAX_SEQUENCE).find(|&n| !taken(n)))
+}
+
+/// The hook log's line for a save that gave an id below a checkpoint at the end of the range.
+pub(super) fn past_the_end_note(dir: &Path, next: &Next) -> Option<String> {
+    next.past_the_end?;
+    let culprit = next
+        .decided_by
+        .as_ref()
+        .map_or_else(|| dir.display().to_string(), |p| p.display().to_string());
+    Some(format!(
+        "{culprit} claims the last checkpoint id ctxmon can give, so cx-{:03} was given after the highest checkpoint below it; if ctxmon did not write that file, move it out of {}",
+        next.sequence,
+        dir.display()
+    ))
 }
 
 /// The id for `next`, or the error saying that ids ran out and which file took the last one.

@@ -31,6 +31,29 @@ pub(super) const MAX_MIGRATED: usize = 256;
 /// at most once pruning runs); only its start is read.
 const MAX_INDEX_BYTES: u64 = 256 * 1024;
 
+/// `session`'s checkpoints among the newest `max_reads` of the folder (`scan`), read and
+/// checked, oldest first: what an index would say, for a folder without one.
+pub(super) fn found_by_reading(
+    dir: &Path,
+    scan: &Scan,
+    session: &str,
+    max_reads: usize,
+) -> Vec<Entry> {
+    let mut found = Vec::new();
+    for &id in scan.checkpoints.iter().rev().take(max_reads) {
+        if let Ok(data) = read::read_checkpoint(&dir.join(id.file_name()), id)
+            && data.session_info.session_id.as_deref() == Some(session)
+        {
+            found.push(Entry {
+                id,
+                sequence: data.compaction_sequence,
+            });
+        }
+    }
+    found.reverse();
+    found
+}
+
 /// One checkpoint of a session, as its index records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Entry {

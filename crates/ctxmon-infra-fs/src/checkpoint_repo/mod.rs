@@ -30,13 +30,16 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use ctxmon_application::config::Config;
 use ctxmon_application::ports::{
-    Allocation, AutoPrune, CheckpointListing, CheckpointRepository, PortError, PortErrorKind,
-    PruneOutcome, StoredCheckpoint,
+    Allocation, AutoPrune, CheckpointListing, CheckpointRepository, Clock, PortError,
+    PortErrorKind, PruneOutcome, StoredCheckpoint,
 };
 use ctxmon_domain::{CheckpointData, CheckpointId, Timestamp};
 
+use crate::clock::SystemClock;
 use crate::fsutil::{Durability, io_error, with_lock, write_atomic};
+use crate::hook_log::HookLog;
 use crate::layout::ProjectLayout;
 use folder::Scan;
 pub use read::MAX_CHECKPOINT_BYTES;
@@ -119,19 +122,12 @@ impl FsCheckpointRepository {
             return Ok(Vec::new());
         }
         let scan = Scan::read(&dir)?;
-        let mut found = Vec::new();
-        for &id in scan.checkpoints.iter().rev().take(MAX_SESSION_READS) {
-            if let Ok(data) = read::read_checkpoint(&self.checkpoint_path(id), id)
-                && data.session_info.session_id.as_deref() == Some(session)
-            {
-                found.push(index::Entry {
-                    id,
-                    sequence: data.compaction_sequence,
-                });
-            }
-        }
-        found.reverse();
-        Ok(found)
+        Ok(index::found_by_reading(
+            &dir,
+            &scan,
+            session,
+            MAX_SESSION_READS,
+        ))
     }
 
     /// Checkpoint `id` when it can be read and belongs to `session` (an index could be stale
@@ -184,8 +180,12 @@ impl CheckpointRepository for FsCheckpointRepository {
             let mut undo: Option<Undo<'_>> = None;
             let compaction_sequence = match session {
                 Some(s) => {
-                    let indexed = index::read(&dir, s).unwrap_or_default();
-                    let (sequence, previous) = sequence::allocate(&dir, s, &indexed);
+                    // With neither the session's mark nor its index (a new session, or both
+                    // deleted), its newest checkpoints among the folder's are read instead.
+                    let indexed = index::read(&dir, s);
+                    let (sequence, previous) = sequence::allocate(&dir, s, indexed, || {
+                        index::found_by_reading(&dir, &scan, s, MAX_SESSION_READS)
+                    })?;
                     let marked = sequence::record(&dir, s, u64::from(sequence) + 1).is_ok();
                     let listed = index::add(&dir, s, index::Entry { id, sequence }).ok();
                     undo = Some(Undo {
@@ -225,6 +225,9 @@ impl CheckpointRepository for FsCheckpointRepository {
             // once that file is deleted, and prune re-records it durably before deleting. So a
             // failure here loses nothing, and the cheap rename-only write keeps the lock short.
             let _ = self.record_next_sequence(next.sequence + 1, Durability::RenameOnly);
+            if let Some(note) = allocate::past_the_end_note(&dir, &next) {
+                self.log_warning(&note);
+            }
             Ok(data)
         })
     }
@@ -500,6 +503,13 @@ impl CheckpointRepository for FsCheckpointRepository {
 }
 
 impl FsCheckpointRepository {
+    /// A problem the save survived, for the hook log (`doctor` shows it): a port's answer has
+    /// no room for it, and the hook that saved need not know the folder's history.
+    fn log_warning(&self, message: &str) {
+        let log = HookLog::new(&self.layout, Config::default().hooks.log_max_bytes);
+        let _ = log.write(SystemClock.now(), "checkpoints", "warn", message);
+    }
+
     /// Deletes `doomed` (each with its session) and what names them: marker, claim, index
     /// entry. Run under the lock.
     fn remove_all(

@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ctxmon_application::ports::PortError;
+use ctxmon_application::ports::{PortError, PortErrorKind};
 use ctxmon_domain::SessionKey;
 
 use super::folder::SEQUENCE_PREFIX;
@@ -28,19 +28,46 @@ pub(super) fn mark_path(dir: &Path, session: &str) -> PathBuf {
     ))
 }
 
+/// How far past the sequences its checkpoints hold a session's mark may be and still count:
+/// a session would need a million compactions, while a planted number is at any distance.
+const MAX_MARK_JUMP: u64 = 1_000_000;
+
 /// The sequence to give `session`'s new checkpoint: past its mark and past every sequence its
 /// index records (`indexed`); and the mark as it was (to restore if the checkpoint cannot be
 /// written). Run under the folder's lock.
-pub(super) fn allocate(dir: &Path, session: &str, indexed: &[Entry]) -> (u32, Option<u64>) {
+///
+/// Neither record is taken on trust. A mark counts only within [`MAX_MARK_JUMP`] of the
+/// sequences the session's checkpoints hold, so a planted huge number cannot pin every later
+/// checkpoint to the last sequence. With no index, the session's newest checkpoints are read
+/// (`read_entries`): a deleted mark and index together must not restart the count while the
+/// checkpoints are there. A sequence past the last one fails the save rather than repeat.
+pub(super) fn allocate(
+    dir: &Path,
+    session: &str,
+    indexed: Option<Vec<Entry>>,
+    read_entries: impl FnOnce() -> Vec<Entry>,
+) -> Result<(u32, Option<u64>), PortError> {
     let path = mark_path(dir, session);
     let recorded = read::read_number(&path);
-    let from_index = indexed
+    let entries = indexed.unwrap_or_else(read_entries);
+    let from_entries = entries
         .iter()
         .map(|e| u64::from(e.sequence) + 1)
         .max()
         .unwrap_or(1);
-    let next = recorded.unwrap_or(1).max(from_index).max(1);
-    (u32::try_from(next).unwrap_or(u32::MAX), recorded)
+    let mark = recorded.filter(|&m| m <= from_entries.saturating_add(MAX_MARK_JUMP));
+    let next = mark.unwrap_or(1).max(from_entries).max(1);
+    let sequence = u32::try_from(next).map_err(|_| {
+        PortError::new(
+            PortErrorKind::InvalidData,
+            format!(
+                "compaction sequences are exhausted for this session: its checkpoints in {} claim sequence {}, the last one ctxmon can give",
+                dir.display(),
+                u32::MAX
+            ),
+        )
+    })?;
+    Ok((sequence, recorded))
 }
 
 /// Records that `session`'s next sequence is `next`, durably: after a power loss the mark

@@ -457,25 +457,38 @@ fn one_planted_file_cannot_use_up_the_ids() {
     }
 }
 
+/// A valid checkpoint under the last id, with no `.next-id` to outrank it (a fresh project,
+/// or the file deleted), used to stop every later save ("ids are exhausted"): the ids below it
+/// are given instead, after the highest checkpoint below a gap, and the hook log names it.
 #[test]
-fn ids_run_out_loudly_naming_the_file_that_took_the_last() {
+fn a_checkpoint_at_the_last_id_leaves_the_ids_below_it() {
+    let plant = |repo: &FsCheckpointRepository| {
+        let last = id(999_999_999);
+        fs::create_dir_all(repo.dir()).unwrap();
+        fs::write(
+            repo.checkpoint_path(last),
+            serialize(&sample(last, "s")).unwrap(),
+        )
+        .unwrap();
+    };
+    // A fresh project.
+    let (_tmp, fresh) = repo();
+    plant(&fresh);
+    assert_eq!(save(&fresh, "s").checkpoint_id, id(1));
+    assert_eq!(save(&fresh, "s").checkpoint_id, id(2));
+    let log = fs::read_to_string(fresh.layout.hooks_log()).unwrap();
+    assert!(log.contains("cx-999999999-checkpoint.json"), "{log}");
+    assert!(log.contains("cx-001 was given"), "{log}");
+    // Checkpoints already there and `.next-id` deleted: the series goes on after them.
     let (_tmp, repo) = repo();
-    fs::create_dir_all(repo.dir()).unwrap();
-    let last = id(999_999_999);
-    fs::write(
-        repo.checkpoint_path(last),
-        serialize(&sample(last, "s")).unwrap(),
-    )
-    .unwrap();
-    let err = repo
-        .save_new(Some("s"), &mut |given| sample(given.id, "s"))
-        .unwrap_err();
-    assert!(err.message.contains("exhausted"), "{err}");
-    assert!(
-        err.message.contains("cx-999999999-checkpoint.json"),
-        "{err}"
-    );
-    assert_eq!(ids(&repo.list().unwrap()), [999_999_999]);
+    for _ in 0..3 {
+        save(&repo, "s");
+    }
+    fs::remove_file(repo.dir().join(".next-id")).unwrap();
+    plant(&repo);
+    assert_eq!(save(&repo, "s").checkpoint_id, id(4));
+    assert_eq!(save(&repo, "s").checkpoint_id, id(5));
+    assert_eq!(ids(&repo.list().unwrap()), [1, 2, 3, 4, 5, 999_999_999]);
 }
 
 #[test]

@@ -69,17 +69,20 @@ fn a_save_reads_no_checkpoint_however_many_there_are() {
     plant_garbage(&repo, 5_001);
     fs::remove_file(repo.checkpoint_path(id(1))).unwrap();
     counter::take();
-    let a = save(&repo, "a");
     let again = save(&repo, "first");
     assert_eq!(counter::take(), 0, "a save decides from names and marks");
+    // A session with no mark and no index (new, or both deleted) looks through the newest
+    // few checkpoints for its own, a bounded number whatever the folder holds.
+    let a = save(&repo, "a");
+    assert_eq!(counter::take(), MAX_SESSION_READS);
     assert_eq!(
         (a.checkpoint_id, a.compaction_sequence),
-        (id(5_002), 1),
+        (id(5_003), 1),
         "a new session starts at 1"
     );
     assert_eq!(
         (again.checkpoint_id, again.compaction_sequence),
-        (id(5_003), 2)
+        (id(5_002), 2)
     );
 }
 
@@ -101,12 +104,14 @@ fn a_folder_from_before_the_indexes_costs_a_bounded_look_once() {
         "indexing reads a bounded few, once"
     );
     assert_eq!(save(&repo, "fresh").compaction_sequence, 1);
+    // A session with neither mark nor index looks through a bounded few for its own.
+    assert_eq!(counter::take(), MAX_SESSION_READS);
     assert_eq!(save(&repo, "running").compaction_sequence, 9);
     assert_eq!(save(&repo, "fresh").compaction_sequence, 2);
     assert_eq!(
         counter::take(),
         0,
-        "once indexed, a save reads no checkpoint"
+        "once indexed, a known session's save reads no checkpoint"
     );
     // The running session's pending checkpoint is found through its index.
     assert_eq!(
@@ -175,6 +180,34 @@ fn a_lost_or_damaged_mark_does_not_restart_the_sequence() {
     fs::remove_file(repo.dir().join(".seq-s")).unwrap();
     assert_eq!(save(&repo, "s").compaction_sequence, 4);
     fs::write(repo.dir().join(".seq-s"), "garbage").unwrap();
+    assert_eq!(save(&repo, "s").compaction_sequence, 5);
+}
+
+/// Neither record is taken on trust: a mark far past the session's checkpoints (the largest
+/// number) used to give every later checkpoint the same last sequence, and deleting the mark
+/// and the index together restarted the count at 1 beside cx-001 to cx-003.
+#[test]
+fn a_planted_mark_or_a_deleted_mark_and_index_keep_sequences_unique_and_increasing() {
+    let (_tmp, repo) = repo();
+    for _ in 0..3 {
+        save(&repo, "s");
+    }
+    fs::write(repo.dir().join(".seq-s"), "18446744073709551615\n").unwrap();
+    let planted: Vec<u32> = (0..3)
+        .map(|_| save(&repo, "s").compaction_sequence)
+        .collect();
+    assert_eq!(planted, [4, 5, 6]);
+    fs::write(repo.dir().join(".seq-s"), "4294967296\n").unwrap();
+    assert_eq!(save(&repo, "s").compaction_sequence, 7);
+
+    let (_tmp, repo) = super::tests::repo();
+    for _ in 0..3 {
+        save(&repo, "s");
+    }
+    assert!(repo.dir().join(".indexed-since").exists());
+    fs::remove_file(repo.dir().join(".seq-s")).unwrap();
+    fs::remove_file(repo.dir().join(".index-s")).unwrap();
+    assert_eq!(save(&repo, "s").compaction_sequence, 4);
     assert_eq!(save(&repo, "s").compaction_sequence, 5);
 }
 

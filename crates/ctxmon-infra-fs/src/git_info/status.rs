@@ -8,7 +8,11 @@
 //! find the index locked by ctxmon. And `-c core.fsmonitor=false`: a repository's own
 //! configuration can name a program as its file-system monitor, which `git status` runs; a
 //! hook looking at the work tree must not start a program a cloned project chose (nor pay for
-//! one).
+//! one). The same goes for the clean filters a project's `.gitattributes` names (`filter=…`,
+//! run through `filter.<name>.clean` or `.process`): `GIT_ATTR_SOURCE` names the empty tree as
+//! where attributes come from, so git reads none from the work tree and runs no filter (git
+//! 2.40 and later; an older git ignores the variable). A file whose stat changed is then
+//! compared unfiltered, and may show as modified when only a filter would have said otherwise.
 
 use std::io::{self, Read};
 use std::path::Path;
@@ -26,6 +30,9 @@ const MAX_OUTPUT: u64 = 1024 * 1024;
 
 /// A resume log lists this many changes at most.
 const MAX_ENTRIES: usize = 200;
+
+/// The id of the tree with nothing in it, which every SHA-1 repository knows without storing.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /// `XY path` entries (`XY old -> new` for renames and copies), or `None` when git is missing,
 /// `dir` is not in a work tree, git failed or ran past `timeout`.
@@ -51,6 +58,7 @@ impl Running {
             .args(["status", "--porcelain=v1", "-z", "--untracked-files=normal"])
             .current_dir(dir)
             .env("GIT_OPTIONAL_LOCKS", "0")
+            .env("GIT_ATTR_SOURCE", EMPTY_TREE)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -228,6 +236,35 @@ mod tests {
         let plain = tempfile::tempdir().unwrap();
         assert_eq!(dirty_files(plain.path(), Duration::from_secs(10)), None);
         assert_eq!(dirty_files(dir.path(), Duration::ZERO), None);
+    }
+
+    /// A project's `.gitattributes` naming a clean filter its configuration defines: reading
+    /// the status runs no program of the project's (the filter would leave a file behind).
+    #[test]
+    fn a_projects_clean_filter_is_not_run() {
+        let dir = tempfile::tempdir().unwrap();
+        if !git(dir.path(), &["init", "-q"]) {
+            eprintln!("notice: git is not installed; skipping the git status test");
+            return;
+        }
+        let ran = dir.path().join("filter-ran");
+        let filter = format!("sh -c 'touch {}; cat'", ran.display());
+        assert!(git(dir.path(), &["config", "filter.x.clean", &filter]));
+        std::fs::write(dir.path().join(".gitattributes"), "*.txt filter=x\n").unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one").unwrap();
+        assert!(git(dir.path(), &["add", "a.txt", ".gitattributes"]));
+        std::fs::remove_file(&ran).unwrap();
+        // The same bytes with another time: git must look at the content, through the filter.
+        let file = std::fs::File::options()
+            .write(true)
+            .open(dir.path().join("a.txt"))
+            .unwrap();
+        file.set_modified(std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000))
+            .unwrap();
+        drop(file);
+        let found = dirty_files(dir.path(), Duration::from_secs(10)).unwrap();
+        assert!(found.contains(&"A  a.txt".to_string()), "{found:?}");
+        assert!(!ran.exists(), "git ran the project's clean filter");
     }
 
     /// Started, then answered after other work: the same entries; the timeout runs from the

@@ -80,7 +80,11 @@ pub fn messages<R: Read>(file: R, len: u64, cap: u64) -> Result<Vec<Message>, Le
     if len > cap {
         return Err(LegacyProblem::TooLarge(len, cap));
     }
-    let reader = std::io::BufReader::new(file.take(len));
+    let mut reader = std::io::BufReader::new(file.take(len));
+    // A byte-order mark before the document, as an editor may save one, is no JSON.
+    if std::io::BufRead::fill_buf(&mut reader).is_ok_and(|b| b.starts_with(super::BOM)) {
+        std::io::BufRead::consume(&mut reader, super::BOM.len());
+    }
     let doc: Document =
         serde_json::from_reader(reader).map_err(|e| LegacyProblem::Unreadable(e.to_string()))?;
     Ok(doc.messages.into_iter().filter_map(|m| m.0).collect())

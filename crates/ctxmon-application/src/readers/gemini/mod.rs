@@ -14,7 +14,6 @@
 //!
 //! Pure code over bytes the caller hands in (`Read + Seek`).
 
-mod backward;
 mod file;
 mod forward;
 mod legacy;
@@ -25,7 +24,7 @@ mod scan;
 use std::io::{Read, Seek};
 use std::path::Path;
 
-use ctxmon_domain::TokenCount;
+use ctxmon_domain::{TokenCount, human};
 
 use crate::agents::AgentKind;
 use crate::ports::{
@@ -37,10 +36,36 @@ pub use file::{events, head_records, tail_records};
 pub use forward::forward_events;
 pub use legacy::LegacyProblem;
 
-/// Lines longer than this are skipped unparsed. gemini-cli keeps a tool's output in the
-/// `gemini` message that called it, and cuts an output past 4,000,000 characters, so a message
-/// line (whose count the fill needs) stays below this.
+/// Lines longer than this are not parsed. gemini-cli keeps a tool's output in the `gemini`
+/// message that called it, and cuts an output past 4,000,000 characters, so a message line
+/// (whose count the fill needs) stays below this; one that does not, met before the newest
+/// count, leaves the fill unread (never an older figure reported as current).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// A UTF-8 byte-order mark, which a chat saved by an editor may start with: skipped.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Whether a file starting with `head` holds Gemini CLI message lines without the metadata
+/// line a chat starts with: its first line is an object with a string `id`, a `type` Gemini
+/// CLI gives messages, and none of the keys a Claude Code line carries. Such a file is no
+/// chat ctxmon can read (no session, no project), and is said to be so rather than read as a
+/// transcript with no response yet.
+pub fn headless_chat(head: &[u8]) -> bool {
+    let head = head.strip_prefix(BOM).unwrap_or(head);
+    let line = match head.iter().position(|b| *b == b'\n') {
+        Some(end) => head.get(..end).unwrap_or_default(),
+        None => head,
+    };
+    let Ok(serde_json::Value::Object(first)) = serde_json::from_slice(line) else {
+        return false;
+    };
+    let kind = first.get("type").and_then(serde_json::Value::as_str);
+    first.get("id").is_some_and(serde_json::Value::is_string)
+        && matches!(kind, Some("user" | "gemini" | "info" | "error" | "warning"))
+        && ["uuid", "message", "sessionId", "parentUuid"]
+            .iter()
+            .all(|k| !first.contains_key(*k))
+}
 
 /// The two formats of a chat file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +83,7 @@ pub enum ChatFormat {
 /// whole object without `messages` is the JSONL metadata; anything else (a lone `{`, or an
 /// object holding the messages) is the legacy document.
 pub fn format_of(head: &[u8]) -> Option<ChatFormat> {
+    let head = head.strip_prefix(BOM).unwrap_or(head);
     let start = head.iter().position(|b| !b.is_ascii_whitespace())?;
     let rest = head.get(start..)?;
     if rest.first() != Some(&b'{') {
@@ -120,7 +146,19 @@ pub fn read_latest<R: Read + Seek>(
     };
     let found = match format {
         ChatFormat::Jsonl => {
-            scan::scan(file, len, limits.max_scan_bytes, MAX_LINE_BYTES).map_err(io)?
+            let found =
+                scan::scan(file, len, limits.max_scan_bytes, MAX_LINE_BYTES as u64).map_err(io)?;
+            if let Some(long) = found.unreadable_line {
+                return Err(TranscriptError::new(
+                    TranscriptErrorKind::Io,
+                    format!(
+                        "the newest figure of this chat cannot be read: a line of {} near its end is longer than the {} ctxmon parses",
+                        human::count(long, "byte", "bytes"),
+                        human::count(MAX_LINE_BYTES as u64, "byte", "bytes"),
+                    ),
+                ));
+            }
+            found
         }
         ChatFormat::Legacy => {
             let list = legacy::messages(file, len, limits.max_scan_bytes).map_err(|problem| {
@@ -135,6 +173,23 @@ pub fn read_latest<R: Read + Seek>(
         }
     };
     Ok(reading_of(found))
+}
+
+/// Whether a JSONL chat shows a compression written at or after `since_ms` (milliseconds
+/// since the Unix epoch), within `limits` (see [`scan::compacted_since`]).
+pub fn compacted_since<R: Read + Seek>(
+    file: R,
+    len: u64,
+    limits: ScanLimits,
+    since_ms: i64,
+) -> std::io::Result<bool> {
+    scan::compacted_since(
+        file,
+        len,
+        limits.max_scan_bytes,
+        MAX_LINE_BYTES as u64,
+        since_ms,
+    )
 }
 
 fn reading_of(found: scan::ChatScan) -> TranscriptReading {

@@ -11,7 +11,12 @@
 //!   only ever rewrites the message it is recording, the newest, so no message after it in the
 //!   list has a count (those lines were read first). It is the answer;
 //! - a `$set.messages`: the list is known in full there;
-//! - the start of the file, or `max_scan_bytes`.
+//! - the start of the file, or `max_scan_bytes`;
+//! - a line longer than the line cap: it may be the newest response (gemini-cli keeps tool
+//!   output in it), so the scan says the figure cannot be read rather than report an older one.
+//!
+//! Lines are found by the shared backward walk, which re-reads a line spanning blocks once, so
+//! a multi-megabyte response costs its bytes once, not once per block.
 //!
 //! The kept operations are then replayed forward onto that starting list (the `$set`'s, or
 //! empty), exactly as gemini-cli does. At the scan limit the list before the window is unknown:
@@ -28,8 +33,10 @@
 use std::collections::HashSet;
 use std::io::{Read, Seek};
 
-use super::backward::{BackLine, BackwardLines};
+use ctxmon_domain::Timestamp;
+
 use super::message::{ChatLine, Message, parse_line};
+use crate::readers::jsonl::backward::{BackLine, BackwardLines, DEFAULT_BLOCK_SIZE};
 
 /// What the scan found.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -46,6 +53,9 @@ pub struct ChatScan {
     pub bytes_scanned: u64,
     /// Counted messages a `$rewindTo` dropped, for the note.
     pub rewound: bool,
+    /// The length of a line past the line cap met before the answer: it may hold the newest
+    /// count, so no older one is reported as current.
+    pub unreadable_line: Option<u64>,
 }
 
 /// A compaction seen as a shrinking `$set.messages`.
@@ -73,19 +83,28 @@ pub fn scan<R: Read + Seek>(
     file: R,
     len: u64,
     max_bytes: u64,
-    max_line: usize,
+    max_line: u64,
 ) -> std::io::Result<ChatScan> {
-    let mut lines = BackwardLines::new(file, len, max_bytes, max_line);
+    let mut lines = BackwardLines::new(file, len, max_bytes, DEFAULT_BLOCK_SIZE, max_line);
     let mut ops: Vec<Op> = Vec::new();
     let mut met: HashSet<String> = HashSet::new();
     let mut rewind_after = false;
     let mut anchor: Option<Vec<Message>> = None;
     let mut counted_after_anchor = false;
     while let Some(line) = lines.next_line()? {
-        let BackLine::Line(bytes) = line else {
-            continue;
+        let bytes = match line {
+            BackLine::Line(bytes) => bytes,
+            BackLine::Oversized { len: long } => {
+                // gemini-cli keeps a tool's whole output in the response that called it, so
+                // this line may be the newest response: the figure behind it is not current.
+                return Ok(ChatScan {
+                    bytes_scanned: lines.bytes_scanned(len),
+                    unreadable_line: Some(long),
+                    ..ChatScan::default()
+                });
+            }
         };
-        match parse_line(&bytes) {
+        match parse_line(bytes) {
             Some(ChatLine::Message(m)) => {
                 let newest_version = met.insert(m.id.clone());
                 if newest_version && m.counted().is_some() {
@@ -151,11 +170,12 @@ pub fn scan<R: Read + Seek>(
     let found = newest.is_some() || compaction.is_some();
     Ok(ChatScan {
         hit_limit: lines.hit_limit() && !found,
-        bytes_scanned: lines.bytes_read(len),
+        bytes_scanned: lines.bytes_scanned(len),
         newest: if compaction.is_some() { None } else { newest },
         compaction,
         model,
         rewound,
+        unreadable_line: None,
     })
 }
 
@@ -169,7 +189,7 @@ fn count_before<R: Read + Seek>(lines: &mut BackwardLines<R>) -> std::io::Result
         let BackLine::Line(bytes) = line else {
             continue;
         };
-        match parse_line(&bytes) {
+        match parse_line(bytes) {
             Some(ChatLine::Message(m)) => {
                 ids.insert(m.id);
             }
@@ -185,4 +205,69 @@ fn count_before<R: Read + Seek>(lines: &mut BackwardLines<R>) -> std::io::Result
         return Ok((!ids.is_empty()).then_some(ids.len()));
     }
     Ok(Some(ids.len()))
+}
+
+/// Whether the first `len` bytes of `file` show a compression written at or after `since_ms`:
+/// read back from the end (at most `max_bytes`), a `$set.messages` that opens with a `user`
+/// message (the summary turn) and holds fewer messages than the list it replaced, met before
+/// any message line stamped earlier than `since_ms`. gemini-cli fires its pre-compression hook
+/// before it compresses, and every message line before the compression's `$set` was written
+/// before that; a response after a `/rewind` is smaller too, but no `$set` shows it.
+///
+/// A `$set.messages` that does not shrink the list (gemini-cli also writes the whole list when
+/// it masks a tool's output, or on resuming) is passed over, and the one before it considered.
+pub fn compacted_since<R: Read + Seek>(
+    file: R,
+    len: u64,
+    max_bytes: u64,
+    max_line: u64,
+    since_ms: i64,
+) -> std::io::Result<bool> {
+    let mut lines = BackwardLines::new(file, len, max_bytes, DEFAULT_BLOCK_SIZE, max_line);
+    // The newest `$set` not yet judged, with the distinct ids met since (older than it).
+    let mut candidate: Option<(Vec<Message>, HashSet<String>)> = None;
+    // A message stamped before `since_ms` was met: no older `$set` is after the checkpoint.
+    let mut before_since = false;
+    while let Some(line) = lines.next_line()? {
+        let BackLine::Line(bytes) = line else {
+            continue;
+        };
+        match parse_line(bytes) {
+            Some(ChatLine::Message(m)) => {
+                let stamped_before = m
+                    .timestamp
+                    .as_deref()
+                    .and_then(Timestamp::parse_rfc3339)
+                    .is_some_and(|t| t.millis() < since_ms);
+                before_since |= stamped_before;
+                match &mut candidate {
+                    Some((_, ids)) => {
+                        ids.insert(m.id);
+                    }
+                    None if before_since => return Ok(false),
+                    None => {}
+                }
+            }
+            Some(ChatLine::SetMessages(older)) => {
+                if let Some((set, ids)) = candidate.take() {
+                    let before = ids.len() + older.iter().filter(|m| !ids.contains(&m.id)).count();
+                    if shrank_with_summary(&set, before) {
+                        return Ok(true);
+                    }
+                }
+                if before_since {
+                    return Ok(false);
+                }
+                candidate = Some((older, HashSet::new()));
+            }
+            _ => {}
+        }
+    }
+    // The start of the file, or the limit (what was seen is then a lower bound).
+    Ok(candidate.is_some_and(|(set, ids)| shrank_with_summary(&set, ids.len())))
+}
+
+/// A list of `set.len()` messages replacing one of `before`, opened by the summary turn.
+fn shrank_with_summary(set: &[Message], before: usize) -> bool {
+    set.first().is_some_and(|m| m.kind == "user") && before > set.len()
 }

@@ -290,3 +290,139 @@ fn the_report_sees_each_response_once_per_id_and_the_compaction() {
         .collect();
     assert_eq!(shape, ["100", "100", "200", "|", "50"]);
 }
+
+/// A response line of many megabytes (gemini-cli keeps tool output in it) is read, its count
+/// current; one past the line cap leaves the fill unread rather than reporting the count
+/// before it as current.
+#[test]
+fn a_long_newest_response_is_read_and_one_past_the_cap_is_never_replaced_by_an_older_one() {
+    let long = |bytes: usize| {
+        format!(
+            r#"{{"id":"big","timestamp":"t","type":"gemini","content":"{}","tokens":{{"input":88888}},"model":"gemini-2.5-pro"}}"#,
+            "x".repeat(bytes)
+        )
+    };
+    let fits = chat(&[gemini("g1", 77_912, "gemini-2.5-pro"), long(3 << 20)]);
+    assert_eq!(tokens(&read(&fits)), Some(88_888));
+
+    let past = chat(&[
+        gemini("g1", 77_912, "gemini-2.5-pro"),
+        long(MAX_LINE_BYTES + 1),
+    ]);
+    let format = format_of(&past).expect("a Gemini chat");
+    let outcome = read_latest(
+        Cursor::new(&past),
+        past.len() as u64,
+        format,
+        ScanLimits::default(),
+        Path::new("chat.jsonl"),
+    );
+    let error = outcome.expect_err("no figure from behind the long line");
+    assert!(
+        error.message.contains("cannot be read"),
+        "{}",
+        error.message
+    );
+}
+
+fn stamped(id: &str, kind: &str, at: &str, input: Option<u64>) -> String {
+    let tokens = input.map_or(String::new(), |n| format!(r#","tokens":{{"input":{n}}}"#));
+    format!(r#"{{"id":"{id}","timestamp":"{at}","type":"{kind}","content":"c"{tokens}}}"#)
+}
+
+fn compacted(bytes: &[u8], since: &str) -> bool {
+    let since = ctxmon_domain::Timestamp::parse_rfc3339(since).expect("a time");
+    compacted_since(
+        Cursor::new(bytes),
+        bytes.len() as u64,
+        ScanLimits::default(),
+        since.millis(),
+    )
+    .expect("read")
+}
+
+/// Only a `$set.messages` that opens with the summary turn and shrank the list, written after
+/// the given time, is a compression: a `/rewind` followed by a smaller response is not.
+#[test]
+fn only_a_shrinking_set_opened_by_the_summary_after_the_time_is_a_compression() {
+    let before = [
+        stamped("u1", "user", "2026-04-25T08:00:00.000Z", None),
+        stamped("g1", "gemini", "2026-04-25T08:00:01.000Z", Some(300_000)),
+        stamped("u2", "user", "2026-04-25T08:00:02.000Z", None),
+        stamped("g2", "gemini", "2026-04-25T08:00:03.000Z", Some(530_000)),
+    ];
+    let since = "2026-04-25T08:00:04.000Z";
+    let rewound = chat(
+        &[
+            &before[..],
+            &[
+                r#"{"$rewindTo":"u2"}"#.to_string(),
+                stamped("u3", "user", "2026-04-25T08:00:05.000Z", None),
+                stamped("g3", "gemini", "2026-04-25T08:00:06.000Z", Some(310_000)),
+            ],
+        ]
+        .concat(),
+    );
+    assert!(!compacted(&rewound, since));
+
+    let summary = r#"{"$set":{"messages":[{"id":"sum","timestamp":"x","type":"user","content":"s"},{"id":"g2","timestamp":"2026-04-25T08:00:03.000Z","type":"gemini","content":"c","tokens":{"input":530000}}]}}"#;
+    let compressed = chat(
+        &[
+            &before[..],
+            &[
+                summary.to_string(),
+                stamped("u3", "user", "2026-04-25T08:00:05.000Z", None),
+                stamped("g3", "gemini", "2026-04-25T08:00:06.000Z", Some(150_000)),
+            ],
+        ]
+        .concat(),
+    );
+    assert!(compacted(&compressed, since));
+    // The same compression written before the time is an older one.
+    let later = "2026-04-25T09:00:00.000Z";
+    let mut older = compressed.clone();
+    older.extend_from_slice(
+        format!(
+            "{}\n",
+            stamped("u4", "user", "2026-04-25T08:30:00.000Z", None)
+        )
+        .as_bytes(),
+    );
+    assert!(!compacted(&older, later));
+    // A whole list written again unshrunk (a masked tool output) hides no compression before it.
+    let masked = r#"{"$set":{"messages":[{"id":"sum","timestamp":"x","type":"user","content":"s"},{"id":"g2","timestamp":"t","type":"gemini","content":"m"},{"id":"u3","timestamp":"t","type":"user","content":"c"},{"id":"g3","timestamp":"t","type":"gemini","content":"c"}]}}"#;
+    let mut then_masked = compressed.clone();
+    then_masked.extend_from_slice(format!("{masked}\n").as_bytes());
+    assert!(compacted(&then_masked, since));
+    // A list that opens with something else, or does not shrink, is no compression.
+    let not_summary = summary.replace(r#""type":"user""#, r#""type":"info""#);
+    let odd = chat(&[&before[..], &[not_summary]].concat());
+    assert!(!compacted(&odd, since));
+    assert!(!compacted(&chat(&[masked.to_string()]), since));
+}
+
+/// A chat saved with a byte-order mark is still a chat (both formats); message lines without
+/// the metadata line are told apart as no chat at all.
+#[test]
+fn a_byte_order_mark_is_skipped_and_a_chat_without_its_first_line_is_named() {
+    let plain = chat(&[user("u1", "hi"), gemini("g1", 1234, "gemini-2.5-pro")]);
+    let mut marked = BOM.to_vec();
+    marked.extend_from_slice(&plain);
+    assert_eq!(tokens(&read(&marked)), Some(1234));
+    let legacy = format!(
+        "\u{feff}{{\"sessionId\":\"s\",\"projectHash\":\"h\",\"messages\":[{}]}}",
+        gemini("g1", 99, "gemini-2.5-pro")
+    );
+    assert_eq!(format_of(legacy.as_bytes()), Some(ChatFormat::Legacy));
+    assert_eq!(tokens(&read(legacy.as_bytes())), Some(99));
+
+    let headless = plain
+        .splitn(2, |b| *b == b'\n')
+        .nth(1)
+        .expect("lines after the metadata");
+    assert!(headless_chat(headless));
+    assert!(!headless_chat(&plain));
+    let claude =
+        br#"{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"hi"}}"#;
+    assert!(!headless_chat(claude));
+}

@@ -1,7 +1,13 @@
 //! Gemini CLI's `model.compressionThreshold`: the share of the window at which it compresses
 //! the chat, from the project's `.gemini/settings.json`, else the user's `~/.gemini/
-//! settings.json` (the first file that sets it decides). A value outside (0, 1] or a file that
-//! is not JSON is a warning and is ignored.
+//! settings.json` (the first file that sets it decides). A value outside [0.1, 1] or a file
+//! that is not JSON is a warning and is ignored.
+
+/// The least `model.compressionThreshold` taken as meant. Gemini CLI takes any share, but below a
+/// tenth of the window it would compress on nearly every prompt (what it keeps after a
+/// compression is already about that much), and the tiers that count towards the point would
+/// all be EMERGENCY, or, towards a point rounding to no tokens, say nothing consistent.
+pub const MIN_COMPRESSION_SHARE: f64 = 0.1;
 
 use std::path::{Path, PathBuf};
 
@@ -58,10 +64,14 @@ pub fn read_compression(
             continue;
         };
         match raw.as_f64() {
-            Some(share) if share > 0.0 && share <= 1.0 => {
+            Some(share) if (MIN_COMPRESSION_SHARE..=1.0).contains(&share) => {
                 out.share = Some(share);
                 break;
             }
+            Some(share) if share > 0.0 && share < MIN_COMPRESSION_SHARE => out.warnings.push(format!(
+                "{}: model.compressionThreshold is {raw}, below {MIN_COMPRESSION_SHARE}, where Gemini CLI would compress on nearly every prompt; ignored as a slip (set 0.1 or more to count towards it)",
+                path.display()
+            )),
             _ => out.warnings.push(format!(
                 "{}: model.compressionThreshold is {raw}, not a number above 0 and at most 1; ignored",
                 path.display()
@@ -104,6 +114,25 @@ mod tests {
             ("/h/.gemini/settings.json", user),
         ]);
         assert_eq!((both.share, both.warnings.len()), (Some(0.6), 0));
+        // Absurdly small shares are refused with a note, as Gemini CLI would compress at once.
+        for tiny in ["0.0000001", "0.07"] {
+            let text = format!(r#"{{"model":{{"compressionThreshold":{tiny}}}}}"#);
+            let r = read(&[
+                ("/p/.gemini/settings.json", text.as_bytes()),
+                ("/h/.gemini/settings.json", user),
+            ]);
+            assert_eq!(r.share, Some(0.8), "{tiny}");
+            assert!(
+                r.warnings.len() == 1 && r.warnings[0].contains("below 0.1"),
+                "{:?}",
+                r.warnings
+            );
+        }
+        let least: &[u8] = br#"{"model":{"compressionThreshold":0.1}}"#;
+        assert_eq!(
+            read(&[("/p/.gemini/settings.json", least)]).share,
+            Some(0.1)
+        );
         let bad: &[u8] = br#"{"model":{"compressionThreshold":7}}"#;
         let fallback = read(&[
             ("/p/.gemini/settings.json", bad),

@@ -189,8 +189,25 @@ impl<'de> de::Deserializer<'de> for At<'de, '_> {
             .map_err(|e| e.at(self.path))
     }
 
+    /// A count: a whole number past 64 bits has become a float by the time it is here, and
+    /// serde would call it "floating point `1.8446744073709552e19`"; it is named as the whole
+    /// number too large that it was.
+    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, PathError> {
+        if let Value::Number(n) = self.value
+            && n.as_u64().is_none()
+            && n.as_f64().is_some_and(|f| f >= 0.0 && f.fract() == 0.0)
+        {
+            return Err(<PathError as de::Error>::custom(format!(
+                "a whole number above {}, the largest count ctxmon keeps",
+                u64::MAX
+            ))
+            .at(self.path));
+        }
+        self.deserialize_any(visitor)
+    }
+
     forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u128 f32 f64 char str string bytes byte_buf
         unit unit_struct seq tuple tuple_struct map identifier ignored_any
     }
 }

@@ -143,7 +143,7 @@ fn resumption(s: &ResumptionState) -> String {
         "last request",
         s.last_user_requests.last().map(|r| one_line(r)),
     );
-    one("goal", s.goal.as_deref().map(one_line));
+    one("first request", s.goal.as_deref().map(one_line));
     one("summary", s.summary.as_deref().map(one_line));
     one(
         "failure",

@@ -32,31 +32,50 @@ pub fn install_leftovers(project_dir: &Path, env: &[(String, String)]) -> Option
     let dirs = [
         Some(project_dir.join(".claude")),
         Some(project_dir.join(".codex")),
+        Some(project_dir.join(".gemini")),
         var("CLAUDE_CONFIG_DIR").or_else(|| home.as_ref().map(|h| h.join(".claude"))),
         var("CODEX_HOME").or_else(|| home.as_ref().map(|h| h.join(".codex"))),
+        home.as_ref().map(|h| h.join(".gemini")),
     ];
     let now = std::time::SystemTime::now();
-    let mut found: Vec<String> = Vec::new();
+    let (mut found, mut maybe): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
     for dir in dirs.iter().flatten() {
-        for path in leftovers::stale(dir, now) {
-            let shown = path.display().to_string();
-            if !found.contains(&shown) {
-                found.push(shown);
+        for (list, paths) in [
+            (&mut found, leftovers::stale(dir, now)),
+            (&mut maybe, leftovers::unattributed(dir, now)),
+        ] {
+            for shown in paths.iter().map(|p| p.display().to_string()) {
+                if !list.contains(&shown) {
+                    list.push(shown);
+                }
             }
         }
     }
-    (!found.is_empty()).then(|| {
-        Check::new(
-            "install leftovers",
-            Status::Warn,
-            format!(
-                "{} file(s) left by an interrupted ctxmon install or uninstall: {}",
-                found.len(),
-                found.join(", ")
-            ),
-        )
-        .with_fix("run `ctxmon install` again (it removes them), or delete them")
-    })
+    if found.is_empty() && maybe.is_empty() {
+        return None;
+    }
+    let mut message = Vec::new();
+    if !found.is_empty() {
+        message.push(format!(
+            "{} file(s) left by an interrupted ctxmon install or uninstall: {}",
+            found.len(),
+            found.join(", ")
+        ));
+    }
+    if !maybe.is_empty() {
+        message.push(format!(
+            "{} file(s) named as an older ctxmon named its temp copies, though nothing in them \
+             shows they are ctxmon's, so install leaves them: {}",
+            maybe.len(),
+            maybe.join(", ")
+        ));
+    }
+    let fix = if found.is_empty() {
+        "delete them if nothing else of yours made them"
+    } else {
+        "run `ctxmon install` again (it removes ctxmon's), or delete them"
+    };
+    Some(Check::new("install leftovers", Status::Warn, message.join("; ")).with_fix(fix))
 }
 
 /// Whether a shell finds this binary as `ctxmon`, and how the hooks call it (`calls`: the

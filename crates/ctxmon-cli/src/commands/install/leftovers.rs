@@ -46,6 +46,25 @@ pub fn stale(dir: &Path, now: SystemTime) -> Vec<PathBuf> {
     found
 }
 
+/// Stale files in `dir` named as an older ctxmon named its temp copies (`.tmp-` and six letters
+/// or digits) that do not show they are ctxmon's (a copy cut off before its hooks, or another
+/// program's): never removed, but `doctor` names them so that nobody has to guess.
+pub fn unattributed(dir: &Path, now: SystemTime) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = fsutil::own_files(dir)
+        .into_iter()
+        .filter(|(_, meta)| {
+            meta.modified()
+                .ok()
+                .and_then(|m| now.duration_since(m).ok())
+                .is_some_and(|age| age >= STALE_AFTER)
+        })
+        .map(|(path, _)| path)
+        .filter(|path| old_style_name(path) && !is_ours(path))
+        .collect();
+    found.sort();
+    found
+}
+
 /// Removes ctxmon's stale leftovers in each of `dirs` (each folder once) and returns what was
 /// removed. Best effort: a file that cannot be removed stays for the next run (and doctor).
 pub fn remove_stale(dirs: &[&Path]) -> Vec<PathBuf> {
@@ -73,10 +92,17 @@ fn is_ours(path: &Path) -> bool {
     if name.starts_with(TEMP_PREFIX) || name.starts_with(PROBE_PREFIX) {
         return true;
     }
-    let Some(suffix) = name.strip_prefix(".tmp-") else {
-        return false;
-    };
-    suffix.len() == 6 && suffix.bytes().all(|b| b.is_ascii_alphanumeric()) && mentions_ctxmon(path)
+    old_style_name(path) && mentions_ctxmon(path)
+}
+
+/// `.tmp-` and six letters or digits: tempfile's default, as older versions named temp copies.
+fn old_style_name(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    name.strip_prefix(".tmp-")
+        .is_some_and(|s| s.len() == 6 && s.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 /// Empty, or holding `ctxmon` (an old-style temp copy of settings ctxmon was writing).
@@ -135,5 +161,7 @@ mod tests {
             ]
         );
         assert!(stale(&dir.path().join("missing"), later).is_empty());
+        // The old-style name that does not show it is ctxmon's is named, never counted.
+        assert_eq!(names(unattributed(dir.path(), later)), [".tmp-Q1w2E3"]);
     }
 }

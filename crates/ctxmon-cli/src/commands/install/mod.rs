@@ -39,6 +39,7 @@
 use std::fs;
 
 use anyhow::anyhow;
+use ctxmon_application::agents::DuplicateHooks;
 use serde_json::json;
 
 use crate::cli::{Agent, GlobalArgs, InstallArgs, SettingsScope, UninstallArgs, agent_flag};
@@ -75,16 +76,28 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
                 .is_some_and(target::registers_ctxmon_hooks)
             && let Some((scope, other)) = target.registered_elsewhere(global)
         {
+            let name = args.agent.name();
+            // How the agent runs the same hook from two files decides what the second costs.
+            let twice = match args.agent.description().install.duplicates {
+                DuplicateHooks::EveryCopyRuns => format!(
+                    "would make {name} run each hook twice, so the agent would see every tag \
+                     twice"
+                ),
+                DuplicateHooks::IdenticalRunOnce => format!(
+                    "would register each hook twice: {name} runs two identical commands once, \
+                     but the two files' commands differ as soon as their paths to ctxmon do \
+                     (the project's may be portable, the user's absolute), and then the agent \
+                     sees every tag twice"
+                ),
+            };
             return Err(anyhow!(
-                "ctxmon's hooks are already registered for {} in {} (--scope {}); registering \
-                 them in {} too would make {} run each hook twice, so the agent would see every \
-                 tag twice. Keep that registration (nothing to do), or move it: `ctxmon \
-                 uninstall{} --scope {}` first; --force registers both; nothing was changed",
-                args.agent.name(),
+                "ctxmon's hooks are already registered for {name} in {} (--scope {}); \
+                 registering them in {} too {twice}. Keep that registration (nothing to do), \
+                 or move it: `ctxmon uninstall{} --scope {}` first; --force registers both; \
+                 nothing was changed",
                 other.display(),
                 scope_name(scope),
                 target.path.display(),
-                args.agent.name(),
                 agent_flag(args.agent),
                 scope_name(scope),
             )
@@ -126,7 +139,7 @@ pub fn install(args: &InstallArgs, global: &GlobalArgs) -> CmdResult {
                 );
             }
             if has_bom {
-                diag!("ctxmon: note: {}", bom_note(&target));
+                diag!("ctxmon: note: {}", bom_note(&target, args.agent));
             }
         }
         finish(
@@ -175,21 +188,28 @@ pub fn uninstall(args: &UninstallArgs, global: &GlobalArgs) -> CmdResult {
             return finish(&plan, &target, args.dry_run, global);
         };
         let saved = target.saved_statusline();
-        let outcome = if args.statusline {
+        let mut outcome = if args.statusline {
             merge::uninstall_statusline_only(&current, saved.restore())
         } else {
             merge::uninstall(&current, saved.restore(), args.agent)
         }
         .map_err(|e| plan_failure(&e, &target))?;
         let changed = outcome.changes.iter().any(|c| c.action.is_change());
+        // Nothing left but `{}`, which install wrote into a file that was not there or blank:
+        // the file goes back as it was. Install's backup says which (none: there was no file).
+        let emptied = changed && merge::is_empty_object(&outcome.text);
+        let before = emptied.then(|| target.backup_text()).flatten();
+        let was_absent = emptied && before.is_none();
+        if let Some(blank) = before.filter(|b| b.trim().is_empty()) {
+            outcome.text = blank;
+        }
         let plan = Plan {
             verb,
             original: Some(&current),
             outcome: &outcome,
             record_used: matches!(saved, SavedStatusLine::Found { record: true, .. }),
-            remove_file: args.agent.description().install.hooks_file_is_hooks_only
-                && changed
-                && merge::is_empty_object(&outcome.text),
+            remove_file: emptied
+                && (args.agent.description().install.hooks_file_is_hooks_only || was_absent),
             full_uninstall: !args.statusline,
             program: None,
         };
@@ -217,13 +237,15 @@ fn with_json_error(
     })
 }
 
-fn bom_note(target: &Target) -> String {
-    format!(
-        "{} starts with a UTF-8 byte-order mark; it was kept. Claude Code's CLI reads such a \
-         file, but the Claude desktop app ignores it (anthropics/claude-code#81355): save it \
-         as UTF-8 without BOM if you use the app",
+fn bom_note(target: &Target, agent: Agent) -> String {
+    let kept = format!(
+        "{} starts with a UTF-8 byte-order mark; it was kept",
         target.path.display()
-    )
+    );
+    match agent.description().install.bom_note {
+        Some(more) => format!("{kept}. {more}"),
+        None => kept,
+    }
 }
 
 fn plan_failure(error: &PlanError, target: &Target) -> Failure {

@@ -451,6 +451,12 @@ impl Target {
         dirs
     }
 
+    /// Install's backup, the file as it was before: `None` when there is none (install found no
+    /// file) or it cannot be read.
+    pub(super) fn backup_text(&self) -> Option<String> {
+        read_small(&self.backup).ok().flatten()
+    }
+
     /// Whether install's backup is there (a regular file: a link or folder by that name is not
     /// ctxmon's, and is left alone).
     pub(super) fn backup_exists(&self) -> bool {

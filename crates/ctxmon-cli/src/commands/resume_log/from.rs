@@ -158,6 +158,12 @@ mod tests {
             message(br#"{"context_metrics":{"used_tokens":-5}}"#),
             "in.json: context_metrics.used_tokens: invalid value: integer `-5`, expected a non-negative integer"
         );
+        // One past the largest count is a whole number too large, not a "floating point".
+        assert_eq!(
+            message(br#"{"context_metrics":{"total_budget":18446744073709551616}}"#),
+            "in.json: context_metrics.total_budget: a whole number above 18446744073709551615, the largest count ctxmon keeps"
+        );
+        assert!(message(br#"{"context_metrics":{"total_budget":1.5}}"#).contains("floating point"));
         assert!(
             message(br#"{"metadata":{"files":[]}}"#)
                 .starts_with("in.json: metadata.files: unknown field `files`")
