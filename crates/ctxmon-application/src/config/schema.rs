@@ -118,7 +118,7 @@ pub const FIELDS: &[FieldSpec] = &[
     FieldSpec {
         key: "context_monitor.post_compaction_percent",
         kind: FieldKind::Integer { min: 10, max: 60 },
-        description: "After a compaction without a recorded size, assume this percent of the window is used.",
+        description: "After a compaction without a recorded size, assume this percent of the window (or of the size before it, when smaller) is used.",
     },
     FieldSpec {
         key: "context_monitor.models",

@@ -160,7 +160,7 @@ mod tests {
         let e = status_estimate(&settings(), &reader, Some(&state), &p);
         assert_eq!(
             (e.input_tokens, e.source),
-            (TokenCount(60_000), FillSource::Compaction)
+            (TokenCount(51_000), FillSource::Compaction)
         );
     }
 }

@@ -116,7 +116,8 @@ fn after_a_compaction_the_assumed_figure_is_marked_and_the_model_kept() {
     );
     let line = sb.run(&["statusline"], json!({"transcript_path": t}).to_string());
     assert_eq!(line.code, 0, "{}", line.stderr);
-    assert!(line.stdout.starts_with("ctx ~30% "), "{}", line.stdout);
+    // 30% of the 178,000 before the compaction, which is less than 30% of the window.
+    assert!(line.stdout.starts_with("ctx ~26% "), "{}", line.stdout);
 
     let status = sb.run(
         &["--json", "status", "--transcript", t.to_str().unwrap()],

@@ -93,26 +93,48 @@ impl FillSettings {
     }
 
     /// What a compaction left, for as long as no response has measured the context since: the
-    /// boundary's `postTokens` when it recorded them, else `post_compaction_percent` of
-    /// `window`; with the note that says which. `status` and `report` both use it, so their
-    /// figures after a compaction agree.
+    /// size the agent recorded (Claude Code's `postTokens`, a Gemini CLI chat's compression
+    /// result) when it recorded one, else `post_compaction_percent` of `window` or of
+    /// `pre_tokens`, the size before it, whichever is smaller (a compaction leaves less than
+    /// it found, and gemini-cli keeps the newest 30% of the history); with the note that says
+    /// which. A recorded 0 is no size. `status` and `report` both use it, so their figures
+    /// after a compaction agree.
     pub fn after_compaction(
         &self,
         post_tokens: Option<TokenCount>,
+        pre_tokens: Option<TokenCount>,
         window: ContextWindow,
     ) -> (TokenCount, String) {
-        match post_tokens {
+        let pre = pre_tokens.filter(|t| t.get() > 0);
+        match post_tokens.filter(|t| t.get() > 0) {
             Some(post) => (
-                post,
-                "compacted; size from the boundary's postTokens".to_string(),
+                // A size above the one before would be no compaction: never shown above it.
+                pre.map_or(post, |pre| post.min(pre)),
+                "compacted; size the agent recorded".to_string(),
             ),
-            None => (
-                self.post_compaction_baseline(window),
-                format!(
-                    "compacted; assuming {}% of the window until the next response",
-                    self.post_compaction_percent
-                ),
-            ),
+            None => {
+                let baseline = self.post_compaction_baseline(window);
+                let share_of_pre = pre.map(|pre| {
+                    TokenCount(pre.get().saturating_mul(self.post_compaction_percent) / 100)
+                });
+                match share_of_pre.filter(|share| *share < baseline) {
+                    Some(share) => (
+                        share,
+                        format!(
+                            "compacted; assuming {}% of the {} before it until the next response",
+                            self.post_compaction_percent,
+                            human::tokens(pre.map_or(0, TokenCount::get))
+                        ),
+                    ),
+                    None => (
+                        baseline,
+                        format!(
+                            "compacted; assuming {}% of the window until the next response",
+                            self.post_compaction_percent
+                        ),
+                    ),
+                }
+            }
         }
     }
 
@@ -447,7 +469,8 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
                 .windows
                 .choose_for(s.agent, request.payload_window, &models, None)
                 .window;
-            let (tokens, note) = s.after_compaction(boundary.post_tokens, window);
+            let (tokens, note) =
+                s.after_compaction(boundary.post_tokens, boundary.pre_tokens, window);
             return s
                 .estimate_for(
                     tokens,

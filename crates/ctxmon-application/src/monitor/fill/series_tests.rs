@@ -228,12 +228,13 @@ fn the_final_fill_follows_a_compaction_after_the_last_response() {
     ]);
     let end = s.final_fill.as_ref().unwrap();
     assert_eq!(s.points.len(), 2, "the chart still ends at the response");
-    // 30% of the 200,000 window, the default post_compaction_percent.
+    // 30% (the default post_compaction_percent) of the 170,000 before it: less than 30% of
+    // the window.
     assert_eq!(
         (end.source, end.tokens, end.tier, end.timestamp.as_deref()),
         (
             FillSource::Compaction,
-            TokenCount(60_000),
+            TokenCount(51_000),
             ThresholdTier::Nominal,
             Some("tb")
         )
@@ -243,7 +244,14 @@ fn the_final_fill_follows_a_compaction_after_the_last_response() {
     let s = build(vec![main("a", 178_000), boundary(Some(31_000), false)]);
     let end = s.final_fill.as_ref().unwrap();
     assert_eq!((end.tokens, end.fill), (TokenCount(31_000), 0.155));
-    assert!(end.note.as_deref().unwrap().contains("postTokens"));
+    assert!(end.note.as_deref().unwrap().contains("recorded"));
+
+    // A recorded 0 is no size: the estimate, not 0 tokens.
+    let s = build(vec![main("a", 178_000), boundary(Some(0), false)]);
+    assert_eq!(
+        s.final_fill.as_ref().map(|e| e.tokens),
+        Some(TokenCount(51_000))
+    );
 
     let s = build(vec![
         main("a", 178_000),

@@ -161,7 +161,9 @@ impl RawLine {
                         timestamp: self.timestamp.into_string(),
                         trigger: meta.trigger.into_string(),
                         pre_tokens: meta.pre_tokens.as_count(),
-                        post_tokens: meta.post_tokens.as_count(),
+                        // Some versions write `postTokens: 0`: no context is empty after a
+                        // compaction, so 0 says the size is unknown.
+                        post_tokens: meta.post_tokens.as_count().filter(|t| t.get() > 0),
                     },
                 }
             }
@@ -290,6 +292,13 @@ mod tests {
                 assert_eq!(boundary.trigger, None);
                 assert_eq!(boundary.pre_tokens, None);
                 assert_eq!(boundary.post_tokens, None);
+            }
+            other => panic!("expected a boundary, got {other:?}"),
+        }
+        let zero = r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"preTokens":170000,"postTokens":0}}"#;
+        match classify(zero.as_bytes()) {
+            LineEvent::Boundary { boundary, .. } => {
+                assert_eq!(boundary.post_tokens, None, "0 is not a size");
             }
             other => panic!("expected a boundary, got {other:?}"),
         }

@@ -157,7 +157,7 @@ fn reading_of(found: scan::ChatScan) -> TranscriptReading {
         timestamp: c.timestamp,
         trigger: None,
         pre_tokens: c.pre_tokens.map(TokenCount),
-        post_tokens: None,
+        post_tokens: c.post_tokens.map(TokenCount),
     });
     TranscriptReading {
         usage,
