@@ -90,7 +90,7 @@ pub const FIELDS: &[FieldSpec] = &[
             min: 0,
             max: 1_000_000,
         },
-        description: "Tokens Claude Code reserves before auto-compacting (about 33,000).",
+        description: "Tokens Claude Code reserves before auto-compacting; the default, 33,000, lets its version and your own compactions decide.",
     },
     FieldSpec {
         key: "context_monitor.max_scan_bytes",

@@ -99,6 +99,7 @@ mod tests {
         ) -> Result<TranscriptReading, TranscriptError> {
             Ok(TranscriptReading {
                 usage: Some(UsageRecord {
+                    version: None,
                     tokens: TokenCount(self.0),
                     model: Some("claude-opus-4-6".into()),
                     message_id: None,

@@ -180,7 +180,10 @@ mod tests {
         assert!(tag.starts_with("<context-monitor fill=\"~25%\""), "{tag}");
         assert!(roxmltree::Document::parse(&tag).is_ok());
         let measured = render_context_monitor(&estimate(51_000, 200_000), &Thresholds::default());
-        assert!(measured.starts_with("<context-monitor fill=\"25%\""), "{measured}");
+        assert!(
+            measured.starts_with("<context-monitor fill=\"25%\""),
+            "{measured}"
+        );
     }
 
     proptest! {

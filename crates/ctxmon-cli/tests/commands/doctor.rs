@@ -606,7 +606,10 @@ fn a_ctxmon_the_user_installed_is_not_seen_by_the_tests() {
         std::env::var("PATH").unwrap_or_default()
     );
     let mut sb = healthy_in(Sandbox::with_outer_path(&outer));
-    assert!(!sb.outer_path.contains(&cargo_bin.path().display().to_string()));
+    assert!(
+        !sb.outer_path
+            .contains(&cargo_bin.path().display().to_string())
+    );
     let path = sb.outer_path.clone();
     sb.set_env("PATH", &path);
     only_problem(&sb, "binary", "warn", "not on PATH");

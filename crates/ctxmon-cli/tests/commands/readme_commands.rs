@@ -79,11 +79,7 @@ impl Shell {
         let bin = dir.path().join(".bin");
         std::fs::create_dir(&bin).unwrap();
         std::os::unix::fs::symlink(BIN, bin.join("ctxmon")).unwrap();
-        let path = format!(
-            "{}:{}",
-            bin.display(),
-            crate::common::outer_path()
-        );
+        let path = format!("{}:{}", bin.display(), crate::common::outer_path());
         Shell {
             dir,
             home: tempfile::tempdir().unwrap(),

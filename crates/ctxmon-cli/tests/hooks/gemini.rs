@@ -351,7 +351,10 @@ fn after_a_compression_the_fill_never_exceeds_the_size_before_it() {
     };
     let v = status(&sb, &path);
     assert_eq!(v["source"], "compaction", "{v}");
-    assert_eq!(v["input_tokens"], 23_373, "30% of the 77,912 before it: {v}");
+    assert_eq!(
+        v["input_tokens"], 23_373,
+        "30% of the 77,912 before it: {v}"
+    );
     assert_eq!(v["threshold_tier"], "nominal", "{v}");
     let out = prompt(&path);
     assert!(!out.contains("EMERGENCY"), "{out}");
@@ -365,7 +368,12 @@ fn after_a_compression_the_fill_never_exceeds_the_size_before_it() {
     let v = status(&sb, &reported);
     assert_eq!(v["input_tokens"], 12_040, "{v}");
     let report = sb.run(
-        &["--json", "report", "--transcript", reported.to_str().unwrap()],
+        &[
+            "--json",
+            "report",
+            "--transcript",
+            reported.to_str().unwrap(),
+        ],
         "",
     );
     let r: Value = serde_json::from_str(&report.stdout).unwrap();

@@ -10,6 +10,7 @@ use ctxmon_domain::{
 };
 
 use super::auto_compact::AutoCompactSettings;
+use super::claude_point::PastCompaction;
 use super::codex::CodexAutoCompact;
 use super::share::ShareAutoCompact;
 use super::window::{WindowReason, WindowRules};
@@ -49,6 +50,15 @@ pub struct FillSettings {
     /// Percent of the window assumed used after a compaction whose size is unknown: until the
     /// next response the transcript's newest usage record still shows the size before it.
     pub post_compaction_percent: u64,
+    /// This user's recent automatic compactions in the project's other transcripts, which
+    /// the composition root reads (`claude_point`).
+    pub history: Vec<PastCompaction>,
+    /// The version of the agent that wrote the transcript being measured, when it names one.
+    pub agent_version: Option<String>,
+    /// The model the transcript being measured answers with, when known.
+    pub agent_model: Option<String>,
+    /// `context_monitor.auto_compact_buffer` was set to something else than its default.
+    pub buffer_configured: bool,
 }
 
 /// The settings of the built-in configuration ([`Config::default`]): ctxmon's default
@@ -84,6 +94,11 @@ impl FillSettings {
                 max_scan_bytes: config.context_monitor.max_scan_bytes,
             },
             post_compaction_percent: config.context_monitor.post_compaction_percent.clamp(10, 60),
+            history: Vec::new(),
+            agent_version: None,
+            agent_model: None,
+            buffer_configured: config.auto_compact_buffer()
+                != Config::default().auto_compact_buffer(),
         }
     }
 
@@ -151,9 +166,9 @@ impl FillSettings {
     /// own trigger (`codex.rs`).
     pub fn reserve_for(&self, window: ContextWindow) -> TokenCount {
         match self.agent.description().auto_compact {
-            AutoCompactRule::ReserveBelowWindow { .. } => {
-                self.auto_compact.reserve(window, self.auto_compact_buffer)
-            }
+            AutoCompactRule::ReserveBelowWindow { .. } => self
+                .auto_compact
+                .reserve(window, self.claude_buffer(window).0),
             AutoCompactRule::TokenLimit { .. } => self.codex.reserve(window),
             AutoCompactRule::ShareOfWindow {
                 default_percent, ..
@@ -411,14 +426,23 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
         request: EstimateRequest<'_>,
         reading: &TranscriptReading,
     ) -> FillEstimate {
-        // The file says which agent wrote it, and so whose auto-compaction rule applies.
-        let for_reading;
-        let s = if reading.agent == self.settings.agent {
-            self.settings
-        } else {
-            for_reading = self.settings.for_agent(reading.agent);
-            &for_reading
-        };
+        // The file says which agent wrote it, and so whose auto-compaction rule applies; its
+        // version and model say where that agent compacts.
+        let version = reading
+            .usage
+            .as_ref()
+            .and_then(|u| u.version.as_deref())
+            .or_else(|| reading.boundary.as_ref().and_then(|b| b.version.as_deref()));
+        let model = reading
+            .agent_model
+            .as_deref()
+            .or_else(|| reading.usage.as_ref().and_then(|u| u.model.as_deref()))
+            .or(request.model_hint);
+        let for_reading = self
+            .settings
+            .for_agent(reading.agent)
+            .knowing(version, model);
+        let s = &for_reading;
         // The window the agent reported (Codex's `model_context_window`) ranks with a
         // status-line payload's: below explicit configuration, above the model rules.
         let request = EstimateRequest {

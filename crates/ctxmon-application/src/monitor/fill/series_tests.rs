@@ -11,6 +11,7 @@ fn usage(id: Option<&str>, tokens: u64, sidechain: bool) -> TranscriptEvent {
     TranscriptEvent::Usage {
         sidechain,
         record: UsageRecord {
+            version: None,
             tokens: TokenCount(tokens),
             model: Some("claude-sonnet-4-5".into()),
             message_id: id.map(str::to_string),
@@ -28,6 +29,7 @@ fn boundary(post: Option<u64>, sidechain: bool) -> TranscriptEvent {
     TranscriptEvent::Boundary {
         sidechain,
         boundary: CompactionBoundary {
+            version: None,
             uuid: None,
             timestamp: Some("tb".into()),
             trigger: Some("auto".into()),

@@ -28,6 +28,7 @@ impl TranscriptReader for FakeReader {
 fn reading(tokens: Option<u64>, boundary: Option<CompactionBoundary>) -> TranscriptReading {
     TranscriptReading {
         usage: tokens.map(|t| UsageRecord {
+            version: None,
             tokens: TokenCount(t),
             model: Some("claude-sonnet-4".into()),
             message_id: None,
@@ -128,6 +129,7 @@ fn no_usage_record_fails_open() {
 #[test]
 fn boundary_post_tokens_win_over_baseline() {
     let boundary = CompactionBoundary {
+        version: None,
         uuid: Some("b1".into()),
         timestamp: None,
         trigger: Some("manual".into()),
@@ -149,6 +151,7 @@ fn boundary_post_tokens_win_over_baseline() {
     );
 
     let without_post = CompactionBoundary {
+        version: None,
         post_tokens: None,
         ..boundary
     };
@@ -247,6 +250,7 @@ impl TranscriptReader for KnowsModel {
 #[test]
 fn a_session_measured_after_a_compaction_takes_the_model_it_last_answered_with() {
     let boundary = CompactionBoundary {
+        version: None,
         post_tokens: Some(TokenCount(40_000)),
         ..CompactionBoundary::default()
     };
@@ -286,7 +290,10 @@ fn after_a_compaction_the_estimate_never_exceeds_the_size_before_it() {
     let zero = s.after_compaction(Some(TokenCount(0)), Some(TokenCount(77_912)), window);
     assert_eq!(zero.0, TokenCount(23_373));
     // Without a size before it: the share of the window, as before.
-    assert_eq!(s.after_compaction(None, None, window).0, TokenCount(314_572));
+    assert_eq!(
+        s.after_compaction(None, None, window).0,
+        TokenCount(314_572)
+    );
 }
 
 proptest::proptest! {

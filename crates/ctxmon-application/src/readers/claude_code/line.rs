@@ -146,6 +146,8 @@ struct RawLine {
     input_tokens: Scalar,
     /// Read only for the simple format, which may name its model at the top level.
     model: Scalar,
+    /// The Claude Code version that wrote the line: it decides where auto-compaction fires.
+    version: Scalar,
 }
 
 impl RawLine {
@@ -157,6 +159,7 @@ impl RawLine {
                 LineEvent::Boundary {
                     sidechain,
                     boundary: CompactionBoundary {
+                        version: self.version.into_string(),
                         uuid: self.uuid.into_string(),
                         timestamp: self.timestamp.into_string(),
                         trigger: meta.trigger.into_string(),
@@ -175,6 +178,7 @@ impl RawLine {
                 Scalar::Uint(n) => LineEvent::Usage {
                     sidechain,
                     record: UsageRecord {
+                        version: None,
                         tokens: TokenCount(n),
                         model: self.model.into_string(),
                         message_id: None,
@@ -207,6 +211,7 @@ impl RawLine {
             Some(tokens) => LineEvent::Usage {
                 sidechain,
                 record: UsageRecord {
+                    version: self.version.into_string(),
                     tokens: TokenCount(tokens),
                     model: message.model.into_string(),
                     message_id: message.id.into_string(),

@@ -86,6 +86,7 @@ pub fn forward_events<R: BufRead>(
                 }
                 if new.len() < list.len() {
                     pending = Some(CompactionBoundary {
+                        version: None,
                         uuid: new.first().map(|m| m.id.clone()),
                         timestamp: new.iter().rev().find_map(|m| m.timestamp.clone()),
                         trigger: None,
@@ -116,6 +117,7 @@ fn usage(m: &Message, visit: &mut dyn FnMut(TranscriptEvent)) {
         visit(TranscriptEvent::Usage {
             sidechain: false,
             record: UsageRecord {
+                version: None,
                 tokens,
                 model: m.model.clone(),
                 message_id: Some(m.id.clone()),

@@ -155,8 +155,13 @@ pub fn compressed_to(kind: &str, content: Option<&Value>) -> Option<TokenCount> 
     };
     let rest = text.trim().strip_prefix("Chat history compressed from ")?;
     let (from, rest) = rest.split_once(" to ")?;
-    let to = rest.strip_suffix(" tokens.").or(rest.strip_suffix(" tokens"))?;
-    let (from, to) = (from.trim().parse::<u64>().ok()?, to.trim().parse::<u64>().ok()?);
+    let to = rest
+        .strip_suffix(" tokens.")
+        .or(rest.strip_suffix(" tokens"))?;
+    let (from, to) = (
+        from.trim().parse::<u64>().ok()?,
+        to.trim().parse::<u64>().ok()?,
+    );
     (to > 0 && to < from).then_some(TokenCount(to))
 }
 

@@ -146,6 +146,7 @@ fn reading_of(found: scan::ChatScan) -> TranscriptReading {
         None
     };
     let usage = found.newest.map(|m| UsageRecord {
+        version: None,
         tokens: m.input_tokens.unwrap_or(TokenCount::ZERO),
         model: m.model,
         message_id: Some(m.id),
@@ -153,6 +154,7 @@ fn reading_of(found: scan::ChatScan) -> TranscriptReading {
         context_window: None,
     });
     let boundary = found.compaction.map(|c| CompactionBoundary {
+        version: None,
         uuid: c.first_id,
         timestamp: c.timestamp,
         trigger: None,
