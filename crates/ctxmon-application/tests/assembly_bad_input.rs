@@ -302,7 +302,7 @@ fn unknown_roles_capabilities_and_event_types_are_read_leniently() {
     assert!(
         bundle
             .system
-            .contains("You are a helpful AI assistant.\n\nRole: wizard")
+            .starts_with("# Agent\n\nRole: wizard")
     );
     assert!(bundle.system.contains("- teleport: teleport"));
     assert_eq!(
