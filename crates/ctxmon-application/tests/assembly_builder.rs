@@ -31,8 +31,9 @@ fn returns_a_bundle_with_every_part() {
 fn system_prompt_names_role_and_goal() {
     let input = sample_input(S::Balanced, 10_000);
     let bundle = builder().build(&input).unwrap();
-    assert!(bundle.system.contains("Agent Identity"));
-    assert!(bundle.system.contains("coder"));
+    assert!(bundle.system.starts_with("# Agent\n\nRole: coder"));
+    // No persona nobody asked for: the caller's own prompt says who the agent is.
+    assert!(!bundle.system.contains("You are"), "{}", bundle.system);
     assert!(bundle.system.contains("Current Goal"));
     assert!(
         bundle
@@ -252,7 +253,7 @@ fn a_coding_task_gets_a_complete_context() {
         &["read_files", "write_files", "search", "git", "run_tests"],
     );
     let bundle = builder().build(&input).unwrap();
-    assert!(bundle.system.contains("software engineer"));
+    assert!(bundle.system.contains("Role: coder"));
     assert_eq!(
         names(&bundle.tools),
         ["read_files", "write_files", "search", "run_tests"]

@@ -207,3 +207,27 @@ pub fn apply_auto_compact(
         warn(&w);
     }
 }
+
+/// This user's recent automatic compactions in the other transcripts of `transcript`'s folder
+/// (Claude Code's project folder), for where their compactions really fired; only for Claude
+/// Code, whose point has moved between versions. `refresh` reads what the transcripts gained
+/// since the last look (a session's start, `status`); otherwise only what was kept is used.
+pub fn apply_history(
+    settings: &mut FillSettings,
+    agent: AgentKind,
+    transcript: Option<&Path>,
+    layout: &ctxmon_infra_fs::layout::ProjectLayout,
+    refresh: bool,
+) {
+    use ctxmon_infra_fs::claude_history::{cached_auto_compactions, recent_auto_compactions};
+    if agent != AgentKind::ClaudeCode {
+        return;
+    }
+    if let Some(transcript) = transcript {
+        settings.history = if refresh {
+            recent_auto_compactions(transcript, layout)
+        } else {
+            cached_auto_compactions(transcript, layout)
+        };
+    }
+}

@@ -118,7 +118,8 @@ pub enum Command {
     #[command(subcommand)]
     #[command(after_long_help = crate::help::CONFIG)]
     Config(ConfigCommand),
-    /// Pack files, diffs, memories and events into a token budget (JSON in, bundle JSON out).
+    /// Pack files, diffs, memories and events into a token budget, a token counted as four
+    /// characters (JSON in, bundle JSON out).
     ///
     /// Reads a snapshot (goal, agent, files, diffs, symbols, memories, events) as JSON and
     /// writes the bundle that fits `maxTokens`: the system prompt and tools first, then each

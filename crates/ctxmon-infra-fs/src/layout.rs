@@ -324,6 +324,11 @@ impl ProjectLayout {
     pub fn hooks_log(&self) -> PathBuf {
         self.logs_dir().join("hooks.log")
     }
+    /// What the project's other Claude Code transcripts showed of their automatic
+    /// compactions (`claude_history`).
+    pub fn compaction_history_file(&self) -> PathBuf {
+        self.root.join("compaction-history.json")
+    }
 }
 
 /// `dir` (below `.ctxmon`) as a real folder: created (0700) when missing, refused when it is a

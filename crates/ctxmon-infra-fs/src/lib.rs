@@ -11,6 +11,7 @@
 
 pub mod agent_settings;
 pub mod checkpoint_repo;
+pub mod claude_history;
 pub mod claude_paths;
 pub mod clock;
 pub mod codex;

@@ -248,6 +248,15 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         Ok(_) => println!("    table taken from the test"),
         Err(why) => println!("    not measured: {why}"),
     }
+    println!("==> auto-compaction point (cargo test --test compaction_points)");
+    let points = if options.selects("compaction point") {
+        fidelity::measure_points(root)
+    } else {
+        Err("not part of this --only run".to_owned())
+    };
+    if let Err(why) = &points {
+        println!("    not measured: {why}");
+    }
     for r in &ratios {
         println!("    {}: {:.2}", r.label, r.value);
     }
@@ -268,6 +277,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         skipped,
         load_after: machine::load_average(),
         fidelity,
+        points,
         only: options.only.clone(),
         startup,
     };

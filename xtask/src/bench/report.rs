@@ -23,6 +23,8 @@ pub struct Report {
     pub load_after: String,
     /// The handoff fidelity table, or why it is missing.
     pub fidelity: Result<String, String>,
+    /// The auto-compaction point against real compactions, or why it is missing.
+    pub points: Result<String, String>,
     /// `--only` filters of a partial run (empty for a whole one).
     pub only: Vec<String>,
     /// Binary size and cold start.
@@ -149,6 +151,25 @@ pub fn render(r: &Report) -> String {
          come from the test's own parser of the transcript).\n\n",
     );
     match &r.fidelity {
+        Ok(table) => {
+            let _ = writeln!(s, "{table}");
+        }
+        Err(why) => {
+            let _ = writeln!(s, "Not measured: {why}.");
+        }
+    }
+    s.push_str("\n## Auto-compaction point\n\n");
+    s.push_str(
+        "Where ctxmon puts Claude Code's automatic compaction, against every automatic \
+         compaction in the shared real transcripts, measured by \
+         `crates/ctxmon-cli/tests/compaction_points.rs`: `ctxmon status` at the turn before \
+         each one, beside the user's other sessions of that project as they stood then. The \
+         point must lie at or below `preTokens` (which includes the turn that crossed it) and \
+         within 4% of it; the source is the user's own earlier compactions of the same \
+         version, model and window (`history`) or Claude Code's version and model \
+         (`version`).\n\n",
+    );
+    match &r.points {
         Ok(table) => {
             let _ = writeln!(s, "{table}");
         }

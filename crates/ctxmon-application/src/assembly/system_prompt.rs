@@ -1,7 +1,7 @@
 //! The system prompt: who the agent is, what it can do, where it is, what it must achieve, and
 //! the standing rules. Built from the input alone, so it is paid for before any source.
 
-use ctxmon_domain::assembly::{AgentCapability, AgentDescriptor, AgentRole, ContextBuildInput};
+use ctxmon_domain::assembly::{AgentCapability, AgentDescriptor, ContextBuildInput};
 
 /// Writes the system prompt: the agent's identity and capabilities, the repository, the goal,
 /// and the standing constraints.
@@ -26,24 +26,11 @@ impl SystemPromptBuilder {
     }
 }
 
-/// The role's description (unknown roles read as generic) and the role as declared.
+/// The role as declared and its specializations. No persona ("You are a senior software
+/// engineer…"): the caller's own prompt says who the agent is, and words nobody asked for
+/// cost budget and steer the model.
 fn identity(agent: &AgentDescriptor) -> String {
-    let description = match agent.role {
-        AgentRole::Planner => {
-            "You are a system architect and planner. Your role is to analyze requirements, design solutions, and create detailed implementation plans."
-        }
-        AgentRole::Coder => {
-            "You are a senior software engineer. Your role is to implement features, fix bugs, and write high-quality, maintainable code."
-        }
-        AgentRole::Reviewer => {
-            "You are a code reviewer. Your role is to analyze code for correctness, security, and adherence to best practices."
-        }
-        AgentRole::Executor => {
-            "You are a DevOps engineer. Your role is to execute commands, manage deployments, and handle infrastructure tasks."
-        }
-        AgentRole::Generic | AgentRole::Other(_) => "You are a helpful AI assistant.",
-    };
-    let mut section = format!("# Agent Identity\n\n{description}\n\nRole: {}", agent.role);
+    let mut section = format!("# Agent\n\nRole: {}", agent.role);
     if !agent.specializations.is_empty() {
         section.push_str(&format!(
             "\n\nSpecializations: {}",

@@ -106,8 +106,8 @@ pub struct ContextMonitorConfig {
     /// Also warn inside tool loops: `hooks post-tool-use` injects the tag when the tier rose
     /// since the last one (see `monitor::tier_record`).
     pub post_tool_use: bool,
-    /// After a compaction without a recorded size, the percent of the window assumed used
-    /// (default 30; clamped to 10–60 when used).
+    /// After a compaction without a recorded size, the percent of the window (or of the size
+    /// before it, when smaller) assumed used (default 30; clamped to 10–60 when used).
     pub post_compaction_percent: u64,
     /// Model id prefix → window size; the longest matching prefix wins.
     pub models: BTreeMap<String, u64>,

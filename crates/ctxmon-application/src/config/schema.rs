@@ -90,7 +90,7 @@ pub const FIELDS: &[FieldSpec] = &[
             min: 0,
             max: 1_000_000,
         },
-        description: "Tokens Claude Code reserves before auto-compacting (about 33,000).",
+        description: "Tokens Claude Code reserves before auto-compacting; the default, 33,000, lets its version and your own compactions decide.",
     },
     FieldSpec {
         key: "context_monitor.max_scan_bytes",
@@ -118,7 +118,7 @@ pub const FIELDS: &[FieldSpec] = &[
     FieldSpec {
         key: "context_monitor.post_compaction_percent",
         kind: FieldKind::Integer { min: 10, max: 60 },
-        description: "After a compaction without a recorded size, assume this percent of the window is used.",
+        description: "After a compaction without a recorded size, assume this percent of the window (or of the size before it, when smaller) is used.",
     },
     FieldSpec {
         key: "context_monitor.models",

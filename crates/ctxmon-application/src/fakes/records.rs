@@ -132,6 +132,7 @@ pub fn usage(tokens: u64, model: &str) -> TranscriptEvent {
     TranscriptEvent::Usage {
         sidechain: false,
         record: UsageRecord {
+            version: None,
             tokens: TokenCount(tokens),
             model: Some(model.to_string()),
             ..UsageRecord::default()
@@ -144,6 +145,7 @@ pub fn compaction(post_tokens: Option<u64>) -> TranscriptEvent {
     TranscriptEvent::Boundary {
         sidechain: false,
         boundary: CompactionBoundary {
+            version: None,
             trigger: Some("auto".to_string()),
             post_tokens: post_tokens.map(TokenCount),
             ..CompactionBoundary::default()

@@ -125,7 +125,7 @@ fn the_whole_cycle_alerts_once_and_drops_the_fill() {
     // The transcript still ends with the pre-compaction usage: the estimate must not scream.
     let after = w.prompt();
     assert_eq!(after.estimate.source, FillSource::Compaction);
-    assert_eq!(after.estimate.input_tokens, TokenCount(60_000));
+    assert_eq!(after.estimate.input_tokens, TokenCount(51_000));
     assert_eq!(after.estimate.threshold_tier, ThresholdTier::Nominal);
     let text = after.additional_context.unwrap();
     assert_eq!(text.matches("<compaction-alert").count(), 1, "{text}");

@@ -25,6 +25,7 @@ impl Script {
     pub fn usage_at(&self, tokens: u64, timestamp: Option<&str>) {
         *self.0.borrow_mut() = Some(Ok(TranscriptReading {
             usage: Some(UsageRecord {
+                version: None,
                 tokens: TokenCount(tokens),
                 model: None,
                 message_id: None,
@@ -47,6 +48,7 @@ impl Script {
         *self.0.borrow_mut() = Some(Ok(TranscriptReading {
             usage: None,
             boundary: Some(CompactionBoundary {
+                version: None,
                 uuid: Some(uuid.into()),
                 timestamp: None,
                 trigger: Some("auto".into()),

@@ -99,6 +99,7 @@ mod tests {
         ) -> Result<TranscriptReading, TranscriptError> {
             Ok(TranscriptReading {
                 usage: Some(UsageRecord {
+                    version: None,
                     tokens: TokenCount(self.0),
                     model: Some("claude-opus-4-6".into()),
                     message_id: None,
@@ -160,7 +161,7 @@ mod tests {
         let e = status_estimate(&settings(), &reader, Some(&state), &p);
         assert_eq!(
             (e.input_tokens, e.source),
-            (TokenCount(60_000), FillSource::Compaction)
+            (TokenCount(51_000), FillSource::Compaction)
         );
     }
 }

@@ -6,7 +6,7 @@
 
 use ctxmon_domain::human::tokens;
 use ctxmon_domain::xml::{escape_attr, escape_text};
-use ctxmon_domain::{FillEstimate, ThresholdTier, Thresholds};
+use ctxmon_domain::{FillEstimate, FillSource, ThresholdTier, Thresholds};
 
 use crate::ports::AgentKind;
 
@@ -62,6 +62,11 @@ pub fn render_context_monitor_with(
     let tier = estimate.threshold_tier;
     let mut out = String::with_capacity(480);
     out.push_str("<context-monitor fill=\"");
+    // After a compaction, until a response measures the context again, the figure is an
+    // estimate: marked `~` as the status line marks it.
+    if estimate.source == FillSource::Compaction {
+        out.push('~');
+    }
     out.push_str(&estimate.percent().to_string());
     out.push_str("%\" tier=\"");
     out.push_str(tier.name());
@@ -160,8 +165,17 @@ fn room_words(estimate: &FillEstimate) -> String {
 /// A threshold as a percentage, exact to hundredths and without trailing zeros (0.8 → "80",
 /// 0.555 → "55.5"): rounding it to a whole number could name a boundary the fill, shown
 /// rounded down, seems to have passed already.
+/// A boundary computed as a share of a share (0.7 of a compaction at 0.1 of the window) lands a
+/// hair below its true value in floating point, and rounded down it read "6.99%" beside a fill
+/// of "5%": the next tier's boundary is above the fill, so rounding it up names nothing passed.
 fn threshold_percent(ratio: f64) -> String {
-    let hundredths = ctxmon_domain::fill::floor_scaled(ratio, 10_000.0);
+    let scaled = ratio * 10_000.0;
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let hundredths = if scaled.is_finite() && scaled > 0.0 {
+        (scaled - 1e-6).ceil().max(0.0) as u64
+    } else {
+        0
+    };
     let (whole, frac) = (hundredths / 100, hundredths % 100);
     match frac {
         0 => whole.to_string(),
@@ -219,6 +233,23 @@ mod tests {
         assert_eq!(threshold_percent(0.5555), "55.55");
         assert_eq!(threshold_percent(0.7), "70");
         assert_eq!(threshold_percent(0.57), "57");
+        // WARNING (0.7) of Gemini CLI's point at a tenth of its window (104,857 of 1,048,576):
+        // 6.99996% of the window, which read "6.99%" beside a fill of "5%".
+        assert_eq!(threshold_percent(0.7 * 104_857.0 / 1_048_576.0), "7");
+    }
+
+    #[test]
+    fn an_estimate_after_a_compaction_is_marked() {
+        let mut e = estimate(51_000, 200_000);
+        e.source = FillSource::Compaction;
+        let tag = render_context_monitor(&e, &Thresholds::default());
+        assert!(tag.starts_with("<context-monitor fill=\"~25%\""), "{tag}");
+        assert!(roxmltree::Document::parse(&tag).is_ok());
+        let measured = render_context_monitor(&estimate(51_000, 200_000), &Thresholds::default());
+        assert!(
+            measured.starts_with("<context-monitor fill=\"25%\""),
+            "{measured}"
+        );
     }
 
     proptest! {

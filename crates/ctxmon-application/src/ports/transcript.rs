@@ -50,6 +50,9 @@ pub struct UsageRecord {
     /// The window the agent itself reported with this count (Codex's `model_context_window`);
     /// `None` when the format does not say (Claude Code's transcripts never do).
     pub context_window: Option<u64>,
+    /// The agent's version the line names (Claude Code writes `version` on every line), which
+    /// decides where Claude Code compacts.
+    pub version: Option<String>,
 }
 
 /// A `compact_boundary` line (for a hook: the one newer than every qualifying usage record).
@@ -66,6 +69,8 @@ pub struct CompactionBoundary {
     /// The context's size after it (`compactMetadata.postTokens`); Claude Code records it only
     /// sometimes.
     pub post_tokens: Option<TokenCount>,
+    /// The agent's version the line names.
+    pub version: Option<String>,
 }
 
 /// One qualifying transcript line, in file order: what a forward read of a whole transcript

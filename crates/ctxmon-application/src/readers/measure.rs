@@ -6,12 +6,12 @@
 
 use std::path::Path;
 
-use ctxmon_domain::{FillEstimate, FillSource};
+use ctxmon_domain::{FillEstimate, FillSource, TokenCount};
 
 use super::access::FileAccess;
 use super::detect;
 use super::files::TranscriptFiles;
-use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, FillSettings};
+use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, FillSettings, PointSource};
 use crate::ports::{AgentKind, TranscriptError, TranscriptErrorKind};
 
 /// Why Gemini CLI message lines without the chat's first line are not measured.
@@ -31,6 +31,10 @@ pub struct TranscriptFill {
     /// The session has had no answer yet (an empty transcript, or one holding only the first
     /// request): a figure of 0 with nothing wrong.
     pub awaiting_first_response: bool,
+    /// Where the agent auto-compacts on this window (`None` when it is off).
+    pub auto_compact_point: Option<TokenCount>,
+    /// What that point was taken from.
+    pub point_source: PointSource,
 }
 
 /// Why a transcript gives no figure.
@@ -93,6 +97,18 @@ impl<A: FileAccess> TranscriptFiles<A> {
                 ..EstimateRequest::default()
             });
         let awaiting = measurement.awaits_first_response() && self.opens_as_json_lines(path);
+        let version = measurement.reading.as_ref().and_then(|r| {
+            r.usage
+                .as_ref()
+                .and_then(|u| u.version.as_deref())
+                .or_else(|| r.boundary.as_ref().and_then(|b| b.version.as_deref()))
+        });
+        let point_settings = settings
+            .for_agent(agent)
+            .knowing(version, measurement.estimate.model.as_deref());
+        let window = measurement.estimate.context_window_size;
+        let auto_compact_point = point_settings.auto_compact_point(window);
+        let point_source = point_settings.point_source(window);
         let mut estimate = measurement.estimate;
         if awaiting {
             if let Ok(head) = self.head(path)
@@ -119,6 +135,8 @@ impl<A: FileAccess> TranscriptFiles<A> {
             agent,
             estimate,
             awaiting_first_response: awaiting,
+            auto_compact_point,
+            point_source,
         })
     }
 

@@ -400,6 +400,13 @@ impl HookHost for HookEnv {
             self.layout.project_dir(),
             |w| ignored.push(w.to_string()),
         );
+        crate::agent::apply_history(
+            settings,
+            self.served.agent,
+            self.served.transcript.as_deref(),
+            &self.layout,
+            self.hook == Hook::SessionStart,
+        );
         ignored
     }
 }

@@ -45,7 +45,7 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
             return Err(Failure::Other(anyhow!("{}: {why}", transcript.display())));
         }
     };
-    let estimate = fill.estimate;
+    let estimate = fill.estimate.clone();
     let first_response_pending = fill.awaiting_first_response;
     // A window given on the command line is taken as given: one smaller than what the context
     // already holds is a mistake (1000 for 1,000,000, say), not something to replace quietly.
@@ -76,6 +76,16 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
                 transcript.display().to_string().into(),
             );
             obj.insert("session".into(), session.clone().into());
+            // Where the agent compacts, and what that was taken from: Claude Code's point
+            // has moved between versions, and this user's own compactions show where.
+            obj.insert(
+                "auto_compact_point".into(),
+                fill.auto_compact_point.map(|t| t.get()).into(),
+            );
+            obj.insert(
+                "auto_compact_point_source".into(),
+                fill.point_source.key().into(),
+            );
         }
         json_out::print(&value)?;
     } else {

@@ -291,6 +291,16 @@ fn measure(
     bootstrap::apply_claude_auto_compact(&mut settings, project_dir, |w| {
         diag!("ctxmon statusline: {w}")
     });
+    // Where Claude Code compacts depends on its version (the payload names it) and on where
+    // this user's own compactions fired.
+    settings = settings.knowing(input.version.as_deref(), input.model_id.as_deref());
+    crate::agent::apply_history(
+        &mut settings,
+        ctxmon_application::ports::AgentKind::ClaudeCode,
+        input.transcript_path.as_deref().map(Path::new),
+        layout,
+        false,
+    );
     // The session's state only sharpens the figure right after a compaction; without it the
     // line is still right.
     // Keyed as the hooks key it, so a session without an id finds its transcript's state.

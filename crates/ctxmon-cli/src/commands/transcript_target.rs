@@ -70,6 +70,13 @@ pub fn resolve(
     agent::apply_auto_compact(&mut settings, served, project_dir, |w| {
         diag!("ctxmon {command}: {w}")
     });
+    agent::apply_history(
+        &mut settings,
+        served,
+        Some(&transcript),
+        &project.layout,
+        true,
+    );
     Ok(TranscriptTarget {
         transcript,
         agent: served,

@@ -15,6 +15,7 @@ fn usage(id: &str, tokens: u64, model: &str) -> TranscriptEvent {
     TranscriptEvent::Usage {
         sidechain: false,
         record: UsageRecord {
+            version: None,
             tokens: TokenCount(tokens),
             model: Some(model.into()),
             message_id: Some(id.into()),
@@ -40,6 +41,7 @@ fn session() -> FillSeries {
     events.push(TranscriptEvent::Boundary {
         sidechain: false,
         boundary: CompactionBoundary {
+            version: None,
             uuid: None,
             timestamp: Some("2026-11-20T11:00:00.000Z".into()),
             trigger: Some("auto".into()),

@@ -16,6 +16,8 @@ pub struct StatusInput {
     /// `context_window.used_percentage`: Claude Code's own figure (recent versions; null early
     /// in a session), compared with ctxmon's, never used instead of it.
     pub used_percentage: Option<f64>,
+    /// Claude Code's `version`: where it compacts has moved between versions.
+    pub version: Option<String>,
 }
 
 impl StatusInput {
@@ -32,6 +34,7 @@ impl StatusInput {
         let cw = obj.get("context_window");
         Some(StatusInput {
             session_id: text(obj.get("session_id")),
+            version: text(obj.get("version")),
             transcript_path: text(obj.get("transcript_path")),
             cwd: text(obj.get("cwd"))
                 .or_else(|| text(obj.get("workspace").and_then(|w| w.get("current_dir")))),

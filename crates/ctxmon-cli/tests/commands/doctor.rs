@@ -56,10 +56,13 @@ fn settings(binary: &str, session_matcher: Option<&str>) -> serde_json::Value {
 /// A project in which every check passes: hooks and status line on this binary, the binary on
 /// PATH, a valid configuration, a private `.ctxmon`, a measurable transcript.
 pub(super) fn healthy() -> Sandbox {
-    let mut sb = Sandbox::new();
+    healthy_in(Sandbox::new())
+}
+
+/// [`healthy`] in the sandbox `sb`.
+fn healthy_in(mut sb: Sandbox) -> Sandbox {
     let bin_dir = Path::new(BIN).parent().unwrap().display().to_string();
-    let path = std::env::var("PATH").unwrap_or_default();
-    sb.set_env("PATH", &format!("{bin_dir}:{path}"));
+    sb.prepend_path(Path::new(&bin_dir));
     sb.write(
         ".claude/settings.json",
         serde_json::to_string_pretty(&settings(BIN, None)).unwrap(),
@@ -578,14 +581,37 @@ fn the_binary_check_warns_about_another_ctxmon_on_path() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let path = format!(
+    sb.prepend_path(other.parent().unwrap());
+    only_problem(&sb, "binary", "warn", "but this is");
+    let path = sb.outer_path.clone();
+    sb.set_env("PATH", &path);
+    only_problem(&sb, "binary", "warn", "not on PATH");
+}
+
+/// `cargo install --path crates/ctxmon-cli` puts a `ctxmon` in `$CARGO_HOME/bin`, which cargo
+/// puts on the PATH of every test process: what a test sees must not change with it.
+#[test]
+fn a_ctxmon_the_user_installed_is_not_seen_by_the_tests() {
+    let cargo_bin = tempfile::tempdir().unwrap();
+    let installed = cargo_bin.path().join("ctxmon");
+    std::fs::write(&installed, "#!/bin/sh\nexit 0\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&installed, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let outer = format!(
         "{}:{}",
-        other.parent().unwrap().display(),
+        cargo_bin.path().display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    let mut sb = healthy_in(Sandbox::with_outer_path(&outer));
+    assert!(
+        !sb.outer_path
+            .contains(&cargo_bin.path().display().to_string())
+    );
+    let path = sb.outer_path.clone();
     sb.set_env("PATH", &path);
-    only_problem(&sb, "binary", "warn", "but this is");
-    sb.set_env("PATH", &std::env::var("PATH").unwrap_or_default());
     only_problem(&sb, "binary", "warn", "not on PATH");
 }
 

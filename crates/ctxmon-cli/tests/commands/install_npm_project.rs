@@ -30,9 +30,8 @@ fn npm_project() -> (Sandbox, PathBuf) {
     )
     .unwrap();
     // npx puts the project's node_modules/.bin first on PATH for the one command.
-    let path = std::env::var("PATH").unwrap_or_default();
     let bin = sb.path("node_modules/.bin");
-    sb.set_env("PATH", &format!("{}:{path}", bin.display()));
+    sb.prepend_path(&bin);
     (sb, exe)
 }
 

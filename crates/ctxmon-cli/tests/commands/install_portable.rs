@@ -24,8 +24,7 @@ fn with_ctxmon_on_path(make: impl Fn(&Path)) -> (Sandbox, PathBuf) {
     let dir = sb.home.path().join("bin");
     std::fs::create_dir_all(&dir).unwrap();
     make(&dir.join("ctxmon"));
-    let path = std::env::var("PATH").unwrap_or_default();
-    sb.set_env("PATH", &format!("{}:{path}", dir.display()));
+    sb.prepend_path(&dir);
     (sb, dir)
 }
 
@@ -136,10 +135,7 @@ fn an_earlier_absolute_path_becomes_portable_and_back() {
     let dir = on_path.home.path().join("bin");
     std::fs::create_dir_all(&dir).unwrap();
     std::os::unix::fs::symlink(BIN, dir.join("ctxmon")).unwrap();
-    on_path.set_env(
-        "PATH",
-        &format!("{}:{}", dir.display(), std::env::var("PATH").unwrap()),
-    );
+    on_path.prepend_path(&dir);
     on_path.project = plain.project;
     let second = on_path.run(&["--json", "install"], "");
     let v = json(&second);

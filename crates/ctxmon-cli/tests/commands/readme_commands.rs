@@ -79,11 +79,7 @@ impl Shell {
         let bin = dir.path().join(".bin");
         std::fs::create_dir(&bin).unwrap();
         std::os::unix::fs::symlink(BIN, bin.join("ctxmon")).unwrap();
-        let path = format!(
-            "{}:{}",
-            bin.display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
+        let path = format!("{}:{}", bin.display(), crate::common::outer_path());
         Shell {
             dir,
             home: tempfile::tempdir().unwrap(),
@@ -232,8 +228,7 @@ fn the_hooks_install_writes_are_the_ones_shown() {
     let bin = sb.home.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     std::os::unix::fs::symlink(BIN, bin.join("ctxmon")).unwrap();
-    let path = std::env::var("PATH").unwrap_or_default();
-    sb.set_env("PATH", &format!("{}:{path}", bin.display()));
+    sb.prepend_path(&bin);
     let run = sb.run(&["install", "--statusline"], "");
     assert_eq!(run.code, 0, "{}", run.stderr);
     let written: Value =

@@ -30,17 +30,50 @@ pub struct Sandbox {
     pub project: tempfile::TempDir,
     pub home: tempfile::TempDir,
     pub env: Vec<(String, String)>,
+    /// The PATH a command gets unless the test sets one: the test process's, without any
+    /// folder that holds a `ctxmon` (see [`without_ctxmon`]).
+    pub outer_path: String,
+}
+
+/// The test process's PATH without the folders that hold a `ctxmon`.
+pub fn outer_path() -> String {
+    without_ctxmon(&std::env::var("PATH").unwrap_or_default())
+}
+
+/// `path` without its entries that hold a `ctxmon`. Cargo puts `$CARGO_HOME/bin` on the PATH
+/// of every test process, and `cargo install` puts a `ctxmon` there: left in, whatever the
+/// user installed would decide what install writes and what doctor says, and a test passing
+/// on a clean machine would fail after the README's own install step.
+pub fn without_ctxmon(path: &str) -> String {
+    std::env::split_paths(path)
+        .filter(|dir| !dir.join("ctxmon").exists())
+        .map(|dir| dir.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":")
 }
 
 impl Sandbox {
     /// A fresh project and HOME. `TZ` is UTC, so that times shown to people (in the local
     /// zone) read the same on every machine; a test that sets `TZ` itself overrides it.
     pub fn new() -> Sandbox {
+        Sandbox::with_outer_path(&std::env::var("PATH").unwrap_or_default())
+    }
+
+    /// A fresh project and HOME as [`Sandbox::new`], as if the test process's PATH were
+    /// `path`.
+    pub fn with_outer_path(path: &str) -> Sandbox {
         Sandbox {
             project: tempfile::tempdir().unwrap(),
             home: tempfile::tempdir().unwrap(),
             env: vec![("TZ".into(), "UTC".into())],
+            outer_path: without_ctxmon(path),
         }
+    }
+
+    /// Puts `dir` first on the sandbox's PATH.
+    pub fn prepend_path(&mut self, dir: &Path) {
+        let path = format!("{}:{}", dir.display(), self.outer_path);
+        self.set_env("PATH", &path);
     }
 
     pub fn dir(&self) -> &Path {
@@ -73,7 +106,7 @@ impl Sandbox {
     /// `TZ` and what the test set.
     fn hermetic(&self, cmd: &mut Command) {
         cmd.current_dir(self.project.path()).env_clear();
-        cmd.env("PATH", std::env::var("PATH").unwrap_or_default())
+        cmd.env("PATH", &self.outer_path)
             .env("HOME", self.home.path());
         // A command's walk up to its project (and git's search) stops below the temp folder: a
         // `.ctxmon` or `.git` another process left in /tmp must not become every sandbox's

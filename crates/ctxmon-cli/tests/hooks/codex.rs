@@ -106,17 +106,18 @@ fn status_before_and_after_the_compaction() {
     );
     assert_eq!(before["threshold_tier"], "critical");
     // Right after (the compaction, its event and Codex's new estimate): the old count is
-    // stale, the post-compaction baseline (30% of the window) stands in.
+    // stale, the post-compaction baseline (30% of the 212,134 before it, less than 30% of the
+    // window) stands in.
     for keep in [compacted + 1, compacted + 4] {
         let after = status(&sb, &cut(&sb, &raw, keep));
         assert_eq!(
             figures(&after),
             (
-                77_520,
+                63_640,
                 258_400,
                 "gpt-5.3-codex".into(),
                 "compaction".into(),
-                Some(244_800 - 77_520)
+                Some(244_800 - 63_640)
             ),
             "cut at {keep}"
         );

@@ -338,3 +338,68 @@ fn bad_chats_fail_open_with_exit_0() {
         }
     }
 }
+
+/// A chat measured at 77,912 and then compressed, in a project that compresses at a tenth of
+/// the window: 30% of the window (314,572) would be four times the size before the
+/// compression, EMERGENCY past the point. The estimate stays below the size before it and is
+/// marked `~`; where gemini-cli reported what it left, that is the size.
+#[test]
+fn after_a_compression_the_fill_never_exceeds_the_size_before_it() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".gemini/settings.json",
+        r#"{"model": {"compressionThreshold": 0.1}}"#,
+    );
+    let mut text = chat(&[60_000, 77_912]);
+    text.push_str(&format!(
+        "{}\n",
+        json!({"$set": {"messages": [
+            {"id": "sum", "timestamp": "2026-04-25T08:03:00.000Z", "type": "user", "content": [{"text": "<state_snapshot>parser</state_snapshot>"}]},
+            {"id": "g1", "type": "gemini", "tokens": {"input": 77_912}, "model": "gemini-2.5-pro"}
+        ]}})
+    ));
+    let path = sb.write("compressed.jsonl", &text);
+    let prompt = |path: &Path| {
+        let run = sb.run(
+            &["hooks", "prompt-submit"],
+            input(
+                &sb,
+                "BeforeAgent",
+                path.to_str().unwrap(),
+                json!({"prompt": "go on"}),
+            ),
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let v = status(&sb, &path);
+    assert_eq!(v["source"], "compaction", "{v}");
+    assert_eq!(
+        v["input_tokens"], 23_373,
+        "30% of the 77,912 before it: {v}"
+    );
+    assert_eq!(v["threshold_tier"], "nominal", "{v}");
+    let out = prompt(&path);
+    assert!(!out.contains("EMERGENCY"), "{out}");
+    assert!(!out.contains("any moment"), "{out}");
+
+    text.push_str(&format!(
+        "{}\n",
+        json!({"id": "c1", "type": "info", "content": "Chat history compressed from 77912 to 12040 tokens."})
+    ));
+    let reported = sb.write("reported.jsonl", &text);
+    let v = status(&sb, &reported);
+    assert_eq!(v["input_tokens"], 12_040, "{v}");
+    let report = sb.run(
+        &[
+            "--json",
+            "report",
+            "--transcript",
+            reported.to_str().unwrap(),
+        ],
+        "",
+    );
+    let r: Value = serde_json::from_str(&report.stdout).unwrap();
+    assert_eq!(r["last"]["tokens"], 12_040, "{r}");
+    assert_eq!(r["max"]["tokens"], 77_912, "{r}");
+}

@@ -116,7 +116,9 @@ fn the_whole_cycle() {
     let text = additional_context(&second.stdout, "UserPromptSubmit");
     assert_eq!(text.matches("<compaction-alert").count(), 1);
     assert!(
-        text.contains("tokens=\"60000\"") && text.contains("source=\"compaction\""),
+        text.contains("fill=\"~25%\"")
+            && text.contains("tokens=\"51000\"")
+            && text.contains("source=\"compaction\""),
         "fill drops: {text}"
     );
     assert!(

@@ -116,7 +116,7 @@ fn a_compaction_drops_the_line_before_the_next_response() {
     // `~`: assumed after the compaction, not measured.
     assert_eq!(
         line(&sb, &payload.to_string()),
-        "ctx ~30% ▰▰▰▱▱▱▱▱▱▱ 60k/200k NOMINAL · 107k to compact"
+        "ctx ~22% ▰▰▱▱▱▱▱▱▱▱ 45k/200k NOMINAL · 122k to compact"
     );
 }
 

@@ -457,7 +457,7 @@ fn the_readme_examples_are_real() {
             .args(["-c", &command])
             .current_dir(&root)
             .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("PATH", crate::common::outer_path())
             .env("HOME", home.path())
             .env("NO_COLOR", "1")
             .output()

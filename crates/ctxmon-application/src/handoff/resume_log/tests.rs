@@ -31,6 +31,7 @@ impl TranscriptReader for Usage {
     fn read_latest(&self, _: &Path, _: ScanLimits) -> Result<TranscriptReading, TranscriptError> {
         Ok(TranscriptReading {
             usage: Some(UsageRecord {
+                version: None,
                 tokens: TokenCount(170_000),
                 model: Some("claude-opus-4-6".into()),
                 message_id: None,

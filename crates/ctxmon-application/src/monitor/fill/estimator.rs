@@ -10,6 +10,7 @@ use ctxmon_domain::{
 };
 
 use super::auto_compact::AutoCompactSettings;
+use super::claude_point::PastCompaction;
 use super::codex::CodexAutoCompact;
 use super::share::ShareAutoCompact;
 use super::window::{WindowReason, WindowRules};
@@ -49,6 +50,15 @@ pub struct FillSettings {
     /// Percent of the window assumed used after a compaction whose size is unknown: until the
     /// next response the transcript's newest usage record still shows the size before it.
     pub post_compaction_percent: u64,
+    /// This user's recent automatic compactions in the project's other transcripts, which
+    /// the composition root reads (`claude_point`).
+    pub history: Vec<PastCompaction>,
+    /// The version of the agent that wrote the transcript being measured, when it names one.
+    pub agent_version: Option<String>,
+    /// The model the transcript being measured answers with, when known.
+    pub agent_model: Option<String>,
+    /// `context_monitor.auto_compact_buffer` was set to something else than its default.
+    pub buffer_configured: bool,
 }
 
 /// The settings of the built-in configuration ([`Config::default`]): ctxmon's default
@@ -84,6 +94,11 @@ impl FillSettings {
                 max_scan_bytes: config.context_monitor.max_scan_bytes,
             },
             post_compaction_percent: config.context_monitor.post_compaction_percent.clamp(10, 60),
+            history: Vec::new(),
+            agent_version: None,
+            agent_model: None,
+            buffer_configured: config.auto_compact_buffer()
+                != Config::default().auto_compact_buffer(),
         }
     }
 
@@ -93,26 +108,48 @@ impl FillSettings {
     }
 
     /// What a compaction left, for as long as no response has measured the context since: the
-    /// boundary's `postTokens` when it recorded them, else `post_compaction_percent` of
-    /// `window`; with the note that says which. `status` and `report` both use it, so their
-    /// figures after a compaction agree.
+    /// size the agent recorded (Claude Code's `postTokens`, a Gemini CLI chat's compression
+    /// result) when it recorded one, else `post_compaction_percent` of `window` or of
+    /// `pre_tokens`, the size before it, whichever is smaller (a compaction leaves less than
+    /// it found, and gemini-cli keeps the newest 30% of the history); with the note that says
+    /// which. A recorded 0 is no size. `status` and `report` both use it, so their figures
+    /// after a compaction agree.
     pub fn after_compaction(
         &self,
         post_tokens: Option<TokenCount>,
+        pre_tokens: Option<TokenCount>,
         window: ContextWindow,
     ) -> (TokenCount, String) {
-        match post_tokens {
+        let pre = pre_tokens.filter(|t| t.get() > 0);
+        match post_tokens.filter(|t| t.get() > 0) {
             Some(post) => (
-                post,
-                "compacted; size from the boundary's postTokens".to_string(),
+                // A size above the one before would be no compaction: never shown above it.
+                pre.map_or(post, |pre| post.min(pre)),
+                "compacted; size the agent recorded".to_string(),
             ),
-            None => (
-                self.post_compaction_baseline(window),
-                format!(
-                    "compacted; assuming {}% of the window until the next response",
-                    self.post_compaction_percent
-                ),
-            ),
+            None => {
+                let baseline = self.post_compaction_baseline(window);
+                let share_of_pre = pre.map(|pre| {
+                    TokenCount(pre.get().saturating_mul(self.post_compaction_percent) / 100)
+                });
+                match share_of_pre.filter(|share| *share < baseline) {
+                    Some(share) => (
+                        share,
+                        format!(
+                            "compacted; assuming {}% of the {} before it until the next response",
+                            self.post_compaction_percent,
+                            human::tokens(pre.map_or(0, TokenCount::get))
+                        ),
+                    ),
+                    None => (
+                        baseline,
+                        format!(
+                            "compacted; assuming {}% of the window until the next response",
+                            self.post_compaction_percent
+                        ),
+                    ),
+                }
+            }
         }
     }
 
@@ -129,9 +166,9 @@ impl FillSettings {
     /// own trigger (`codex.rs`).
     pub fn reserve_for(&self, window: ContextWindow) -> TokenCount {
         match self.agent.description().auto_compact {
-            AutoCompactRule::ReserveBelowWindow { .. } => {
-                self.auto_compact.reserve(window, self.auto_compact_buffer)
-            }
+            AutoCompactRule::ReserveBelowWindow { .. } => self
+                .auto_compact
+                .reserve(window, self.claude_buffer(window).0),
             AutoCompactRule::TokenLimit { .. } => self.codex.reserve(window),
             AutoCompactRule::ShareOfWindow {
                 default_percent, ..
@@ -389,14 +426,23 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
         request: EstimateRequest<'_>,
         reading: &TranscriptReading,
     ) -> FillEstimate {
-        // The file says which agent wrote it, and so whose auto-compaction rule applies.
-        let for_reading;
-        let s = if reading.agent == self.settings.agent {
-            self.settings
-        } else {
-            for_reading = self.settings.for_agent(reading.agent);
-            &for_reading
-        };
+        // The file says which agent wrote it, and so whose auto-compaction rule applies; its
+        // version and model say where that agent compacts.
+        let version = reading
+            .usage
+            .as_ref()
+            .and_then(|u| u.version.as_deref())
+            .or_else(|| reading.boundary.as_ref().and_then(|b| b.version.as_deref()));
+        let model = reading
+            .agent_model
+            .as_deref()
+            .or_else(|| reading.usage.as_ref().and_then(|u| u.model.as_deref()))
+            .or(request.model_hint);
+        let for_reading = self
+            .settings
+            .for_agent(reading.agent)
+            .knowing(version, model);
+        let s = &for_reading;
         // The window the agent reported (Codex's `model_context_window`) ranks with a
         // status-line payload's: below explicit configuration, above the model rules.
         let request = EstimateRequest {
@@ -447,7 +493,8 @@ impl<'a, R: TranscriptReader + ?Sized> ContextFillEstimator<'a, R> {
                 .windows
                 .choose_for(s.agent, request.payload_window, &models, None)
                 .window;
-            let (tokens, note) = s.after_compaction(boundary.post_tokens, window);
+            let (tokens, note) =
+                s.after_compaction(boundary.post_tokens, boundary.pre_tokens, window);
             return s
                 .estimate_for(
                     tokens,

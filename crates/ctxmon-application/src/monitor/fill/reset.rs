@@ -10,7 +10,8 @@ use crate::ports::TranscriptReading;
 
 /// After a checkpoint, the newest usage record still shows the pre-compaction size until the
 /// next response. When the record is older than the session's last checkpoint, the estimate
-/// drops to the post-compaction baseline (`post_compaction_percent` of the window).
+/// drops to the post-compaction baseline (`post_compaction_percent` of the window, or of the
+/// record's size when that is smaller).
 pub fn reset_if_stale(
     estimate: FillEstimate,
     reading: Option<&TranscriptReading>,
@@ -40,12 +41,15 @@ pub fn reset_if_stale(
     match usage_at {
         Some(at) if at < checkpoint_at => {
             let window = estimate.context_window_size;
-            let baseline = settings.post_compaction_baseline(window);
+            // The stale record is the size before the compaction: the estimate stays below it.
+            let (baseline, note) =
+                settings.after_compaction(None, Some(estimate.input_tokens), window);
             let id = state
                 .compactions_seen
                 .last_checkpoint_id
                 .clone()
                 .unwrap_or_default();
+            let why = note.strip_prefix("compacted; ").unwrap_or(&note);
             settings
                 .estimate_for(
                     baseline,
@@ -53,10 +57,7 @@ pub fn reset_if_stale(
                     Some(window.get()),
                     estimate.model.as_deref(),
                 )
-                .with_note(format!(
-                    "compacted at {id}; assuming {}% of the window until the next response",
-                    settings.post_compaction_percent
-                ))
+                .with_note(format!("compacted at {id}; {why}"))
         }
         _ => estimate,
     }

@@ -324,7 +324,7 @@ fn final_fill(
     compactions: &[CompactionMark],
 ) -> Option<FinalFill> {
     if let Some(c) = compactions.last().filter(|c| c.index >= points.len()) {
-        let (tokens, note) = settings.after_compaction(c.post_tokens, window);
+        let (tokens, note) = settings.after_compaction(c.post_tokens, c.pre_tokens, window);
         let fill = window.ratio(tokens);
         return Some(FinalFill {
             source: FillSource::Compaction,

@@ -11,6 +11,7 @@ fn usage(id: Option<&str>, tokens: u64, sidechain: bool) -> TranscriptEvent {
     TranscriptEvent::Usage {
         sidechain,
         record: UsageRecord {
+            version: None,
             tokens: TokenCount(tokens),
             model: Some("claude-sonnet-4-5".into()),
             message_id: id.map(str::to_string),
@@ -28,6 +29,7 @@ fn boundary(post: Option<u64>, sidechain: bool) -> TranscriptEvent {
     TranscriptEvent::Boundary {
         sidechain,
         boundary: CompactionBoundary {
+            version: None,
             uuid: None,
             timestamp: Some("tb".into()),
             trigger: Some("auto".into()),
@@ -228,12 +230,13 @@ fn the_final_fill_follows_a_compaction_after_the_last_response() {
     ]);
     let end = s.final_fill.as_ref().unwrap();
     assert_eq!(s.points.len(), 2, "the chart still ends at the response");
-    // 30% of the 200,000 window, the default post_compaction_percent.
+    // 30% (the default post_compaction_percent) of the 170,000 before it: less than 30% of
+    // the window.
     assert_eq!(
         (end.source, end.tokens, end.tier, end.timestamp.as_deref()),
         (
             FillSource::Compaction,
-            TokenCount(60_000),
+            TokenCount(51_000),
             ThresholdTier::Nominal,
             Some("tb")
         )
@@ -243,7 +246,14 @@ fn the_final_fill_follows_a_compaction_after_the_last_response() {
     let s = build(vec![main("a", 178_000), boundary(Some(31_000), false)]);
     let end = s.final_fill.as_ref().unwrap();
     assert_eq!((end.tokens, end.fill), (TokenCount(31_000), 0.155));
-    assert!(end.note.as_deref().unwrap().contains("postTokens"));
+    assert!(end.note.as_deref().unwrap().contains("recorded"));
+
+    // A recorded 0 is no size: the estimate, not 0 tokens.
+    let s = build(vec![main("a", 178_000), boundary(Some(0), false)]);
+    assert_eq!(
+        s.final_fill.as_ref().map(|e| e.tokens),
+        Some(TokenCount(51_000))
+    );
 
     let s = build(vec![
         main("a", 178_000),

@@ -28,6 +28,7 @@ impl TranscriptReader for FakeReader {
 fn reading(tokens: Option<u64>, boundary: Option<CompactionBoundary>) -> TranscriptReading {
     TranscriptReading {
         usage: tokens.map(|t| UsageRecord {
+            version: None,
             tokens: TokenCount(t),
             model: Some("claude-sonnet-4".into()),
             message_id: None,
@@ -128,6 +129,7 @@ fn no_usage_record_fails_open() {
 #[test]
 fn boundary_post_tokens_win_over_baseline() {
     let boundary = CompactionBoundary {
+        version: None,
         uuid: Some("b1".into()),
         timestamp: None,
         trigger: Some("manual".into()),
@@ -149,6 +151,7 @@ fn boundary_post_tokens_win_over_baseline() {
     );
 
     let without_post = CompactionBoundary {
+        version: None,
         post_tokens: None,
         ..boundary
     };
@@ -247,6 +250,7 @@ impl TranscriptReader for KnowsModel {
 #[test]
 fn a_session_measured_after_a_compaction_takes_the_model_it_last_answered_with() {
     let boundary = CompactionBoundary {
+        version: None,
         post_tokens: Some(TokenCount(40_000)),
         ..CompactionBoundary::default()
     };
@@ -269,4 +273,42 @@ fn a_session_measured_after_a_compaction_takes_the_model_it_last_answered_with()
         .measure_session(request)
         .estimate;
     assert_eq!(e.context_window_size.get(), 200_000);
+}
+
+/// A Gemini CLI chat measured at 77,912 before a compression: 30% of its 1,048,576 window
+/// (314,572) would show more after the compression than before it.
+#[test]
+fn after_a_compaction_the_estimate_never_exceeds_the_size_before_it() {
+    let s = FillSettings::default().for_agent(crate::ports::AgentKind::Gemini);
+    let window = ctxmon_domain::ContextWindow::new(1_048_576).expect("window");
+    let (tokens, note) = s.after_compaction(None, Some(TokenCount(77_912)), window);
+    assert_eq!(tokens, TokenCount(23_373), "{note}");
+    assert!(note.contains("before it"), "{note}");
+    // What the agent recorded wins, and a recorded 0 is unknown.
+    let recorded = s.after_compaction(Some(TokenCount(12_040)), Some(TokenCount(77_912)), window);
+    assert_eq!(recorded.0, TokenCount(12_040));
+    let zero = s.after_compaction(Some(TokenCount(0)), Some(TokenCount(77_912)), window);
+    assert_eq!(zero.0, TokenCount(23_373));
+    // Without a size before it: the share of the window, as before.
+    assert_eq!(
+        s.after_compaction(None, None, window).0,
+        TokenCount(314_572)
+    );
+}
+
+proptest::proptest! {
+    #[test]
+    fn a_compaction_never_shows_more_than_it_found(
+        pre in 0u64..3_000_000,
+        post in proptest::option::of(0u64..4_000_000),
+        window in 1_000u64..2_000_000,
+        percent in 10u64..=60,
+    ) {
+        let s = FillSettings { post_compaction_percent: percent, ..FillSettings::default() };
+        let window = ctxmon_domain::ContextWindow::new(window).expect("window");
+        let (tokens, _) = s.after_compaction(post.map(TokenCount), Some(TokenCount(pre)), window);
+        if pre > 0 {
+            proptest::prop_assert!(tokens.get() <= pre);
+        }
+    }
 }

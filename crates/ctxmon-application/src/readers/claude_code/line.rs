@@ -146,6 +146,8 @@ struct RawLine {
     input_tokens: Scalar,
     /// Read only for the simple format, which may name its model at the top level.
     model: Scalar,
+    /// The Claude Code version that wrote the line: it decides where auto-compaction fires.
+    version: Scalar,
 }
 
 impl RawLine {
@@ -157,11 +159,14 @@ impl RawLine {
                 LineEvent::Boundary {
                     sidechain,
                     boundary: CompactionBoundary {
+                        version: self.version.into_string(),
                         uuid: self.uuid.into_string(),
                         timestamp: self.timestamp.into_string(),
                         trigger: meta.trigger.into_string(),
                         pre_tokens: meta.pre_tokens.as_count(),
-                        post_tokens: meta.post_tokens.as_count(),
+                        // Some versions write `postTokens: 0`: no context is empty after a
+                        // compaction, so 0 says the size is unknown.
+                        post_tokens: meta.post_tokens.as_count().filter(|t| t.get() > 0),
                     },
                 }
             }
@@ -173,6 +178,7 @@ impl RawLine {
                 Scalar::Uint(n) => LineEvent::Usage {
                     sidechain,
                     record: UsageRecord {
+                        version: None,
                         tokens: TokenCount(n),
                         model: self.model.into_string(),
                         message_id: None,
@@ -205,6 +211,7 @@ impl RawLine {
             Some(tokens) => LineEvent::Usage {
                 sidechain,
                 record: UsageRecord {
+                    version: self.version.into_string(),
                     tokens: TokenCount(tokens),
                     model: message.model.into_string(),
                     message_id: message.id.into_string(),
@@ -290,6 +297,13 @@ mod tests {
                 assert_eq!(boundary.trigger, None);
                 assert_eq!(boundary.pre_tokens, None);
                 assert_eq!(boundary.post_tokens, None);
+            }
+            other => panic!("expected a boundary, got {other:?}"),
+        }
+        let zero = r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"preTokens":170000,"postTokens":0}}"#;
+        match classify(zero.as_bytes()) {
+            LineEvent::Boundary { boundary, .. } => {
+                assert_eq!(boundary.post_tokens, None, "0 is not a size");
             }
             other => panic!("expected a boundary, got {other:?}"),
         }

@@ -4,6 +4,7 @@
 //!   or nothing (every field read leniently: Claude Code calls the format internal and changes
 //!   it between versions, so a field of the wrong type costs that field, never the line);
 //! - `scan` reads backwards from the end to the newest record (the hooks' reading);
+//! - `history` finds a transcript's automatic compactions (where this user's really fired);
 //! - `records` (with `prompt`) turns lines into the tail port's typed records, `lean` parses a
 //!   line for them only, and `tail` reads a transcript's end as records, with the file writes
 //!   of the session's subagents kept in files of their own.
@@ -15,6 +16,7 @@
 //! - A boundary with malformed `compactMetadata` is still a boundary, with the bad figures
 //!   `None`.
 
+mod history;
 mod lean;
 mod line;
 mod prompt;
@@ -22,6 +24,7 @@ mod records;
 mod scan;
 mod tail;
 
+pub use history::CompactionScan;
 pub use records::{
     RESULT_HEAD_CHARS, RESULT_TAIL_CHARS, RecordParser, records_from_values, tool_kind,
 };

@@ -36,6 +36,7 @@ impl ForwardEvents {
                 self.compacting = false;
                 self.last_tokens = Some(c.tokens);
                 let record = UsageRecord {
+                    version: None,
                     tokens: c.tokens,
                     model: self.model.clone(),
                     message_id: None,
@@ -59,6 +60,7 @@ impl ForwardEvents {
                     visit(TranscriptEvent::Boundary {
                         sidechain: false,
                         boundary: CompactionBoundary {
+                            version: None,
                             uuid: None,
                             timestamp,
                             trigger: None,

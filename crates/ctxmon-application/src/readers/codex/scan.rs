@@ -112,6 +112,7 @@ impl Found {
             (Some(timestamp), count) => (
                 None,
                 Some(CompactionBoundary {
+                    version: None,
                     uuid: None,
                     timestamp,
                     trigger: None,
@@ -121,6 +122,7 @@ impl Found {
             ),
             (None, Some(c)) => (
                 Some(UsageRecord {
+                    version: None,
                     tokens: c.tokens,
                     model: self.count_model,
                     message_id: None,

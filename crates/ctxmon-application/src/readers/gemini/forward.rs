@@ -2,7 +2,9 @@
 //! order (the lines gemini-cli writes again for one message share its id, which the report
 //! counts once), and a compaction where a `$set.messages` shrank the replayed list. Rewinds
 //! change the list, not the history of the fill, so they only keep the replay right. Memory is
-//! one line and the light list (ids, types, counts), whatever the file's size.
+//! one line and the light list (ids, types, counts), whatever the file's size. A compaction is
+//! handed on at the next response, `$set.messages` or the end, so that an `info` message
+//! reporting what it left (after the `$set`) still counts as its size.
 
 use std::io::BufRead;
 
@@ -30,6 +32,7 @@ pub fn forward_events<R: BufRead>(
         return Ok(list.len() as u64);
     }
     let mut list: Vec<Message> = Vec::new();
+    let mut pending: Option<CompactionBoundary> = None;
     let mut line = Vec::new();
     let mut lines = 0u64;
     loop {
@@ -49,6 +52,17 @@ pub fn forward_events<R: BufRead>(
         lines += 1;
         match parse_line(&line) {
             Some(ChatLine::Message(m)) => {
+                if let (Some(boundary), Some(after)) = (pending.as_mut(), m.compressed_to) {
+                    boundary.post_tokens = Some(after);
+                }
+                if m.counted().is_some()
+                    && let Some(boundary) = pending.take()
+                {
+                    visit(TranscriptEvent::Boundary {
+                        sidechain: false,
+                        boundary,
+                    });
+                }
                 usage(&m, visit);
                 match list.iter().position(|x| x.id == m.id) {
                     Some(at) => {
@@ -64,26 +78,36 @@ pub fn forward_events<R: BufRead>(
                 list.truncate(at);
             }
             Some(ChatLine::SetMessages(new)) => {
-                if new.len() < list.len() {
+                if let Some(boundary) = pending.take() {
                     visit(TranscriptEvent::Boundary {
                         sidechain: false,
-                        boundary: CompactionBoundary {
-                            uuid: new.first().map(|m| m.id.clone()),
-                            timestamp: new.iter().rev().find_map(|m| m.timestamp.clone()),
-                            trigger: None,
-                            pre_tokens: list
-                                .iter()
-                                .rev()
-                                .find_map(Message::counted)
-                                .map(|t| TokenCount(t.get())),
-                            post_tokens: None,
-                        },
+                        boundary,
+                    });
+                }
+                if new.len() < list.len() {
+                    pending = Some(CompactionBoundary {
+                        version: None,
+                        uuid: new.first().map(|m| m.id.clone()),
+                        timestamp: new.iter().rev().find_map(|m| m.timestamp.clone()),
+                        trigger: None,
+                        pre_tokens: list
+                            .iter()
+                            .rev()
+                            .find_map(Message::counted)
+                            .map(|t| TokenCount(t.get())),
+                        post_tokens: new.iter().rev().find_map(|m| m.compressed_to),
                     });
                 }
                 list = new;
             }
             _ => {}
         }
+    }
+    if let Some(boundary) = pending {
+        visit(TranscriptEvent::Boundary {
+            sidechain: false,
+            boundary,
+        });
     }
     Ok(lines)
 }
@@ -93,6 +117,7 @@ fn usage(m: &Message, visit: &mut dyn FnMut(TranscriptEvent)) {
         visit(TranscriptEvent::Usage {
             sidechain: false,
             record: UsageRecord {
+                version: None,
                 tokens,
                 model: m.model.clone(),
                 message_id: Some(m.id.clone()),

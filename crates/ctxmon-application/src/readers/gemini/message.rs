@@ -1,7 +1,9 @@
 //! One line of a Gemini CLI chat file, parsed for what the fill and the hand-back read: a
 //! message (`id`, `type`, `tokens`, `model`, `timestamp`), a `$set` (its `messages`, when it
 //! replaces the list) or a `$rewindTo`. Every other field is skipped unbuilt, so a line with a
-//! long tool result costs its scan, not a tree of values.
+//! long tool result costs its scan, not a tree of values; the one `content` read is an `info`
+//! message's, where gemini-cli words a compression's result ("Chat history compressed from
+//! 77912 to 12040 tokens.").
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -38,6 +40,8 @@ pub struct Message {
     pub model: Option<String>,
     /// When it was written, as the file spells it.
     pub timestamp: Option<String>,
+    /// The size a compression left, when this is the `info` message that reports one.
+    pub compressed_to: Option<TokenCount>,
 }
 
 impl Message {
@@ -64,6 +68,7 @@ struct RawLine {
     set: Option<RawSet>,
     #[serde(rename = "$rewindTo")]
     rewind: Option<Value>,
+    content: Option<Value>,
 }
 
 /// A key that is present, `null` included (serde reads `null` as `None` otherwise): a count
@@ -105,6 +110,7 @@ pub fn parse_line(bytes: &[u8]) -> Option<ChatLine> {
         _ => return Some(ChatLine::Other),
     };
     let (input_tokens, bad_tokens) = tokens_input(raw.tokens.as_ref());
+    let compressed_to = compressed_to(&kind, raw.content.as_ref());
     Some(ChatLine::Message(Message {
         id,
         kind,
@@ -112,6 +118,7 @@ pub fn parse_line(bytes: &[u8]) -> Option<ChatLine> {
         bad_tokens,
         model: text(raw.model),
         timestamp: text(raw.timestamp),
+        compressed_to,
     }))
 }
 
@@ -121,6 +128,7 @@ pub fn message_of_value(value: &Value) -> Option<Message> {
     let kind = value.get("type")?.as_str()?.to_string();
     let (input_tokens, bad_tokens) = tokens_input(value.get("tokens"));
     let string = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
+    let compressed_to = compressed_to(&kind, value.get("content"));
     Some(Message {
         id,
         kind,
@@ -128,7 +136,33 @@ pub fn message_of_value(value: &Value) -> Option<Message> {
         bad_tokens,
         model: string("model"),
         timestamp: string("timestamp"),
+        compressed_to,
     })
+}
+
+/// The size after a compression an `info` message reports, in gemini-cli's own words
+/// ("Chat history compressed from 77912 to 12040 tokens."); its content is a string or a list
+/// of parts with `text`. A new size that is not smaller than the old one is no compression
+/// (gemini-cli then keeps the history as it was), and 0 is no size.
+pub fn compressed_to(kind: &str, content: Option<&Value>) -> Option<TokenCount> {
+    if kind != "info" {
+        return None;
+    }
+    let text = match content? {
+        Value::String(s) => s.as_str(),
+        Value::Array(parts) => parts.iter().find_map(|p| p.get("text")?.as_str())?,
+        _ => return None,
+    };
+    let rest = text.trim().strip_prefix("Chat history compressed from ")?;
+    let (from, rest) = rest.split_once(" to ")?;
+    let to = rest
+        .strip_suffix(" tokens.")
+        .or(rest.strip_suffix(" tokens"))?;
+    let (from, to) = (
+        from.trim().parse::<u64>().ok()?,
+        to.trim().parse::<u64>().ok()?,
+    );
+    (to > 0 && to < from).then_some(TokenCount(to))
 }
 
 fn text(value: Option<Value>) -> Option<String> {
@@ -154,6 +188,32 @@ fn tokens_input(tokens: Option<&Value>) -> (Option<TokenCount>, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_info_message_reports_what_a_compression_left() {
+        let line = br#"{"id":"i","type":"info","content":"Chat history compressed from 77912 to 12040 tokens."}"#;
+        let Some(ChatLine::Message(m)) = parse_line(line) else {
+            panic!("a message")
+        };
+        assert_eq!(m.compressed_to, Some(TokenCount(12_040)));
+        let parts = serde_json::json!({"id": "i", "type": "info",
+            "content": [{"text": "Chat history compressed from 900 to 100 tokens."}]});
+        assert_eq!(
+            message_of_value(&parts).and_then(|m| m.compressed_to),
+            Some(TokenCount(100))
+        );
+        // Not a compression: another kind, other words, no shrink, a zero, a bad number.
+        for (kind, content) in [
+            ("gemini", "Chat history compressed from 9 to 1 tokens."),
+            ("info", "Request cancelled."),
+            ("info", "Chat history compressed from 100 to 100 tokens."),
+            ("info", "Chat history compressed from 100 to 0 tokens."),
+            ("info", "Chat history compressed from x to -1 tokens."),
+        ] {
+            let v = serde_json::json!(content);
+            assert_eq!(compressed_to(kind, Some(&v)), None, "{kind} {content}");
+        }
+    }
 
     #[test]
     fn a_gemini_message_counts_its_input_only() {

@@ -201,6 +201,7 @@ fn reading_of(found: scan::ChatScan) -> TranscriptReading {
         None
     };
     let usage = found.newest.map(|m| UsageRecord {
+        version: None,
         tokens: m.input_tokens.unwrap_or(TokenCount::ZERO),
         model: m.model,
         message_id: Some(m.id),
@@ -208,11 +209,12 @@ fn reading_of(found: scan::ChatScan) -> TranscriptReading {
         context_window: None,
     });
     let boundary = found.compaction.map(|c| CompactionBoundary {
+        version: None,
         uuid: c.first_id,
         timestamp: c.timestamp,
         trigger: None,
         pre_tokens: c.pre_tokens.map(TokenCount),
-        post_tokens: None,
+        post_tokens: c.post_tokens.map(TokenCount),
     });
     TranscriptReading {
         usage,

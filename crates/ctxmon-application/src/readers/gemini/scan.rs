@@ -28,7 +28,8 @@
 //! it replaced is a compaction (gemini-cli's compression writes the summary turn and the kept
 //! tail, whose messages still carry their old counts). How long the replaced list was is
 //! counted from the lines before the `$set` (distinct message ids back to the previous
-//! `$set.messages` or the start), within the same scan limit.
+//! `$set.messages` or the start), within the same scan limit. What it left is known only
+//! where an `info` message of the new list reports it.
 
 use std::collections::HashSet;
 use std::io::{Read, Seek};
@@ -67,6 +68,8 @@ pub struct Compaction {
     pub timestamp: Option<String>,
     /// The count of the newest response before it.
     pub pre_tokens: Option<u64>,
+    /// What the compression left, where an `info` message of the new list reports it.
+    pub post_tokens: Option<u64>,
     /// Messages before and after.
     pub before: usize,
     /// Messages in the new list.
@@ -161,6 +164,11 @@ pub fn scan<R: Read + Seek>(
                 pre_tokens: newest
                     .as_ref()
                     .and_then(|m| m.input_tokens)
+                    .map(|t| t.get()),
+                post_tokens: list
+                    .iter()
+                    .rev()
+                    .find_map(|m| m.compressed_to)
                     .map(|t| t.get()),
                 before: before.unwrap_or(0),
                 after: set.len(),

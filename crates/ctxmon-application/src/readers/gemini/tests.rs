@@ -426,3 +426,47 @@ fn a_byte_order_mark_is_skipped_and_a_chat_without_its_first_line_is_named() {
         br#"{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"hi"}}"#;
     assert!(!headless_chat(claude));
 }
+
+/// gemini-cli words what a compression left in an `info` message after the new list: both
+/// the backward read (`status`, the tag) and the forward one (`report`) take it as the size.
+#[test]
+fn an_info_message_after_the_compression_gives_its_size() {
+    let info = r#"{"id":"c1","type":"info","content":"Chat history compressed from 77912 to 12040 tokens."}"#;
+    let lines = vec![
+        user("u1", "a"),
+        gemini("g1", 60_000, "m"),
+        user("u2", "b"),
+        gemini("g2", 77_912, "m"),
+        format!(
+            r#"{{"$set":{{"messages":[{},{}]}}}}"#,
+            user("s", "summary"),
+            gemini("g2", 77_912, "m")
+        ),
+        info.to_string(),
+    ];
+    let bytes = chat(&lines);
+    let b = read(&bytes).boundary.expect("a compaction");
+    assert_eq!(
+        (b.pre_tokens, b.post_tokens),
+        (Some(TokenCount(77_912)), Some(TokenCount(12_040)))
+    );
+    let mut events = Vec::new();
+    forward_events(
+        Cursor::new(&bytes),
+        bytes.len() as u64,
+        ChatFormat::Jsonl,
+        1 << 20,
+        &mut |e| events.push(e),
+    )
+    .expect("read");
+    let posts: Vec<Option<u64>> = events
+        .iter()
+        .filter_map(|e| match e {
+            TranscriptEvent::Boundary { boundary, .. } => {
+                Some(boundary.post_tokens.map(|t| t.get()))
+            }
+            TranscriptEvent::Usage { .. } => None,
+        })
+        .collect();
+    assert_eq!(posts, [Some(12_040)]);
+}
