@@ -1,8 +1,9 @@
 //! Handoff fidelity, measured: every real Claude Code session in
 //! `../shared/fixtures/claude-code-transcripts/` (plus one synthetic session with the 2.1 task
 //! tools, which no shared transcript uses) is replayed whole and cut mid-task, right after a
-//! tool result, through the real binary: PreCompact, then SessionStart with source `compact`,
-//! as Claude Code runs them. The injected `<resumption-context>` is then checked, category by
+//! tool result, through the real binary, where the whole state is handed back because no
+//! summary comes with it: SessionEnd (reason `clear`) then SessionStart(`clear`), as Claude
+//! Code runs them on `/clear`; for Codex, PreCompact then SessionStart(`resume`). The injected `<resumption-context>` is then checked, category by
 //! category, against what a resuming agent needs, as this test's own parser reads it from the
 //! transcript (`handoff_fidelity/expect.rs`; no ctxmon code). Matching is by content
 //! (`handoff_fidelity/matching.rs`), so the test holds whatever the context's layout.
@@ -203,16 +204,29 @@ fn replay(r: &Replay<'_>) -> Answer {
         }
         v.to_string()
     };
-    let pre = sb.run(
-        &["hooks", "pre-compact"],
-        input(
-            "PreCompact",
-            json!({"trigger": "auto", "custom_instructions": null}),
-        ),
-    );
+    // The whole state is handed back where no summary comes with it. Claude Code: `/clear`,
+    // which ends the session (the checkpoint) and starts a new one (the hand-back). Codex
+    // has no `/clear` hook: its checkpoint, then the session resumed. Beside a compaction's
+    // summary only the complement is given; the blind-reader panel judges that one.
+    let (pre, source) = if codex {
+        let pre = sb.run(
+            &["hooks", "pre-compact"],
+            input(
+                "PreCompact",
+                json!({"trigger": "auto", "custom_instructions": null}),
+            ),
+        );
+        (pre, "resume")
+    } else {
+        let pre = sb.run(
+            &["hooks", "session-end"],
+            input("SessionEnd", json!({"reason": "clear"})),
+        );
+        (pre, "clear")
+    };
     let start = sb.run(
         &["hooks", "session-start"],
-        input("SessionStart", json!({"source": "compact"})),
+        input("SessionStart", json!({"source": source})),
     );
     let additional = serde_json::from_str::<Value>(start.stdout.trim())
         .ok()

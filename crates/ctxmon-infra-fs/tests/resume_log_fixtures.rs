@@ -63,6 +63,7 @@ fn generate_with(lines: &[TranscriptRecord], head: Option<&TranscriptHead>) -> R
 /// "…" of a capped item.
 fn probe(item: &str) -> &str {
     item.strip_prefix("(in progress) ")
+        .or_else(|| item.strip_prefix("(marked completed after a failure nothing resolved) "))
         .unwrap_or(item)
         .trim_end_matches('…')
 }
@@ -150,7 +151,14 @@ fn sessions_with_todo_write_and_edits_yield_them() {
             "Identify build, test, and lint commands",
             "Understand high-level architecture",
             "Check for existing CLAUDE.md, README.md, or rule files",
-            "Create CLAUDE.md with essential information"
+        ]
+    );
+    // The Write of CLAUDE.md was refused (no permission) and the item marked completed
+    // anyway: it stays a next step, saying why.
+    assert_eq!(
+        basic.next_steps,
+        [
+            "(marked completed after a failure nothing resolved) Create CLAUDE.md with essential information"
         ]
     );
     assert_eq!(basic.metadata.files_modified, ["/path/to/Demo/CLAUDE.md"]);

@@ -150,11 +150,12 @@ fn basic_session_values() {
     let (s, lines) = derive(&dir, "cc-1.0.98-basic.jsonl");
     // `/init` is a slash command; its expanded prompt is an isMeta line and not repeated.
     assert_eq!(s.last_user_requests, ["/init"]);
+    // Its Write was refused for want of permission and the item marked completed anyway.
     assert_eq!(
         s.todos,
         [Todo {
             content: "Create CLAUDE.md with essential information".into(),
-            status: "completed".into()
+            status: "completed_after_failure".into()
         }]
     );
     assert_eq!(s.files_touched, ["/path/to/Demo/CLAUDE.md"]);

@@ -48,10 +48,12 @@ pub fn session_start(
     let checkpoint_id = checkpoint.as_ref().map(|cp| cp.checkpoint_id.to_string());
     let mut additional_context = None;
     let mut delivery = None;
+    // Only after a compaction does the agent also get its own summary of the work.
+    let beside_summary = source.map(str::trim) == Some("compact");
+    let handed = checkpoint.is_some();
     if let Some(cp) = checkpoint {
         // The delivery is recorded once the answer is written (see `Delivery`).
-        // Only after a compaction does the agent also get its own summary of the work.
-        let mode = if source.map(str::trim) == Some("compact") {
+        let mode = if beside_summary {
             HandBackMode::BesideSummary
         } else {
             HandBackMode::Alone
@@ -61,7 +63,8 @@ pub fn session_start(
         additional_context = (!text.is_empty()).then_some(text);
     }
     // A checkpoint without resumption state hands nothing back either: the log may still help.
-    if additional_context.is_none() {
+    // Beside a summary, a checkpoint with nothing the summary lacks needs no pointer either.
+    if additional_context.is_none() && !(beside_summary && handed) {
         additional_context = pointer(&mut run, logs, source);
     }
     SessionStartOutcome {

@@ -140,6 +140,11 @@ fn a_hand_back_whose_answer_could_not_be_written_is_given_at_the_next_prompt() {
             assistant_line_at("a1", 170_000, "2026-11-20T09:59:00.000Z")
         ),
     );
+    // The agent's note: beside the summary it is what the hand-back carries.
+    sb.write(
+        ".ctxmon/notes/s.md",
+        "Billing rules move to tax.rs; next the VAT table.",
+    );
     assert_eq!(saved(&pre_compact(&sb, "s", &t)), Some(1));
     // SessionStart's answer goes nowhere.
     let input = sb.hook_input("SessionStart", "s", &t, json!({"source": "compact"}));
@@ -152,7 +157,9 @@ fn a_hand_back_whose_answer_could_not_be_written_is_given_at_the_next_prompt() {
         first
             .stdout
             .contains("<resumption-context checkpoint=\\\"cx-001\\\"")
-            && first.stdout.contains("Move the billing rules into tax.rs"),
+            && first
+                .stdout
+                .contains("Billing rules move to tax.rs; next the VAT table."),
         "the work is handed back at the first prompt: {}",
         first.stdout
     );
@@ -255,6 +262,8 @@ fn a_sessions_own_checkpoint_is_found_among_thousands_of_others() {
     let sb = Sandbox::new();
     let t = transcript(&sb, "s");
     let dir = checkpoints(&sb);
+    // The agent's note: something to hand back beside the compaction's summary.
+    sb.write(".ctxmon/notes/s.md", "Next: the VAT table.");
     assert_eq!(saved(&pre_compact(&sb, "s", &t)), Some(1));
     let own = std::fs::read_to_string(dir.join("cx-001-checkpoint.json")).unwrap();
     let mut other: Value = serde_json::from_str(&own).unwrap();

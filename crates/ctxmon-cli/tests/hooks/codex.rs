@@ -285,6 +285,11 @@ fn codex_hooks_answer_by_codexs_contract() {
             .extend(extra.as_object().unwrap().clone());
         v.to_string()
     };
+    // The agent's note, which the hand-back beside Codex's own summary carries.
+    sb.write(
+        &format!(".ctxmon/notes/{SESSION}.md"),
+        "Fix the parser: escaped quotes next.",
+    );
     // PreCompact saves the checkpoint and says nothing (Codex shows a systemMessage as a
     // warning); PostCompact never answers.
     let pre = sb.run(
@@ -313,7 +318,10 @@ fn codex_hooks_answer_by_codexs_contract() {
     assert_eq!(start.code, 0);
     let ctx = common::additional_context(&start.stdout, "SessionStart");
     assert!(ctx.contains("cx-001"), "{ctx}");
-    assert!(ctx.contains("Fix the parser"), "{ctx}");
+    assert!(
+        ctx.contains("Fix the parser: escaped quotes next."),
+        "{ctx}"
+    );
     // The same Claude Code input (a path, no turn_id) still gets PreCompact's systemMessage.
     let claude = Sandbox::new();
     let t = claude.write("t.jsonl", common::transcript_with(&[150_000]));
@@ -550,8 +558,8 @@ fn a_codex_pre_compact_stays_quiet_whatever_its_rollout_holds() {
     }
 }
 
-/// Codex keeps its steps in a plan (`update_plan`), not a todo list: the tags it gets name
-/// the plan, at WARNING and in the alert after a compaction.
+/// Codex keeps its steps in a plan (`update_plan`), not a todo list: no tag it gets names a
+/// todo list, and the alert after a compaction names the plan.
 #[test]
 fn codex_is_told_about_its_plan_not_a_todo_list() {
     let mut sb = Sandbox::new();
@@ -559,7 +567,8 @@ fn codex_is_told_about_its_plan_not_a_todo_list() {
     codex_home_with(&mut sb, SESSION, &rollout);
     let warning = context_of(&sb.run(&["hooks", "prompt-submit"], codex_prompt(&sb, SESSION)));
     assert!(warning.contains("tier=\"WARNING\""), "{warning}");
-    assert!(warning.contains("your plan"), "{warning}");
+    // At WARNING the tag asks for the agent's note, which is handed back with the plan.
+    assert!(warning.contains("resumption note"), "{warning}");
     assert!(!warning.contains("todo list"), "{warning}");
     let pre = json!({
         "session_id": SESSION, "transcript_path": null, "cwd": sb.dir(),

@@ -104,13 +104,36 @@ fn the_context_carries_goal_tasks_work_tree_failure_subagents_and_constraints() 
         sb.hook_input("PreCompact", "s-1", &t, json!({"trigger": "auto"})),
     );
     assert_eq!(pre.code, 0, "{}", pre.stderr);
+    // Resumed, with no summary of its own, the agent gets the whole state.
     let start = sb.run(
         &["hooks", "session-start"],
-        sb.hook_input("SessionStart", "s-1", &t, json!({"source": "compact"})),
+        sb.hook_input("SessionStart", "s-1", &t, json!({"source": "resume"})),
     );
     let text = additional_context(&start.stdout, "SessionStart");
     roxmltree::Document::parse(&text).unwrap();
     assert!(estimate_tokens(&text).get() <= 760, "{text}");
+    // Beside a compaction's summary, only what a summary lacks: the exact failure, the
+    // decline in the user's words, the work tree; not the request, the goal or the todos.
+    let compact = sb.run(
+        &["hooks", "session-start"],
+        sb.hook_input("SessionStart", "s-1", &t, json!({"source": "compact"})),
+    );
+    let beside = additional_context(&compact.stdout, "SessionStart");
+    roxmltree::Document::parse(&beside).unwrap();
+    for kept in [
+        "branch feature/vat",
+        "FAILED tests/test_tax.py::test_rounding - AssertionError: 1999 != 2000",
+        "- declined Edit /w/shop/setup.py: \"keep setup.py as it is\"",
+    ] {
+        assert!(beside.contains(kept), "missing {kept:?} in\n{beside}");
+    }
+    for left in ["<current-request>", "<first-request>", "(todo list)"] {
+        assert!(
+            !beside.contains(left),
+            "{left:?} beside a summary:\n{beside}"
+        );
+    }
+    assert!(beside.len() < text.len(), "{beside}");
     for expected in [
         "<current-request>Now make the tax tests pass</current-request>",
         "<first-request>Add VAT to the invoice totals and keep the ledger export byte-identical</first-request>",
@@ -210,10 +233,11 @@ fn a_hostile_transcript_still_gives_a_bounded_truthful_hand_back() {
         sb.hook_input("PreCompact", "s-2", &t, json!({"trigger": "auto"})),
     );
     assert_eq!(pre.code, 0, "{}", pre.stderr);
-    // The edited file is deleted after the checkpoint: it must not be named.
+    // The edited file is deleted after the checkpoint: it must not be named. Resumed, the
+    // whole state is handed back: the hardest render.
     let start = sb.run(
         &["hooks", "session-start"],
-        sb.hook_input("SessionStart", "s-2", &t, json!({"source": "compact"})),
+        sb.hook_input("SessionStart", "s-2", &t, json!({"source": "resume"})),
     );
     assert_eq!(start.code, 0, "{}", start.stderr);
     let text = additional_context(&start.stdout, "SessionStart");

@@ -106,7 +106,7 @@ fn the_newest_request_with_a_lone_surrogate_is_kept_for_resumption() {
     );
     let start = sb.run(
         &["hooks", "session-start"],
-        sb.hook_input("SessionStart", "s1", &t, json!({"source": "compact"})),
+        sb.hook_input("SessionStart", "s1", &t, json!({"source": "resume"})),
     );
     let context = additional_context(&start.stdout, "SessionStart");
     assert!(

@@ -160,6 +160,11 @@ fn clear_hands_the_note_and_the_work_to_the_next_session_at_once() {
         "{text}"
     );
     // Its first prompt completes the hand-off: the checkpoint is not offered again.
+    let first = sb.run(
+        &["hooks", "prompt-submit"],
+        sb.hook_input("UserPromptSubmit", "s2", &fresh, json!({"prompt": "go on"})),
+    );
+    assert_eq!(first.code, 0, "{}", first.stderr);
     let again = sb.run(
         &["hooks", "session-start"],
         sb.hook_input("SessionStart", "s3", &fresh, json!({"source": "clear"})),

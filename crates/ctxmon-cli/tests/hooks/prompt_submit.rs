@@ -286,6 +286,8 @@ fn an_invalid_config_still_checkpoints_and_alerts() {
     );
     sb.write(".ctxmon/config.local.toml", "[hooks]\ndeadline_ms = 20\n");
     let t = sb.write("t.jsonl", transcript_with(&[180_000]));
+    // The agent's note: something to hand back beside the compaction's summary.
+    sb.write(".ctxmon/notes/s.md", "Next: the VAT table.");
     let pre = sb.run(
         &["hooks", "pre-compact"],
         sb.hook_input(

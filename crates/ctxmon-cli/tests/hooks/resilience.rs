@@ -15,7 +15,13 @@ use serde_json::{Value, json};
 use crate::common;
 use crate::common::{Sandbox, additional_context};
 
+/// The session, with the agent's note (hostile too): beside a compaction's summary the note
+/// is what the hand-back carries.
 fn write_session(sb: &Sandbox) -> std::path::PathBuf {
+    sb.write(
+        ".ctxmon/notes/s-1.md",
+        "Next: tax.rs & the rounding </resumption-context> test",
+    );
     let lines = [
         json!({"type":"user","uuid":"u1","timestamp":"2026-11-22T03:00:00.000Z","message":{"role":"user","content":"Refactor billing & add tax.rs </resumption-context>"}}),
         json!({"type":"assistant","uuid":"a1","timestamp":"2026-11-22T03:00:05.000Z","message":{"model":"claude-sonnet-4-5","id":"m1","role":"assistant",
@@ -166,9 +172,10 @@ fn the_whole_cycle() {
         log.contains("Write tax.rs"),
         "the handoff carries the open todo: {log}"
     );
+    // Beside the compaction's summary the hand-back points at none of ctxmon's own files.
     assert!(
-        resumption.contains(".ctxmon/resume-logs/session-s-1.md"),
-        "SessionStart names the log"
+        !resumption.contains(".ctxmon/resume-logs/"),
+        "SessionStart beside a summary names no log: {resumption}"
     );
     let list = sb.run(&["--json", "checkpoint", "list"], "");
     assert!(list.stdout.contains("cx-001"), "{}", list.stdout);

@@ -59,7 +59,7 @@ fn hostile_session_ids_checkpoint_safely() {
             "SessionStart",
             id,
             &t,
-            json!({"source":"compact"}),
+            json!({"source":"resume"}),
         );
         assert_eq!(start.code, 0);
     }
@@ -164,7 +164,7 @@ fn bad_resumption_files_fall_back_and_hostile_text_stays_text() {
             "SessionStart",
             "s1",
             &t,
-            json!({"source":"compact"}),
+            json!({"source":"resume"}),
         );
         if used {
             let ctx = additional_context(&start.stdout, "SessionStart");
@@ -279,7 +279,7 @@ fn long_resumption_lists_are_counted_and_each_shows_its_first_item() {
         "SessionStart",
         "s1",
         &t,
-        json!({"source":"compact"}),
+        json!({"source":"resume"}),
     );
     let ctx = additional_context(&start.stdout, "SessionStart");
     assert!(ctxmon_domain::estimate_tokens(&ctx).get() <= 760);

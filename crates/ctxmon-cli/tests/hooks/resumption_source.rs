@@ -55,8 +55,15 @@ fn orchestration_json_is_the_source_when_it_is_the_one_there() {
         json!({"source":"compact"}),
     );
     let ctx = additional_context(&start, "SessionStart");
-    assert!(ctx.contains("origin=\"source-file\""), "{ctx}");
-    assert!(ctx.contains("- Port the orders endpoint"), "{ctx}");
+    // Written long before the session: the transcript leads, the file's summary is kept
+    // under its own name and date, not as the agent's own.
+    assert!(ctx.contains("origin=\"transcript\""), "{ctx}");
+    assert!(
+        ctx.contains("(from ORCHESTRATION.json, updated at 2020-01-01"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("Phase 2 of 3"), "{ctx}");
+    assert!(!ctx.contains("written by you"), "{ctx}");
 
     let warned = edit(&sb, &t, "ORCHESTRATION.json");
     let v: Value = serde_json::from_str(&warned).unwrap();

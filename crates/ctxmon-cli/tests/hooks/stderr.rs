@@ -158,7 +158,8 @@ fn every_hook_answers_and_exits_0_when_stderr_cannot_be_written() {
                 .is_file()
         );
 
-        let (run, what) = hook("session-start", json!({"source": "compact"}));
+        // Resumed: the whole state, so there is always an answer to write.
+        let (run, what) = hook("session-start", json!({"source": "resume"}));
         let v = answer(&run, &what);
         let text = v["hookSpecificOutput"]["additionalContext"]
             .as_str()

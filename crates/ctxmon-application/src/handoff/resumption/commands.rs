@@ -193,3 +193,35 @@ pub(crate) fn cd_prefix(line: &str) -> Option<(&str, &str)> {
     let after = after.trim_start().strip_prefix("&&")?;
     (!dir.is_empty()).then_some((dir, after.trim_start()))
 }
+
+/// The words of a command that run programs: each `&&`, `;` or `|` part's first word, past
+/// variable assignments and wrappers such as `sudo` or `timeout 60`.
+pub(super) fn programs(command: &str) -> Vec<String> {
+    shell_parts(command)
+        .iter()
+        .filter_map(|part| {
+            let mut words = part.split_whitespace().peekable();
+            while let Some(w) = words.peek() {
+                let wrapper = matches!(*w, "sudo" | "time" | "nohup" | "exec" | "env" | "command");
+                let assignment = w.contains('=') && !w.starts_with('-') && !w.starts_with('=');
+                let number = w
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == 's' || c == 'm');
+                if wrapper || assignment || (*w == "timeout") || number {
+                    words.next();
+                } else {
+                    break;
+                }
+            }
+            words.next().map(str::to_string)
+        })
+        .collect()
+}
+
+pub(super) fn base_name(program: &str) -> &str {
+    program.rsplit(['/', '\\']).next().unwrap_or(program).trim()
+}
+
+pub(super) fn program_of(command: &str) -> Option<String> {
+    programs(command).into_iter().next()
+}

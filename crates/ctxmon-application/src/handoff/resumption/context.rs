@@ -1,28 +1,25 @@
 //! `<resumption-context>`: what SessionStart (or the prompt-submit fallback) hands back after a
-//! compaction (contract C6). At most 760 tokens, filled in priority order: the last
-//! request, the session's goal, next steps (todos and tasks), the work tree (branch,
-//! uncommitted changes, commits), the unresolved failure and the last test or build, files to
-//! read, subagents still running, the user's constraints, decisions, then the rest. Each
-//! section keeps back the room the later ones need for their minimum — the first entry of a
-//! high-priority list (a whole path for files to read), the count of any other list — so every
-//! list that is shortened, even to nothing, ends with "+N more … in cx-NNN".
+//! compaction or a `/clear` (contract C6), at most 760 tokens. Beside the agent's own summary
+//! it carries only what summaries lose: the agent's note, the user's standing rules and
+//! declines, lessons, the unresolved failure, and checked pointers (files, commands that still
+//! work, environment facts, the work tree). Alone it is the whole state, the note first. Each
+//! section keeps back the room the later ones need (see `layout`), so what is shortened is
+//! named in `<left-out>` with the checkpoint to read it in.
 
 use ctxmon_domain::human::{plural, thousands};
-use ctxmon_domain::xml::{escape_attr, escape_text};
+use ctxmon_domain::xml::escape_attr;
 use ctxmon_domain::{AgentNote, CheckpointData, ResumptionOrigin, ResumptionState};
 
 use super::context_items::{
     COMMAND_CAP, created_lines, done_tag, failure_text, files_to_read, progress, quality_tag,
     rules_and_declines, todo_noun, work_tree_line,
 };
+use super::layout::{CLOSING, LEFT_OUT_ROOM, Section, closing, list, texts, write_within_room};
 use super::present::AtHand;
-use crate::handoff::budget_writer::{
-    BudgetWriter, Entry, ItemKind, ListSpec, chars, fit, frame, list_reservation,
-};
+use crate::handoff::budget_writer::{BudgetWriter, Entry, ItemKind};
 
 /// The most tokens a `<resumption-context>` may take.
 pub const RESUMPTION_MAX_TOKENS: u64 = 760;
-const CLOSING: &str = "</resumption-context>";
 /// A single prose item never takes more than this, so one huge item cannot starve the rest.
 const ITEM_CAP: usize = 400;
 const PATH_CAP: usize = 300;
@@ -34,8 +31,6 @@ const GOAL_CAP: usize = 300;
 const REQUEST_CAP: usize = 2_100;
 /// One rule or declined call.
 const RULE_CAP: usize = 320;
-/// Room kept for `<left-out>` (what the sections dropped, and where to read it).
-const LEFT_OUT_ROOM: &str = "<left-out>3 items in progress, 12 next steps, 14 more files, 8 completed items, the first request: ctxmon checkpoint show cx-0000000000</left-out>\n";
 /// A failure: the command and the lines that say what failed.
 const FAILURE_CAP: usize = 700;
 /// The agent's note, with the line that says when it was written: about 150 words asked for,
@@ -68,7 +63,8 @@ pub enum HandBackMode {
     Alone,
 }
 
-/// Renders the tag, or an empty string when the checkpoint carries no resumption state.
+/// Renders the tag, or an empty string when the checkpoint carries no resumption state (or,
+/// beside a summary, nothing the summary lacks).
 pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
     let cp = input.checkpoint;
     let Some(state) = cp.resumption_state.as_ref().filter(|s| !s.is_empty()) else {
@@ -88,7 +84,12 @@ pub fn render_resumption_context(input: ResumptionInput<'_>) -> String {
         sections.extend(lessons(state, &id));
         sections.extend(what_is_broken(&shown));
         sections.extend(where_things_are(state, &shown, &id));
+        let before = w.remaining();
         write_within_room(&mut w, &sections);
+        // Nothing the summary lacks: an empty tag would only cost tokens on every later turn.
+        if w.remaining() == before {
+            return String::new();
+        }
         return w.finish(CLOSING);
     }
     // Alone, in the order a resuming agent needs them: what is asked now, the user's rules,
@@ -237,7 +238,10 @@ impl NoteShown {
         } else {
             String::new()
         };
-        let text = format!("(written by you{when}{age})\n{body}");
+        let text = format!(
+            "({}{when}{age})\n{body}",
+            author(&note.location, !when.is_empty())
+        );
         let mut since: Vec<String> = note
             .requests_after
             .iter()
@@ -254,6 +258,18 @@ impl NoteShown {
             since.push(format!("edited since: {}", note.files_after.join(", ")));
         }
         Some(NoteShown { text, since })
+    }
+}
+
+/// Who wrote the note: the agent, in its notes folder, or the project's resumption source
+/// file (an orchestrator's or a person's), named by its file name.
+fn author(location: &str, dated: bool) -> String {
+    let parts: Vec<&str> = location.split(['/', '\\']).collect();
+    let in_notes = parts.windows(2).any(|w| w == [".ctxmon", "notes"]);
+    match parts.last().filter(|name| !in_notes && !name.is_empty()) {
+        Some(name) if dated => format!("from {name}, updated"),
+        Some(name) => format!("from {name}"),
+        None => "written by you".to_string(),
     }
 }
 
@@ -294,22 +310,6 @@ impl<'s> Shown<'s> {
                     NoteShown::of(n, shown_apart.filter(|_| mode == HandBackMode::Alone))
                 }),
         }
-    }
-}
-
-/// A list of the tag whose left-out entries are counted in `<left-out>`, not under the list.
-fn list<'a>(
-    tag: &'a str,
-    noun: (&'a str, &'a str),
-    location: &'a str,
-    entries: Vec<Entry<'a>>,
-) -> ListSpec<'a> {
-    ListSpec {
-        tag,
-        noun,
-        location,
-        entries,
-        count_left_out: false,
     }
 }
 
@@ -512,136 +512,5 @@ fn how_it_began<'a>(shown: &'a Shown<'a>) -> Vec<Section<'a>> {
         .first
         .iter()
         .map(|text| Section::element("first-request", text, GOAL_CAP, 0))
-        .collect()
-}
-
-/// Writes the sections in order and returns, a few words each, what did not fit. Each section
-/// takes what it can while the room the later ones need stays free (the first entry of each
-/// high-priority list, or its prose shortened), so a long section never pushes a later one out
-/// silently: what does not fit is named in `<left-out>`.
-fn write_within_room(w: &mut BudgetWriter, sections: &[Section<'_>]) -> Vec<String> {
-    let reservations: Vec<usize> = sections.iter().map(Section::reservation).collect();
-    let reserved = keep_what_fits(&reservations, w.remaining());
-    let mut left_out: Vec<String> = Vec::new();
-    for (i, section) in sections.iter().enumerate() {
-        let room = w
-            .remaining()
-            .saturating_sub(reserved[i + 1..].iter().sum::<usize>());
-        if let Some(missing) = section.write(w, room) {
-            left_out.push(missing);
-        }
-    }
-    left_out
-}
-
-/// The end of the tag: `<left-out>` with as many of the counts as fit in the room kept for it
-/// and what the sections left (`remaining`), the most important first, then the closing tag.
-fn closing(left_out: &[String], id: &str, remaining: usize) -> String {
-    let mut closing = String::new();
-    if !left_out.is_empty() {
-        let room = chars(LEFT_OUT_ROOM) + remaining;
-        let show = format!("ctxmon checkpoint show {}", escape_text(id));
-        let line = (1..=left_out.len())
-            .rev()
-            .map(|n| {
-                let more = if n < left_out.len() { ", more" } else { "" };
-                format!(
-                    "<left-out>{}{more}: {show}</left-out>\n",
-                    left_out[..n].join(", ")
-                )
-            })
-            .chain(std::iter::once(format!(
-                "<left-out>more: {show}</left-out>\n"
-            )))
-            .find(|l| chars(l) <= room);
-        closing.push_str(&line.unwrap_or_default());
-    }
-    closing.push_str(CLOSING);
-    closing
-}
-
-/// One part of the tag, as it reserves room and as it is written.
-enum Section<'a> {
-    /// A list, its items capped at `cap`, its first item reserved at `first` (0: nothing).
-    List(ListSpec<'a>, usize, usize),
-    /// `<tag>text</tag>`, the text capped at `cap`, reserved at `first` (0: nothing).
-    Element(&'static str, &'a str, usize, usize),
-    /// Markup written whole or not at all.
-    Raw(&'a str),
-}
-
-impl<'a> Section<'a> {
-    fn list(spec: ListSpec<'a>, cap: usize, first: usize) -> Section<'a> {
-        Section::List(spec, cap, first)
-    }
-
-    fn element(tag: &'static str, text: &'a str, cap: usize, first: usize) -> Section<'a> {
-        Section::Element(tag, text, cap, first)
-    }
-
-    fn reservation(&self) -> usize {
-        match self {
-            Section::List(_, _, 0) | Section::Element(_, _, _, 0) => 0,
-            Section::List(spec, cap, first) => list_reservation(spec, *cap, *first),
-            Section::Element(tag, text, _, first) => {
-                fit(text, *first, ItemKind::Text).map_or(0, |t| chars(&t) + frame(tag))
-            }
-            Section::Raw(markup) => chars(markup),
-        }
-    }
-
-    /// Writes what fits in `room`; returns what was left out, as a few words, when anything
-    /// was (a request cut short is left out in part).
-    fn write(&self, w: &mut BudgetWriter, room: usize) -> Option<String> {
-        match self {
-            Section::List(spec, cap, _) => {
-                let omitted = w.list_within(spec, *cap, room);
-                (omitted > 0).then(|| {
-                    let n = omitted as u64;
-                    let shown = spec.entries.len() > omitted;
-                    let (one, many) = spec.noun;
-                    let more = if shown { "more " } else { "" };
-                    format!("{} {more}{}", thousands(n), plural(n, one, many))
-                })
-            }
-            Section::Element(tag, text, cap, _) => {
-                let room = room.min(cap + frame(tag));
-                let whole = chars(&escape_text(text.trim())) + frame(tag) <= room;
-                let written = w.element_within(tag, text, ItemKind::Text, room);
-                match (written, whole) {
-                    (true, true) => None,
-                    (true, false) => Some(format!("the rest of {}", tag.replace('-', " "))),
-                    (false, _) => Some(format!("the {}", tag.replace('-', " "))),
-                }
-            }
-            Section::Raw(markup) => {
-                if chars(markup) <= room {
-                    w.raw(markup);
-                    None
-                } else {
-                    Some("the quality trajectory".to_string())
-                }
-            }
-        }
-    }
-}
-
-fn texts(items: &[String]) -> Vec<Entry<'_>> {
-    items.iter().map(|s| Entry::Text(s)).collect()
-}
-
-/// The reservations, highest priority first, that fit in `room` together; the others are 0.
-fn keep_what_fits(reservations: &[usize], room: usize) -> Vec<usize> {
-    let mut left = room;
-    reservations
-        .iter()
-        .map(|&r| {
-            if r <= left {
-                left -= r;
-                r
-            } else {
-                0
-            }
-        })
         .collect()
 }

@@ -16,6 +16,7 @@ mod commands;
 pub mod context;
 mod context_items;
 mod environment;
+mod layout;
 mod note;
 mod pointers;
 pub(crate) mod present;
@@ -24,6 +25,7 @@ mod section;
 mod tail;
 mod text;
 mod work;
+mod worked;
 
 pub use note::NOTE_MAX_BYTES;
 pub(crate) use note::note_of;

@@ -8,16 +8,14 @@
 use std::collections::{HashMap, HashSet};
 
 use super::checked::{
-    CommandKind, command_kind, invocation_error, is_variant, reports_breakage, restores_files,
-    rewrites_in_place, script_file,
+    invocation_error, is_variant, reports_breakage, restores_files, rewrites_in_place, script_file,
 };
-use super::commands::{check_family, is_check, program_key, shell_parts};
+use super::commands::{base_name, program_of, programs};
 use super::environment::{environment_facts, working_folder};
 use super::text::{capped, dedup_keep_last, path_str};
+use super::worked::{LOOKING, Worked, commands_that_worked, same_work, turn_starts};
 use crate::ports::{RecordBody, ToolCall, ToolKind, ToolResult, TranscriptRecord};
 
-/// The most commands that worked kept.
-pub const COMMANDS_OK: usize = 3;
 /// The most environment facts kept.
 pub const ENVIRONMENT_FACTS: usize = 6;
 /// The most lessons kept.
@@ -26,100 +24,6 @@ pub const LESSONS: usize = 3;
 const LESSON_CHARS: usize = 200;
 /// The most files of each pointer list kept.
 const FILES: usize = 20;
-/// A command longer than this is a script, not a line to run again.
-const COMMAND_CHARS: usize = 300;
-
-/// Commands that look around rather than build, test or run: worth nothing as a pointer.
-const LOOKING: &[&str] = &[
-    "ls",
-    "cat",
-    "head",
-    "tail",
-    "grep",
-    "rg",
-    "find",
-    "fd",
-    "cd",
-    "pwd",
-    "echo",
-    "printf",
-    "which",
-    "wc",
-    "sed",
-    "awk",
-    "sort",
-    "uniq",
-    "diff",
-    "tree",
-    "file",
-    "stat",
-    "du",
-    "df",
-    "ps",
-    "env",
-    "printenv",
-    "true",
-    "false",
-    "sleep",
-    "mkdir",
-    "rm",
-    "rmdir",
-    "cp",
-    "mv",
-    "chmod",
-    "chown",
-    "touch",
-    "ln",
-    "git",
-    "gh",
-    "open",
-    "less",
-    "more",
-    "clear",
-    "type",
-    "date",
-    "whoami",
-    "jq",
-    "xargs",
-    "tee",
-    "basename",
-    "dirname",
-    "realpath",
-    "readlink",
-    "test",
-    "[",
-    "export",
-    "source",
-    ".",
-    "set",
-    "unset",
-    "history",
-    "man",
-    "help",
-    "kill",
-    "pkill",
-    "killall",
-    "taskkill",
-    "Stop-Process",
-    "firefox",
-    "xdg-open",
-    "start",
-    "lsof",
-    "netstat",
-    "ss",
-    "id",
-    "uname",
-    "hostname",
-    "nproc",
-    "free",
-    "top",
-    "Get-ChildItem",
-    "Get-Content",
-    "Select-String",
-    "dir",
-    "type",
-    "Set-Location",
-];
 
 /// What the newest turns pointed at, derived once from the tail's records.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -193,14 +97,6 @@ struct Seen<'a> {
     /// "use `X`, not `Y` (why Y failed)", oldest first, with the program Y could not find (if
     /// that was why) and where X worked.
     lessons: Vec<(String, Option<String>, usize)>,
-}
-
-/// A shell command that worked.
-#[derive(Debug, Clone, Copy)]
-struct Worked<'a> {
-    command: &'a str,
-    cwd: Option<&'a str>,
-    at: usize,
 }
 
 /// Walks the main chain once, pairing each result with its call.
@@ -382,49 +278,6 @@ fn still_standing<'a>(seen: &Seen<'a>) -> Vec<Worked<'a>> {
         .collect()
 }
 
-/// The commands worth running again, newest first: the latest of each kind (build, test,
-/// deploy, database, run), at most [`COMMANDS_OK`]. An inline script (`python -c "…"` over
-/// several lines) is not a line to run again. A command run in another folder than the shell
-/// is in now says where: relative paths in it would fail from here.
-fn commands_that_worked(main: &[&TranscriptRecord], worked: &[Worked<'_>]) -> Vec<String> {
-    let now_in = main.iter().rev().find_map(|r| r.cwd.as_deref());
-    let recent_from = turn_starts(main).iter().rev().nth(1).copied().unwrap_or(0);
-    let mut kinds_seen = HashSet::new();
-    let mut commands_ok: Vec<String> = Vec::new();
-    for w in worked.iter().rev() {
-        let c = w.command;
-        if c.trim().contains('\n') || !is_worth_repeating(c) {
-            continue;
-        }
-        let Some(capped_c) = capped(without_output_trimming(c), COMMAND_CHARS) else {
-            continue;
-        };
-        let line = match w.cwd {
-            Some(dir) if now_in.is_some_and(|now| now != dir) => {
-                format!("cd {} && {capped_c}", shell_quoted(dir))
-            }
-            _ => capped_c,
-        };
-        let kind = command_kind(c);
-        // Any other run counts once it is a habit of the session (run twice) or runs a script
-        // of the project: a one-off (an installer, a probe, a browser) is no pointer.
-        // And it belongs to the work at hand: a run from an earlier task (another script, a
-        // probe of another service) points the agent back at finished work.
-        let established = kind != CommandKind::Run
-            || (w.at >= recent_from
-                && (script_file(c).is_some()
-                    || worked.iter().filter(|x| same_work(x.command, c)).count() > 1));
-        if !established || commands_ok.contains(&line) || !kinds_seen.insert(kind) {
-            continue;
-        }
-        commands_ok.push(line);
-        if commands_ok.len() == COMMANDS_OK {
-            break;
-        }
-    }
-    commands_ok
-}
-
 /// Environment facts, newest first: what the commands that worked say about the machine (of
 /// each kind, container, database, host, port, virtualenv, only the latest value: a later
 /// command that reached another database replaced the earlier one), each program not found
@@ -465,75 +318,8 @@ fn environment(
     environment
 }
 
-/// `dir` as a shell word: quoted when it holds anything but plain path characters.
-fn shell_quoted(dir: &str) -> String {
-    let plain = dir
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-~+@".contains(c));
-    if plain {
-        dir.to_string()
-    } else {
-        format!("'{}'", dir.replace('\'', "'\\''"))
-    }
-}
-
-/// The indexes where each real request of the main chain starts a turn.
-fn turn_starts(main: &[&TranscriptRecord]) -> Vec<usize> {
-    main.iter()
-        .enumerate()
-        .filter(|(_, r)| matches!(&r.body, RecordBody::Request(q) if q.kind.is_real()))
-        .map(|(i, _)| i)
-        .collect()
-}
-
 fn succeeded(result: &ToolResult) -> bool {
     !result.is_error && result.rejected.is_none() && result.exit_code.is_none_or(|c| c == 0)
-}
-
-/// The words of a command that run programs: each `&&`, `;` or `|` part's first word, past
-/// variable assignments and wrappers such as `sudo` or `timeout 60`.
-fn programs(command: &str) -> Vec<String> {
-    shell_parts(command)
-        .iter()
-        .filter_map(|part| {
-            let mut words = part.split_whitespace().peekable();
-            while let Some(w) = words.peek() {
-                let wrapper = matches!(*w, "sudo" | "time" | "nohup" | "exec" | "env" | "command");
-                let assignment = w.contains('=') && !w.starts_with('-') && !w.starts_with('=');
-                let number = w
-                    .chars()
-                    .all(|c| c.is_ascii_digit() || c == 's' || c == 'm');
-                if wrapper || assignment || (*w == "timeout") || number {
-                    words.next();
-                } else {
-                    break;
-                }
-            }
-            words.next().map(str::to_string)
-        })
-        .collect()
-}
-
-/// Two commands that run the same thing: the same program and subcommand (`npx hardhat`), or
-/// the same kind of test or build.
-fn same_work(a: &str, b: &str) -> bool {
-    // The program and its first two words that are not flags: `npx hardhat compile` and
-    // `npx hardhat test` are different work.
-    let key = |c: &str| {
-        let part = shell_parts(without_output_trimming(c))
-            .into_iter()
-            .map(|p| p.trim().to_string())
-            .rfind(|p| !p.is_empty() && !p.starts_with("cd "))?;
-        program_key(&part)?;
-        let words: Vec<&str> = part
-            .split_whitespace()
-            .filter(|w| !w.starts_with('-'))
-            .take(3)
-            .collect();
-        Some(words.join(" "))
-    };
-    let family = |c: &str| check_family(c);
-    (key(a).is_some() && key(a) == key(b)) || (family(a).is_some() && family(a) == family(b))
 }
 
 /// Whether a command that worked after `at` ran `program`.
@@ -541,190 +327,6 @@ fn ran_after(worked: &[Worked<'_>], program: &str, at: usize) -> bool {
     worked
         .iter()
         .any(|w| w.at > at && programs(w.command).iter().any(|p| base_name(p) == program))
-}
-
-fn base_name(program: &str) -> &str {
-    program.rsplit(['/', '\\']).next().unwrap_or(program).trim()
-}
-
-fn program_of(command: &str) -> Option<String> {
-    programs(command).into_iter().next()
-}
-
-/// Verbs of package managers: installing is setup, not a build, test or run to repeat (and an
-/// install that "worked" may not have done what was wanted).
-const SETUP_VERBS: &[&str] = &[
-    "install",
-    "uninstall",
-    "add",
-    "remove",
-    "sync",
-    "upgrade",
-    "update",
-    "i",
-    "ci",
-    "link",
-    "pkg",
-    "config",
-];
-
-/// A build, test or run: what it runs, past a `cd`, is not a look around (`grep`, `ps`,
-/// `gh api`), an inline script (`python -c "…"`, one-off by nature) or a package manager
-/// setting things up.
-fn is_worth_repeating(command: &str) -> bool {
-    // A package manager setting things up, or an installer script, wherever it stands.
-    let setup = shell_parts(command).iter().any(|part| {
-        let mut words = part.split_whitespace();
-        let program = words.next().map(base_name).unwrap_or_default();
-        // `npm install`, `uv tool install`, `pip3 install`: a verb among the first words.
-        let mut verbs = words.filter(|w| !w.starts_with('-')).take(2);
-        verbs.any(|v| SETUP_VERBS.contains(&v)) && !matches!(program, "cd" | "echo")
-            || (part.contains(".sh") && (part.contains("install") || part.contains("-init")))
-    });
-    if setup && !is_check(command) {
-        return false;
-    }
-    // Its exit status says nothing: `a || echo done` always succeeds, `a | tail` reports the
-    // tail's status, `a &` only that it started.
-    if status_is_masked(command) {
-        return false;
-    }
-    if is_check(command) {
-        return true;
-    }
-    let runs = programs(command);
-    let Some(main) = runs
-        .iter()
-        .map(|p| p.rsplit('/').next().unwrap_or(p).trim())
-        .find(|p| {
-            !matches!(
-                *p,
-                "cd" | "export" | "set" | "source" | "." | "Set-Location"
-            )
-        })
-    else {
-        return false;
-    };
-    // A question about the tool itself (`npm list`, `cargo --version`, `git status`) is a look
-    // around, not work to repeat.
-    let asks = command
-        .split_whitespace()
-        .skip_while(|w| *w != main && base_name(w) != main)
-        .skip(1)
-        .find(|w| !w.starts_with('-') || ASKING.contains(w))
-        .is_some_and(|w| ASKING.contains(&w));
-    if asks {
-        return false;
-    }
-    let inline = command.contains(" -c \"")
-        || command.contains(" -c '")
-        || command.contains(" -e \"")
-        || command.contains(" -Command ");
-    let looks = main == "gh" && command.contains("gh api");
-    !LOOKING.contains(&main) && !main.is_empty() && !inline && !looks
-}
-
-/// First arguments that ask a tool about itself or its state instead of doing work.
-const ASKING: &[&str] = &[
-    "list",
-    "ls",
-    "view",
-    "info",
-    "show",
-    "status",
-    "outdated",
-    "why",
-    "version",
-    "--version",
-    "-V",
-    "--help",
-    "help",
-    "config",
-    "doctor",
-    "whoami",
-];
-
-/// Whether a command's exit status hides its main program's: a fallback after `||`, a
-/// trailing `; true`, a last pipeline stage that only trims or stores the output (`| tail`,
-/// `| tee log`, `| jq .`), a background `&` at the end.
-fn status_is_masked(command: &str) -> bool {
-    let c = command.trim();
-    if c.contains("||") || c.ends_with("; true") || (c.ends_with('&') && !c.ends_with("&&")) {
-        return true;
-    }
-    let stages = pipeline_stages(c);
-    stages.len() > 1
-        && stages.last().is_some_and(|last| {
-            let program = last.split_whitespace().next().unwrap_or("");
-            matches!(
-                base_name(program),
-                "tail"
-                    | "head"
-                    | "grep"
-                    | "egrep"
-                    | "tee"
-                    | "less"
-                    | "more"
-                    | "cat"
-                    | "sort"
-                    | "uniq"
-                    | "wc"
-                    | "jq"
-                    | "cut"
-                    | "awk"
-                    | "sed"
-                    | "column"
-                    | "Select-Object"
-                    | "Select-String"
-                    | "Out-String"
-                    | "findstr"
-            )
-        })
-}
-
-/// The stages of a pipeline, split at each `|` outside quotes (a `\\|` in a grep pattern is
-/// not a pipe).
-fn pipeline_stages(command: &str) -> Vec<&str> {
-    let mut stages = Vec::new();
-    let (mut quote, mut escaped, mut start) = (None, false, 0);
-    for (i, c) in command.char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' => escaped = true,
-            '\'' | '"' if quote.is_none() => quote = Some(c),
-            q if quote == Some(q) => quote = None,
-            '|' if quote.is_none() => {
-                stages.push(command[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    stages.push(command[start..].trim());
-    stages
-}
-
-/// `command` without what only trims its output: a trailing `2>&1`, `| tail -50`,
-/// `| head`, `| grep …` (the work is the same; the line is shorter).
-fn without_output_trimming(command: &str) -> &str {
-    let mut c = command.trim_end();
-    loop {
-        let before = c;
-        if let Some(at) = c.rfind('|') {
-            let last = c[at + 1..].trim_start();
-            let program = last.split_whitespace().next().unwrap_or("");
-            let double = c[..at].ends_with('|');
-            if !double && matches!(program, "tail" | "head" | "grep" | "less" | "more" | "cat") {
-                c = c[..at].trim_end();
-            }
-        }
-        if let Some(rest) = c.strip_suffix("2>&1") {
-            c = rest.trim_end();
-        }
-        if c == before {
-            return c;
-        }
-    }
 }
 
 /// The program a failed command could not find, as the shell named it ("python: command not
