@@ -14,7 +14,7 @@ use ctxmon_application::handoff::resumption::from_section;
 use ctxmon_domain::xml::{escape_attr, escape_text};
 use ctxmon_domain::{
     AgentNote, Check, CheckpointData, CheckpointId, CompactionTrigger, ContextWindow, Failure,
-    FileToRead, FillEstimate, FillSource, Measured, QualityTrajectory, ResumptionOrigin,
+    FileToRead, FillEstimate, FillSource, LineRange, Measured, QualityTrajectory, ResumptionOrigin,
     ResumptionState, SessionInfo, Thresholds, Timestamp, Todo, TokenCount, estimate_tokens,
 };
 
@@ -97,6 +97,15 @@ fn maximal_checkpoint() -> Result<CheckpointData, String> {
         rules: list(20),
         files_next: list(21),
         files_recent: list(22),
+        files_read: list(32),
+        line_ranges: list(32)
+            .into_iter()
+            .map(|path| LineRange {
+                path,
+                first: u64::MAX - 1,
+                last: u64::MAX,
+            })
+            .collect(),
         files_created: list(23),
         commands_ok: list(24),
         environment: list(25),

@@ -102,12 +102,18 @@ fn padding_line(len: usize) -> String {
     padded
 }
 
-/// What ctxmon writes in a healthy project: a checkpoint (left unacknowledged), a resume-log
+/// What ctxmon writes in a healthy project (beside the agent's note): a checkpoint (left
+/// unacknowledged), a resume-log
 /// pair from the agent's document, the session's state, events, configuration and a hook log.
 /// The events file is padded to end 16 bytes before a 4 KiB page boundary, so the next append
 /// on a full tmpfs gets only part of its line onto the disk.
 fn write_history(sb: &Sandbox, transcript: &Path) {
     sb.write(".ctxmon/config.toml", "[hooks]\ndeadline_ms = 1500\n");
+    // The agent's note: beside a compaction's summary, what the hand-back carries.
+    sb.write(
+        ".ctxmon/notes/old.md",
+        "Keep the billing refactor; tax.rs next.",
+    );
     let pre = sb.run(
         &["hooks", "pre-compact"],
         sb.hook_input("PreCompact", "old", transcript, json!({"trigger": "auto"})),

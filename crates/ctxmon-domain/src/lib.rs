@@ -45,8 +45,8 @@ pub use resume_log::{
     SessionMetadata,
 };
 pub use resumption::{
-    AgentNote, Check, Failure, FileToRead, KeyDecision, QualityTrajectory, ResumptionOrigin,
-    ResumptionState, Todo,
+    AgentNote, Check, Failure, FileToRead, KeyDecision, LineRange, QualityTrajectory,
+    ResumptionOrigin, ResumptionState, Todo,
 };
 pub use session::SessionKey;
 pub use state::{CompactionsSeen, SessionState};

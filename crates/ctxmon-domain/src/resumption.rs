@@ -213,6 +213,13 @@ pub struct ResumptionState {
     /// Files edited in the newest turns (the current request's and the one before), newest
     /// first.
     pub files_recent: Vec<String>,
+    /// Files read (not edited) in the newest turns, newest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files_read: Vec<String>,
+    /// The lines of each file the newest turns read or edited last, as the tool's result
+    /// numbered them: where to look again rather than reading the whole file.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub line_ranges: Vec<LineRange>,
     /// Files the session created, oldest first.
     pub files_created: Vec<String>,
     /// The newest commands that worked (builds, tests, runs), verbatim, newest first.
@@ -229,6 +236,18 @@ pub struct ResumptionState {
     /// The agent's own resumption note, as it stood at the checkpoint, with what the
     /// transcript shows happened after it was written.
     pub note: Option<AgentNote>,
+}
+
+/// The lines of a file a read or an edit last showed, first to last (1-based, inclusive).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct LineRange {
+    /// The file, as the call named it.
+    pub path: String,
+    /// The first line shown.
+    pub first: u64,
+    /// The last line shown.
+    pub last: u64,
 }
 
 /// The note an agent keeps of its own state (goal, done, in progress, next, decisions,
@@ -313,6 +332,7 @@ impl ResumptionState {
             && self.files_next.is_empty()
             && self.files_recent.is_empty()
             && self.files_created.is_empty()
+            && self.files_read.is_empty()
             && self.commands_ok.is_empty()
             && self.environment.is_empty()
             && self.lessons.is_empty()

@@ -4,7 +4,7 @@
 //! describes the new context (`start_new_context`). The fill's own reset after a compaction is
 //! `crate::monitor::fill::reset_if_stale`.
 
-use ctxmon_domain::{CheckpointData, SessionState};
+use ctxmon_domain::{CheckpointData, CheckpointId, SessionState};
 
 use crate::config::fires_once_per_session;
 use crate::ports::TranscriptReading;
@@ -13,7 +13,14 @@ use crate::ports::TranscriptReading;
 /// to describe the new context ([`start_new_context`]).
 pub fn note_checkpoint(state: &mut SessionState, cp: &CheckpointData) -> bool {
     let id = cp.checkpoint_id.to_string();
-    if state.compactions_seen.last_checkpoint_id.as_deref() == Some(id.as_str()) {
+    // Ids grow per project: a checkpoint older than the one noted last was counted then (a
+    // prompt that found it pending while PreCompact saved and noted a newer one).
+    let last = state
+        .compactions_seen
+        .last_checkpoint_id
+        .as_deref()
+        .and_then(CheckpointId::parse);
+    if last.is_some_and(|last| cp.checkpoint_id <= last) {
         return false;
     }
     let seen = &mut state.compactions_seen;
@@ -52,5 +59,43 @@ pub fn note_boundary(state: &mut SessionState, reading: Option<&TranscriptReadin
         seen.last_boundary_uuid = id;
         seen.last_boundary_timestamp = boundary.timestamp.clone();
         start_new_context(state);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checkpoint(n: u32) -> CheckpointData {
+        CheckpointData {
+            schema_version: CheckpointData::SCHEMA_VERSION,
+            checkpoint_id: CheckpointId::new(n).expect("an id"),
+            timestamp: String::new(),
+            created_at_ms: ctxmon_domain::Timestamp(0),
+            compaction_sequence: n,
+            trigger: ctxmon_domain::CompactionTrigger::Auto,
+            custom_instructions: None,
+            context_state: ctxmon_domain::FillEstimate::unavailable(
+                ctxmon_domain::ContextWindow::DEFAULT,
+                ctxmon_domain::TokenCount::ZERO,
+                "test",
+            ),
+            resumption_state: None,
+            session_info: ctxmon_domain::SessionInfo::default(),
+        }
+    }
+
+    /// A prompt that found an older checkpoint pending while PreCompact noted a newer one
+    /// counts no second compaction.
+    #[test]
+    fn a_checkpoint_older_than_the_last_noted_is_not_counted_again() {
+        let mut state = SessionState::default();
+        assert!(note_checkpoint(&mut state, &checkpoint(5)));
+        assert!(note_checkpoint(&mut state, &checkpoint(6)));
+        assert!(!note_checkpoint(&mut state, &checkpoint(5)));
+        assert!(!note_checkpoint(&mut state, &checkpoint(6)));
+        assert_eq!(state.compactions_seen.count, 2);
+        assert!(note_checkpoint(&mut state, &checkpoint(7)));
+        assert_eq!(state.compactions_seen.count, 3);
     }
 }

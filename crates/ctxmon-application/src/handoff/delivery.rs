@@ -138,6 +138,8 @@ fn files_still_there(run: &HookRun<'_>, cp: &CheckpointData) -> CheckpointData {
         let keep = |paths: &mut Vec<String>| paths.retain(|p| files.is_file(dir, p));
         keep(&mut state.files_next);
         keep(&mut state.files_recent);
+        keep(&mut state.files_read);
+        state.line_ranges.retain(|r| files.is_file(dir, &r.path));
         keep(&mut state.files_created);
         // A command that runs a script is shown only while the script is there.
         let cwd = cp.session_info.cwd.clone();

@@ -158,6 +158,9 @@ pub struct ToolResult {
     pub task_list: Option<Vec<TaskItem>>,
     /// The result says its call created the file it wrote (not an update of one).
     pub created_file: bool,
+    /// The first and last line numbers of the file the result showed (a read, an edit's
+    /// snippet), when the tool numbers them.
+    pub lines: Option<(u64, u64)>,
 }
 
 /// The end of a transcript as typed records, oldest first; and its start, for what only the

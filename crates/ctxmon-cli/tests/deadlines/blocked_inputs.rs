@@ -357,6 +357,8 @@ fn sparse_source(sb: &Sandbox, len: u64) {
 /// back, and the hooks that read the source name `why`.
 fn resumption_cycle(sb: &Sandbox, deadline: Duration, why: &str) {
     let t = sb.write("t.jsonl", transcript_with(&[150_000]));
+    // The agent's note: beside a compaction's summary, what the hand-back carries.
+    sb.write(".ctxmon/notes/s.md", "Next: the VAT table.");
     let pre = hook("pre-compact");
     let run = run_hook(sb, &pre, &t);
     assert_in_time(&run, deadline, "pre-compact");

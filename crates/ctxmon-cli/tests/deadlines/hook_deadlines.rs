@@ -35,6 +35,8 @@ fn a_pre_compact_whose_input_arrives_3_s_late_still_saves_its_checkpoint() {
     let sb = Sandbox::new();
     // 150,000 of 200,000 tokens.
     let t = sb.write("t.jsonl", transcript_with(&[150_000]));
+    // The agent's note: beside a compaction's summary, what the hand-back carries.
+    sb.write(".ctxmon/notes/s.md", "Next: the VAT table.");
     let input = sb.hook_input("PreCompact", "s", &t, json!({"trigger": "auto"}));
     let run = run_late(&sb, &["hooks", "pre-compact"], input, LATE);
     assert_eq!(run.code, 0, "exit code; stderr: {}", run.stderr);

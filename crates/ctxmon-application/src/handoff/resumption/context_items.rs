@@ -209,9 +209,26 @@ pub(super) fn files_to_read(state: &ResumptionState) -> Vec<(String, Option<Stri
         .files_next
         .iter()
         .map(|f| (f, Some("named for the next step")));
-    for (path, reason) in named.chain(recent.into_iter().map(|f| (f, Some("edited recently")))) {
+    let read = state.files_read.iter().map(|f| (f, Some("read recently")));
+    let listed = named
+        .chain(recent.into_iter().map(|f| (f, Some("edited recently"))))
+        .chain(read);
+    for (path, reason) in listed {
         if !files.iter().any(|(p, _)| p == path) {
-            files.push((path.clone(), reason.map(str::to_string)));
+            // Where the newest read or edit looked: the lines to read again first.
+            let lines = state.line_ranges.iter().find(|r| &r.path == path).map(|r| {
+                if r.first == r.last {
+                    format!("line {}", r.first)
+                } else {
+                    format!("lines {}-{}", r.first, r.last)
+                }
+            });
+            let reason = match (reason, lines) {
+                (Some(why), Some(lines)) => Some(format!("{why}, {lines}")),
+                (why, None) => why.map(str::to_string),
+                (None, lines) => lines,
+            };
+            files.push((path.clone(), reason));
         }
     }
     files
@@ -230,6 +247,35 @@ fn score_text(score: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_to_read_say_why_and_where() {
+        let range = |path: &str, first, last| ctxmon_domain::LineRange {
+            path: path.to_string(),
+            first,
+            last,
+        };
+        let state = ResumptionState {
+            files_next: vec!["/w/a.rs".into()],
+            files_recent: vec!["/w/b.rs".into()],
+            files_read: vec!["/w/c.rs".into(), "/w/b.rs".into()],
+            line_ranges: vec![range("/w/b.rs", 45, 52), range("/w/c.rs", 7, 7)],
+            ..ResumptionState::default()
+        };
+        let files = files_to_read(&state);
+        let shown: Vec<(&str, Option<&str>)> = files
+            .iter()
+            .map(|(p, why)| (p.as_str(), why.as_deref()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("/w/a.rs", Some("named for the next step")),
+                ("/w/b.rs", Some("edited recently, lines 45-52")),
+                ("/w/c.rs", Some("read recently, line 7")),
+            ]
+        );
+    }
 
     #[test]
     fn scores_stay_short() {

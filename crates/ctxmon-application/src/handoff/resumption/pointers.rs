@@ -15,6 +15,7 @@ use super::environment::{environment_facts, working_folder};
 use super::text::{capped, dedup_keep_last, path_str};
 use super::worked::{LOOKING, Worked, commands_that_worked, same_work, turn_starts};
 use crate::ports::{RecordBody, ToolCall, ToolKind, ToolResult, TranscriptRecord};
+use ctxmon_domain::LineRange;
 
 /// The most environment facts kept.
 pub const ENVIRONMENT_FACTS: usize = 6;
@@ -24,12 +25,16 @@ pub const LESSONS: usize = 3;
 const LESSON_CHARS: usize = 200;
 /// The most files of each pointer list kept.
 const FILES: usize = 20;
+/// The most files only read kept: the newest few are where the work is.
+const FILES_READ: usize = 5;
 
 /// What the newest turns pointed at, derived once from the tail's records.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Pointers {
     pub files_next: Vec<String>,
     pub files_recent: Vec<String>,
+    pub files_read: Vec<String>,
+    pub line_ranges: Vec<LineRange>,
     pub files_created: Vec<String>,
     pub commands_ok: Vec<String>,
     pub environment: Vec<String>,
@@ -58,9 +63,25 @@ pub(crate) fn pointers(records: &[TranscriptRecord], texts: &[&str]) -> Pointers
     let mut lessons = dedup_keep_last(lessons, LESSONS);
     lessons.reverse();
     let (files_next, files_recent) = files_next_and_recent(texts, seen.known, seen.recent);
+    // Files only read come after those edited: the newest few, not every file looked at.
+    let mut files_read = seen.read;
+    files_read.reverse();
+    let mut once = HashSet::new();
+    files_read
+        .retain(|p| once.insert(p.clone()) && !files_next.contains(p) && !files_recent.contains(p));
+    files_read.truncate(FILES_READ);
+    let listed =
+        |p: &String| files_next.contains(p) || files_recent.contains(p) || files_read.contains(p);
+    let line_ranges: Vec<LineRange> = seen
+        .ranges
+        .into_iter()
+        .filter(|r| listed(&r.path))
+        .collect();
     Pointers {
         files_next,
         files_recent,
+        files_read,
+        line_ranges,
         commands_ok: commands_that_worked(&main, &standing),
         environment: environment(&seen.worked, &seen.unusable, seen.replacements),
         files_created: dedup_keep_last(seen.created, FILES),
@@ -77,6 +98,10 @@ struct Seen<'a> {
     created: Vec<String>,
     /// Files written in the last two turns, by writes that happened.
     recent: Vec<String>,
+    /// Files read in the last two turns.
+    read: Vec<String>,
+    /// The lines each file's newest read or edit showed, in the last two turns.
+    ranges: Vec<LineRange>,
     /// Shell commands that worked, with the folder they ran in and where they stand.
     worked: Vec<Worked<'a>>,
     /// Shell commands that could not run as written, with why and where they stand.
@@ -131,6 +156,18 @@ fn walk<'a>(main: &[&'a TranscriptRecord]) -> Seen<'a> {
                     && let Some(path) = path.clone()
                 {
                     seen.created.push(path);
+                }
+                if i >= recent_from
+                    && succeeded(result)
+                    && let Some(path) = path.clone()
+                {
+                    if call.kind != ToolKind::FileWrite && result.lines.is_some() {
+                        seen.read.push(path.clone());
+                    }
+                    if let Some((first, last)) = result.lines {
+                        seen.ranges.retain(|r| r.path != path);
+                        seen.ranges.push(LineRange { path, first, last });
+                    }
                 }
                 if call.kind == ToolKind::FileWrite && succeeded(result) {
                     seen.writes.push(i);

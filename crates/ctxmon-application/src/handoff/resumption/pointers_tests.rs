@@ -1,7 +1,7 @@
 //! Files for the next step, commands that worked, environment facts.
 
 use super::*;
-use crate::fakes::records::{request, result, result_record, shell, write};
+use crate::fakes::records::{call, record, request, result, result_record, shell, write};
 use crate::ports::ToolResult;
 
 fn failed(id: &str, text: &str) -> TranscriptRecord {
@@ -308,5 +308,57 @@ fn the_working_folder_is_where_most_commands_ran() {
             .any(|e| e.starts_with("working folder")),
         "{:?}",
         p.environment
+    );
+}
+
+#[test]
+fn files_read_and_edited_in_the_newest_turns_keep_the_lines_last_shown() {
+    let touch = |id: &str, name: &str, path: &str| {
+        record(RecordBody::ToolCall(ToolCall {
+            file_path: Some(path.to_string()),
+            ..call(id, name)
+        }))
+    };
+    let shown = |id: &str, lines: Option<(u64, u64)>, is_error: bool| {
+        result_record(ToolResult {
+            lines,
+            ..result(id, is_error, "")
+        })
+    };
+    let p = pointers(
+        &[
+            request("Look at the old module"),
+            touch("r0", "Read", "/w/src/old.rs"),
+            shown("r0", Some((1, 90)), false),
+            request("Fix the parser"),
+            touch("r1", "Read", "/w/src/big.rs"),
+            shown("r1", Some((120, 180)), false),
+            touch("e1", "Edit", "/w/src/parser.rs"),
+            shown("e1", Some((45, 52)), false),
+            request("now the lexer"),
+            touch("r2", "Read", "/w/src/lexer.rs"),
+            shown("r2", Some((1, 40)), false),
+            touch("r3", "Read", "/w/src/missing.rs"),
+            shown("r3", None, true),
+            touch("r4", "Read", "/w/src/big.rs"),
+            shown("r4", Some((200, 230)), false),
+        ],
+        &[],
+    );
+    assert_eq!(p.files_recent, ["/w/src/parser.rs"]);
+    // Newest first; not a read that failed, not one from before the newest two turns.
+    assert_eq!(p.files_read, ["/w/src/big.rs", "/w/src/lexer.rs"]);
+    let ranges: Vec<(&str, u64, u64)> = p
+        .line_ranges
+        .iter()
+        .map(|r| (r.path.as_str(), r.first, r.last))
+        .collect();
+    assert_eq!(
+        ranges,
+        [
+            ("/w/src/parser.rs", 45, 52),
+            ("/w/src/lexer.rs", 1, 40),
+            ("/w/src/big.rs", 200, 230),
+        ]
     );
 }

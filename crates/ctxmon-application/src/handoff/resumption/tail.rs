@@ -112,6 +112,8 @@ fn add_present(records: &[TranscriptRecord], state: &mut ResumptionState) {
     let found = pointers(records, &texts);
     state.files_next = found.files_next;
     state.files_recent = found.files_recent;
+    state.files_read = found.files_read;
+    state.line_ranges = found.line_ranges;
     state.files_created = found.files_created;
     state.commands_ok = found.commands_ok;
     state.environment = found.environment;

@@ -19,6 +19,7 @@
 mod history;
 mod lean;
 mod line;
+mod numbered;
 mod prompt;
 mod records;
 mod scan;

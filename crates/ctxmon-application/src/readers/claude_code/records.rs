@@ -16,6 +16,7 @@ use ctxmon_domain::Todo;
 use memchr::memmem::Finder;
 use serde_json::Value;
 
+use super::numbered::{numbered_lines, numbered_range};
 use super::prompt::classify_request;
 
 /// A tool result longer than head + tail characters keeps its first [`RESULT_HEAD_CHARS`] and
@@ -36,8 +37,9 @@ const REJECTION_REASONS: &[&str] = &[
 /// successful results nobody needs (file reads, searches) are not parsed at all.
 #[derive(Debug, Default)]
 pub struct RecordParser {
-    /// Each call id seen: its kind and whether its successful result must be read.
-    calls: HashMap<String, (ToolKind, bool)>,
+    /// Each call id seen: its kind, whether its successful result must be read, and whether
+    /// the result numbers the file's lines (a read, an edit's snippet).
+    calls: HashMap<String, (ToolKind, bool, bool)>,
 }
 
 impl RecordParser {
@@ -62,7 +64,7 @@ impl RecordParser {
         match self.look(line) {
             Look::Wanted => true,
             Look::Unwanted { results } => {
-                self.push_known_results(results, out);
+                self.push_known_results(results, line, out);
                 false
             }
         }
@@ -91,7 +93,7 @@ impl RecordParser {
             std::str::from_utf8(id)
                 .ok()
                 .and_then(|id| self.calls.get(id))
-                .is_some_and(|(_, read)| *read)
+                .is_some_and(|(_, read, _)| *read)
         });
         if read {
             Look::Wanted
@@ -104,16 +106,23 @@ impl RecordParser {
     fn push_known_results<'l>(
         &self,
         ids: impl IntoIterator<Item = &'l [u8]>,
+        line: &[u8],
         out: &mut Vec<TranscriptRecord>,
     ) {
+        let ids: Vec<&[u8]> = ids.into_iter().collect();
+        let alone = ids.len() == 1;
         for id in ids {
             let Ok(id) = std::str::from_utf8(id) else {
                 continue;
             };
-            if self.calls.contains_key(id) {
+            if let Some(&(_, _, numbered)) = self.calls.get(id) {
+                // The lines a read or an edit showed, from the raw bytes: only a line with
+                // one result says whose they are.
+                let lines = (numbered && alone).then(|| numbered_range(line)).flatten();
                 out.push(TranscriptRecord {
                     body: RecordBody::ToolResult(ToolResult {
                         tool_use_id: Some(id.to_string()),
+                        lines,
                         ..ToolResult::default()
                     }),
                     ..TranscriptRecord::default()
@@ -130,7 +139,7 @@ impl RecordParser {
         if n.tool_result.find(line).is_none() || n.sidechain.find(line).is_some() {
             return;
         }
-        self.push_known_results(result_ids(line), out);
+        self.push_known_results(result_ids(line), line, out);
     }
 
     /// The records of one parsed line, appended to `out` (at least one: a line that says
@@ -221,7 +230,8 @@ impl RecordParser {
                 ToolKind::FileWrite => name == "Write",
                 _ => false,
             };
-            self.calls.insert(id.clone(), (kind, read));
+            let numbered = matches!(name.as_str(), "Read" | "Edit" | "MultiEdit" | "Write");
+            self.calls.insert(id.clone(), (kind, read, numbered));
         }
         let file_path = if name == "NotebookEdit" {
             str_at(input, "notebook_path").or_else(|| str_at(input, "file_path"))
@@ -253,12 +263,21 @@ impl RecordParser {
 
     fn result(&self, block: &Value, extra: Option<&Value>) -> ToolResult {
         let tool_use_id = str_at(block, "tool_use_id").map(str::to_string);
-        let (kind, read) = tool_use_id
+        let (kind, read, numbered) = tool_use_id
             .as_deref()
             .and_then(|id| self.calls.get(id))
             .copied()
             .unwrap_or_default();
         let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
+        // Only the numbers at the two ends are read: the file's text is not copied.
+        let lines = (numbered && !is_error)
+            .then(|| {
+                block
+                    .get("content")
+                    .and_then(first_text)
+                    .and_then(numbered_lines)
+            })
+            .flatten();
         let text = if is_error || read {
             block.get("content").map(result_text).unwrap_or_default()
         } else {
@@ -319,6 +338,7 @@ impl RecordParser {
             created_task,
             task_list,
             created_file,
+            lines,
         }
     }
 }
@@ -442,6 +462,15 @@ fn todo_list(input: &Value) -> Option<Vec<Todo>> {
             })
             .collect(),
     )
+}
+
+/// A result's text without copying it: the string, or its first text block.
+fn first_text(content: &Value) -> Option<&str> {
+    match content {
+        Value::String(s) => Some(s),
+        Value::Array(parts) => parts.iter().find_map(|p| str_at(p, "text")),
+        _ => None,
+    }
 }
 
 /// A tool result's text: a string, or the text blocks of a list, joined; trimmed, without

@@ -206,8 +206,17 @@ fn tool_call(call: &Value) -> (ToolCall, Option<ToolResult>) {
     } else {
         String::new()
     };
+    // `read_file` reads `limit` lines from the 0-based line `offset` when it is given them.
+    let number = |key: &str| args.and_then(|a| a.get(key)).and_then(Value::as_u64);
+    let lines = match (name.as_str(), number("offset"), number("limit")) {
+        ("read_file", Some(offset), Some(limit)) if limit > 0 && !failed => {
+            Some((offset.saturating_add(1), offset.saturating_add(limit)))
+        }
+        _ => None,
+    };
     let result = ToolResult {
         tool_use_id: id,
+        lines,
         is_error: failed && rejected.is_none(),
         exit_code,
         text: body,
@@ -354,5 +363,32 @@ impl Replay {
     /// The replayed messages.
     pub fn messages(&self) -> &[FullMessage] {
         &self.list
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `read_file` with `offset` (0-based) and `limit` read those lines; without them, or
+    /// failed, it says nothing of lines.
+    #[test]
+    fn a_read_file_with_offset_and_limit_gives_its_lines() {
+        let read = |args: Value, status: &str| {
+            let call = serde_json::json!({"id": "r1", "name": "read_file", "args": args,
+                "status": status, "result": [{"functionResponse": {"id": "r1",
+                "name": "read_file", "response": {"output": "text"}}}]});
+            tool_call(&call).1.and_then(|r| r.lines)
+        };
+        let path = "src/big.rs";
+        let ranged = serde_json::json!({"file_path": path, "offset": 99, "limit": 50});
+        assert_eq!(read(ranged.clone(), "success"), Some((100, 149)));
+        assert_eq!(read(ranged, "error"), None);
+        assert_eq!(
+            read(serde_json::json!({"file_path": path}), "success"),
+            None
+        );
+        let zero = serde_json::json!({"file_path": path, "offset": 0, "limit": 0});
+        assert_eq!(read(zero, "success"), None);
     }
 }
