@@ -39,14 +39,8 @@ fn edit(at: &str, id: &str, path: &str, tokens: u64) -> Vec<String> {
     ]
 }
 
-fn write_transcript(sb: &Sandbox, lines: &[String]) -> std::path::PathBuf {
-    sb.write("t.jsonl", lines.join("\n") + "\n")
-}
-
-#[test]
-fn a_note_written_at_warning_leads_the_hand_back_and_what_came_after_follows_it() {
-    let sb = Sandbox::new();
-    // The session reaches WARNING.
+/// The request, then an edit of the parser measured at `tokens`.
+fn parser_session(tokens: u64) -> Vec<String> {
     let mut lines = vec![ask(
         "2026-11-20T09:00:00.000Z",
         "Port the parser to the new grammar",
@@ -55,8 +49,20 @@ fn a_note_written_at_warning_leads_the_hand_back_and_what_came_after_follows_it(
         "2026-11-20T09:10:00.000Z",
         "e1",
         "/w/src/parser.rs",
-        145_000,
+        tokens,
     ));
+    lines
+}
+
+fn write_transcript(sb: &Sandbox, lines: &[String]) -> std::path::PathBuf {
+    sb.write("t.jsonl", lines.join("\n") + "\n")
+}
+
+#[test]
+fn a_note_written_at_warning_leads_the_hand_back_and_what_came_after_follows_it() {
+    let sb = Sandbox::new();
+    // The session reaches WARNING.
+    let mut lines = parser_session(145_000);
     let t = write_transcript(&sb, &lines);
     let tag = additional_context(
         &sb.run(&["hooks", "prompt-submit"], sb.prompt_input("s1", &t))
@@ -121,16 +127,7 @@ fn a_note_written_at_warning_leads_the_hand_back_and_what_came_after_follows_it(
 #[test]
 fn clear_hands_the_note_and_the_work_to_the_next_session_at_once() {
     let sb = Sandbox::new();
-    let mut lines = vec![ask(
-        "2026-11-20T09:00:00.000Z",
-        "Port the parser to the new grammar",
-    )];
-    lines.extend(edit(
-        "2026-11-20T09:10:00.000Z",
-        "e1",
-        "/w/src/parser.rs",
-        150_000,
-    ));
+    let mut lines = parser_session(150_000);
     let t = write_transcript(&sb, &lines);
     sb.write(
         ".ctxmon/notes/s1.md",
