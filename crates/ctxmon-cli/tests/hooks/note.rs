@@ -127,7 +127,7 @@ fn a_note_written_at_warning_leads_the_hand_back_and_what_came_after_follows_it(
 #[test]
 fn clear_hands_the_note_and_the_work_to_the_next_session_at_once() {
     let sb = Sandbox::new();
-    let mut lines = parser_session(150_000);
+    let lines = parser_session(150_000);
     let t = write_transcript(&sb, &lines);
     sb.write(
         ".ctxmon/notes/s1.md",
