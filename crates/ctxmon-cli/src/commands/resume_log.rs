@@ -19,12 +19,10 @@ use std::time::Duration;
 use anyhow::anyhow;
 use ctxmon_application::handoff::resume_log::{GenerateOutcome, generate_now};
 use ctxmon_application::monitor::fill::FillSettings;
-use ctxmon_application::ports::AgentKind;
 use ctxmon_application::run::{HookContext, HookPorts};
 use ctxmon_domain::session::is_safe;
 use ctxmon_domain::{ResumeLogDraft, human};
 use ctxmon_infra_fs::claude_paths::{project_slugs, projects_dirs};
-use ctxmon_infra_fs::codex;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{
     FsCheckpointRepository, FsEventLog, FsGitInfo, FsProjectFiles, FsResumeLogStore,
@@ -207,12 +205,7 @@ fn resolve_session(
             project_dir.display()
         )));
     };
-    let id = match crate::agent::of_transcript(&path) {
-        AgentKind::Codex => codex::session_id(&path),
-        AgentKind::Gemini => ctxmon_infra_fs::gemini::session_id(&path),
-        AgentKind::ClaudeCode => path.file_stem().map(|s| s.to_string_lossy().into_owned()),
-    };
-    let Some(id) = id.filter(|id| is_safe(id)) else {
+    let Some(id) = crate::agent::session_of(&path).filter(|id| is_safe(id)) else {
         return Err(Failure::usage(anyhow!(
             "no session to write a log for: {} names no session id; pass --session ID",
             path.display()

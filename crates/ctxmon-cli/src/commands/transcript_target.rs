@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::anyhow;
 use ctxmon_application::monitor::fill::FillSettings;
 use ctxmon_application::ports::{AgentKind, ScanLimits, TranscriptReader};
+use ctxmon_infra_fs::ProjectLayout;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
 use crate::agent;
@@ -24,6 +25,8 @@ pub struct TranscriptTarget {
     /// Which agent wrote it, by its format.
     pub agent: AgentKind,
     pub settings: FillSettings,
+    /// The project's `.ctxmon`, where the session's checkpoints are.
+    pub layout: ProjectLayout,
 }
 
 /// Which of the project's transcripts a command takes when none is named.
@@ -81,6 +84,7 @@ pub fn resolve(
         transcript,
         agent: served,
         settings,
+        layout: project.layout,
     })
 }
 

@@ -12,6 +12,7 @@ mod auto_compact_settings;
 mod checkpoint_attacks;
 mod checkpoint_sequence;
 mod codex;
+mod compaction_triggers;
 mod gemini;
 mod git_calls;
 mod handoff;
