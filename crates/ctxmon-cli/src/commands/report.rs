@@ -49,7 +49,7 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
         })?;
     if !stats.any_json {
         return Err(Failure::Other(anyhow!(
-            "{shown} is not a Claude Code transcript or Codex rollout: none of its {} is JSON",
+            "{shown} is not a Claude Code transcript, Codex rollout or Gemini CLI chat: none of its {} is JSON",
             ctxmon_domain::human::count(stats.lines, "line", "lines")
         )));
     }

@@ -109,7 +109,7 @@ fn generate(global: &GlobalArgs, session: Option<&str>, from: Option<&str>) -> C
     };
     if transcript.is_none() {
         note(&format!(
-            "warning: no Claude Code transcript or Codex rollout found for session {}; the log holds only what --from, checkpoints and git say",
+            "warning: no Claude Code transcript, Codex rollout or Gemini CLI chat found for session {}; the log holds only what --from, checkpoints and git say",
             clip(&session_id, 40)
         ));
     }
@@ -201,7 +201,7 @@ fn resolve_session(
     }
     let Some(path) = crate::agent::project_transcript(project_dir) else {
         return Err(Failure::usage(anyhow!(
-            "no session to write a log for: no Claude Code transcript or Codex rollout found for {}; pass --session ID",
+            "no session to write a log for: no Claude Code transcript, Codex rollout or Gemini CLI chat found for {}; pass --session ID",
             project_dir.display()
         )));
     };

@@ -63,7 +63,7 @@ pub fn resolve(
         (None, Pick::NewestAnswered) => newest_answered(project_dir, settings.limits)?,
         (None, Pick::Newest) => agent::project_transcript(project_dir).ok_or_else(|| {
             Failure::Other(anyhow!(
-                "no transcript found for {} under Claude Code's projects folder or Codex's sessions folder; pass --transcript PATH",
+                "no transcript found for {} under Claude Code's projects folder, Codex's sessions folder or Gemini CLI's chats folder; pass --transcript PATH",
                 project_dir.display()
             ))
         })?,
@@ -101,7 +101,7 @@ fn newest_answered(project_dir: &Path, limits: ScanLimits) -> Result<PathBuf, Fa
     match (found, candidates.len()) {
         (Some(path), _) => Ok(path.clone()),
         (None, 0) => Err(Failure::Other(anyhow!(
-            "no transcript found for {} under Claude Code's projects folder or Codex's sessions folder; pass --transcript PATH",
+            "no transcript found for {} under Claude Code's projects folder, Codex's sessions folder or Gemini CLI's chats folder; pass --transcript PATH",
             project_dir.display()
         ))),
         (None, n) => Err(Failure::Other(anyhow!(

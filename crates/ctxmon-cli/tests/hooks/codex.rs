@@ -485,7 +485,7 @@ fn resume_log_generate_finds_a_codex_session_with_or_without_its_id() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr
-            .contains("no Claude Code transcript or Codex rollout found"),
+            .contains("no Claude Code transcript, Codex rollout or Gemini CLI chat found"),
         "{}",
         run.stderr
     );

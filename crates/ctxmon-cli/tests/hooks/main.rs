@@ -1,4 +1,4 @@
-//! End-to-end tests of the hooks and the status line as Claude Code and Codex run them: stdin
+//! End-to-end tests of the hooks and the status line as Claude Code, Codex CLI and Gemini CLI run them: stdin
 //! JSON in, one answer out, what they leave in `.ctxmon/`, and how they fail open on bad
 //! input, planted links and odd project places. One test binary, linked once instead of once
 //! per file; each module is named for what it tests (`cargo test -p ctxmon-cli --test hooks
