@@ -2,6 +2,24 @@
 //!
 //! The binary in `main.rs` only parses the verb and calls into these modules; the layer rules
 //! also run as an ordinary `#[test]` so that `cargo test --workspace` enforces them.
+//!
+//! The verbs: `check-arch` (crate edges; forbidden `std` uses and module cycles in the core and
+//! the adapters; in every crate no two sibling modules that import each other; and
+//! `placement`: no key of an agent's format outside the application's `readers`), `embed`
+//! (`examples/embed`, built from its own lockfile and compared with `ctxmon status` on every
+//! transcript at hand), `tidy` (`//!` headers, at most 600 lines outside tests, workspace
+//! lints, every module named in ARCHITECTURE.md, citations of `docs/contract.md` and none of
+//! issues, bug ids or design documents, links, no relative link on a page a published crate
+//! ships, no application function over 120 lines), `budgets` (every injected tag at its
+//! extremes), `fuzz`, `bench` (`docs/benchmarks.md`: per call against `xtask/floor/`, a bare
+//! program, every program with an agent-sized environment, also in a project other sessions
+//! used; transcripts and chats generated at run time), `dist` (release archives, checked by
+//! installing them), `inject-cost` (`docs/inject-policy.md`), `release_build` (the one command
+//! that builds the shipped binary for `dist` and `bench`: static on Linux, sized at link time,
+//! no symbol table), `package` (`cargo package` of the two library crates, verified in a target
+//! folder of its own after clearing the copies an earlier run left in cargo's source cache,
+//! since cargo never rebuilds a registry crate it has seen) and `ci`. `lexer` is the small Rust
+//! lexer the source checks share.
 
 // Production code never unwraps or expects: bad input is data (contract C15), so a failure is
 // handled, and a truly infallible case carries an `#[allow]` that says why. Test code (unit

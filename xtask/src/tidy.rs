@@ -10,7 +10,8 @@
 //! - no `#[path]` attribute reaches out of its own crate (shared test code is a crate:
 //!   `ctxmon-test-support`);
 //! - every top-level module of `ctxmon-application` and `ctxmon-infra-fs` is named in that
-//!   crate's section of ARCHITECTURE.md, so the map stays honest;
+//!   crate's section of ARCHITECTURE.md, so the map stays honest, and the map stays on one
+//!   page (at most 160 lines);
 //! - sources and documents cite the repository's own contract, `docs/contract.md`, by a section
 //!   it has, and never the spec outside the repository (`citations`); `crates/` and `xtask/`
 //!   cite no issue number, bug id or design document a reader cannot open
@@ -369,7 +370,7 @@ pub fn module_map(root: &Path) -> Result<Vec<String>> {
     let map_path = root.join("ARCHITECTURE.md");
     let map = std::fs::read_to_string(&map_path)
         .with_context(|| format!("reading {}", map_path.display()))?;
-    let mut out = Vec::new();
+    let mut out: Vec<String> = map_length(&map).into_iter().collect();
     for (crate_name, lib) in MAPPED_CRATES {
         let lib_path = root.join(lib);
         let text = std::fs::read_to_string(&lib_path)
@@ -377,6 +378,20 @@ pub fn module_map(root: &Path) -> Result<Vec<String>> {
         out.extend(unnamed_modules(crate_name, lib, &text, &map));
     }
     Ok(out)
+}
+
+/// The most lines ARCHITECTURE.md may have: a map on one page, whose detail lives in the module
+/// docs it points to. A map that grows past it has turned into an atlas.
+pub const MAP_MAX_LINES: usize = 160;
+
+/// The message for a map longer than [`MAP_MAX_LINES`], if it is.
+pub fn map_length(map: &str) -> Option<String> {
+    let lines = map.lines().count();
+    (lines > MAP_MAX_LINES).then(|| {
+        format!(
+            "ARCHITECTURE.md: {lines} lines, more than {MAP_MAX_LINES}; keep one line per module and move the detail into the module's //! docs"
+        )
+    })
 }
 
 /// The messages for `lib`'s top-level modules (test-only ones aside) that the section of

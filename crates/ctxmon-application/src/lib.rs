@@ -1,5 +1,5 @@
 //! ctxmon's application layer: the use cases of a context monitor for coding agents (Claude
-//! Code, Codex CLI) and the ports (traits) they run on.
+//! Code, Codex CLI, Gemini CLI) and the ports (traits) they run on.
 //!
 //! Architecture invariant: nothing here touches a file, the environment, a process, the network
 //! or the wall clock. Use cases receive ports and plain values and return plain values, so every

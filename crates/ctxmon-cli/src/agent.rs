@@ -157,6 +157,16 @@ pub fn of_transcript(path: &Path) -> AgentKind {
     agent_of(path).unwrap_or_default()
 }
 
+/// The session id `path` was written for, as that agent's hooks name it: Claude Code's file
+/// name, the id a Codex rollout's first line (or name) gives, a Gemini CLI chat's `sessionId`.
+pub fn session_of(path: &Path) -> Option<String> {
+    match of_transcript(path) {
+        AgentKind::Codex => codex::session_id(path),
+        AgentKind::Gemini => gemini::session_id(path),
+        AgentKind::ClaudeCode => path.file_stem().map(|s| s.to_string_lossy().into_owned()),
+    }
+}
+
 /// The transcript `status` and `report` measure without `--transcript` (see the module docs).
 pub fn project_transcript(project_dir: &Path) -> Option<PathBuf> {
     let env = bootstrap::env_pairs();

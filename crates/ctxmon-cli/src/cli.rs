@@ -18,7 +18,8 @@ pub use raw::RawInvocation;
 
 /// Keeps a coding agent's work alive across context-window limits.
 ///
-/// ctxmon measures how full a Claude Code session's context really is, warns the agent in
+/// ctxmon measures how full the context of a Claude Code, Codex CLI or Gemini CLI session
+/// really is, warns the agent in
 /// graduated tiers whenever it matters, checkpoints the session before compaction and hands the
 /// essentials back after it.
 #[derive(Debug, Parser)]
@@ -57,8 +58,9 @@ pub enum Command {
     /// Show how full a session's context is.
     ///
     /// Reads the transcript backwards from its end (never the whole file) and reports the
-    /// context fill, its tier, and the tokens left before Claude Code auto-compacts. Without
-    /// --transcript, the newest transcript of the project is used.
+    /// context fill, its tier, and the tokens left before the agent auto-compacts: a Claude
+    /// Code transcript, a Codex CLI rollout or a Gemini CLI chat, told apart by their content.
+    /// Without --transcript, the project's newest session of any of them is used.
     #[command(after_long_help = crate::help::STATUS)]
     Status(StatusArgs),
     /// Chart how a session's context filled up, response by response.
@@ -76,9 +78,11 @@ pub enum Command {
     /// --json prints the points, compactions and crossings for programs.
     #[command(after_long_help = crate::help::REPORT)]
     Report(ReportArgs),
-    /// Entry points for Claude Code hooks (hook JSON on stdin; always exit 0).
+    /// Entry points for the agents' hooks (hook JSON on stdin; always exit 0).
     ///
-    /// One subcommand per Claude Code hook event. `ctxmon install` registers all seven (by the
+    /// One subcommand per hook, named after Claude Code's event; Codex CLI runs five of them
+    /// and Gemini CLI five under its own event names (BeforeAgent, SessionStart, PreCompress,
+    /// AfterTool, SessionEnd). For Claude Code `ctxmon install` registers all seven (by the
     /// binary's absolute path, or `ctxmon` in a project's shared file when PATH finds it):
     /// SessionStart without a matcher (Claude Code fires the
     /// `compact` matcher unreliably, so ctxmon branches on the event's source itself),
@@ -126,7 +130,8 @@ pub enum Command {
     /// source's best candidates by the chosen strategy, with the measured token breakdown.
     #[command(after_long_help = crate::help::ASSEMBLE)]
     Assemble(AssembleArgs),
-    /// Register ctxmon's hooks (and optionally its status line) in Claude Code's or Codex's settings.
+    /// Register ctxmon's hooks (and optionally its status line) in Claude Code's, Codex's or
+    /// Gemini CLI's settings.
     ///
     /// Merges seven hooks (UserPromptSubmit, SessionStart, PreCompact, PreToolUse for
     /// Write|Edit|MultiEdit, PostToolUse for every tool, PostCompact, SessionEnd) that run this
@@ -147,6 +152,12 @@ pub enum Command {
     /// SessionEnd, and edits files through apply_patch, which ctxmon's PreToolUse does not
     /// read). Codex runs them only once you trust them in its /hooks. No --statusline, no
     /// --scope local; a file starting with a byte-order mark is refused (Codex cannot read it).
+    ///
+    /// With --agent gemini the file is Gemini CLI's settings.json (.gemini/settings.json, or
+    /// ~/.gemini/settings.json with --scope user) and the hooks are BeforeAgent, SessionStart,
+    /// PreCompress, AfterTool for every tool and SessionEnd, with timeouts in milliseconds
+    /// (Gemini CLI's unit). Its `//` and `/* */` comments are allowed and kept. No
+    /// --statusline, no --scope local.
     #[command(after_long_help = crate::help::INSTALL)]
     Install(InstallArgs),
     /// Remove exactly what `ctxmon install` added.
@@ -157,7 +168,8 @@ pub enum Command {
     /// deleted. Nothing of ctxmon's is left, so no backup is written and install's
     /// `<file>.ctxmon-backup` is deleted (the output names it). With --statusline only the
     /// status line goes and the hooks stay (a backup is kept, as install keeps one). With
-    /// --agent codex, a hooks.json left with nothing in it is removed.
+    /// --agent codex, a hooks.json left with nothing in it is removed; with --agent gemini the
+    /// file is Gemini CLI's settings.json.
     #[command(after_long_help = crate::help::UNINSTALL)]
     Uninstall(UninstallArgs),
     /// Check the installation and explain what is wrong.
@@ -169,7 +181,8 @@ pub enum Command {
     /// else ~/.claude/settings.json), each pointing at an existing executable, and SessionStart
     /// without the `compact` matcher Claude Code fires unreliably; where Codex is present, its
     /// registration (.codex/ and $CODEX_HOME hooks.json and config.toml [hooks]: registered,
-    /// missing, stale binary path, registered twice); the configuration valid
+    /// missing, stale binary path, registered twice), and likewise Gemini CLI's where it is
+    /// present (.gemini/settings.json, ~/.gemini/settings.json); the configuration valid
     /// (a bad key is named with its file or variable); .ctxmon writable; hook problems logged in
     /// .ctxmon/logs/hooks.log in the last 24 hours; the project's newest transcript readable and
     /// measurable. It changes nothing. With --json, prints the checks as a JSON array.

@@ -17,13 +17,13 @@ Exit codes:
   1  failure (unreadable transcript, unhealthy installation, ...)
   2  usage or configuration error (bad flag, invalid value, unknown key, a project directory
      that does not exist)
-  `ctxmon hooks ...` always exits 0: a hook never blocks or breaks Claude Code.
+  `ctxmon hooks ...` always exits 0: a hook never blocks or breaks the agent's session.
 
 Project: --project-dir, else $CLAUDE_PROJECT_DIR, else the nearest folder at or above the
 current directory that holds .ctxmon, .claude or .git (as git finds its repository), so any
 command works from a subfolder. The search stops below your home folder, /, and the folders of
 GIT_CEILING_DIRECTORIES; with no such folder the current directory is the project. Hooks and
-the status line use the folder Claude Code or Codex names.
+the status line use the folder the agent names (Claude Code, Codex CLI or Gemini CLI).
 
 JSON (--json): every command either honours it or refuses it (completions: exit 2). Under
 --json a failure prints {\"error\": \"...\", \"exit_code\": N} on stdout as well as the message on
@@ -48,7 +48,8 @@ Exit codes: 0 measured, or no response yet; 1 no transcript, not a transcript, u
 no usage record within the scan limit; 2 bad flag or configuration.";
 
 pub const HOOKS: &str = "\
-Claude Code runs these; you rarely need to. Each reads one hook JSON object on stdin (read to
+The agent runs these (Claude Code, Codex CLI or Gemini CLI, under its own event names); you
+rarely need to. Each reads one hook JSON object on stdin (read to
 its end, at most 1 MiB kept: a longer one has its long strings shortened; unknown fields
 ignored), answers with at most one JSON object on stdout and never writes diagnostics there
 (they go to stderr and .ctxmon/logs/hooks.log). Each answers with what it has within its own
@@ -153,6 +154,8 @@ Examples:
   ctxmon install --scope user --statusline       every project, with the status line
   ctxmon install --agent codex                   .codex/hooks.json of this project
   ctxmon install --agent codex --scope user      $CODEX_HOME/hooks.json (default ~/.codex)
+  ctxmon install --agent gemini                  .gemini/settings.json of this project
+  ctxmon install --agent gemini --scope user     ~/.gemini/settings.json
   ctxmon doctor                                  check the result
 
 In the project's file the hooks run `ctxmon hooks …` when the ctxmon on PATH is this binary, so
@@ -161,7 +164,8 @@ the committed file works for the whole team; otherwise this binary's absolute pa
 
 Exit codes: 0 installed (or nothing to change); 1 the settings file is not strict JSON or has an
 unexpected shape, another status line is in the way, or the file cannot be written (nothing is
-changed); 2 bad flag (an unknown --agent; --statusline or --scope local with --agent codex), or
+changed); 2 bad flag (an unknown --agent; --statusline or --scope local with --agent codex or
+gemini), or
 neither CLAUDE_CONFIG_DIR (CODEX_HOME for Codex) nor HOME is set for --scope user.";
 
 pub const UNINSTALL: &str = "\
@@ -170,10 +174,11 @@ Examples:
   ctxmon uninstall --scope user
   ctxmon uninstall --statusline                  only the status line; the hooks stay
   ctxmon uninstall --agent codex
+  ctxmon uninstall --agent gemini
 
 Exit codes: 0 removed (or nothing to remove); 1 the settings file cannot be read or written,
 or ctxmon's status line replaced yours and <file>.ctxmon-statusline, which keeps yours, cannot
-be read (nothing is changed); 2 bad flag (--statusline with --agent codex).";
+be read (nothing is changed); 2 bad flag (--statusline with --agent codex or gemini).";
 
 pub const REPORT: &str = "\
 Output (fixtures/transcripts/session-compactions.jsonl):

@@ -1,4 +1,5 @@
-//! ctxmon's domain: value objects, domain events and the pure rules over them.
+//! ctxmon's domain: value objects, domain events and the pure rules over them, the same for
+//! every coding agent ctxmon serves (Claude Code, Codex CLI, Gemini CLI).
 //!
 //! Architecture invariant: this crate performs no I/O, reads no clock and no environment, and
 //! depends on nothing but `serde`. Everything here is a total function of its inputs, so it

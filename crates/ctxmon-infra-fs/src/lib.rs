@@ -1,4 +1,6 @@
-//! ctxmon's adapters: everything that touches files, configuration, git or the clock.
+//! ctxmon's adapters: everything that touches files, configuration, git or the clock, for
+//! every agent ctxmon serves (Claude Code's projects folder, Codex CLI's sessions, Gemini
+//! CLI's chats).
 //!
 //! Each module implements ports from `ctxmon-application` (or loads what its use cases need).
 //! Architecture invariant: nothing here decides policy; adapters report what they find and the

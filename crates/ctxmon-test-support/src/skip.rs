@@ -3,13 +3,16 @@
 //! FIFO, git) returns early and passes, and would read as `ok`. libtest captures what `print!`
 //! and `eprint!` write, showing it only for a failure or under `--nocapture`; a line written to
 //! the stderr handle itself is not captured, so [`skipped`] writes there: a plain `cargo test`
-//! shows `SKIPPED <test>: <why>` beside the test's `ok`.
+//! shows `SKIPPED <test>: <why>` on a line of its own. Run one at a time (`--test-threads 1`,
+//! or a one-core machine), libtest has written `test <name> ... ` when the test starts and
+//! writes `ok` when it ends, so the notice opens with a line break rather than finish that
+//! line; run in parallel, another test's line may be half written.
 
 use std::io::Write;
 
 /// The line [`skipped`] writes for test `test`.
 pub fn skip_line(test: &str, why: &str) -> String {
-    format!("SKIPPED {test}: {why}\n")
+    format!("\nSKIPPED {test}: {why}\n")
 }
 
 /// Says on the terminal, past libtest's capture, that the running test skips its work and why.
@@ -34,7 +37,7 @@ macro_rules! skip {
 mod tests {
     use super::*;
 
-    /// Run by [`a_skip_is_shown_without_nocapture`] in a child test process.
+    /// Run by [`a_skip_is_shown_without_nocapture_on_its_own_line`] in a child test process.
     #[test]
     fn skips_when_asked() {
         if std::env::var_os("CTXMON_SKIP_PROBE").is_some() {
@@ -43,31 +46,35 @@ mod tests {
     }
 
     /// The notice reaches the output of a plain `cargo test` run (no `--nocapture`), named
-    /// for the test.
+    /// for the test, on a line of its own, whether tests run in parallel or one at a time
+    /// (where libtest's `test <name> ... ` waits for the `ok`). Both streams go into one pipe,
+    /// in the order they are written, as on a terminal.
     #[test]
-    fn a_skip_is_shown_without_nocapture() {
+    fn a_skip_is_shown_without_nocapture_on_its_own_line() {
         let exe = std::env::current_exe().expect("test binary");
-        let out = std::process::Command::new(exe)
-            .args([
-                "--exact",
-                "skip::tests::skips_when_asked",
-                "--test-threads",
-                "2",
-            ])
-            .env("CTXMON_SKIP_PROBE", "1")
-            .output()
-            .expect("run the test binary");
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(out.status.success(), "{text}");
-        assert!(
-            text.contains(
-                "SKIPPED skip::tests::skips_when_asked: the probe's precondition is missing"
-            ),
-            "{text}"
-        );
+        for threads in ["1", "2"] {
+            let (mut reader, writer) = std::io::pipe().expect("a pipe");
+            let mut child = std::process::Command::new(&exe)
+                .args([
+                    "--exact",
+                    "skip::tests::skips_when_asked",
+                    "--test-threads",
+                    threads,
+                ])
+                .env("CTXMON_SKIP_PROBE", "1")
+                .stdout(writer.try_clone().expect("a second end"))
+                .stderr(writer)
+                .spawn()
+                .expect("run the test binary");
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut reader, &mut text).expect("read the output");
+            let status = child.wait().expect("wait for the test binary");
+            assert!(status.success(), "{text}");
+            assert!(
+                text.lines().any(|line| line
+                    == "SKIPPED skip::tests::skips_when_asked: the probe's precondition is missing"),
+                "{threads} threads: {text}"
+            );
+        }
     }
 }

@@ -111,6 +111,15 @@ fn a_module_the_map_does_not_name_fails() {
 }
 
 #[test]
+fn a_map_past_one_page_fails() {
+    let page = "- `m`: a line.\n".repeat(MAP_MAX_LINES);
+    assert_eq!(map_length(&page), None);
+    let atlas = format!("{page}- `n`: one more.\n");
+    let found = map_length(&atlas).unwrap_or_default();
+    assert!(found.contains("161 lines, more than 160"), "{found}");
+}
+
+#[test]
 fn cfg_test_modules_are_found() {
     let text = "mod a;\n#[cfg(test)]\nmod b;\n#[cfg(test)]\n#[path = \"x.rs\"]\npub(crate) mod c;\n#[cfg(test)]\nmod d {\n}\n";
     assert_eq!(cfg_test_mods(text), ["b", "c"]);

@@ -10,6 +10,13 @@
 //! place that names an agent's events: `cargo xtask check-arch` fails on an event name written
 //! anywhere else in the crates' code.
 //!
+//! A description says, besides the events and how each is answered: the timeout unit, the
+//! settings files (and whether they allow comments), the transcript format, how a session is
+//! looked up, the auto-compaction rule and the tier basis, the hand-back, the task list's noun,
+//! and the install rules (an unreadable byte-order mark, a hooks-only file, the trust the
+//! agent asks for, the variable naming the project, how duplicate hooks run). [`Hook`] is the
+//! one hook enum: its subcommand name, deadline key and timeout.
+//!
 //! Pure data: nothing here reads a file or the environment; the adapters and the composition
 //! root read what a description names.
 

@@ -5,6 +5,12 @@
 //! and on request (`resume_log`), when the resumption source file is stale (`source_staleness`), and the writer that keeps every injected tag within its
 //! token budget (`budget_writer`).
 //!
+//! `resumption/` builds the state from the source file or the transcript's tail, checks every
+//! fact against what came after it (`checked`, `worked`), carries the agent's own note
+//! (`note`), and renders `<resumption-context>` in two modes: beside the agent's own summary,
+//! or alone. `resume_log/` holds the triggers, the section providers, the generator and the
+//! SessionStart `pointer`.
+//!
 //! Two names, two things: a *resumption* state is the short summary inside a checkpoint,
 //! handed back as `<resumption-context>`; a *resume log* is the separate 10,000-token
 //! document in `resume-logs/`, to which SessionStart may only point.

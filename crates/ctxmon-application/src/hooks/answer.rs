@@ -266,7 +266,14 @@ fn dispatch(
     };
     match call.hook {
         Hook::PromptSubmit => {
-            let outcome = prompt_submit(ctx, ports, logs);
+            let mut outcome = prompt_submit(ctx, ports, logs);
+            // Why no transcript was found is told above; that no path was given is how the
+            // agent (Codex, Gemini CLI) always sends it, so it would be a second, false warning.
+            if call.transcript_path.is_none() && call.transcript_problem.is_some() {
+                outcome
+                    .warnings
+                    .retain(|w| !matches!(w, Warning::FillNotMeasured(_)));
+            }
             warn_all(&outcome.warnings);
             HookAnswer {
                 additional_context: outcome.additional_context,

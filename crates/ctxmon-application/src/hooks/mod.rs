@@ -1,5 +1,7 @@
-//! One use case per Claude Code hook event (Codex CLI sends the same events), and `answer`,
-//! the policy that runs one of them for an invocation. Each use case runs on a
+//! One use case per hook (Claude Code's events; Codex CLI sends five of them, Gemini CLI five
+//! under its own names), and `answer`, the policy that runs one of them for an invocation:
+//! the configuration's fallback to the defaults, the event check, the session lock, and
+//! post-tool-use's first look (most tool calls are answered from one state read). Each use case runs on a
 //! [`crate::run::HookRun`] and returns what to answer with the run's warnings; the wire format
 //! (JSON on stdout, exit 0) is the CLI's business. None of them fails.
 

@@ -2,6 +2,12 @@
 //! session's record of the tags it was given (`tier_record`), the status line's estimate
 //! (`status_line`) and its comparison with Claude Code's own figure (`payload_check`).
 //!
+//! `fill/` is the estimator: the window, the auto-compaction point (Claude Code's by version,
+//! model and the user's own compactions in `claude_point`, Codex's, Gemini CLI's share), the
+//! reset after a compaction, and a session's series for `report`. `tier_record` also holds
+//! post-tool-use's rule for a tag; prompt-submit's (`tiered` by default) is
+//! `hooks::prompt_submit::should_inject`.
+//!
 //! Nothing here hands work over; that is `crate::handoff`, which may measure through this
 //! module but never the other way round.
 

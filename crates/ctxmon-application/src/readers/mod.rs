@@ -7,6 +7,21 @@
 //! transcript ports the use cases run on. `settings` reads the agents' own auto-compaction
 //! settings, so an embedder's figures equal `ctxmon status`'s.
 //!
+//! Layout: `files` is [`TranscriptFiles`], `access` the [`FileAccess`] it opens through (the
+//! binary's opens regular files only; an embedder's can be a closure), `measure` what
+//! `ctxmon status` reports. `claude_code/` (line rules, backward scan, the records of the tail
+//! and head, subagent files), `codex/` (rollout lines, scan, forward events, records,
+//! `session_meta`) and `gemini/` (its JSONL chat, replayed as gemini-cli does within a bounded
+//! backward scan, and its legacy single document under a cap) hold each format; `jsonl/` is the
+//! reading every format shares (backward blocks, the tail window, the head, forward lines,
+//! lenient fields); `json/` what serde_json refuses but must not cost a line (lone surrogates,
+//! numbers beyond f64, bytes that are not UTF-8, nesting past its limit, and the comments
+//! Gemini CLI allows in its settings, blanked byte for byte so spans still point into the
+//! text); `settings/` the agents' auto-compaction settings (Claude Code's env and
+//! `settings.json` layers, Codex's `config.toml` layers, Gemini CLI's
+//! `model.compressionThreshold`) through a `SettingsSource`, applied by
+//! `FillSettings::apply_agent_settings`.
+//!
 //! Every reader works on bytes it is handed (`Read + Seek`), never on the file system, and
 //! none panics on what it reads: a line that does not parse is skipped, a read that fails
 //! midway is a typed error, and a file that shrinks while it is read ends the reading or

@@ -78,13 +78,14 @@ fn agent_parser() -> impl clap::builder::TypedValueParser<Value = AgentKind> {
 /// The settings file `install` and `uninstall` edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum SettingsScope {
-    /// the project's file: .claude/settings.json (committed, shared with the team), or
-    /// .codex/hooks.json with --agent codex
+    /// the project's file: .claude/settings.json (committed, shared with the team),
+    /// .codex/hooks.json with --agent codex, or .gemini/settings.json with --agent gemini
     #[default]
     Project,
     /// .claude/settings.local.json in the project (personal, not committed; Claude Code only)
     Local,
     /// ~/.claude/settings.json or $CLAUDE_CONFIG_DIR/settings.json; with --agent codex
-    /// $CODEX_HOME/hooks.json, default ~/.codex/hooks.json (every project)
+    /// $CODEX_HOME/hooks.json, default ~/.codex/hooks.json; with --agent gemini
+    /// ~/.gemini/settings.json (every project)
     User,
 }

@@ -1,8 +1,9 @@
-//! `ctxmon hooks …`: the Claude Code (and Codex CLI) entry points. Whatever happens, they exit 0, write nothing
-//! but a valid answer to stdout, and answer within their own deadline (contract C14; the
-//! `hooks.*_deadline_ms` keys, `config/deadlines.rs` in the application): short for the hooks
-//! the user or the agent waits for, most of the registered timeout for PreCompact and
-//! SessionStart, which must not lose a checkpoint to a busy machine.
+//! `ctxmon hooks …`: the entry points of the agents' hooks (Claude Code, Codex CLI, Gemini
+//! CLI). Whatever happens, they exit 0, write nothing but a valid answer to stdout, and answer
+//! within their own deadline (contract C14; the `hooks.*_deadline_ms` keys,
+//! `config/deadlines.rs` in the application): short for the hooks the user or the agent waits
+//! for, most of the registered timeout for PreCompact and SessionStart, which must not lose a
+//! checkpoint to a busy machine.
 //!
 //! The work runs under a watchdog (`deadline`) that ends the process at the deadline, so a stdin
 //! that never closes or a slow disk cannot hang a prompt.

@@ -9,9 +9,12 @@ use std::path::Path;
 
 use anyhow::anyhow;
 use ctxmon_application::monitor::fill::FillSeriesBuilder;
-use ctxmon_application::ports::PathOrigin;
+use ctxmon_application::ports::{CheckpointRepository, PathOrigin};
+use ctxmon_domain::CheckpointData;
+use ctxmon_infra_fs::FsCheckpointRepository;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
+use crate::agent;
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, ReportArgs};
 use crate::commands::transcript_target::{self, Pick, TranscriptTarget};
@@ -26,6 +29,7 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
     let TranscriptTarget {
         transcript,
         settings,
+        layout,
         ..
     } = transcript_target::resolve(
         "report",
@@ -45,11 +49,20 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
         })?;
     if !stats.any_json {
         return Err(Failure::Other(anyhow!(
-            "{shown} is not a Claude Code transcript or Codex rollout: none of its {} is JSON",
+            "{shown} is not a Claude Code transcript, Codex rollout or Gemini CLI chat: none of its {} is JSON",
             ctxmon_domain::human::count(stats.lines, "line", "lines")
         )));
     }
-    let series = builder.finish(&settings, args.model.as_deref());
+    let mut series = builder.finish(&settings, args.model.as_deref());
+    // A rollout or a chat does not say who started a compaction; the session's checkpoints,
+    // written by the hook that was told, do.
+    if series.compactions.iter().any(|c| c.trigger.is_none())
+        && let Some(session) = agent::session_of(&transcript)
+        && let Ok(stored) = FsCheckpointRepository::new(layout).of_session(&session)
+    {
+        let checkpoints: Vec<CheckpointData> = stored.into_iter().map(|c| c.data).collect();
+        series.take_triggers_from(&checkpoints);
+    }
     if series.points.is_empty() {
         let compactions = match series.compactions.len() {
             0 => String::new(),

@@ -19,12 +19,10 @@ use std::time::Duration;
 use anyhow::anyhow;
 use ctxmon_application::handoff::resume_log::{GenerateOutcome, generate_now};
 use ctxmon_application::monitor::fill::FillSettings;
-use ctxmon_application::ports::AgentKind;
 use ctxmon_application::run::{HookContext, HookPorts};
 use ctxmon_domain::session::is_safe;
 use ctxmon_domain::{ResumeLogDraft, human};
 use ctxmon_infra_fs::claude_paths::{project_slugs, projects_dirs};
-use ctxmon_infra_fs::codex;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 use ctxmon_infra_fs::{
     FsCheckpointRepository, FsEventLog, FsGitInfo, FsProjectFiles, FsResumeLogStore,
@@ -111,7 +109,7 @@ fn generate(global: &GlobalArgs, session: Option<&str>, from: Option<&str>) -> C
     };
     if transcript.is_none() {
         note(&format!(
-            "warning: no Claude Code transcript or Codex rollout found for session {}; the log holds only what --from, checkpoints and git say",
+            "warning: no Claude Code transcript, Codex rollout or Gemini CLI chat found for session {}; the log holds only what --from, checkpoints and git say",
             clip(&session_id, 40)
         ));
     }
@@ -203,16 +201,11 @@ fn resolve_session(
     }
     let Some(path) = crate::agent::project_transcript(project_dir) else {
         return Err(Failure::usage(anyhow!(
-            "no session to write a log for: no Claude Code transcript or Codex rollout found for {}; pass --session ID",
+            "no session to write a log for: no Claude Code transcript, Codex rollout or Gemini CLI chat found for {}; pass --session ID",
             project_dir.display()
         )));
     };
-    let id = match crate::agent::of_transcript(&path) {
-        AgentKind::Codex => codex::session_id(&path),
-        AgentKind::Gemini => ctxmon_infra_fs::gemini::session_id(&path),
-        AgentKind::ClaudeCode => path.file_stem().map(|s| s.to_string_lossy().into_owned()),
-    };
-    let Some(id) = id.filter(|id| is_safe(id)) else {
+    let Some(id) = crate::agent::session_of(&path).filter(|id| is_safe(id)) else {
         return Err(Failure::usage(anyhow!(
             "no session to write a log for: {} names no session id; pass --session ID",
             path.display()

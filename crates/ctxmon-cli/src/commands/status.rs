@@ -20,6 +20,7 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
         transcript,
         agent: served,
         settings,
+        ..
     } = transcript_target::resolve(
         "status",
         global,

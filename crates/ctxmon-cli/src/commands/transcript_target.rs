@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::anyhow;
 use ctxmon_application::monitor::fill::FillSettings;
 use ctxmon_application::ports::{AgentKind, ScanLimits, TranscriptReader};
+use ctxmon_infra_fs::ProjectLayout;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
 use crate::agent;
@@ -24,6 +25,8 @@ pub struct TranscriptTarget {
     /// Which agent wrote it, by its format.
     pub agent: AgentKind,
     pub settings: FillSettings,
+    /// The project's `.ctxmon`, where the session's checkpoints are.
+    pub layout: ProjectLayout,
 }
 
 /// Which of the project's transcripts a command takes when none is named.
@@ -60,7 +63,7 @@ pub fn resolve(
         (None, Pick::NewestAnswered) => newest_answered(project_dir, settings.limits)?,
         (None, Pick::Newest) => agent::project_transcript(project_dir).ok_or_else(|| {
             Failure::Other(anyhow!(
-                "no transcript found for {} under Claude Code's projects folder or Codex's sessions folder; pass --transcript PATH",
+                "no transcript found for {} under Claude Code's projects folder, Codex's sessions folder or Gemini CLI's chats folder; pass --transcript PATH",
                 project_dir.display()
             ))
         })?,
@@ -81,6 +84,7 @@ pub fn resolve(
         transcript,
         agent: served,
         settings,
+        layout: project.layout,
     })
 }
 
@@ -97,7 +101,7 @@ fn newest_answered(project_dir: &Path, limits: ScanLimits) -> Result<PathBuf, Fa
     match (found, candidates.len()) {
         (Some(path), _) => Ok(path.clone()),
         (None, 0) => Err(Failure::Other(anyhow!(
-            "no transcript found for {} under Claude Code's projects folder or Codex's sessions folder; pass --transcript PATH",
+            "no transcript found for {} under Claude Code's projects folder, Codex's sessions folder or Gemini CLI's chats folder; pass --transcript PATH",
             project_dir.display()
         ))),
         (None, n) => Err(Failure::Other(anyhow!(

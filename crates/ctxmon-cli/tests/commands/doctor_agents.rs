@@ -124,3 +124,39 @@ fn a_gemini_hook_in_two_files_warns_only_when_the_commands_differ() {
         warned[0].2
     );
 }
+
+/// Whether any check's fix says to run `ctxmon install --statusline`.
+fn suggests_statusline(checks: &[(String, String, String)]) -> bool {
+    checks.iter().any(|c| c.2.contains("install --statusline`"))
+}
+
+#[test]
+fn the_status_line_is_suggested_only_to_a_claude_code_project_without_it() {
+    // Claude Code's status line is installed but has not yet seen a payload: nothing to
+    // install, only something to wait for.
+    let sb = healthy();
+    std::fs::remove_dir_all(sb.path(".ctxmon/status-line")).unwrap();
+    let (code, checks) = doctor(&sb);
+    assert_eq!(code, 0, "{checks:#?}");
+    let figure = checks.iter().find(|c| c.0 == "statusline figure").unwrap();
+    assert_eq!(figure.1, "skip", "{figure:?}");
+    assert!(!suggests_statusline(&checks), "{checks:#?}");
+    // Without it, Claude Code's project is told how to get it.
+    let settings = std::fs::read_to_string(sb.path(".claude/settings.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&settings).unwrap();
+    v.as_object_mut().unwrap().remove("statusLine");
+    sb.write(".claude/settings.json", v.to_string());
+    let (_, checks) = doctor(&sb);
+    assert!(suggests_statusline(&checks), "{checks:#?}");
+    // Codex and Gemini CLI have no command-backed status line to install.
+    for agent in ["codex", "gemini"] {
+        let sb = healthy();
+        std::fs::remove_dir_all(sb.path(".ctxmon/status-line")).unwrap();
+        std::fs::remove_file(sb.path(".claude/settings.json")).unwrap();
+        let run = sb.run(&["install", "--agent", agent], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let (code, checks) = doctor(&sb);
+        assert_eq!(code, 0, "{agent}: {checks:#?}");
+        assert!(!suggests_statusline(&checks), "{agent}: {checks:#?}");
+    }
+}

@@ -27,6 +27,7 @@ mod install_portable;
 mod install_scopes;
 mod json_everywhere;
 mod project_discovery;
+mod readme_agents;
 mod readme_commands;
 mod readme_config;
 mod readme_examples;

@@ -104,6 +104,17 @@ fn the_last_figure_is_what_status_says() {
             thousands(tokens)
         );
         assert!(text.stdout.contains(&expected), "{name}: {}", text.stdout);
+        // The compaction's own line gives the recorded size only when there is one.
+        let sizes = match post {
+            Some(p) if p > 0 => format!("178,000 → {} tokens\n", thousands(p)),
+            _ => "178,000 tokens before\n".to_string(),
+        };
+        assert!(text.stdout.contains(&sizes), "{name}: {}", text.stdout);
+        assert_eq!(
+            report["compactions"][0]["post_tokens"],
+            post.filter(|p| *p > 0).map_or(Value::Null, Value::from),
+            "{name}"
+        );
         let shown = sb.run(&["status", "--transcript", t.to_str().unwrap()], "");
         assert!(
             shown.stdout.starts_with(&format!("ctx {percent}% ")),

@@ -474,7 +474,7 @@ fn a_folder_that_cannot_be_written_fails_cleanly_and_keeps_its_logs() {
     unlock();
     assert_eq!(run.code, 1, "{}", run.stderr);
     let line = one_line_error(&run.stderr.replace(
-        &format!("ctxmon: warning: no Claude Code transcript or Codex rollout found for session {SESSION}; the log holds only what --from, checkpoints and git say\n"),
+        &format!("ctxmon: warning: no Claude Code transcript, Codex rollout or Gemini CLI chat found for session {SESSION}; the log holds only what --from, checkpoints and git say\n"),
         "",
     ))
     .to_string();

@@ -126,6 +126,13 @@ fn a_log_after_the_compaction_keeps_the_precompact_logs_content() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let (after, md) = show(&sb);
     assert_eq!(after["context_metrics"]["stop_reason"], "manual");
+    // No response since the compaction names the model: the session's last one does, as in
+    // `status` and the checkpoint.
+    assert_eq!(
+        after["context_metrics"]["model"], "claude-sonnet-4-5-20250929",
+        "{md}"
+    );
+    assert!(md.contains("- Model: claude-sonnet-4-5-20250929\n"), "{md}");
     for done in ["Split billing.rs", "Write tax.rs"] {
         assert!(
             after["accomplishments"]

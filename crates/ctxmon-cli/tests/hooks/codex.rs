@@ -387,6 +387,10 @@ fn bad_rollouts_and_a_missing_codex_home_fail_open() {
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
     let log = std::fs::read_to_string(sb.path(".ctxmon/logs/hooks.log")).unwrap();
     assert!(log.contains("no rollout of Codex session"), "{log}");
+    // One cause, one warning: a null path is how Codex always sends it, so "no transcript path
+    // was given" would be a second and false one.
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(!log.contains("no transcript path"), "{log}");
     // Every hook on the same input, and a rollout cut mid-line: exit 0, no panic.
     let cut = sb.write("r/cut.jsonl", &good[..good.len() - 40]);
     for hook in [
@@ -481,7 +485,7 @@ fn resume_log_generate_finds_a_codex_session_with_or_without_its_id() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr
-            .contains("no Claude Code transcript or Codex rollout found"),
+            .contains("no Claude Code transcript, Codex rollout or Gemini CLI chat found"),
         "{}",
         run.stderr
     );

@@ -148,6 +148,11 @@ fn a_boundary_whose_post_tokens_does_not_fit_still_counts_as_a_compaction() {
         "{measured}"
     );
     assert_eq!(measured, tag("s-absent", &absent));
+    // Some versions write `postTokens: 0`: no size either, never a tag that says 0 tokens.
+    let zero = sb.write("zero.jsonl", format!("{before}{}\n", boundary(Some("0"))));
+    let zero_tag = tag("s-zero", &zero);
+    assert!(!zero_tag.contains("tokens=\"0\""), "{zero_tag}");
+    assert_eq!(zero_tag, tag("s-absent-again", &absent));
     let state: Value =
         serde_json::from_slice(&std::fs::read(sb.path(".ctxmon/state/s-huge.json")).unwrap())
             .unwrap();

@@ -1,4 +1,4 @@
-//! End-to-end tests of the hooks and the status line as Claude Code and Codex run them: stdin
+//! End-to-end tests of the hooks and the status line as Claude Code, Codex CLI and Gemini CLI run them: stdin
 //! JSON in, one answer out, what they leave in `.ctxmon/`, and how they fail open on bad
 //! input, planted links and odd project places. One test binary, linked once instead of once
 //! per file; each module is named for what it tests (`cargo test -p ctxmon-cli --test hooks
@@ -12,6 +12,7 @@ mod auto_compact_settings;
 mod checkpoint_attacks;
 mod checkpoint_sequence;
 mod codex;
+mod compaction_triggers;
 mod gemini;
 mod git_calls;
 mod handoff;

@@ -141,17 +141,20 @@ pub fn generate_now(
 /// The fill as the hooks report it: after a compaction the transcript's newest usage still
 /// shows the old context until the next response, so the session's state (and the newest
 /// checkpoint, in case PreCompact could not record it there) drop it to the post-compaction
-/// baseline, as prompt-submit and the status line do.
+/// baseline, as prompt-submit and the status line do. Measured as `status` measures a
+/// session: a compaction no response has measured since names no model in the reading, and
+/// the log would say "unknown" where status and the checkpoint name the session's model.
 fn measure_after_compactions(
     run: &mut HookRun<'_>,
     checkpoint: Option<&CheckpointData>,
 ) -> FillEstimate {
     let (ctx, ports) = (run.ctx, run.ports);
-    let measurement =
-        ContextFillEstimator::new(ports.transcripts, ctx.settings).measure(EstimateRequest {
+    let measurement = ContextFillEstimator::new(ports.transcripts, ctx.settings).measure_session(
+        EstimateRequest {
             transcript_path: ctx.transcript_path,
             ..Default::default()
-        });
+        },
+    );
     let mut state = run.state().clone();
     if let Some(cp) = checkpoint {
         note_checkpoint(&mut state, cp);

@@ -10,6 +10,7 @@ mod codex;
 mod estimator;
 mod reset;
 mod series;
+mod series_triggers;
 mod share;
 mod window;
 

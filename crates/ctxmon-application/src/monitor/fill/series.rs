@@ -61,7 +61,8 @@ pub struct CompactionMark {
     pub index: usize,
     /// When the compaction happened, as the transcript spells it.
     pub timestamp: Option<String>,
-    /// `manual` or `auto`, as the boundary says.
+    /// `manual` or `auto`, as the boundary says (Claude Code), else as the session's
+    /// checkpoint says (`FillSeries::take_triggers_from`: Codex and Gemini CLI record none).
     pub trigger: Option<String>,
     /// The context's size before it, when the boundary recorded it.
     pub pre_tokens: Option<TokenCount>,

@@ -265,6 +265,11 @@ impl SettingsScan {
         programs
     }
 
+    /// Whether a Claude Code settings file runs ctxmon as its status line.
+    pub fn statusline_installed(&self) -> bool {
+        self.statusline.is_some()
+    }
+
     /// Whether Claude Code runs anything of ctxmon's from these files: a hook, the plugin or
     /// the status line.
     pub fn claude_uses_ctxmon(&self) -> bool {

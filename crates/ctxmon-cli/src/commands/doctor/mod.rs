@@ -83,7 +83,14 @@ pub fn run(global: &GlobalArgs) -> CmdResult {
     checks.push(system::storage(&layout));
     checks.push(system::hook_log(&layout, &config));
     checks.push(system::transcript(&project_dir, &env, &config));
-    checks.push(payload::payload(&layout));
+    let status_line = if settings.statusline_installed() {
+        payload::StatusLine::Installed
+    } else if claude {
+        payload::StatusLine::Missing
+    } else {
+        payload::StatusLine::NotClaudeCode
+    };
+    checks.push(payload::payload(&layout, status_line));
     checks.extend(statusline_problem::problem(&layout));
 
     if global.json {

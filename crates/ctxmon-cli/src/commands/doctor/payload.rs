@@ -14,11 +14,23 @@ const NAME: &str = "statusline figure";
 /// A disagreement older than this is history, as for the hook log.
 const RECENT_MS: i64 = 24 * 60 * 60 * 1000;
 
-pub fn payload(layout: &ProjectLayout) -> Check {
-    payload_at(layout, SystemClock.now())
+/// Where ctxmon's status line stands in the project: only Claude Code has a status line that
+/// runs a command, so only its project without one is told to install it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusLine {
+    /// A Claude Code settings file runs ctxmon's status line.
+    Installed,
+    /// Claude Code runs ctxmon's hooks here, but not its status line.
+    Missing,
+    /// Claude Code does not run ctxmon here (a Codex or Gemini CLI project).
+    NotClaudeCode,
 }
 
-fn payload_at(layout: &ProjectLayout, now: Timestamp) -> Check {
+pub fn payload(layout: &ProjectLayout, status_line: StatusLine) -> Check {
+    payload_at(layout, SystemClock.now(), status_line)
+}
+
+fn payload_at(layout: &ProjectLayout, now: Timestamp, status_line: StatusLine) -> Check {
     let latest = match FsPayloadCheckStore::new(layout.clone()).latest() {
         Ok(latest) => latest,
         Err(e) => {
@@ -27,14 +39,24 @@ fn payload_at(layout: &ProjectLayout, now: Timestamp) -> Check {
         }
     };
     let Some(c) = latest else {
-        return Check::new(
-            NAME,
-            Status::Skip,
-            "no status-line payload with Claude Code's own used_percentage seen yet",
-        )
-        .with_fix(
-            "`ctxmon install --statusline`: recent Claude Code versions send used_percentage, and the status line compares it with ctxmon's figure",
-        );
+        let none = "no status-line payload with Claude Code's own used_percentage seen yet";
+        return match status_line {
+            StatusLine::Missing => Check::new(NAME, Status::Skip, none).with_fix(
+                "`ctxmon install --statusline`: recent Claude Code versions send used_percentage, and the status line compares it with ctxmon's figure",
+            ),
+            StatusLine::Installed => Check::new(
+                NAME,
+                Status::Skip,
+                format!(
+                    "{none}: the status line compares it with ctxmon's figure once Claude Code sends it (recent versions do)"
+                ),
+            ),
+            StatusLine::NotClaudeCode => Check::new(
+                NAME,
+                Status::Skip,
+                "not applicable: only Claude Code's status line sends its own figure, and Claude Code does not run ctxmon here",
+            ),
+        };
     };
     let session = c
         .session_id
@@ -124,14 +146,17 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let layout = ProjectLayout::new(dir.path());
         let now = Timestamp(10 * RECENT_MS);
-        assert_eq!(payload_at(&layout, now).status, Status::Skip);
+        assert_eq!(
+            payload_at(&layout, now, StatusLine::Installed).status,
+            Status::Skip
+        );
         let store = FsPayloadCheckStore::new(layout.clone());
         let key = SessionKey::from_raw("s1");
 
         store
             .save(&key, &check(45.0, 200_000, 200_000, now.millis() - 1_000))
             .expect("save");
-        let agree = payload_at(&layout, now);
+        let agree = payload_at(&layout, now, StatusLine::Installed);
         assert_eq!(agree.status, Status::Ok, "{}", agree.message);
         assert!(
             agree.message.contains("agree within 2 points"),
@@ -142,7 +167,7 @@ mod tests {
         store
             .save(&key, &check(9.0, 200_000, 1_000_000, now.millis() - 1_000))
             .expect("save");
-        let apart = payload_at(&layout, now);
+        let apart = payload_at(&layout, now, StatusLine::Installed);
         assert_eq!(apart.status, Status::Warn, "{}", apart.message);
         assert!(
             apart.message.contains(" points apart since ")
@@ -163,6 +188,10 @@ mod tests {
                 &check(9.0, 200_000, 1_000_000, now.millis() - RECENT_MS),
             )
             .expect("save");
-        assert_eq!(payload_at(&layout, now).status, Status::Ok, "a day old");
+        assert_eq!(
+            payload_at(&layout, now, StatusLine::Installed).status,
+            Status::Ok,
+            "a day old"
+        );
     }
 }
