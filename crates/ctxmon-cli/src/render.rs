@@ -1,6 +1,7 @@
 //! Human rendering of a fill estimate: the bar, tier colours and compact counts shared by
 //! `status` and the status line; times in the local zone for every command.
 
+use ctxmon_application::ports::{ContextItem, ItemKind};
 use ctxmon_domain::fill::floor_scaled;
 use ctxmon_domain::human::thousands;
 use ctxmon_domain::{
@@ -150,6 +151,42 @@ pub fn status_text(e: &FillEstimate, color: bool) -> String {
     out.push('\n');
     if let Some(note) = &e.note {
         out.push_str(&format!("    note: {note}\n"));
+    }
+    out
+}
+
+/// How many of the largest items `status` shows to people (`--json` lists more).
+pub const LARGEST_SHOWN: usize = 5;
+
+/// The largest items still in the context, one a line under a heading; nothing when there are
+/// none. `complete` is false when the reading stopped at its byte bound before the last
+/// compaction: older items may be larger.
+pub fn largest_text(items: &[ContextItem], complete: bool) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("    largest in context");
+    if !complete {
+        out.push_str(" (of the transcript's newest part only)");
+    }
+    out.push_str(":\n");
+    let width = items
+        .iter()
+        .take(LARGEST_SHOWN)
+        .map(|i| thousands(i.tokens).len())
+        .max()
+        .unwrap_or(0);
+    for item in items.iter().take(LARGEST_SHOWN) {
+        let what = match &item.target {
+            Some(target) => format!("{} {target}", item.tool),
+            None if item.kind == ItemKind::PastedText => "a long message".to_string(),
+            None => item.tool.clone(),
+        };
+        out.push_str(&format!(
+            "      {:>width$} tokens  {what} ({})\n",
+            thousands(item.tokens),
+            item.kind.words()
+        ));
     }
     out
 }

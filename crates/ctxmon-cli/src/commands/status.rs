@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 
 use anyhow::anyhow;
-use ctxmon_application::ports::PathOrigin;
+use ctxmon_application::ports::{PathOrigin, TranscriptReader};
 use ctxmon_application::readers::FillError;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
 
@@ -14,6 +14,9 @@ use crate::exit::{CmdResult, Failure};
 use crate::json_out;
 use crate::out::{out, outln};
 use crate::render;
+
+/// How many of the largest items `status --json` lists.
+const LARGEST_LISTED: usize = 20;
 
 pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
     let TranscriptTarget {
@@ -46,6 +49,8 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
         }
     };
     let estimate = fill.estimate.clone();
+    // What fills the context, read back to the last compaction within the scan's bound.
+    let recent = reader.recent_context(&transcript, settings.limits.max_scan_bytes, LARGEST_LISTED);
     let first_response_pending = fill.awaiting_first_response;
     // A window given on the command line is taken as given: one smaller than what the context
     // already holds is a mistake (1000 for 1,000,000, say), not something to replace quietly.
@@ -86,11 +91,21 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
                 "auto_compact_point_source".into(),
                 fill.point_source.key().into(),
             );
+            // `null` where the agent's transcript is not read for it (Codex, Gemini CLI).
+            let (largest, complete) = match &recent {
+                Some(r) => (serde_json::to_value(&r.largest).ok(), Some(r.complete)),
+                None => (None, None),
+            };
+            obj.insert("largest".into(), largest.into());
+            obj.insert("largest_complete".into(), complete.into());
         }
         json_out::print(&value)?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
         out!("{}", render::status_text(&estimate, color))?;
+        if let Some(recent) = &recent {
+            out!("{}", render::largest_text(&recent.largest, recent.complete))?;
+        }
         outln!("    session {session}")?;
     }
     Ok(())
