@@ -36,6 +36,7 @@ mod test_world;
 use ctxmon_domain::{FillEstimate, ThresholdTier, Timestamp};
 
 use crate::handoff::resumption::NOTE_MAX_BYTES;
+use crate::monitor::tag::{LARGEST_IN_TAG, NoteHint, TagFacts, render_context_monitor_full};
 use crate::run::{HookRun, Warning};
 
 /// Where the agent's resumption note is and whether it was written after `since` (the
@@ -64,6 +65,35 @@ fn note_hint(
         }
     };
     Some((location, fresh))
+}
+
+/// The `<context-monitor>` tag for `estimate`, naming the note `hint` gives and, from
+/// CRITICAL up, the largest items in the context. Those are read back from the transcript's
+/// end, over no more than the tail a handoff reads, only when a tag is given at such a tier:
+/// a prompt or tool call without one costs nothing more.
+fn render_tag(run: &HookRun<'_>, estimate: &FillEstimate, hint: Option<&(String, bool)>) -> String {
+    let ctx = run.ctx;
+    let recent = ctx
+        .transcript_path
+        .filter(|_| estimate.threshold_tier >= ThresholdTier::Critical)
+        .and_then(|path| {
+            run.ports.transcripts.recent_context(
+                path,
+                ctx.config.resumption.tail_bytes,
+                LARGEST_IN_TAG,
+            )
+        });
+    let largest = recent.as_ref().map_or(&[][..], |r| r.largest.as_slice());
+    render_context_monitor_full(
+        estimate,
+        &ctx.settings.window_thresholds(estimate.context_window_size),
+        ctx.settings.agent,
+        hint.map(|(location, fresh)| NoteHint {
+            location,
+            fresh: *fresh,
+        }),
+        &TagFacts { largest },
+    )
 }
 
 /// Records a tier change and keeps the session's fill figures (prompt-submit and

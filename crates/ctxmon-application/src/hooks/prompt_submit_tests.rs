@@ -335,3 +335,51 @@ fn a_prompt_reads_only_its_own_sessions_checkpoints() {
         w.checkpoints.reads.get()
     );
 }
+
+/// From CRITICAL up the tag names the largest items in the context; below it the transcript
+/// is not read for them at all, so a prompt costs what it did.
+#[test]
+fn the_critical_tag_names_what_fills_the_context_and_lower_tags_read_nothing_more() {
+    use crate::ports::{ContextItem, ItemKind, RecentContext};
+    let w = World::new(InjectPolicy::Always);
+    w.script.recent(RecentContext {
+        largest: vec![
+            ContextItem {
+                kind: ItemKind::FileRead,
+                tool: "Read".into(),
+                target: Some("src/big.rs".into()),
+                tokens: 18_000,
+            },
+            ContextItem {
+                kind: ItemKind::ToolOutput,
+                tool: "Bash".into(),
+                target: Some("cargo test".into()),
+                tokens: 9_000,
+            },
+        ],
+        fills: Vec::new(),
+        complete: true,
+    });
+    for tokens in [20_000, 115_000, 150_000] {
+        w.script.usage(tokens);
+        let tag = w.prompt().additional_context.unwrap_or_default();
+        assert!(!tag.contains("Largest"), "{tag}");
+    }
+    assert_eq!(w.script.recent_reads(), 0);
+    w.script.usage(162_000);
+    let tag = w.prompt().additional_context.unwrap_or_default();
+    assert!(tag.contains("tier=\"CRITICAL\""), "{tag}");
+    assert!(
+        tag.contains("\nLargest in context: Read src/big.rs 18k, Bash `cargo test` output 9k.\n</context-monitor>"),
+        "{tag}"
+    );
+    assert_eq!(w.script.recent_reads(), 1);
+    // A transcript that gives no reading: the tag without the line, nothing else lost.
+    w.script.forget_recent();
+    w.script.usage(180_000);
+    let tag = w.prompt().additional_context.unwrap_or_default();
+    assert!(
+        tag.contains("tier=\"EMERGENCY\"") && !tag.contains("Largest"),
+        "{tag}"
+    );
+}

@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-use ctxmon_domain::TokenCount;
 use super::RecentContext;
+use ctxmon_domain::TokenCount;
 
 /// How far back a scan may look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,8 +17,8 @@ use super::jsonl::head::head_records;
 use super::jsonl::tail::{TailLines, tail_lines};
 use super::{claude_code, codex, detect, gemini};
 use crate::ports::{
-    AgentKind, RecentContext, ScanLimits, TranscriptError, TranscriptEvent, TranscriptReader, TranscriptReading,
-    TranscriptRecord, TranscriptTail,
+    AgentKind, RecentContext, ScanLimits, TranscriptError, TranscriptEvent, TranscriptReader,
+    TranscriptReading, TranscriptRecord, TranscriptTail,
 };
 
 /// Reads agents' transcripts through `A` (see the module docs).

@@ -39,6 +39,7 @@ mod resume_log_handoff;
 mod short_ids;
 mod status;
 mod status_answers;
+mod status_context;
 mod stdout;
 mod text_answers;
 mod uninstall;

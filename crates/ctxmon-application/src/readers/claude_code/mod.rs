@@ -28,10 +28,10 @@ mod scan;
 mod tail;
 
 pub use history::CompactionScan;
+pub use recent::{MAX_FILLS, PASTED_MIN_CHARS, TARGET_CHARS, recent_context, shorten};
 pub use records::{
     RESULT_HEAD_CHARS, RESULT_TAIL_CHARS, RecordParser, records_from_values, tool_kind,
 };
-pub use recent::{MAX_FILLS, PASTED_MIN_CHARS, TARGET_CHARS, recent_context, shorten};
 pub use scan::{last_model, scan};
 pub use tail::{subagent_folder, subagent_writes, tail_records};
 

@@ -286,9 +286,15 @@ impl Input {
         if let Some(path) = path {
             return Some(shorten(relative(&path, cwd), true));
         }
-        let other = [self.command, self.pattern, self.url, self.query, self.description]
-            .into_iter()
-            .find_map(Scalar::into_string)?;
+        let other = [
+            self.command,
+            self.pattern,
+            self.url,
+            self.query,
+            self.description,
+        ]
+        .into_iter()
+        .find_map(Scalar::into_string)?;
         let first = other.lines().map(str::trim).find(|l| !l.is_empty())?;
         Some(shorten(first, false))
     }

@@ -21,7 +21,14 @@ fn result(id: &str, chars: usize) -> String {
 fn read(lines: &[String], max_bytes: u64, keep: usize) -> RecentContext {
     let text = lines.join("\n") + "\n";
     let len = text.len() as u64;
-    recent_context(Cursor::new(text), len, max_bytes, ScanShape::default(), keep).expect("memory")
+    recent_context(
+        Cursor::new(text),
+        len,
+        max_bytes,
+        ScanShape::default(),
+        keep,
+    )
+    .expect("memory")
 }
 
 #[test]
@@ -61,7 +68,10 @@ fn the_largest_items_name_their_tool_and_target_and_stop_at_the_compaction() {
     assert_eq!(ctx.fills.len(), 3);
     let all = read(&lines, u64::MAX, 10);
     let bash = all.largest.iter().find(|i| i.tool == "Bash").expect("bash");
-    assert_eq!((bash.target.as_deref(), bash.tokens), (Some("cargo test"), 2));
+    assert_eq!(
+        (bash.target.as_deref(), bash.tokens),
+        (Some("cargo test"), 2)
+    );
 }
 
 #[test]
@@ -96,7 +106,9 @@ fn bad_lines_cost_nothing_and_a_cut_reading_says_so() {
     assert_eq!(sizes, vec![2_000, 1]);
     assert_eq!(ctx.largest[1].target, None);
     // A bound that leaves the first call out: the result is still counted, its tool unknown.
-    let tail = result("a", 8_000).len() as u64 + 1 + lines[2..].iter().map(|l| l.len() as u64 + 1).sum::<u64>();
+    let tail = result("a", 8_000).len() as u64
+        + 1
+        + lines[2..].iter().map(|l| l.len() as u64 + 1).sum::<u64>();
     let cut = read(&lines, tail, 5);
     assert!(!cut.complete);
     assert_eq!(cut.largest[0].tool, "tool");
@@ -111,12 +123,18 @@ fn targets_are_shortened_at_the_end_that_names_them() {
     let long_path = format!("/elsewhere/{}/main.rs", "d".repeat(60));
     let short = shorten(&long_path, true);
     assert_eq!(short.chars().count(), TARGET_CHARS);
-    assert!(short.starts_with('…') && short.ends_with("/main.rs"), "{short}");
+    assert!(
+        short.starts_with('…') && short.ends_with("/main.rs"),
+        "{short}"
+    );
     let long_cmd = format!("cargo test {}", "é".repeat(60));
     let short = shorten(&long_cmd, false);
     assert_eq!(short.chars().count(), TARGET_CHARS);
     assert!(short.starts_with("cargo test") && short.ends_with('…'));
-    assert_eq!(relative("C:\\Users\\tvi\\a.rs", Some("C:\\Users\\tvi")), "a.rs");
+    assert_eq!(
+        relative("C:\\Users\\tvi\\a.rs", Some("C:\\Users\\tvi")),
+        "a.rs"
+    );
     assert_eq!(relative("/p2/a.rs", Some("/p")), "/p2/a.rs");
     assert_eq!(relative("/p/", Some("/p")), "/p/");
 }
