@@ -55,9 +55,11 @@ pub const MONITOR_TAG_BUDGET: RangeInclusive<u64> = MONITOR_TAG_MIN_TOKENS..=MON
 /// The auto-compact buffer Claude Code reserves (contract C2), used for the sample estimates.
 const AUTO_COMPACT_BUFFER: TokenCount = TokenCount(33_000);
 
-/// The tag with the longest facts the transcript can give it: three items with targets of
-/// the longest kept length, sizes in the millions, and a long MCP tool name.
+/// The tag with the longest facts the transcript can give it: the most turns left at the
+/// largest pace, three items with targets of the longest kept length, sizes in the millions,
+/// and a long MCP tool name.
 fn render_with_facts(estimate: &FillEstimate, thresholds: &Thresholds) -> String {
+    use ctxmon_application::monitor::pace::TurnsLeft;
     use ctxmon_application::monitor::tag::{TagFacts, render_context_monitor_full};
     use ctxmon_application::ports::{AgentKind, ContextItem, ItemKind};
     let target = "t".repeat(ctxmon_application::readers::claude_code::TARGET_CHARS);
@@ -77,7 +79,14 @@ fn render_with_facts(estimate: &FillEstimate, thresholds: &Thresholds) -> String
         thresholds,
         AgentKind::ClaudeCode,
         None,
-        &TagFacts { largest: &largest },
+        &TagFacts {
+            largest: &largest,
+            turns_left: Some(TurnsLeft {
+                turns: u64::MAX,
+                pace: u64::MAX,
+                turns_seen: 10,
+            }),
+        },
     )
 }
 

@@ -200,8 +200,8 @@ pub struct StatusArgs {
 pub struct StatuslineArgs {
     /// What to print, e.g. '{percent} {bar} {until-compact}' (default: statusline.format).
     ///
-    /// Text with fields in braces: percent, bar, tokens, window, tier, until-compact, model,
-    /// branch (`{{` and `}}` for braces). An unknown field is named on stderr and the line is
+    /// Text with fields in braces: percent, bar, tokens, window, tier, until-compact,
+    /// turns-left, model, branch (`{{` and `}}` for braces). An unknown field is named on stderr and the line is
     /// printed as without --format (exit 0).
     #[arg(long, value_name = "TEMPLATE")]
     pub format: Option<String>,

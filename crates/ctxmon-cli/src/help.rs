@@ -84,9 +84,10 @@ why (`reason`, `detail`), and so does `ctxmon doctor`.
 Format (--format, else statusline.format): text with fields in braces. The default is
   ctx {percent} {bar} {tokens}/{window} {tier} · {until-compact}
 Fields: percent (75%), bar, tokens (150k), window (200k), tier (WARNING), until-compact (17k to
-compact, compacting soon, auto-compact off), model (the model id), branch (the project's git
-branch); `{{` and `}}` are braces. A field with nothing to show goes with the text before it;
-a narrow line drops branch, model, until-compact, tokens and window, bar, tier, in that order.
+compact, compacting soon, auto-compact off), turns-left (~6 turns: responses left at the
+recent pace, Claude Code only), model (the model id), branch (the project's git branch); `{{`
+and `}}` are braces. A field with nothing to show goes with the text before it; a narrow line
+drops branch, model, until-compact and turns-left, tokens and window, bar, tier, in that order.
 An unknown field or flag is named on stderr and the line printed as without it.
 
 Settings (or `ctxmon install --statusline`):

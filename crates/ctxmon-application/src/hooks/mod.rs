@@ -36,6 +36,7 @@ mod test_world;
 use ctxmon_domain::{FillEstimate, ThresholdTier, Timestamp};
 
 use crate::handoff::resumption::NOTE_MAX_BYTES;
+use crate::monitor::pace::turns_left;
 use crate::monitor::tag::{LARGEST_IN_TAG, NoteHint, TagFacts, render_context_monitor_full};
 use crate::run::{HookRun, Warning};
 
@@ -67,23 +68,35 @@ fn note_hint(
     Some((location, fresh))
 }
 
-/// The `<context-monitor>` tag for `estimate`, naming the note `hint` gives and, from
-/// CRITICAL up, the largest items in the context. Those are read back from the transcript's
-/// end, over no more than the tail a handoff reads, only when a tag is given at such a tier:
-/// a prompt or tool call without one costs nothing more.
+/// The `<context-monitor>` tag for `estimate`, naming the note `hint` gives; at WARNING and
+/// CRITICAL the turns left at the recent pace, and from CRITICAL up the largest items in the
+/// context. Those are read back from the transcript's end only when a tag is given at such a
+/// tier: the pace from the last few responses (the walk ends with them), the items over no
+/// more than the tail a handoff reads. A prompt or tool call without such a tag costs nothing
+/// more.
 fn render_tag(run: &HookRun<'_>, estimate: &FillEstimate, hint: Option<&(String, bool)>) -> String {
     let ctx = run.ctx;
+    let tier = estimate.threshold_tier;
+    let keep = if tier >= ThresholdTier::Critical {
+        LARGEST_IN_TAG
+    } else {
+        0
+    };
     let recent = ctx
         .transcript_path
-        .filter(|_| estimate.threshold_tier >= ThresholdTier::Critical)
+        .filter(|_| tier >= ThresholdTier::Warning)
         .and_then(|path| {
-            run.ports.transcripts.recent_context(
-                path,
-                ctx.config.resumption.tail_bytes,
-                LARGEST_IN_TAG,
-            )
+            run.ports
+                .transcripts
+                .recent_context(path, ctx.config.resumption.tail_bytes, keep)
         });
     let largest = recent.as_ref().map_or(&[][..], |r| r.largest.as_slice());
+    let turns_left = recent.as_ref().and_then(|r| {
+        turns_left(
+            &r.fills,
+            estimate.tokens_until_auto_compact.map(|t| t.get()),
+        )
+    });
     render_context_monitor_full(
         estimate,
         &ctx.settings.window_thresholds(estimate.context_window_size),
@@ -92,7 +105,10 @@ fn render_tag(run: &HookRun<'_>, estimate: &FillEstimate, hint: Option<&(String,
             location,
             fresh: *fresh,
         }),
-        &TagFacts { largest },
+        &TagFacts {
+            largest,
+            turns_left,
+        },
     )
 }
 

@@ -1,11 +1,12 @@
 //! Turns left: how many more responses fit before the compaction point at the pace the
 //! context grew over the recent ones.
 //!
-//! The pace is the median growth per response over the last [`PACE_TURNS`] responses since
-//! the last compaction. A median, because one large file read or a burst of tool output is a
-//! jump the next responses rarely repeat, where a mean would carry it into every estimate.
-//! Too few responses, or a pace that is not positive (the context shrank, or held still), give
-//! no estimate: a number then would be a guess presented as a measurement.
+//! The pace is the mean growth per response over the last [`PACE_TURNS`] responses since the
+//! last compaction: the growth of those responses taken together. A median was tried first, to
+//! let one large file read pass as a one-off; on real sessions such jumps recur, and the
+//! median, blind to them, promised more turns than came in most cases (docs/benchmarks.md,
+//! "Turns left"). Too few responses, or a pace that is not positive (the context shrank, or
+//! held still), give no estimate: a number then would be a guess presented as a measurement.
 
 use serde::Serialize;
 
@@ -20,37 +21,30 @@ pub const MIN_TURNS: usize = 4;
 pub struct TurnsLeft {
     /// Whole responses of the recent pace that still fit before the compaction point.
     pub turns: u64,
-    /// The median growth per response, in tokens.
+    /// The mean growth per response over the responses seen, in tokens.
     pub pace: u64,
     /// How many growths the pace was taken over.
     pub turns_seen: usize,
 }
 
 /// The turns left from `fills` (the context after each response since the last compaction,
-/// oldest first) before `point` (the compaction point; `None` when auto-compaction is off).
-/// `None` when there are fewer than [`MIN_TURNS`] growths, the pace is not positive, or
-/// there is no point to count down to.
-pub fn turns_left(fills: &[u64], point: Option<u64>) -> Option<TurnsLeft> {
-    let point = point?;
-    let last = *fills.last()?;
+/// oldest first) with `room` tokens left before the compaction point (`None` when
+/// auto-compaction is off). `None` when there are fewer than [`MIN_TURNS`] growths, the pace
+/// is not positive, or there is no point to count down to.
+pub fn turns_left(fills: &[u64], room: Option<u64>) -> Option<TurnsLeft> {
+    let room = room?;
     let start = fills.len().saturating_sub(PACE_TURNS + 1);
-    let mut growths: Vec<i128> = fills[start..]
+    let growths: Vec<i128> = fills[start..]
         .windows(2)
         .map(|w| i128::from(w[1]) - i128::from(w[0]))
         .collect();
     if growths.len() < MIN_TURNS {
         return None;
     }
-    growths.sort_unstable();
-    let mid = growths.len() / 2;
-    let median = if growths.len() % 2 == 0 {
-        (growths[mid - 1] + growths[mid]) / 2
-    } else {
-        growths[mid]
-    };
-    let pace = u64::try_from(median).ok().filter(|p| *p > 0)?;
+    let mean = growths.iter().sum::<i128>() / growths.len() as i128;
+    let pace = u64::try_from(mean).ok().filter(|p| *p > 0)?;
     Some(TurnsLeft {
-        turns: point.saturating_sub(last) / pace,
+        turns: room / pace,
         pace,
         turns_seen: growths.len(),
     })
@@ -61,15 +55,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_median_growth_counts_down_to_the_point() {
-        // Growths 1000, 1000, 50000 (one large read), 1000, 2000: median 1000.
+    fn the_mean_growth_of_the_last_ten_counts_down_to_the_point() {
+        // Growths 1000, 1000, 50000 (one large read), 1000, 2000: 11,000 a turn.
         let fills = [10_000, 11_000, 12_000, 62_000, 63_000, 65_000];
-        let left = turns_left(&fills, Some(75_500)).expect("enough turns");
+        let left = turns_left(&fills, Some(45_000)).expect("enough turns");
         assert_eq!(
             left,
             TurnsLeft {
-                turns: 10,
-                pace: 1_000,
+                turns: 4,
+                pace: 11_000,
                 turns_seen: 5
             }
         );
@@ -77,12 +71,11 @@ mod tests {
         let mut fills: Vec<u64> = (0..5).map(|i| i * 20_000).collect();
         let base = 80_000;
         fills.extend((1..=11).map(|i| base + i * 500));
-        let left = turns_left(&fills, Some(100_000)).expect("enough turns");
-        assert_eq!((left.pace, left.turns_seen), (500, 10));
-        assert_eq!(left.turns, (100_000 - 85_500) / 500);
-        // Even count: the mean of the two middle growths.
-        let left = turns_left(&[0, 100, 300, 600, 1000], Some(2_000)).expect("four");
-        assert_eq!(left.pace, 250);
+        let left = turns_left(&fills, Some(14_500)).expect("enough turns");
+        assert_eq!((left.pace, left.turns_seen, left.turns), (500, 10, 29));
+        // A growth that is negative (a cleared tool output) counts against the others.
+        let left = turns_left(&[0, 1_000, 2_000, 500, 2_000], Some(1_000)).expect("four");
+        assert_eq!(left.pace, 500);
     }
 
     #[test]
@@ -92,14 +85,17 @@ mod tests {
         assert_eq!(turns_left(&[5, 5, 5, 5, 5], Some(100)), None);
         assert_eq!(turns_left(&[50, 40, 30, 20, 10], Some(100)), None);
         assert_eq!(turns_left(&[1, 2, 3, 4, 5], None), None);
-        // Past the point: none left, said as 0.
-        let past = turns_left(&[10, 20, 30, 40, 50], Some(45)).expect("pace");
+        // At the point: none left, said as 0.
+        let past = turns_left(&[10, 20, 30, 40, 50], Some(0)).expect("pace");
         assert_eq!(past.turns, 0);
         // Extremes do not overflow.
         let big = turns_left(
             &[0, u64::MAX / 4, u64::MAX / 2, u64::MAX / 4 * 3, u64::MAX],
             Some(u64::MAX),
         );
-        assert_eq!(big.map(|t| t.turns), Some(0));
+        assert_eq!(big.map(|t| t.turns), Some(4));
+        // Growths that sum past what i64 holds are summed without overflow.
+        let huge = turns_left(&[0, u64::MAX, 0, u64::MAX, u64::MAX], Some(1));
+        assert_eq!(huge.map(|t| t.turns), Some(0));
     }
 }

@@ -9,6 +9,7 @@ use ctxmon_domain::human::{short, tokens};
 use ctxmon_domain::xml::{escape_attr, escape_text};
 use ctxmon_domain::{FillEstimate, FillSource, ThresholdTier, Thresholds};
 
+use crate::monitor::pace::TurnsLeft;
 use crate::ports::{AgentKind, ContextItem, ItemKind};
 
 /// The fewest tokens a `<context-monitor>` tag takes (inclusive; a property test holds every
@@ -69,6 +70,8 @@ pub struct TagFacts<'a> {
     /// The largest items in the context, largest first; from CRITICAL up the tag names the
     /// first [`LARGEST_IN_TAG`].
     pub largest: &'a [ContextItem],
+    /// The turns left at the recent pace; the WARNING and CRITICAL tags say it.
+    pub turns_left: Option<TurnsLeft>,
 }
 
 /// How many of the largest items the tag names.
@@ -78,8 +81,8 @@ pub const LARGEST_IN_TAG: usize = 3;
 const TOOL_CHARS: usize = 24;
 
 /// [`render_context_monitor_with`], with `facts` as lines after the advice where they fit the
-/// tag's budget: a line that would take the tag past [`MONITOR_TAG_MAX_TOKENS`] loses its
-/// last items, and then the line itself.
+/// tag's budget: the turns left first, then the largest items; a line that would take the tag
+/// past [`MONITOR_TAG_MAX_TOKENS`] loses its last items, and then the line itself.
 pub fn render_context_monitor_full(
     estimate: &FillEstimate,
     thresholds: &Thresholds,
@@ -88,20 +91,46 @@ pub fn render_context_monitor_full(
     facts: &TagFacts<'_>,
 ) -> String {
     let base = render_base(estimate, thresholds, agent, note);
-    if estimate.threshold_tier < ThresholdTier::Critical {
-        return base;
-    }
+    let tier = estimate.threshold_tier;
     let Some(body) = base.strip_suffix(CLOSE) else {
         return base;
     };
-    let shown = facts.largest.len().min(LARGEST_IN_TAG);
+    let turns = facts
+        .turns_left
+        .filter(|t| t.turns > 0)
+        .filter(|_| matches!(tier, ThresholdTier::Warning | ThresholdTier::Critical))
+        .map(turns_line);
+    let shown = if tier >= ThresholdTier::Critical {
+        facts.largest.len().min(LARGEST_IN_TAG)
+    } else {
+        0
+    };
+    let mut candidates = Vec::new();
     for count in (1..=shown).rev() {
-        let tag = format!("{body}\n{}{CLOSE}", largest_line(&facts.largest[..count]));
+        let largest = largest_line(&facts.largest[..count]);
+        candidates.push(match &turns {
+            Some(turns) => format!("{turns}\n{largest}"),
+            None => largest,
+        });
+    }
+    candidates.extend(turns.clone());
+    for lines in candidates {
+        let tag = format!("{body}\n{lines}{CLOSE}");
         if estimate_tokens(&tag).get() <= MONITOR_TAG_MAX_TOKENS {
             return tag;
         }
     }
     base
+}
+
+/// `About 6 turns left at the recent pace (2.8k tokens a turn).`
+fn turns_line(turns: TurnsLeft) -> String {
+    let noun = if turns.turns == 1 { "turn" } else { "turns" };
+    format!(
+        "About {} {noun} left at the recent pace ({} tokens a turn).",
+        turns.turns,
+        short(turns.pace)
+    )
 }
 
 const CLOSE: &str = "\n</context-monitor>";
@@ -340,7 +369,10 @@ mod tests {
             item(ItemKind::PastedText, "prompt", None, 2_000),
             item(ItemKind::ToolOutput, "Grep", Some("fn"), 900),
         ];
-        let facts = TagFacts { largest: &items };
+        let facts = TagFacts {
+            largest: &items,
+            turns_left: None,
+        };
         let critical = estimate(165_000, 200_000);
         assert_eq!(critical.threshold_tier, ThresholdTier::Critical);
         let tag = render_context_monitor_full(
@@ -380,6 +412,39 @@ mod tests {
     }
 
     #[test]
+    fn the_warning_and_critical_tags_say_the_turns_left_at_the_recent_pace() {
+        let render = |tokens: u64, turns: u64| {
+            render_context_monitor_full(
+                &estimate(tokens, 200_000),
+                &Thresholds::default(),
+                AgentKind::ClaudeCode,
+                None,
+                &TagFacts {
+                    largest: &[],
+                    turns_left: Some(TurnsLeft {
+                        turns,
+                        pace: 2_800,
+                        turns_seen: 10,
+                    }),
+                },
+            )
+        };
+        let warning = render(150_000, 6);
+        assert!(
+            warning.ends_with(
+                "\nAbout 6 turns left at the recent pace (3k tokens a turn).\n</context-monitor>"
+            ),
+            "{warning}"
+        );
+        assert!(render(165_000, 1).contains("\nAbout 1 turn left at the recent pace"));
+        // Not below WARNING, not at EMERGENCY (its advice says to stop), never "0 turns".
+        for (tokens, turns) in [(100_000, 6), (115_000, 6), (180_000, 6), (150_000, 0)] {
+            let tag = render(tokens, turns);
+            assert!(!tag.contains("turn"), "{tag}");
+        }
+    }
+
+    #[test]
     fn hostile_names_stay_escaped_and_within_the_budget() {
         let target = "&".repeat(40);
         let tool = "<".repeat(60);
@@ -400,7 +465,14 @@ mod tests {
                     location: &path,
                     fresh: true,
                 }),
-                &TagFacts { largest: &items },
+                &TagFacts {
+                    largest: &items,
+                    turns_left: Some(TurnsLeft {
+                        turns: 123_456,
+                        pace: 9_999_999,
+                        turns_seen: 10,
+                    }),
+                },
             );
             let size = estimate_tokens(&tag).get();
             assert!(size <= MONITOR_TAG_MAX_TOKENS, "{size}: {tag}");
@@ -425,13 +497,25 @@ mod tests {
                     location: path,
                     fresh: true,
                 }),
-                &TagFacts { largest: &items },
+                &TagFacts {
+                    largest: &items,
+                    turns_left: Some(TurnsLeft {
+                        turns: 123_456,
+                        pace: 9_999_999,
+                        turns_seen: 10,
+                    }),
+                },
             );
             assert!(
                 estimate_tokens(&tag).get() <= MONITOR_TAG_MAX_TOKENS,
                 "{tag}"
             );
             assert!(tag.contains(" 180k, Bash `"), "{tag}");
+            assert_eq!(
+                tag.contains("About 123456 turns left"),
+                tokens == 165_000,
+                "{tag}"
+            );
             assert!(tag.contains("WebFetch `"), "{tag}");
         }
     }

@@ -50,10 +50,12 @@ pub struct RecentContext {
     /// The largest items, largest first (ties in file order, newest first), at most as many
     /// as were asked for.
     pub largest: Vec<ContextItem>,
-    /// The context's size after each main-chain response, oldest first, since the last
-    /// compaction (or the session's start); one figure per response, the newest last.
+    /// The context's size after each of the newest main-chain responses since the last
+    /// compaction (or the session's start), oldest first: one figure per response, the newest
+    /// last, at most as many as the pace looks at.
     pub fills: Vec<u64>,
     /// The reading reached the last compaction or the file's start: `largest` saw every item
-    /// still in the context. `false` when the byte bound cut it short.
+    /// still in the context. `false` when the byte bound cut it short, or when only the fills
+    /// were asked for and the walk ended with them.
     pub complete: bool,
 }

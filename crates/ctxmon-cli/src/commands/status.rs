@@ -3,9 +3,11 @@
 use std::io::IsTerminal;
 
 use anyhow::anyhow;
+use ctxmon_application::monitor::pace::turns_left;
 use ctxmon_application::ports::{PathOrigin, TranscriptReader};
 use ctxmon_application::readers::FillError;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
+use serde_json::json;
 
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, StatusArgs};
@@ -51,6 +53,13 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
     let estimate = fill.estimate.clone();
     // What fills the context, read back to the last compaction within the scan's bound.
     let recent = reader.recent_context(&transcript, settings.limits.max_scan_bytes, LARGEST_LISTED);
+    // The turns left at the pace of the last responses, before the point `until` counts to.
+    let turns = recent.as_ref().and_then(|r| {
+        turns_left(
+            &r.fills,
+            estimate.tokens_until_auto_compact.map(|t| t.get()),
+        )
+    });
     let first_response_pending = fill.awaiting_first_response;
     // A window given on the command line is taken as given: one smaller than what the context
     // already holds is a mistake (1000 for 1,000,000, say), not something to replace quietly.
@@ -97,12 +106,22 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
                 None => (None, None),
             };
             obj.insert("largest".into(), largest.into());
+            obj.insert("turns_left".into(), turns.map(|t| t.turns).into());
+            obj.insert(
+                "pace".into(),
+                turns
+                    .map(|t| json!({"tokens_per_turn": t.pace, "turns_seen": t.turns_seen}))
+                    .into(),
+            );
             obj.insert("largest_complete".into(), complete.into());
         }
         json_out::print(&value)?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
         out!("{}", render::status_text(&estimate, color))?;
+        if let Some(turns) = turns {
+            outln!("    {}", render::turns_text(turns))?;
+        }
         if let Some(recent) = &recent {
             out!("{}", render::largest_text(&recent.largest, recent.complete))?;
         }

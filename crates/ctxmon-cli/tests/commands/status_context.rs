@@ -135,3 +135,97 @@ fn a_session_without_tool_output_lists_nothing_and_bad_lines_cost_nothing() {
     assert_eq!(json["largest"], json!([]), "{json}");
     assert_eq!(json["input_tokens"], 5000);
 }
+
+fn responses(fills: &[u64]) -> String {
+    fills
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            json!({"type": "assistant", "version": "2.1.42", "message": {
+                "id": format!("m{i}"), "model": "claude-sonnet-4-5",
+                "usage": {"input_tokens": t}}})
+            .to_string()
+                + "\n"
+        })
+        .collect()
+}
+
+#[test]
+fn status_and_the_status_line_give_the_turns_left_at_the_recent_pace() {
+    let sb = Sandbox::new();
+    let path = sb.dir().join("pace.jsonl");
+    // Twelve responses, the last ten 2,000 tokens apart, ending at 100,000.
+    let fills: Vec<u64> = (0..12).map(|i| 78_000 + i * 2_000).collect();
+    std::fs::write(&path, responses(&fills)).unwrap();
+    let path = path.to_str().unwrap();
+    let json: Value = serde_json::from_str(
+        &sb.run(&["--json", "status", "--transcript", path], "")
+            .stdout,
+    )
+    .unwrap();
+    let until = json["tokens_until_auto_compact"].as_u64().unwrap();
+    assert_eq!(json["turns_left"], until / 2_000, "{json}");
+    assert_eq!(
+        json["pace"],
+        json!({"tokens_per_turn": 2_000, "turns_seen": 10})
+    );
+    let run = sb.run(&["status", "--transcript", path], "");
+    let line = format!(
+        "    about {} turns left at the recent pace (2,000 tokens a turn, over the last 10)\n",
+        until / 2_000
+    );
+    assert!(run.stdout.contains(&line), "{}", run.stdout);
+    let input = json!({"transcript_path": path}).to_string();
+    let status = sb.run(
+        &[
+            "--json",
+            "statusline",
+            "--format",
+            "{percent} · {turns-left}",
+        ],
+        &input,
+    );
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let answer: Value = serde_json::from_str(&status.stdout).unwrap();
+    assert_eq!(answer["line"], format!("50% · ~{} turns", until / 2_000));
+}
+
+#[test]
+fn too_few_turns_or_a_shrinking_context_give_no_estimate() {
+    let sb = Sandbox::new();
+    for (name, fills) in [
+        ("few.jsonl", vec![50_000, 52_000, 54_000, 56_000]),
+        (
+            "shrinking.jsonl",
+            vec![60_000, 58_000, 56_000, 54_000, 52_000, 50_000],
+        ),
+    ] {
+        let path = sb.dir().join(name);
+        std::fs::write(&path, responses(&fills)).unwrap();
+        let path = path.to_str().unwrap();
+        let json: Value = serde_json::from_str(
+            &sb.run(&["--json", "status", "--transcript", path], "")
+                .stdout,
+        )
+        .unwrap();
+        assert_eq!(json["turns_left"], Value::Null, "{name}: {json}");
+        assert_eq!(json["pace"], Value::Null, "{name}: {json}");
+        let run = sb.run(&["status", "--transcript", path], "");
+        assert!(!run.stdout.contains("turns left"), "{}", run.stdout);
+        // The field and the text before it go; the line stays.
+        let input = json!({"transcript_path": path}).to_string();
+        let status = sb.run(
+            &[
+                "--json",
+                "statusline",
+                "--format",
+                "{percent} · {turns-left}",
+            ],
+            &input,
+        );
+        assert_eq!(status.code, 0, "{}", status.stderr);
+        let answer: Value = serde_json::from_str(&status.stdout).unwrap();
+        let percent = json["percent"].as_u64().unwrap();
+        assert_eq!(answer["line"], format!("{percent}%"), "{name}");
+    }
+}

@@ -18,13 +18,14 @@ use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::line::{LineEvent, classify};
+use crate::monitor::pace::PACE_TURNS;
 use crate::ports::{ContextItem, ItemKind, RecentContext};
 use crate::readers::json::repair::from_str_lenient;
 use crate::readers::jsonl::backward::{BackLine, BackwardLines, ScanShape};
 use crate::readers::jsonl::lenient::{Obj, Scalar};
 
 /// The most responses whose fill is kept: the pace looks at the last few only.
-pub const MAX_FILLS: usize = 64;
+pub const MAX_FILLS: usize = PACE_TURNS + 1;
 
 /// A user message shorter than this many characters is a prompt, not pasted text (about 500
 /// tokens: a pasted log or file, not a typed request).
@@ -34,7 +35,9 @@ pub const PASTED_MIN_CHARS: u64 = 2_000;
 pub const TARGET_CHARS: usize = 40;
 
 /// Reads `src` (`file_len` bytes long) back from its end over at most `max_bytes` and
-/// reports the `keep` largest items and the recent fills (see the module docs).
+/// reports the `keep` largest items and the recent fills (see the module docs). With `keep`
+/// 0 no item is parsed and the walk ends at the [`MAX_FILLS`]th response back: the pace
+/// alone is cheap enough for every prompt.
 pub fn recent_context<R: Read + Seek>(
     src: R,
     file_len: u64,
@@ -52,6 +55,7 @@ pub fn recent_context<R: Read + Seek>(
     let sidechain = memmem::Finder::new(b"\"isSidechain\":true");
     let mut walk = Walk::default();
     let mut reached_boundary = false;
+    let mut stopped = false;
     while let Some(line) = lines.next_line()? {
         let BackLine::Line(bytes) = line else {
             continue;
@@ -75,9 +79,16 @@ pub fn recent_context<R: Read + Seek>(
             } => walk.fill(record.message_id, record.tokens.get()),
             _ => {}
         }
+        if keep == 0 {
+            if walk.fills.len() == MAX_FILLS {
+                stopped = true;
+                break;
+            }
+            continue;
+        }
         walk.items(text);
     }
-    let complete = reached_boundary || !lines.hit_limit();
+    let complete = reached_boundary || (!lines.hit_limit() && !stopped);
     Ok(walk.finish(keep, complete))
 }
 

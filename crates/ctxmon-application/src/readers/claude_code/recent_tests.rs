@@ -149,3 +149,28 @@ fn a_response_written_as_several_lines_is_one_fill() {
     let ctx = read(&[usage(10), usage(10), usage(10)], u64::MAX, 5);
     assert_eq!(ctx.fills, vec![10]);
 }
+
+#[test]
+fn without_items_the_walk_ends_at_the_responses_the_pace_needs() {
+    let usage = |i: usize| {
+        format!(
+            r#"{{"type":"assistant","message":{{"id":"m{i}","model":"m","usage":{{"input_tokens":{}}}}}}}"#,
+            1000 * i
+        )
+    };
+    let mut lines: Vec<String> = vec![
+        call("a", "Read", r#"{"file_path":"/p/a.rs"}"#),
+        result("a", 8_000),
+    ];
+    lines.extend((1..=30).map(usage));
+    let ctx = read(&lines, u64::MAX, 0);
+    assert!(ctx.largest.is_empty());
+    assert!(!ctx.complete);
+    let expected: Vec<u64> = (20..=30).map(|i| 1000 * i).collect();
+    assert_eq!(ctx.fills, expected);
+    // With items asked for, the walk goes on to the start; the fills are the newest still.
+    let full = read(&lines, u64::MAX, 5);
+    assert!(full.complete);
+    assert_eq!(full.fills, expected);
+    assert_eq!(full.largest.len(), 1);
+}
