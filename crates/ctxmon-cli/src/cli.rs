@@ -194,6 +194,10 @@ pub struct StatusArgs {
     /// Model id for window rules, e.g. `claude-opus-4-6[1m]`.
     #[arg(long, value_name = "ID")]
     pub model: Option<String>,
+    /// Redraw whenever the transcript changes (checked every second), until Ctrl-C or the end
+    /// of input; with --json, one JSON line per change.
+    #[arg(long)]
+    pub watch: bool,
 }
 
 #[derive(Debug, Args, Clone, Default)]

@@ -39,6 +39,13 @@ Examples:
   ctxmon status --transcript ~/.claude/projects/-home-me-shop/0b1c….jsonl
   ctxmon status --model 'claude-opus-4-6[1m]'       a 1M window the transcript cannot show
   ctxmon --json status | jq .fill_percentage
+  ctxmon status --watch                             redraw as the session goes on (Codex, Gemini)
+
+After the figure: the turns left at the recent pace, and the largest items in the context since
+the last compaction (Claude Code; --json: turns_left, pace, largest).
+
+--watch looks at the transcript every second and draws the status again when it changed (with
+--json, one JSON line per change); Ctrl-C, the end of input or a closed output end it with 0.
 
 A session that has had no answer yet (its transcript empty or holding only the first request)
 shows 0% with the note \"no response yet\" and exits 0; its JSON has

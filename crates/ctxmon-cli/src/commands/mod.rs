@@ -14,6 +14,7 @@ mod output;
 mod report;
 mod resume_log;
 mod status;
+mod status_watch;
 mod statusline;
 mod transcript_target;
 

@@ -13,27 +13,44 @@ use crate::bootstrap;
 use crate::cli::{GlobalArgs, StatusArgs};
 use crate::commands::transcript_target::{self, Pick, TranscriptTarget};
 use crate::exit::{CmdResult, Failure};
-use crate::json_out;
-use crate::out::{out, outln};
+use crate::json_out::{self, Layout};
+use crate::out::out;
 use crate::render;
 
 /// How many of the largest items `status --json` lists.
 const LARGEST_LISTED: usize = 20;
 
 pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
-    let TranscriptTarget {
-        transcript,
-        agent: served,
-        settings,
-    } = transcript_target::resolve(
+    let target = transcript_target::resolve(
         "status",
         global,
         args.window,
         args.transcript.as_deref(),
         Pick::Newest,
     )?;
+    if args.watch {
+        return super::status_watch::watch(&target, args, global);
+    }
+    let frame = frame(&target, args, global, Layout::for_stdout())?;
+    out!("{frame}")
+}
+
+/// One report of `target`: the text people read, or the JSON (laid out as `layout`), ending
+/// with a newline.
+pub fn frame(
+    target: &TranscriptTarget,
+    args: &StatusArgs,
+    global: &GlobalArgs,
+    layout: Layout,
+) -> Result<String, Failure> {
+    let TranscriptTarget {
+        transcript,
+        agent: served,
+        settings,
+    } = target;
+    let served = *served;
     let reader = JsonlTranscriptReader::default();
-    let fill = match reader.measure(&transcript, &settings, args.model.as_deref()) {
+    let fill = match reader.measure(transcript, settings, args.model.as_deref()) {
         Ok(fill) => fill,
         Err(FillError::NotATranscript(what)) => {
             return Err(Failure::Other(anyhow!(
@@ -52,7 +69,7 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
     };
     let estimate = fill.estimate.clone();
     // What fills the context, read back to the last compaction within the scan's bound.
-    let recent = reader.recent_context(&transcript, settings.limits.max_scan_bytes, LARGEST_LISTED);
+    let recent = reader.recent_context(transcript, settings.limits.max_scan_bytes, LARGEST_LISTED);
     // The turns left at the pace of the last responses, before the point `until` counts to.
     let turns = recent.as_ref().and_then(|r| {
         turns_left(
@@ -115,17 +132,19 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
             );
             obj.insert("largest_complete".into(), complete.into());
         }
-        json_out::print(&value)?;
+        let mut text = json_out::to_text(&value, layout)?;
+        text.push('\n');
+        Ok(text)
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
-        out!("{}", render::status_text(&estimate, color))?;
+        let mut text = render::status_text(&estimate, color);
         if let Some(turns) = turns {
-            outln!("    {}", render::turns_text(turns))?;
+            text.push_str(&format!("    {}\n", render::turns_text(turns)));
         }
         if let Some(recent) = &recent {
-            out!("{}", render::largest_text(&recent.largest, recent.complete))?;
+            text.push_str(&render::largest_text(&recent.largest, recent.complete));
         }
-        outln!("    session {session}")?;
+        text.push_str(&format!("    session {session}\n"));
+        Ok(text)
     }
-    Ok(())
 }
