@@ -480,7 +480,8 @@ mod tests {
         }
         // Where the note has its usual path, three items with targets of the longest kept
         // length are named at CRITICAL and at EMERGENCY.
-        let target = "t".repeat(crate::readers::claude_code::TARGET_CHARS);
+        // The longest target the readers keep (40 characters).
+        let target = "t".repeat(40);
         let items = [
             item(ItemKind::FileRead, "Read", Some(&target), 180_000),
             item(ItemKind::ToolOutput, "Bash", Some(&target), 90_000),

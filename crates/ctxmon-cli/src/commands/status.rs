@@ -28,9 +28,6 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
         args.transcript.as_deref(),
         Pick::Newest,
     )?;
-    if args.watch {
-        return super::status_watch::watch(&target, args, global);
-    }
     let frame = frame(&target, args, global, Layout::for_stdout())?;
     out!("{frame}")
 }

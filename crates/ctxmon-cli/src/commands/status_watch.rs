@@ -22,7 +22,7 @@ use std::time::{Duration, SystemTime};
 use anyhow::anyhow;
 
 use super::status::frame;
-use super::transcript_target::TranscriptTarget;
+use super::transcript_target::{self, Pick, TranscriptTarget};
 use crate::cli::{GlobalArgs, StatusArgs};
 use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
@@ -38,7 +38,18 @@ const TICK: Duration = Duration::from_millis(50);
 /// Clears a terminal and puts the cursor home, so each frame replaces the last.
 const CLEAR: &str = "\x1b[H\x1b[2J";
 
-pub fn watch(target: &TranscriptTarget, args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
+pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
+    let target = transcript_target::resolve(
+        "status",
+        global,
+        args.window,
+        args.transcript.as_deref(),
+        Pick::Newest,
+    )?;
+    watch(&target, args, global)
+}
+
+fn watch(target: &TranscriptTarget, args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))

@@ -63,7 +63,7 @@ fn median(mut xs: Vec<f64>) -> Option<f64> {
     }
     xs.sort_by(f64::total_cmp);
     let mid = xs.len() / 2;
-    Some(if xs.len() % 2 == 0 {
+    Some(if xs.len().is_multiple_of(2) {
         (xs[mid - 1] + xs[mid]) / 2.0
     } else {
         xs[mid]

@@ -210,7 +210,8 @@ impl Walk {
             }));
         self.items.retain(|item| item.tokens > 0);
         // Stable: equal sizes stay newest first.
-        self.items.sort_by(|a, b| b.tokens.cmp(&a.tokens));
+        self.items
+            .sort_by_key(|item| std::cmp::Reverse(item.tokens));
         self.items.truncate(keep);
         self.fills.reverse();
         RecentContext {
