@@ -27,6 +27,10 @@ pub const CHECKS: &[Check] = &[
         run: || context_monitor_tag(ctxmon_application::monitor::tag::render_context_monitor),
     },
     Check {
+        name: "context-monitor tag with what fills the context",
+        run: || context_monitor_tag(render_with_facts),
+    },
+    Check {
         name: "resumption-context tag",
         run: crate::budgets_resilience::resumption_context,
     },
@@ -50,6 +54,41 @@ pub const MONITOR_TAG_BUDGET: RangeInclusive<u64> = MONITOR_TAG_MIN_TOKENS..=MON
 
 /// The auto-compact buffer Claude Code reserves (contract C2), used for the sample estimates.
 const AUTO_COMPACT_BUFFER: TokenCount = TokenCount(33_000);
+
+/// The tag with the longest facts the transcript can give it: the most turns left at the
+/// largest pace, three items with targets of the longest kept length, sizes in the millions,
+/// and a long MCP tool name.
+fn render_with_facts(estimate: &FillEstimate, thresholds: &Thresholds) -> String {
+    use ctxmon_application::monitor::pace::TurnsLeft;
+    use ctxmon_application::monitor::tag::{TagFacts, render_context_monitor_full};
+    use ctxmon_application::ports::{AgentKind, ContextItem, ItemKind};
+    let target = "t".repeat(ctxmon_application::readers::claude_code::TARGET_CHARS);
+    let item = |kind, tool: &str| ContextItem {
+        kind,
+        tool: tool.to_string(),
+        target: Some(target.clone()),
+        tokens: 1_234_567,
+    };
+    let largest = [
+        item(ItemKind::FileRead, "Read"),
+        item(ItemKind::ToolOutput, "mcp__playwright__browser_snapshot"),
+        item(ItemKind::ToolOutput, "WebFetch"),
+    ];
+    render_context_monitor_full(
+        estimate,
+        thresholds,
+        AgentKind::ClaudeCode,
+        None,
+        &TagFacts {
+            largest: &largest,
+            turns_left: Some(TurnsLeft {
+                turns: u64::MAX,
+                pace: u64::MAX,
+                turns_seen: 10,
+            }),
+        },
+    )
+}
 
 /// Runs every check, prints one line each, and fails if any failed.
 pub fn run_all() -> Result<()> {

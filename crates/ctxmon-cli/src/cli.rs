@@ -207,14 +207,18 @@ pub struct StatusArgs {
     /// Model id for window rules, e.g. `claude-opus-4-6[1m]`.
     #[arg(long, value_name = "ID")]
     pub model: Option<String>,
+    /// Redraw whenever the transcript changes (checked every second), until Ctrl-C or the end
+    /// of input; with --json, one JSON line per change.
+    #[arg(long)]
+    pub watch: bool,
 }
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct StatuslineArgs {
     /// What to print, e.g. '{percent} {bar} {until-compact}' (default: statusline.format).
     ///
-    /// Text with fields in braces: percent, bar, tokens, window, tier, until-compact, model,
-    /// branch (`{{` and `}}` for braces). An unknown field is named on stderr and the line is
+    /// Text with fields in braces: percent, bar, tokens, window, tier, until-compact,
+    /// turns-left, model, branch (`{{` and `}}` for braces). An unknown field is named on stderr and the line is
     /// printed as without --format (exit 0).
     #[arg(long, value_name = "TEMPLATE")]
     pub format: Option<String>,

@@ -39,6 +39,13 @@ Examples:
   ctxmon status --transcript ~/.claude/projects/-home-me-shop/0b1c….jsonl
   ctxmon status --model 'claude-opus-4-6[1m]'       a 1M window the transcript cannot show
   ctxmon --json status | jq .fill_percentage
+  ctxmon status --watch                             redraw as the session goes on (Codex, Gemini)
+
+After the figure: the turns left at the recent pace, and the largest items in the context since
+the last compaction (Claude Code; --json: turns_left, pace, largest).
+
+--watch looks at the transcript every second and draws the status again when it changed (with
+--json, one JSON line per change); Ctrl-C, the end of input or a closed output end it with 0.
 
 A session that has had no answer yet (its transcript empty or holding only the first request)
 shows 0% with the note \"no response yet\" and exits 0; its JSON has
@@ -85,9 +92,10 @@ why (`reason`, `detail`), and so does `ctxmon doctor`.
 Format (--format, else statusline.format): text with fields in braces. The default is
   ctx {percent} {bar} {tokens}/{window} {tier} · {until-compact}
 Fields: percent (75%), bar, tokens (150k), window (200k), tier (WARNING), until-compact (17k to
-compact, compacting soon, auto-compact off), model (the model id), branch (the project's git
-branch); `{{` and `}}` are braces. A field with nothing to show goes with the text before it;
-a narrow line drops branch, model, until-compact, tokens and window, bar, tier, in that order.
+compact, compacting soon, auto-compact off), turns-left (~6 turns: responses left at the
+recent pace, Claude Code only), model (the model id), branch (the project's git branch); `{{`
+and `}}` are braces. A field with nothing to show goes with the text before it; a narrow line
+drops branch, model, until-compact and turns-left, tokens and window, bar, tier, in that order.
 An unknown field or flag is named on stderr and the line printed as without it.
 
 Settings (or `ctxmon install --statusline`):

@@ -1,8 +1,10 @@
 //! Human rendering of a fill estimate: the bar, tier colours and compact counts shared by
 //! `status` and the status line; times in the local zone for every command.
 
+use ctxmon_application::monitor::pace::TurnsLeft;
+use ctxmon_application::ports::{ContextItem, ItemKind};
 use ctxmon_domain::fill::floor_scaled;
-use ctxmon_domain::human::thousands;
+use ctxmon_domain::human::{count, thousands, tokens};
 use ctxmon_domain::{
     FieldText, FillEstimate, FillSource, StatusField, StatusTemplate, ThresholdTier, Timestamp,
 };
@@ -64,6 +66,8 @@ pub fn compact(n: u64) -> String {
 pub struct LineContext<'a> {
     pub model: Option<&'a str>,
     pub branch: Option<&'a str>,
+    /// The turns left at the recent pace, when known.
+    pub turns_left: Option<u64>,
 }
 
 /// The room left before auto-compaction, for people: `17k to compact`; at or past the point
@@ -109,6 +113,9 @@ pub fn status_line(
         StatusField::Window => Some(FieldText::plain(compact(e.context_window_size.get()))),
         StatusField::Tier => Some(tinted(e.threshold_tier.name().to_string())),
         StatusField::UntilCompact => Some(FieldText::plain(until_compact(e))),
+        StatusField::TurnsLeft => context
+            .turns_left
+            .map(|n| FieldText::plain(format!("~{n} {}", if n == 1 { "turn" } else { "turns" }))),
         StatusField::Model => context.model.map(|m| FieldText::plain(one_line(m))),
         StatusField::Branch => context.branch.map(|b| FieldText::plain(one_line(b))),
     };
@@ -150,6 +157,52 @@ pub fn status_text(e: &FillEstimate, color: bool) -> String {
     out.push('\n');
     if let Some(note) = &e.note {
         out.push_str(&format!("    note: {note}\n"));
+    }
+    out
+}
+
+/// `about 6 turns left at the recent pace (2,800 tokens a turn, over the last 10)`.
+pub fn turns_text(turns: TurnsLeft) -> String {
+    format!(
+        "about {} left at the recent pace ({} a turn, over the last {})",
+        count(turns.turns, "turn", "turns"),
+        tokens(turns.pace),
+        turns.turns_seen
+    )
+}
+
+/// How many of the largest items `status` shows to people (`--json` lists more).
+pub const LARGEST_SHOWN: usize = 5;
+
+/// The largest items still in the context, one a line under a heading; nothing when there are
+/// none. `complete` is false when the reading stopped at its byte bound before the last
+/// compaction: older items may be larger.
+pub fn largest_text(items: &[ContextItem], complete: bool) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("    largest in context");
+    if !complete {
+        out.push_str(" (of the transcript's newest part only)");
+    }
+    out.push_str(":\n");
+    let width = items
+        .iter()
+        .take(LARGEST_SHOWN)
+        .map(|i| thousands(i.tokens).len())
+        .max()
+        .unwrap_or(0);
+    for item in items.iter().take(LARGEST_SHOWN) {
+        let what = match &item.target {
+            Some(target) => format!("{} {target}", item.tool),
+            None if item.kind == ItemKind::PastedText => "a long message".to_string(),
+            None => item.tool.clone(),
+        };
+        out.push_str(&format!(
+            "      {:>width$} tokens  {what} ({})\n",
+            thousands(item.tokens),
+            item.kind.words()
+        ));
     }
     out
 }

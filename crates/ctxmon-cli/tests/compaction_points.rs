@@ -14,11 +14,18 @@
 //! Prints a markdown table for docs/benchmarks.md
 //! (`cargo test -p ctxmon-cli --test compaction_points -- --nocapture`). Without `../shared`
 //! it skips with a notice.
+//!
+//! The same compactions measure the turns-left estimate (`turns_left`): at responses before
+//! each compaction, the turns `ctxmon status` expected against the responses that really came
+//! before it. Its table in docs/benchmarks.md is this test's output, checked (and rewritten
+//! with `CTXMON_WRITE_BENCHMARKS=1`).
 
 // Test support: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
 
 mod common;
+#[path = "compaction_points/turns_left.rs"]
+mod turns_left;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -128,14 +135,17 @@ fn before(session: &Session, at: &str) -> String {
 
 /// What `ctxmon status --json` says at the turn before compaction `c`.
 fn status_before(sessions: &[Session], c: &Compaction) -> Value {
+    status_at(sessions, c, c.line)
+}
+
+/// What `ctxmon status --json` says of `c`'s session cut before line `end`, beside the user's
+/// other sessions as they stood at `c`.
+fn status_at(sessions: &[Session], c: &Compaction, end: usize) -> Value {
     let sb = Sandbox::new();
     let folder = sb.home.path().join(".claude/projects/-work-project");
     std::fs::create_dir_all(&folder).unwrap();
     let own = &sessions[c.session];
-    let cut: String = own.lines[..c.line]
-        .iter()
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let cut: String = own.lines[..end].iter().map(|l| format!("{l}\n")).collect();
     let path = folder.join(&own.name);
     std::fs::write(&path, cut).unwrap();
     for (k, other) in sessions.iter().enumerate() {

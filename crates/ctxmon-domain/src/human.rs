@@ -49,9 +49,35 @@ pub fn tokens(n: u64) -> String {
     count(n, "token", "tokens")
 }
 
+/// A size where a sentence has little room (the `<context-monitor>` tag): `950`, `18k` (to
+/// the nearest thousand), `1.2M` (to the nearest hundred thousand).
+pub fn short(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=999_499 => format!("{}k", (n + 500) / 1_000),
+        _ => {
+            let tenths = n.saturating_add(50_000) / 100_000;
+            format!("{}.{}M", tenths / 10, tenths % 10)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_sizes_round_to_their_unit() {
+        assert_eq!(short(0), "0");
+        assert_eq!(short(999), "999");
+        assert_eq!(short(1_000), "1k");
+        assert_eq!(short(18_499), "18k");
+        assert_eq!(short(18_500), "19k");
+        assert_eq!(short(999_499), "999k");
+        assert_eq!(short(999_500), "1.0M");
+        assert_eq!(short(1_250_000), "1.3M");
+        assert_eq!(short(u64::MAX), "18446744073709.5M");
+    }
 
     #[test]
     fn numbers_read_the_same_everywhere() {

@@ -36,6 +36,9 @@ pub enum StatusField {
     Tier,
     /// `17k to compact`, `compacting soon` past the auto-compact point, `auto-compact off`.
     UntilCompact,
+    /// `~6 turns`: the responses left before auto-compaction at the recent pace; nothing
+    /// when too few responses were seen or the context is not growing.
+    TurnsLeft,
     /// The model id.
     Model,
     /// The project's git branch.
@@ -44,13 +47,14 @@ pub enum StatusField {
 
 impl StatusField {
     /// Every field, in the order error messages and help list them ([`StatusField::names`]).
-    pub const ALL: [StatusField; 8] = [
+    pub const ALL: [StatusField; 9] = [
         StatusField::Percent,
         StatusField::Bar,
         StatusField::Tokens,
         StatusField::Window,
         StatusField::Tier,
         StatusField::UntilCompact,
+        StatusField::TurnsLeft,
         StatusField::Model,
         StatusField::Branch,
     ];
@@ -64,6 +68,7 @@ impl StatusField {
             StatusField::Window => "window",
             StatusField::Tier => "tier",
             StatusField::UntilCompact => "until-compact",
+            StatusField::TurnsLeft => "turns-left",
             StatusField::Model => "model",
             StatusField::Branch => "branch",
         }
@@ -80,7 +85,8 @@ impl StatusField {
         match self {
             StatusField::Branch => 0,
             StatusField::Model => 1,
-            StatusField::UntilCompact => 2,
+            // The room before compaction said another way: it goes with it.
+            StatusField::UntilCompact | StatusField::TurnsLeft => 2,
             StatusField::Tokens | StatusField::Window => 3,
             StatusField::Bar => 4,
             StatusField::Tier => 5,
@@ -355,6 +361,7 @@ mod tests {
             StatusField::Window => "200k",
             StatusField::Tier => "WARNING",
             StatusField::UntilCompact => "17k to compact",
+            StatusField::TurnsLeft => "~6 turns",
             StatusField::Model => "claude-opus-4-6",
             StatusField::Branch => "",
         }))
@@ -418,7 +425,7 @@ mod tests {
         assert_eq!(t.render(values, 80), "{ 75% }");
         assert!(t.uses(StatusField::Percent) && !t.uses(StatusField::Bar));
         let err = |f: &str| StatusTemplate::parse(f).unwrap_err().0;
-        assert!(err("{percent} {brach}").starts_with("unknown field `{brach}`; the fields are percent, bar, tokens, window, tier, until-compact, model, branch"));
+        assert!(err("{percent} {brach}").starts_with("unknown field `{brach}`; the fields are percent, bar, tokens, window, tier, until-compact, turns-left, model, branch"));
         assert!(err("{percent").contains("character 1 is never closed"));
         assert!(err("75} {percent}").contains("`}` without a `{` at character 3"));
         assert!(err("").contains("empty"));

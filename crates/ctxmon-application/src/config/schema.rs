@@ -249,7 +249,7 @@ pub const FIELDS: &[FieldSpec] = &[
     FieldSpec {
         key: "statusline.format",
         kind: FieldKind::String,
-        description: "What `ctxmon statusline` prints: text with fields in braces ({percent}, {bar}, {tokens}, {window}, {tier}, {until-compact}, {model}, {branch}; {{ and }} for braces). A narrow line drops branch, model, until-compact, tokens and window, bar, tier, in that order. `--format` overrides it.",
+        description: "What `ctxmon statusline` prints: text with fields in braces ({percent}, {bar}, {tokens}, {window}, {tier}, {until-compact}, {turns-left}, {model}, {branch}; {{ and }} for braces). A narrow line drops branch, model, until-compact and turns-left, tokens and window, bar, tier, in that order. `--format` overrides it.",
     },
 ];
 

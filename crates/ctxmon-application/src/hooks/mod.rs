@@ -38,6 +38,8 @@ mod test_world;
 use ctxmon_domain::{FillEstimate, ThresholdTier, Timestamp};
 
 use crate::handoff::resumption::NOTE_MAX_BYTES;
+use crate::monitor::pace::turns_left;
+use crate::monitor::tag::{LARGEST_IN_TAG, NoteHint, TagFacts, render_context_monitor_full};
 use crate::run::{HookRun, Warning};
 
 /// Where the agent's resumption note is and whether it was written after `since` (the
@@ -66,6 +68,50 @@ fn note_hint(
         }
     };
     Some((location, fresh))
+}
+
+/// The `<context-monitor>` tag for `estimate`, naming the note `hint` gives; at WARNING and
+/// CRITICAL the turns left at the recent pace, and from CRITICAL up the largest items in the
+/// context. Those are read back from the transcript's end only when a tag is given at such a
+/// tier: the pace from the last few responses (the walk ends with them), the items over no
+/// more than the tail a handoff reads. A prompt or tool call without such a tag costs nothing
+/// more.
+fn render_tag(run: &HookRun<'_>, estimate: &FillEstimate, hint: Option<&(String, bool)>) -> String {
+    let ctx = run.ctx;
+    let tier = estimate.threshold_tier;
+    let keep = if tier >= ThresholdTier::Critical {
+        LARGEST_IN_TAG
+    } else {
+        0
+    };
+    let recent = ctx
+        .transcript_path
+        .filter(|_| tier >= ThresholdTier::Warning)
+        .and_then(|path| {
+            run.ports
+                .transcripts
+                .recent_context(path, ctx.config.resumption.tail_bytes, keep)
+        });
+    let largest = recent.as_ref().map_or(&[][..], |r| r.largest.as_slice());
+    let turns_left = recent.as_ref().and_then(|r| {
+        turns_left(
+            &r.fills,
+            estimate.tokens_until_auto_compact.map(|t| t.get()),
+        )
+    });
+    render_context_monitor_full(
+        estimate,
+        &ctx.settings.window_thresholds(estimate.context_window_size),
+        ctx.settings.agent,
+        hint.map(|(location, fresh)| NoteHint {
+            location,
+            fresh: *fresh,
+        }),
+        &TagFacts {
+            largest,
+            turns_left,
+        },
+    )
 }
 
 /// Records a tier change and keeps the session's fill figures (prompt-submit and

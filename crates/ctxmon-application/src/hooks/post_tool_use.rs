@@ -17,9 +17,8 @@
 
 use ctxmon_domain::{FillEstimate, FillSource};
 
-use super::{note_hint, track_tier};
+use super::{note_hint, render_tag, track_tier};
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, reset_if_stale};
-use crate::monitor::tag::{NoteHint, render_context_monitor_with};
 use crate::monitor::tier_record::{ToolVerdict, note_injected, note_measured, verdict};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
 
@@ -116,15 +115,7 @@ pub fn post_tool_use(ctx: &HookContext<'_>, ports: &HookPorts<'_>) -> PostToolUs
                 if run.save_state() {
                     let since = run.state().last_prompt_at;
                     let hint = note_hint(&mut run, tier, since);
-                    outcome.additional_context = Some(render_context_monitor_with(
-                        &estimate,
-                        &ctx.settings.window_thresholds(estimate.context_window_size),
-                        ctx.settings.agent,
-                        hint.as_ref().map(|(location, fresh)| NoteHint {
-                            location,
-                            fresh: *fresh,
-                        }),
-                    ));
+                    outcome.additional_context = Some(render_tag(&run, &estimate, hint.as_ref()));
                 } else {
                     run.warn(Warning::TagNotRemembered);
                 }

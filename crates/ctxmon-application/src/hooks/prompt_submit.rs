@@ -8,7 +8,7 @@ use ctxmon_domain::{
     ThresholdTier, Timestamp,
 };
 
-use super::{note_hint, track_tier};
+use super::{note_hint, render_tag, track_tier};
 use crate::agents::Hook;
 use crate::config::{InjectPolicy, NOMINAL_STEP};
 use crate::handoff::alert::render_compaction_alert_for;
@@ -18,7 +18,6 @@ use crate::handoff::delivery::deliver;
 use crate::handoff::resume_log::{AlreadyRead, TriggerKind, generate_for_trigger};
 use crate::handoff::resumption::context::HandBackMode;
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, Measurement, reset_if_stale};
-use crate::monitor::tag::{NoteHint, render_context_monitor_with};
 use crate::monitor::tier_record::{note_injected, note_measured};
 use crate::ports::{ResumeLogStore, TranscriptErrorKind};
 use crate::run::{HookContext, HookPorts, HookRun, Warning};
@@ -196,15 +195,7 @@ fn monitor_tag(run: &mut HookRun<'_>, estimate: &FillEstimate) -> Option<String>
     if monitor.enabled && should_inject(monitor.inject, state, estimate) {
         note_injected(state, tier, estimate.fill_percentage);
         let hint = note_hint(run, tier, previous_prompt);
-        Some(render_context_monitor_with(
-            estimate,
-            &ctx.settings.window_thresholds(estimate.context_window_size),
-            ctx.settings.agent,
-            hint.as_ref().map(|(location, fresh)| NoteHint {
-                location,
-                fresh: *fresh,
-            }),
-        ))
+        Some(render_tag(run, estimate, hint.as_ref()))
     } else {
         // A fall seen here is one post-tool-use must not wait for (`tier_record`).
         note_measured(state, tier);

@@ -335,3 +335,61 @@ fn a_prompt_reads_only_its_own_sessions_checkpoints() {
         w.checkpoints.reads.get()
     );
 }
+
+/// The WARNING tag says the turns left at the recent pace; from CRITICAL up the tag also names
+/// the largest items in the context; below WARNING the transcript is not read for either, so
+/// a prompt costs what it did.
+#[test]
+fn the_critical_tag_names_what_fills_the_context_and_lower_tags_read_nothing_more() {
+    use crate::ports::{ContextItem, ItemKind, RecentContext};
+    let w = World::new(InjectPolicy::Always);
+    w.script.recent(RecentContext {
+        largest: vec![
+            ContextItem {
+                kind: ItemKind::FileRead,
+                tool: "Read".into(),
+                target: Some("src/big.rs".into()),
+                tokens: 18_000,
+            },
+            ContextItem {
+                kind: ItemKind::ToolOutput,
+                tool: "Bash".into(),
+                target: Some("cargo test".into()),
+                tokens: 9_000,
+            },
+        ],
+        fills: vec![100_000, 102_000, 104_000, 106_000, 108_000],
+        complete: true,
+    });
+    for tokens in [20_000, 115_000] {
+        w.script.usage(tokens);
+        let tag = w.prompt().additional_context.unwrap_or_default();
+        assert!(!tag.contains("Largest") && !tag.contains("turn"), "{tag}");
+    }
+    assert_eq!(w.script.recent_reads(), 0);
+    w.script.usage(150_000);
+    let tag = w.prompt().additional_context.unwrap_or_default();
+    assert!(tag.contains("tier=\"WARNING\""), "{tag}");
+    assert!(
+        tag.contains("turns left at the recent pace (2k tokens a turn).\n</context-monitor>"),
+        "{tag}"
+    );
+    assert!(!tag.contains("Largest"), "{tag}");
+    assert_eq!(w.script.recent_reads(), 1);
+    w.script.usage(162_000);
+    let tag = w.prompt().additional_context.unwrap_or_default();
+    assert!(tag.contains("tier=\"CRITICAL\""), "{tag}");
+    assert!(
+        tag.contains("turns left at the recent pace (2k tokens a turn).\nLargest in context: Read src/big.rs 18k, Bash `cargo test` output 9k.\n</context-monitor>"),
+        "{tag}"
+    );
+    assert_eq!(w.script.recent_reads(), 2);
+    // A transcript that gives no reading: the tag without the lines, nothing else lost.
+    w.script.forget_recent();
+    w.script.usage(180_000);
+    let tag = w.prompt().additional_context.unwrap_or_default();
+    assert!(
+        tag.contains("tier=\"EMERGENCY\"") && !tag.contains("Largest"),
+        "{tag}"
+    );
+}

@@ -1,6 +1,6 @@
 //! A world of in-memory ports for the hook use-case tests.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::path::Path;
 
 use ctxmon_domain::{DomainEvent, SessionKey, SessionState, ThresholdTier, Timestamp, TokenCount};
@@ -12,16 +12,33 @@ use crate::fakes::{
 };
 use crate::monitor::fill::FillSettings;
 use crate::ports::{
-    ChainScope, CheckpointRepository, CompactionBoundary, GitHead, ScanLimits, TranscriptError,
-    TranscriptErrorKind, TranscriptReader, TranscriptReading, UsageRecord,
+    ChainScope, CheckpointRepository, CompactionBoundary, GitHead, RecentContext, ScanLimits,
+    TranscriptError, TranscriptErrorKind, TranscriptReader, TranscriptReading, UsageRecord,
 };
 use crate::run::{HookContext, HookPorts};
 
-/// A transcript whose next reading the test sets.
+/// A transcript whose next reading the test sets; and what its recent context holds, with
+/// how often it was asked for.
 #[derive(Default)]
-pub struct Script(RefCell<Option<Result<TranscriptReading, TranscriptError>>>);
+pub struct Script(
+    RefCell<Option<Result<TranscriptReading, TranscriptError>>>,
+    RefCell<Option<RecentContext>>,
+    Cell<u32>,
+);
 
 impl Script {
+    /// What the context holds since the last compaction.
+    pub fn recent(&self, recent: RecentContext) {
+        *self.1.borrow_mut() = Some(recent);
+    }
+    /// A transcript that gives no recent context.
+    pub fn forget_recent(&self) {
+        *self.1.borrow_mut() = None;
+    }
+    /// How many times the hooks asked for the recent context.
+    pub fn recent_reads(&self) -> u32 {
+        self.2.get()
+    }
     pub fn usage_at(&self, tokens: u64, timestamp: Option<&str>) {
         *self.0.borrow_mut() = Some(Ok(TranscriptReading {
             usage: Some(UsageRecord {
@@ -97,6 +114,13 @@ impl TranscriptReader for Script {
             .borrow()
             .clone()
             .unwrap_or_else(|| Err(TranscriptError::new(TranscriptErrorKind::Empty, "empty")))
+    }
+
+    fn recent_context(&self, _: &Path, _: u64, keep: usize) -> Option<RecentContext> {
+        self.2.set(self.2.get() + 1);
+        let mut recent = self.1.borrow().clone()?;
+        recent.largest.truncate(keep);
+        Some(recent)
     }
 }
 

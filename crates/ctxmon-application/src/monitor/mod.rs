@@ -1,6 +1,7 @@
 //! Watching the context fill: the estimate (`fill`), the `<context-monitor>` tag (`tag`), the
 //! session's record of the tags it was given (`tier_record`), the status line's estimate
-//! (`status_line`) and its comparison with Claude Code's own figure (`payload_check`).
+//! (`status_line`), its comparison with Claude Code's own figure (`payload_check`) and the turns
+//! left at the recent pace (`pace`).
 //!
 //! `fill/` is the estimator: the window, the auto-compaction point (Claude Code's by version,
 //! model and the user's own compactions in `claude_point`, Codex's, Gemini CLI's share), the
@@ -12,6 +13,7 @@
 //! module but never the other way round.
 
 pub mod fill;
+pub mod pace;
 pub mod payload_check;
 pub mod status_line;
 pub mod tag;

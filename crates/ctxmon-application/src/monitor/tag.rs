@@ -4,11 +4,13 @@
 //! It is paid for again on every later turn (injected text stays in the history), so it is
 //! short: 40–200 estimated tokens at every tier, a check `cargo xtask budgets` enforces.
 
-use ctxmon_domain::human::tokens;
+use ctxmon_domain::estimate_tokens;
+use ctxmon_domain::human::{short, tokens};
 use ctxmon_domain::xml::{escape_attr, escape_text};
 use ctxmon_domain::{FillEstimate, FillSource, ThresholdTier, Thresholds};
 
-use crate::ports::AgentKind;
+use crate::monitor::pace::TurnsLeft;
+use crate::ports::{AgentKind, ContextItem, ItemKind};
 
 /// The fewest tokens a `<context-monitor>` tag takes (inclusive; a property test holds every
 /// tag within both bounds).
@@ -59,6 +61,104 @@ pub fn render_context_monitor_with(
     agent: AgentKind,
     note: Option<NoteHint<'_>>,
 ) -> String {
+    render_context_monitor_full(estimate, thresholds, agent, note, &TagFacts::default())
+}
+
+/// What the transcript says beyond the fill, for the tag's last lines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TagFacts<'a> {
+    /// The largest items in the context, largest first; from CRITICAL up the tag names the
+    /// first [`LARGEST_IN_TAG`].
+    pub largest: &'a [ContextItem],
+    /// The turns left at the recent pace; the WARNING and CRITICAL tags say it.
+    pub turns_left: Option<TurnsLeft>,
+}
+
+/// How many of the largest items the tag names.
+pub const LARGEST_IN_TAG: usize = 3;
+
+/// The longest tool name the tag writes (an MCP tool's name can run to dozens of characters).
+const TOOL_CHARS: usize = 24;
+
+/// [`render_context_monitor_with`], with `facts` as lines after the advice where they fit the
+/// tag's budget: the turns left first, then the largest items; a line that would take the tag
+/// past [`MONITOR_TAG_MAX_TOKENS`] loses its last items, and then the line itself.
+pub fn render_context_monitor_full(
+    estimate: &FillEstimate,
+    thresholds: &Thresholds,
+    agent: AgentKind,
+    note: Option<NoteHint<'_>>,
+    facts: &TagFacts<'_>,
+) -> String {
+    let base = render_base(estimate, thresholds, agent, note);
+    let tier = estimate.threshold_tier;
+    let Some(body) = base.strip_suffix(CLOSE) else {
+        return base;
+    };
+    let turns = facts
+        .turns_left
+        .filter(|t| t.turns > 0)
+        .filter(|_| matches!(tier, ThresholdTier::Warning | ThresholdTier::Critical))
+        .map(turns_line);
+    let shown = if tier >= ThresholdTier::Critical {
+        facts.largest.len().min(LARGEST_IN_TAG)
+    } else {
+        0
+    };
+    let mut candidates = Vec::new();
+    for count in (1..=shown).rev() {
+        let largest = largest_line(&facts.largest[..count]);
+        candidates.push(match &turns {
+            Some(turns) => format!("{turns}\n{largest}"),
+            None => largest,
+        });
+    }
+    candidates.extend(turns.clone());
+    for lines in candidates {
+        let tag = format!("{body}\n{lines}{CLOSE}");
+        if estimate_tokens(&tag).get() <= MONITOR_TAG_MAX_TOKENS {
+            return tag;
+        }
+    }
+    base
+}
+
+/// `About 6 turns left at the recent pace (2.8k tokens a turn).`
+fn turns_line(turns: TurnsLeft) -> String {
+    let noun = if turns.turns == 1 { "turn" } else { "turns" };
+    format!(
+        "About {} {noun} left at the recent pace ({} tokens a turn).",
+        turns.turns,
+        short(turns.pace)
+    )
+}
+
+const CLOSE: &str = "\n</context-monitor>";
+
+/// `Largest in context: Read src/big.rs 18k, Bash `cargo test` 9k.`, escaped.
+fn largest_line(items: &[ContextItem]) -> String {
+    let parts: Vec<String> = items
+        .iter()
+        .map(|item| {
+            let tool: String = item.tool.chars().take(TOOL_CHARS).collect();
+            let size = short(item.tokens);
+            match (&item.target, item.kind) {
+                (Some(target), ItemKind::FileRead) => format!("{tool} {target} {size}"),
+                (Some(target), _) => format!("{tool} `{target}` output {size}"),
+                (None, ItemKind::PastedText) => format!("a pasted message {size}"),
+                (None, _) => format!("{tool} output {size}"),
+            }
+        })
+        .collect();
+    escape_text(&format!("Largest in context: {}.", parts.join(", ")))
+}
+
+fn render_base(
+    estimate: &FillEstimate,
+    thresholds: &Thresholds,
+    agent: AgentKind,
+    note: Option<NoteHint<'_>>,
+) -> String {
     let tier = estimate.threshold_tier;
     let mut out = String::with_capacity(480);
     out.push_str("<context-monitor fill=\"");
@@ -94,7 +194,7 @@ pub fn render_context_monitor_with(
         let at = threshold_percent(thresholds.lower_bound(next));
         out.push_str(&format!(" {} begins at {at}%.", next.name()));
     }
-    out.push_str("\n</context-monitor>");
+    out.push_str(CLOSE);
     out
 }
 
@@ -250,6 +350,175 @@ mod tests {
             measured.starts_with("<context-monitor fill=\"25%\""),
             "{measured}"
         );
+    }
+
+    fn item(kind: ItemKind, tool: &str, target: Option<&str>, tokens: u64) -> ContextItem {
+        ContextItem {
+            kind,
+            tool: tool.to_string(),
+            target: target.map(str::to_string),
+            tokens,
+        }
+    }
+
+    #[test]
+    fn from_critical_up_the_tag_names_the_three_largest_items() {
+        let items = [
+            item(ItemKind::FileRead, "Read", Some("src/big.rs"), 18_000),
+            item(ItemKind::ToolOutput, "Bash", Some("cargo test"), 9_200),
+            item(ItemKind::PastedText, "prompt", None, 2_000),
+            item(ItemKind::ToolOutput, "Grep", Some("fn"), 900),
+        ];
+        let facts = TagFacts {
+            largest: &items,
+            turns_left: None,
+        };
+        let critical = estimate(165_000, 200_000);
+        assert_eq!(critical.threshold_tier, ThresholdTier::Critical);
+        let tag = render_context_monitor_full(
+            &critical,
+            &Thresholds::default(),
+            AgentKind::ClaudeCode,
+            None,
+            &facts,
+        );
+        assert!(
+            tag.ends_with("\nLargest in context: Read src/big.rs 18k, Bash `cargo test` output 9k, a pasted message 2k.\n</context-monitor>"),
+            "{tag}"
+        );
+        assert!(roxmltree::Document::parse(&tag).is_ok());
+        // Below CRITICAL the advice is enough; and no items, no line.
+        let warning = estimate(150_000, 200_000);
+        let plain = render_context_monitor(&warning, &Thresholds::default());
+        let with = render_context_monitor_full(
+            &warning,
+            &Thresholds::default(),
+            AgentKind::ClaudeCode,
+            None,
+            &facts,
+        );
+        assert_eq!(with, plain);
+        let none = render_context_monitor_full(
+            &critical,
+            &Thresholds::default(),
+            AgentKind::ClaudeCode,
+            None,
+            &TagFacts::default(),
+        );
+        assert_eq!(
+            none,
+            render_context_monitor(&critical, &Thresholds::default())
+        );
+    }
+
+    #[test]
+    fn the_warning_and_critical_tags_say_the_turns_left_at_the_recent_pace() {
+        let render = |tokens: u64, turns: u64| {
+            render_context_monitor_full(
+                &estimate(tokens, 200_000),
+                &Thresholds::default(),
+                AgentKind::ClaudeCode,
+                None,
+                &TagFacts {
+                    largest: &[],
+                    turns_left: Some(TurnsLeft {
+                        turns,
+                        pace: 2_800,
+                        turns_seen: 10,
+                    }),
+                },
+            )
+        };
+        let warning = render(150_000, 6);
+        assert!(
+            warning.ends_with(
+                "\nAbout 6 turns left at the recent pace (3k tokens a turn).\n</context-monitor>"
+            ),
+            "{warning}"
+        );
+        assert!(render(165_000, 1).contains("\nAbout 1 turn left at the recent pace"));
+        // Not below WARNING, not at EMERGENCY (its advice says to stop), never "0 turns".
+        for (tokens, turns) in [(100_000, 6), (115_000, 6), (180_000, 6), (150_000, 0)] {
+            let tag = render(tokens, turns);
+            assert!(!tag.contains("turn"), "{tag}");
+        }
+    }
+
+    #[test]
+    fn hostile_names_stay_escaped_and_within_the_budget() {
+        let target = "&".repeat(40);
+        let tool = "<".repeat(60);
+        let items = [
+            item(ItemKind::ToolOutput, &tool, Some(&target), u64::MAX),
+            item(ItemKind::ToolOutput, &tool, Some(&target), u64::MAX),
+            item(ItemKind::FileRead, &tool, Some(&target), u64::MAX),
+        ];
+        // The longest note path named in full (its characters are ctxmon's own folder's).
+        let path = "n".repeat(NOTE_PATH_CHARS);
+        for tokens in [165_000, 190_000, 199_999, 400_000] {
+            let e = estimate(tokens, 200_000);
+            let tag = render_context_monitor_full(
+                &e,
+                &Thresholds::default(),
+                AgentKind::ClaudeCode,
+                Some(NoteHint {
+                    location: &path,
+                    fresh: true,
+                }),
+                &TagFacts {
+                    largest: &items,
+                    turns_left: Some(TurnsLeft {
+                        turns: 123_456,
+                        pace: 9_999_999,
+                        turns_seen: 10,
+                    }),
+                },
+            );
+            let size = estimate_tokens(&tag).get();
+            assert!(size <= MONITOR_TAG_MAX_TOKENS, "{size}: {tag}");
+            assert!(roxmltree::Document::parse(&tag).is_ok(), "{tag}");
+        }
+        // Where the note has its usual path, three items with targets of the longest kept
+        // length are named at CRITICAL and at EMERGENCY.
+        // The longest target the readers keep (40 characters).
+        let target = "t".repeat(40);
+        let items = [
+            item(ItemKind::FileRead, "Read", Some(&target), 180_000),
+            item(ItemKind::ToolOutput, "Bash", Some(&target), 90_000),
+            item(ItemKind::ToolOutput, "WebFetch", Some(&target), 9_000),
+        ];
+        let path = ".ctxmon/notes/0b4f5c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e.md";
+        for tokens in [165_000, 190_000] {
+            let e = estimate(tokens, 200_000);
+            let tag = render_context_monitor_full(
+                &e,
+                &Thresholds::default(),
+                AgentKind::ClaudeCode,
+                Some(NoteHint {
+                    location: path,
+                    fresh: true,
+                }),
+                &TagFacts {
+                    largest: &items,
+                    turns_left: Some(TurnsLeft {
+                        turns: 123_456,
+                        pace: 9_999_999,
+                        turns_seen: 10,
+                    }),
+                },
+            );
+            assert!(
+                estimate_tokens(&tag).get() <= MONITOR_TAG_MAX_TOKENS,
+                "{tag}"
+            );
+            assert!(tag.contains(" 180k, Bash `"), "{tag}");
+            assert_eq!(
+                tag.contains("About 123456 turns left"),
+                tokens == 165_000,
+                "{tag}"
+            );
+            assert!(tag.contains("WebFetch `"), "{tag}");
+        }
     }
 
     proptest! {

@@ -2,6 +2,7 @@
 //! implement them; tests implement them in memory.
 
 mod checkpoints;
+mod context;
 mod error;
 mod resume_logs;
 mod stores;
@@ -12,6 +13,7 @@ pub use checkpoints::{
     Allocation, AutoPrune, CheckpointListing, CheckpointRepository, GitHead, GitInfo,
     PendingDirtyFiles, PruneOutcome, ResumptionSource, SourceDocument, StoredCheckpoint,
 };
+pub use context::{ContextItem, ItemKind, RecentContext};
 pub use error::{PortError, PortErrorKind};
 pub use resume_logs::{
     ResumeLogEntry, ResumeLogListing, ResumeLogStats, ResumeLogStore, SavedResumeLog,

@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use super::RecentContext;
 use ctxmon_domain::TokenCount;
 
 /// How far back a scan may look.
@@ -280,6 +281,15 @@ pub trait TranscriptReader {
     /// every format whose hook means a compaction): the caller then goes by the reading alone.
     fn compacted_since(&self, path: &Path, limits: ScanLimits, since_ms: i64) -> Option<bool> {
         let _ = (path, limits, since_ms);
+        None
+    }
+
+    /// What the context of `path` holds since its last compaction: its `keep` largest items
+    /// and the fill after each recent response, read back from the end over at most
+    /// `max_bytes`. `None` when the format gives no such reading (the default) or the file
+    /// cannot be read: the figures built on it are then left out, never guessed.
+    fn recent_context(&self, path: &Path, max_bytes: u64, keep: usize) -> Option<RecentContext> {
+        let _ = (path, max_bytes, keep);
         None
     }
 }

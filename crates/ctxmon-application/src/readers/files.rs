@@ -17,8 +17,8 @@ use super::jsonl::head::head_records;
 use super::jsonl::tail::{TailLines, tail_lines};
 use super::{claude_code, codex, detect, gemini};
 use crate::ports::{
-    AgentKind, ScanLimits, TranscriptError, TranscriptEvent, TranscriptReader, TranscriptReading,
-    TranscriptRecord, TranscriptTail,
+    AgentKind, RecentContext, ScanLimits, TranscriptError, TranscriptEvent, TranscriptReader,
+    TranscriptReading, TranscriptRecord, TranscriptTail,
 };
 
 /// Reads agents' transcripts through `A` (see the module docs).
@@ -258,6 +258,16 @@ impl<A: FileAccess> TranscriptReader for TranscriptFiles<A> {
         }
         let (file, len) = open_sized(&self.access, path).ok()?;
         gemini::compacted_since(file, len, limits, since_ms).ok()
+    }
+
+    fn recent_context(&self, path: &Path, max_bytes: u64, keep: usize) -> Option<RecentContext> {
+        // Codex rollouts and Gemini CLI chats are not read for it yet: their figures are left
+        // out rather than guessed.
+        if self.agent_of(path).ok()? != AgentKind::ClaudeCode {
+            return None;
+        }
+        let (file, len) = open_sized(&self.access, path).ok()?;
+        claude_code::recent_context(file, len, max_bytes, self.shape, keep).ok()
     }
 }
 

@@ -14,6 +14,7 @@ mod output;
 mod report;
 mod resume_log;
 mod status;
+mod status_watch;
 mod statusline;
 mod transcript_target;
 
@@ -32,6 +33,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         // Hooks answer Claude Code and always exit 0; they never reach the error path below.
         Command::Hooks(hook) => return hooks::run(hook.hook(), &global),
+        Command::Status(args) if args.watch => status_watch::run(&args, &global),
         Command::Status(args) => status::run(&args, &global),
         Command::Report(args) => report::run(&args, &global),
         Command::Statusline(args) => statusline::run(&args, &global),

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use anyhow::anyhow;
 use ctxmon_application::monitor::fill::FillSeriesBuilder;
-use ctxmon_application::ports::{CheckpointRepository, PathOrigin};
+use ctxmon_application::ports::{CheckpointRepository, PathOrigin, TranscriptReader};
 use ctxmon_domain::CheckpointData;
 use ctxmon_infra_fs::FsCheckpointRepository;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
@@ -21,8 +21,12 @@ use crate::commands::transcript_target::{self, Pick, TranscriptTarget};
 use crate::exit::{CmdResult, Failure};
 use crate::json_out;
 use crate::out::{out, outln};
+use crate::render;
 use crate::report;
 use crate::terminal;
+
+/// How many of the largest items `report --json` lists.
+const LARGEST_LISTED: usize = 20;
 
 pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
     // The file says which agent wrote it, and so whose auto-compact point the chart marks.
@@ -41,7 +45,8 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
     let shown = transcript.display().to_string();
 
     let mut builder = FillSeriesBuilder::new();
-    let stats = JsonlTranscriptReader::default()
+    let reader = JsonlTranscriptReader::default();
+    let stats = reader
         .read_events(&transcript, |event| builder.push(event))
         .map_err(|e| {
             let e = e.named_by(PathOrigin::Flag("--transcript"));
@@ -81,13 +86,25 @@ pub fn run(args: &ReportArgs, global: &GlobalArgs) -> CmdResult {
     if let Some(svg_path) = &args.svg {
         write_svg(svg_path, &report::svg::render(&series, &file_name))?;
     }
+    // What fills the context at the end, as `status` names it (Claude Code transcripts).
+    let recent = reader.recent_context(&transcript, settings.limits.max_scan_bytes, LARGEST_LISTED);
     if global.json {
         let svg = args.svg.as_ref().map(|p| p.display().to_string());
-        json_out::print(&report::json(&series, &shown, svg.as_deref()))?;
+        let mut value = report::json(&series, &shown, svg.as_deref());
+        if let Some(obj) = value.as_object_mut() {
+            let largest = recent
+                .as_ref()
+                .and_then(|r| serde_json::to_value(&r.largest).ok());
+            obj.insert("largest".into(), largest.into());
+        }
+        json_out::print(&value)?;
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
         let width = terminal::width();
         out!("{}", report::text(&series, &file_name, width, color))?;
+        if let Some(recent) = &recent {
+            out!("{}", render::largest_text(&recent.largest, recent.complete))?;
+        }
         if let Some(svg_path) = &args.svg {
             outln!("wrote {}", svg_path.display())?;
         }

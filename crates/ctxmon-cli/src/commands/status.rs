@@ -3,33 +3,52 @@
 use std::io::IsTerminal;
 
 use anyhow::anyhow;
-use ctxmon_application::ports::PathOrigin;
+use ctxmon_application::monitor::pace::turns_left;
+use ctxmon_application::ports::{PathOrigin, TranscriptReader};
 use ctxmon_application::readers::FillError;
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
+use serde_json::json;
 
 use crate::bootstrap;
 use crate::cli::{GlobalArgs, StatusArgs};
 use crate::commands::transcript_target::{self, Pick, TranscriptTarget};
 use crate::exit::{CmdResult, Failure};
-use crate::json_out;
-use crate::out::{out, outln};
+use crate::json_out::{self, Layout};
+use crate::out::out;
 use crate::render;
 
+/// How many of the largest items `status --json` lists.
+const LARGEST_LISTED: usize = 20;
+
 pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
-    let TranscriptTarget {
-        transcript,
-        agent: served,
-        settings,
-        ..
-    } = transcript_target::resolve(
+    let target = transcript_target::resolve(
         "status",
         global,
         args.window,
         args.transcript.as_deref(),
         Pick::Newest,
     )?;
+    let frame = frame(&target, args, global, Layout::for_stdout())?;
+    out!("{frame}")
+}
+
+/// One report of `target`: the text people read, or the JSON (laid out as `layout`), ending
+/// with a newline.
+pub fn frame(
+    target: &TranscriptTarget,
+    args: &StatusArgs,
+    global: &GlobalArgs,
+    layout: Layout,
+) -> Result<String, Failure> {
+    let TranscriptTarget {
+        transcript,
+        agent: served,
+        settings,
+        ..
+    } = target;
+    let served = *served;
     let reader = JsonlTranscriptReader::default();
-    let fill = match reader.measure(&transcript, &settings, args.model.as_deref()) {
+    let fill = match reader.measure(transcript, settings, args.model.as_deref()) {
         Ok(fill) => fill,
         Err(FillError::NotATranscript(what)) => {
             return Err(Failure::Other(anyhow!(
@@ -47,6 +66,15 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
         }
     };
     let estimate = fill.estimate.clone();
+    // What fills the context, read back to the last compaction within the scan's bound.
+    let recent = reader.recent_context(transcript, settings.limits.max_scan_bytes, LARGEST_LISTED);
+    // The turns left at the pace of the last responses, before the point `until` counts to.
+    let turns = recent.as_ref().and_then(|r| {
+        turns_left(
+            &r.fills,
+            estimate.tokens_until_auto_compact.map(|t| t.get()),
+        )
+    });
     let first_response_pending = fill.awaiting_first_response;
     // A window given on the command line is taken as given: one smaller than what the context
     // already holds is a mistake (1000 for 1,000,000, say), not something to replace quietly.
@@ -87,12 +115,34 @@ pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
                 "auto_compact_point_source".into(),
                 fill.point_source.key().into(),
             );
+            // `null` where the agent's transcript is not read for it (Codex, Gemini CLI).
+            let (largest, complete) = match &recent {
+                Some(r) => (serde_json::to_value(&r.largest).ok(), Some(r.complete)),
+                None => (None, None),
+            };
+            obj.insert("largest".into(), largest.into());
+            obj.insert("turns_left".into(), turns.map(|t| t.turns).into());
+            obj.insert(
+                "pace".into(),
+                turns
+                    .map(|t| json!({"tokens_per_turn": t.pace, "turns_seen": t.turns_seen}))
+                    .into(),
+            );
+            obj.insert("largest_complete".into(), complete.into());
         }
-        json_out::print(&value)?;
+        let mut text = json_out::to_text(&value, layout)?;
+        text.push('\n');
+        Ok(text)
     } else {
         let color = std::io::stdout().is_terminal() && bootstrap::env_var("NO_COLOR").is_none();
-        out!("{}", render::status_text(&estimate, color))?;
-        outln!("    session {session}")?;
+        let mut text = render::status_text(&estimate, color);
+        if let Some(turns) = turns {
+            text.push_str(&format!("    {}\n", render::turns_text(turns)));
+        }
+        if let Some(recent) = &recent {
+            text.push_str(&render::largest_text(&recent.largest, recent.complete));
+        }
+        text.push_str(&format!("    session {session}\n"));
+        Ok(text)
     }
-    Ok(())
 }

@@ -23,9 +23,10 @@ use std::time::Duration;
 
 use ctxmon_application::config::STATUS_LINE_DEADLINE_MS;
 use ctxmon_application::monitor::fill::FillSettings;
+use ctxmon_application::monitor::pace::turns_left;
 use ctxmon_application::monitor::payload_check;
 use ctxmon_application::monitor::status_line::{StatusMeasurement, StatusPayload, status_measure};
-use ctxmon_application::ports::{Clock, GitInfo, SessionStateStore};
+use ctxmon_application::ports::{Clock, GitInfo, SessionStateStore, TranscriptReader};
 use ctxmon_application::run::session_key;
 use ctxmon_domain::{
     FillEstimate, FillSource, PayloadCheck, SessionKey, StatusField, StatusTemplate, TokenCount,
@@ -354,9 +355,25 @@ fn measure(
             head.branch
                 .or_else(|| head.head.map(|h| h.chars().take(7).collect()))
         });
+    // Read back only when the template shows it: most lines never pay for the pace.
+    let turns_left = template
+        .uses(StatusField::TurnsLeft)
+        .then_some(transcript)
+        .flatten()
+        .and_then(|path| {
+            JsonlTranscriptReader::default().recent_context(path, settings.limits.max_scan_bytes, 0)
+        })
+        .and_then(|recent| {
+            turns_left(
+                &recent.fills,
+                estimate.tokens_until_auto_compact.map(|t| t.get()),
+            )
+        })
+        .map(|t| t.turns);
     let context = LineContext {
         model: input.model_id.as_deref().or(estimate.model.as_deref()),
         branch: branch.as_deref(),
+        turns_left,
     };
     let width = bootstrap::env_var("COLUMNS")
         .and_then(|c| c.trim().parse::<usize>().ok())

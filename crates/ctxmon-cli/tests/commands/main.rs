@@ -40,6 +40,8 @@ mod resume_log_handoff;
 mod short_ids;
 mod status;
 mod status_answers;
+mod status_context;
+mod status_watch;
 mod stdout;
 mod text_answers;
 mod uninstall;

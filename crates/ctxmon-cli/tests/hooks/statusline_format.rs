@@ -241,7 +241,7 @@ fn a_bad_format_or_flag_never_costs_the_line() {
     for (args, said) in [
         (
             vec!["--format", "{percent} {brach}"],
-            "unknown field `{brach}`; the fields are percent, bar, tokens, window, tier, until-compact, model, branch",
+            "unknown field `{brach}`; the fields are percent, bar, tokens, window, tier, until-compact, turns-left, model, branch",
         ),
         (vec!["--format", "{percent"], "is never closed"),
         (vec!["--format", "75}"], "`}` without a `{`"),

@@ -7,7 +7,9 @@
 //! - `history` finds a transcript's automatic compactions (where this user's really fired);
 //! - `records` (with `prompt`) turns lines into the tail port's typed records, `lean` parses a
 //!   line for them only, and `tail` reads a transcript's end as records, with the file writes
-//!   of the session's subagents kept in files of their own.
+//!   of the session's subagents kept in files of their own;
+//! - `recent` reads back to the last compaction for what fills the context (its largest tool
+//!   outputs, file reads and pasted messages) and the fill after each recent response.
 //!
 //! Decisions behind the reading rules (docs/contract.md, "Fill measurement"):
 //! - A usage whose summed fields have the wrong type (a string, a negative number, a float)
@@ -21,11 +23,13 @@ mod lean;
 mod line;
 mod numbered;
 mod prompt;
+mod recent;
 mod records;
 mod scan;
 mod tail;
 
 pub use history::CompactionScan;
+pub use recent::{MAX_FILLS, PASTED_MIN_CHARS, TARGET_CHARS, recent_context, shorten};
 pub use records::{
     RESULT_HEAD_CHARS, RESULT_TAIL_CHARS, RecordParser, records_from_values, tool_kind,
 };
