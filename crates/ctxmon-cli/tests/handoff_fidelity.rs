@@ -145,7 +145,8 @@ fn sessions() -> Vec<Session> {
     found
 }
 
-/// Runs PreCompact then SessionStart(compact) on the replay's transcript in a fresh project.
+/// Runs the checkpoint and the hand-back of the whole state (`/clear` for Claude Code, a
+/// resumed session for Codex) on the replay's transcript in a fresh project.
 fn replay(r: &Replay<'_>) -> Answer {
     let mut sb = Sandbox::new();
     let stem = r.session.main.file_stem().unwrap().to_string_lossy();

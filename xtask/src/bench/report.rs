@@ -144,11 +144,13 @@ pub fn render(r: &Report) -> String {
     super::startup::render(&mut s, &r.startup);
     s.push_str("\n## Handoff fidelity\n\n");
     s.push_str(
-        "What the `<resumption-context>` hands back after a compaction, measured by \
-         `crates/ctxmon-cli/tests/handoff_fidelity.rs` (PreCompact then SessionStart(compact) \
-         on every shared Claude Code transcript and Codex rollout, whole and cut mid-task; the \
-         expected items \
-         come from the test's own parser of the transcript).\n\n",
+        "What the `<resumption-context>` hands back, measured by \
+         `crates/ctxmon-cli/tests/handoff_fidelity.rs` (on every shared Claude Code transcript \
+         and Codex rollout, whole and cut mid-task, where the whole state is handed back because \
+         no summary comes with it: SessionEnd(clear) then SessionStart(clear) for Claude Code, \
+         PreCompact then SessionStart(resume) for Codex; beside a compaction summary only the \
+         complement is given, judged by blind readers in docs/handback-panel.md; the expected \
+         items come from the test's own parser of the transcript).\n\n",
     );
     match &r.fidelity {
         Ok(table) => {
