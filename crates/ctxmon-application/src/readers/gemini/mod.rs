@@ -176,7 +176,8 @@ pub fn read_latest<R: Read + Seek>(
 }
 
 /// Whether a JSONL chat shows a compression written at or after `since_ms` (milliseconds
-/// since the Unix epoch), within `limits` (see [`scan::compacted_since`]).
+/// since the Unix epoch), within `limits`: a `$set.messages` that opens with the summary turn
+/// and shrank the list, not a smaller response after a `/rewind`.
 pub fn compacted_since<R: Read + Seek>(
     file: R,
     len: u64,
