@@ -156,6 +156,11 @@ fn seeded_checkpoint() -> String {
         last_assistant_text: Some(
             "Retry policy implemented; next I wire it into the client.".into(),
         ),
+        // What a hand-back beside the agent's own summary carries: checked facts.
+        rules: vec!["Never change the public payment API".into()],
+        commands_ok: vec!["cargo test -p payments".into()],
+        environment: vec!["container: pg_main (docker exec)".into()],
+        lessons: vec!["use `python3`, not `python` (python: command not found)".into()],
         ..Default::default()
     };
     let Some(id) = CheckpointId::new(1) else {
