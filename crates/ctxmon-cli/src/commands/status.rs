@@ -20,6 +20,9 @@ use crate::render;
 /// How many of the largest items `status --json` lists.
 const LARGEST_LISTED: usize = 20;
 
+/// Transcript bytes read back per token of the window when looking for what fills it.
+const BYTES_PER_WINDOW_TOKEN: u64 = 12;
+
 pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
     let target = transcript_target::resolve(
         "status",
@@ -66,8 +69,16 @@ pub fn frame(
         }
     };
     let estimate = fill.estimate.clone();
-    // What fills the context, read back to the last compaction within the scan's bound.
-    let recent = reader.recent_context(transcript, settings.limits.max_scan_bytes, LARGEST_LISTED);
+    // What fills the context, read back to the last compaction, over no more of the file than
+    // a full window can hold: a token is about four characters of content, and a transcript
+    // line carries a tool's output about twice over in JSON, so twelve bytes a token. Further
+    // back is summarized or never in the context; past it `largest_complete` says so.
+    let bound = estimate
+        .context_window_size
+        .get()
+        .saturating_mul(BYTES_PER_WINDOW_TOKEN)
+        .min(settings.limits.max_scan_bytes);
+    let recent = reader.recent_context(transcript, bound, LARGEST_LISTED);
     // The turns left at the pace of the last responses, before the point `until` counts to.
     let turns = recent.as_ref().and_then(|r| {
         turns_left(
