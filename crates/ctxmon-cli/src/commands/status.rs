@@ -24,15 +24,21 @@ const LARGEST_LISTED: usize = 20;
 const BYTES_PER_WINDOW_TOKEN: u64 = 12;
 
 pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
-    let target = transcript_target::resolve(
+    let target = target(args, global)?;
+    let frame = frame(&target, args, global, Layout::for_stdout())?;
+    out!("{frame}")
+}
+
+/// The transcript `status` reports on (and `status --watch` follows): the one named, else the
+/// project's newest.
+pub fn target(args: &StatusArgs, global: &GlobalArgs) -> Result<TranscriptTarget, Failure> {
+    transcript_target::resolve(
         "status",
         global,
         args.window,
         args.transcript.as_deref(),
         Pick::Newest,
-    )?;
-    let frame = frame(&target, args, global, Layout::for_stdout())?;
-    out!("{frame}")
+    )
 }
 
 /// One report of `target`: the text people read, or the JSON (laid out as `layout`), ending

@@ -22,7 +22,7 @@ use std::time::{Duration, SystemTime};
 use anyhow::anyhow;
 
 use super::status::frame;
-use super::transcript_target::{self, Pick, TranscriptTarget};
+use super::transcript_target::TranscriptTarget;
 use crate::cli::{GlobalArgs, StatusArgs};
 use crate::diag::diag;
 use crate::exit::{CmdResult, Failure};
@@ -39,13 +39,7 @@ const TICK: Duration = Duration::from_millis(50);
 const CLEAR: &str = "\x1b[H\x1b[2J";
 
 pub fn run(args: &StatusArgs, global: &GlobalArgs) -> CmdResult {
-    let target = transcript_target::resolve(
-        "status",
-        global,
-        args.window,
-        args.transcript.as_deref(),
-        Pick::Newest,
-    )?;
+    let target = super::status::target(args, global)?;
     watch(&target, args, global)
 }
 
