@@ -15,8 +15,7 @@ use crate::handoff::resume_log::{
     read_head,
 };
 use crate::handoff::resumption::{
-    NOTE_MAX_BYTES, TranscriptHead, derive_from_tail, from_section, last_timestamp, note_of,
-    with_carried_rules,
+    NOTE_MAX_BYTES, TranscriptHead, derive_carrying, from_section, last_timestamp, note_of,
 };
 use crate::handoff::source_staleness::older_than_newest_checkpoint;
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
@@ -342,9 +341,12 @@ fn transcript_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<Resumpti
     let read = tail_records(run, reads);
     match read {
         Some(lines) => {
+            // Rules said before the tail were handed on by the last compaction: found with the
+            // tail's own in one pass over its requests.
+            let carried = std::mem::take(&mut run.state().carried_rules);
             let mut state = reads
                 .derived
-                .get_or_init(|| derive_from_tail(lines))
+                .get_or_init(|| derive_carrying(lines, &carried))
                 .clone();
             // The first request is the session's first typed one: its start has it, the tail
             // only in a short session.
@@ -356,12 +358,6 @@ fn transcript_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<Resumpti
                 .git()
                 .and_then(|g| g.dirty_files.as_ref())
                 .map(|d| d.len() as u64);
-            // Rules said before the tail were handed on by the last compaction.
-            let carried = std::mem::take(&mut run.state().carried_rules);
-            // Without carried rules the tail's own are the ones derived already.
-            if !carried.is_empty() {
-                state.rules = with_carried_rules(&carried, lines);
-            }
             run.state().carried_rules = state.rules.clone();
             Some(state).filter(|s| !s.is_empty())
         }

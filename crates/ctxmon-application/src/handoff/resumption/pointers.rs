@@ -12,8 +12,8 @@ use super::checked::{
 };
 use super::commands::{base_name, program_of, programs};
 use super::environment::{environment_facts, working_folder};
-use super::text::{capped, dedup_keep_last, path_str};
-use super::worked::{LOOKING, Worked, commands_that_worked, same_work, turn_starts};
+use super::text::{capped, dedup_keep_last, path_str, push_newest};
+use super::worked::{LOOKING, WorkKey, Worked, commands_that_worked, turn_starts};
 use crate::ports::{RecordBody, ToolCall, ToolKind, ToolResult, TranscriptRecord};
 use ctxmon_domain::LineRange;
 
@@ -27,6 +27,13 @@ const LESSON_CHARS: usize = 200;
 const FILES: usize = 20;
 /// The most files only read kept: the newest few are where the work is.
 const FILES_READ: usize = 5;
+/// Of the commands that worked and that failed, about the newest this many are kept while the
+/// records are walked ([`push_newest`]): each is compared with the others, so a tail of
+/// thousands of commands would cost time growing with the square of their number, while what
+/// is shown is the latest of each kind.
+const MAX_SEEN: usize = 128;
+/// The same for what few commands give: programs not found, invocations that misfired, lessons.
+const MAX_SEEN_RARE: usize = 16;
 
 /// What the newest turns pointed at, derived once from the tail's records.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -165,7 +172,6 @@ fn walk<'a>(main: &[&'a TranscriptRecord]) -> Seen<'a> {
                         seen.read.push(path.clone());
                     }
                     if let Some((first, last)) = result.lines {
-                        seen.ranges.retain(|r| r.path != path);
                         seen.ranges.push(LineRange { path, first, last });
                     }
                 }
@@ -190,6 +196,11 @@ fn walk<'a>(main: &[&'a TranscriptRecord]) -> Seen<'a> {
             _ => {}
         }
     }
+    // Each file's newest range only, where its newest read or edit stands.
+    let mut once = HashSet::new();
+    seen.ranges.reverse();
+    seen.ranges.retain(|r| once.insert(r.path.clone()));
+    seen.ranges.reverse();
     seen
 }
 
@@ -205,11 +216,15 @@ impl<'a> Seen<'a> {
         result: &ToolResult,
     ) {
         if succeeded(result) {
-            self.worked.push(Worked {
-                command,
-                cwd,
-                at: i,
-            });
+            push_newest(
+                &mut self.worked,
+                Worked {
+                    command,
+                    cwd,
+                    at: i,
+                },
+                MAX_SEEN,
+            );
             if restores_files(command) {
                 self.restores.push(i);
             }
@@ -228,12 +243,12 @@ impl<'a> Seen<'a> {
                 ));
             }
         } else {
-            self.failed.push((command, i));
+            push_newest(&mut self.failed, (command, i), MAX_SEEN);
             if let Some(missing) = unusable_program(command, &result.text) {
-                self.unusable.push((missing, i));
+                push_newest(&mut self.unusable, (missing, i), MAX_SEEN_RARE);
             }
             if let Some(why) = invocation_error(&result.text) {
-                self.misfired.push((command, why, i));
+                push_newest(&mut self.misfired, (command, why, i), MAX_SEEN_RARE);
             }
         }
     }
@@ -242,8 +257,10 @@ impl<'a> Seen<'a> {
     /// between (else the fix was the edit, not the command): "use X, not Y". True when it
     /// taught one.
     fn learn_from(&mut self, i: usize, command: &str) -> bool {
+        // `writes` is in record order: the first after `f` says whether one came before `i`.
         let Some(at) = self.misfired.iter().rposition(|(failed, _, f)| {
-            !self.writes.iter().any(|w| w > f && *w < i) && is_variant(failed, command)
+            let next_write = self.writes.partition_point(|w| w <= f);
+            self.writes.get(next_write).is_none_or(|w| *w >= i) && is_variant(failed, command)
         }) else {
             return false;
         };
@@ -258,8 +275,8 @@ impl<'a> Seen<'a> {
             return false;
         }
         let missing = unusable_program(failed, &why);
-        self.lessons
-            .push((format!("use `{good}`, not `{bad}` ({why})"), missing, i));
+        let lesson = format!("use `{good}`, not `{bad}` ({why})");
+        push_newest(&mut self.lessons, (lesson, missing, i), MAX_SEEN_RARE);
         true
     }
 }
@@ -290,26 +307,46 @@ fn files_next_and_recent(
 /// deletes files in place (whatever its exit status), none before a step that put files back
 /// or before the user said something broke, no script that a later command removed.
 fn still_standing<'a>(seen: &Seen<'a>) -> Vec<Worked<'a>> {
+    // Each list once, not once per command: the comparisons are of keys worked out here.
+    let removals: Vec<&Worked<'_>> = seen
+        .worked
+        .iter()
+        .filter(|x| rewrites_in_place(x.command))
+        .collect();
     let later_removal = |w: &Worked<'_>| {
         script_file(w.command).is_some_and(|script| {
             let name = file_name(&script).unwrap_or(&script).to_string();
-            seen.worked
+            removals
                 .iter()
-                .any(|x| x.at > w.at && rewrites_in_place(x.command) && x.command.contains(&name))
+                .any(|x| x.at > w.at && x.command.contains(&name))
         })
     };
+    let failed: Vec<(WorkKey, usize)> = seen
+        .failed
+        .iter()
+        .filter(|(_, at)| seen.worked.first().is_some_and(|w| w.at < *at))
+        .map(|(f, at)| (WorkKey::of(f), *at))
+        .collect();
+    // Both lists are in record order: their last entry is the newest.
+    let last_restore = seen.restores.last().copied();
+    let last_breakage = seen.breakage.last().copied();
     seen.worked
         .iter()
         .filter(|w| !rewrites_in_place(w.command))
         // A later run of the same thing failed: it does not work now.
         .filter(|w| {
-            !seen
-                .failed
+            let later: Vec<&WorkKey> = failed
                 .iter()
-                .any(|(f, at)| *at > w.at && same_work(f, w.command))
+                .filter(|(_, at)| *at > w.at)
+                .map(|(f, _)| f)
+                .collect();
+            later.is_empty() || {
+                let key = WorkKey::of(w.command);
+                !later.iter().any(|f| f.same(&key))
+            }
         })
-        .filter(|w| !seen.restores.iter().any(|r| *r > w.at))
-        .filter(|w| !seen.breakage.iter().any(|b| *b > w.at))
+        .filter(|w| last_restore.is_none_or(|r| r <= w.at))
+        .filter(|w| last_breakage.is_none_or(|b| b <= w.at))
         .filter(|w| !later_removal(w))
         .copied()
         .collect()

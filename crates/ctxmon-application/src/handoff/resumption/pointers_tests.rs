@@ -362,3 +362,55 @@ fn files_read_and_edited_in_the_newest_turns_keep_the_lines_last_shown() {
         ]
     );
 }
+
+#[test]
+fn the_commands_remembered_while_walking_are_bounded_and_the_newest() {
+    // Each command that worked is compared with the failures after it and the commands that
+    // removed files: unbounded, thousands of commands cost time growing with their square.
+    let mut records = vec![request("Run every script")];
+    for i in 0..5 * MAX_SEEN {
+        let (ok, bad) = (format!("ok{i}"), format!("bad{i}"));
+        records.push(shell(&ok, &format!("node scripts/run_{i}.js")));
+        records.push(result_record(result(&ok, false, "done")));
+        records.push(shell(&bad, &format!("python3 tools/check_{i}.py")));
+        records.push(failed(&bad, "error"));
+    }
+    let main: Vec<&TranscriptRecord> = records.iter().collect();
+    let seen = walk(&main);
+    assert!(seen.worked.len() <= 2 * MAX_SEEN, "{}", seen.worked.len());
+    assert!(seen.failed.len() <= 2 * MAX_SEEN, "{}", seen.failed.len());
+    let newest = format!("node scripts/run_{}.js", 5 * MAX_SEEN - 1);
+    assert_eq!(seen.worked.last().map(|w| w.command), Some(newest.as_str()));
+}
+
+#[test]
+fn each_file_keeps_the_range_of_its_newest_read() {
+    let read = |id: &str, path: &str| {
+        record(RecordBody::ToolCall(ToolCall {
+            file_path: Some(path.into()),
+            ..call(id, "Read")
+        }))
+    };
+    let lines = |id: &str, first: u64, last: u64| {
+        result_record(ToolResult {
+            lines: Some((first, last)),
+            ..result(id, false, "")
+        })
+    };
+    let records = [
+        request("Read them"),
+        read("1", "/w/a.rs"),
+        lines("1", 1, 10),
+        read("2", "/w/b.rs"),
+        lines("2", 5, 6),
+        read("3", "/w/a.rs"),
+        lines("3", 40, 80),
+    ];
+    let p = pointers(&records, &[]);
+    let ranges: Vec<(&str, u64, u64)> = p
+        .line_ranges
+        .iter()
+        .map(|r| (r.path.as_str(), r.first, r.last))
+        .collect();
+    assert_eq!(ranges, [("/w/b.rs", 5, 6), ("/w/a.rs", 40, 80)]);
+}

@@ -9,6 +9,9 @@
 //! is a request, not a rule. A sentence that asks something is not a rule either.
 
 use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use super::text::capped;
 
@@ -268,45 +271,7 @@ const TEMPORARY: &[&str] = &[
 /// has moved past. A rule a later message takes back is dropped, not kept beside its
 /// replacement.
 pub(crate) fn standing_rules(carried: &[String], requests: &[&str]) -> Vec<String> {
-    // Oldest first while they are gathered, so that a later message can take back an earlier
-    // rule. Carried rules passed this filter when they were first found.
-    let mut rules: Vec<Candidate> = carried
-        .iter()
-        .rev()
-        .map(|r| Candidate {
-            text: original(r).to_string(),
-            message: None,
-            standing: true,
-        })
-        .collect();
-    for (k, request) in requests.iter().enumerate() {
-        let sentences = own_sentences(request);
-        if sentences.iter().any(|s| says_permission(s)) {
-            rules.retain(|r| !is_restriction(&r.text));
-        }
-        for sentence in sentences.iter().filter(|s| is_rule(s)) {
-            let Some(rule) = capped(sentence, RULE_CHARS) else {
-                continue;
-            };
-            let lower = rule.to_lowercase();
-            let reverses = has_any(&lower, REVERSALS);
-            // Said before, in another message: the user means it to hold.
-            let repeated = rules.iter().any(|r| {
-                r.message != Some(k)
-                    && (same_rule(&r.text, &rule) || shares_two_words(&r.text, &rule))
-            });
-            rules.retain(|r| {
-                !(same_rule(&r.text, &rule) || (reverses && about_the_same(&r.text, &rule)))
-            });
-            let temporary = has_any(&format!(" {lower}"), TEMPORARY);
-            rules.push(Candidate {
-                standing: !temporary && (repeated || is_standing(&lower)),
-                text: rule,
-                message: Some(k),
-            });
-        }
-    }
-    let mut kept: Vec<String> = rules
+    let mut kept: Vec<String> = candidates(carried, requests)
         .into_iter()
         .filter(|r| r.standing)
         .map(|r| r.text)
@@ -316,12 +281,110 @@ pub(crate) fn standing_rules(carried: &[String], requests: &[&str]) -> Vec<Strin
     kept
 }
 
+/// The rules found in `requests` after `carried`, oldest first, standing or not: at most
+/// [`MAX_CANDIDATES`].
+fn candidates(carried: &[String], requests: &[&str]) -> Vec<Candidate> {
+    // Oldest first while they are gathered, so that a later message can take back an earlier
+    // rule. Carried rules passed this filter when they were first found.
+    let mut rules: Vec<Candidate> = carried
+        .iter()
+        .rev()
+        .map(|r| Candidate::new(original(r).to_string(), None, true))
+        .collect();
+    for (k, request) in requests.iter().enumerate() {
+        let sentences = own_sentences(request);
+        if sentences.iter().any(|s| says_permission(s)) {
+            rules.retain(|r| !r.restriction);
+        }
+        for sentence in sentences.iter().filter(|s| is_rule(s)) {
+            let Some(rule) = capped(sentence, RULE_CHARS) else {
+                continue;
+            };
+            let lower = rule.to_lowercase();
+            let reverses = has_any(&lower, REVERSALS);
+            let temporary = has_any(&format!(" {lower}"), TEMPORARY);
+            let standing = is_standing(&lower);
+            let new = Candidate::new(rule, Some(k), false);
+            // Said before, in another message: the user means it to hold.
+            let repeated = rules.iter().any(|r| {
+                r.message != Some(k)
+                    && (r.key == new.key || r.words.intersection(&new.words).nth(1).is_some())
+            });
+            rules.retain(|r| {
+                !(r.key == new.key || (reverses && !r.content.is_disjoint(&new.content)))
+            });
+            rules.push(Candidate {
+                standing: !temporary && (repeated || standing),
+                ..new
+            });
+            forget_oldest(&mut rules);
+        }
+    }
+    rules
+}
+
+/// The most candidates remembered while the requests are read. Each new sentence is compared
+/// with every one of them, so without a bound a tail of thousands of short instructions cost
+/// time that grew with the square of their number; a rule is only kept among the newest
+/// [`MAX_RULES`] anyway, and one said again long after is still found by its own words.
+const MAX_CANDIDATES: usize = 8 * MAX_RULES;
+
+/// Past [`MAX_CANDIDATES`], forgets the oldest candidate that does not stand (a one-off
+/// instruction that was never repeated), else the oldest one.
+fn forget_oldest(rules: &mut Vec<Candidate>) {
+    if rules.len() <= MAX_CANDIDATES {
+        return;
+    }
+    let at = rules.iter().position(|r| !r.standing).unwrap_or(0);
+    rules.remove(at);
+}
+
 /// A rule found so far: its words, the message it came from (`None`: carried), and whether it
-/// is standing.
+/// is standing; with what the comparisons with later sentences need, worked out once.
 struct Candidate {
     text: String,
     message: Option<usize>,
     standing: bool,
+    /// Its words lower-cased and trimmed: the same rule said again has the same key.
+    key: String,
+    /// Words of substance (three letters or more): two in common make it the same instruction.
+    words: HashSet<String>,
+    /// Words of four letters or more: one in common is what a reversal takes back.
+    content: HashSet<String>,
+    /// Whether it restricts what the agent may do (a later permission lifts it).
+    restriction: bool,
+}
+
+impl Candidate {
+    fn new(text: String, message: Option<usize>, standing: bool) -> Candidate {
+        let lower = text.trim().to_lowercase();
+        Candidate {
+            words: words_of(&lower, 3, THIN),
+            content: words_of(&lower, 4, &[]),
+            restriction: is_restriction(&lower),
+            key: lower,
+            text,
+            message,
+            standing,
+        }
+    }
+}
+
+/// Words too common to say two instructions are about the same thing.
+const THIN: &[&str] = &[
+    "use", "not", "the", "and", "for", "don't", "dont", "but", "all", "any", "you",
+];
+
+/// The distinct words of a lower-cased text with at least `min_chars` letters, neither a
+/// stopword nor in `also_skip`.
+fn words_of(lower: &str, min_chars: usize, also_skip: &[&str]) -> HashSet<String> {
+    lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+        .filter(|w| {
+            w.chars().count() >= min_chars && !STOPWORDS.contains(w) && !also_skip.contains(w)
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 /// Whether a lower-cased sentence frames itself as standing (see [`STANDING`]).
@@ -337,30 +400,6 @@ fn is_standing(lower: &str) -> bool {
                 && after.is_none_or(|c| !c.is_alphanumeric())
         })
     })
-}
-
-/// Two instructions about the same things: two words of substance in common (three letters
-/// are enough: `npm`, `git`, `css`).
-fn shares_two_words(a: &str, b: &str) -> bool {
-    const THIN: &[&str] = &[
-        "use", "not", "the", "and", "for", "don't", "dont", "but", "all", "any", "you",
-    ];
-    let words = |s: &str| -> HashSet<String> {
-        s.to_lowercase()
-            .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
-            .filter(|w| w.chars().count() >= 3 && !STOPWORDS.contains(w) && !THIN.contains(w))
-            .map(str::to_string)
-            .collect()
-    };
-    words(a).intersection(&words(b)).count() >= 2
-}
-
-fn content_words(s: &str) -> HashSet<String> {
-    s.to_lowercase()
-        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
-        .filter(|w| w.chars().count() >= 4 && !STOPWORDS.contains(w))
-        .map(str::to_string)
-        .collect()
 }
 
 /// The sentences of a request the user wrote themselves, as far as can be told: of a long
@@ -399,7 +438,7 @@ pub(crate) fn is_rule(sentence: &str) -> bool {
         .any(|m| raw.starts_with(m) || lower.starts_with(m))
         || OPENINGS.iter().any(|o| lower.starts_with(o))
         || spanish_negative_imperative(&lower)
-        || has_any(&lower, INSIDE)
+        || any_marker(&INSIDE_MARKERS, &lower)
         || (lower.starts_with("use ") && has_any(&lower, &[" instead", " not ", " only"]))
         || (lower.starts_with("usa ") && has_any(&lower, &[" no ", " solo"]))
 }
@@ -443,28 +482,33 @@ fn without_fillers(lower: &str) -> String {
 }
 
 fn says_permission(sentence: &str) -> bool {
-    has_any(&sentence.to_lowercase(), PERMISSIONS) && !sentence.trim().ends_with(['?', '？'])
+    !sentence.trim().ends_with(['?', '？'])
+        && any_marker(&PERMISSION_MARKERS, &sentence.to_lowercase())
 }
 
-fn is_restriction(rule: &str) -> bool {
-    let lower = original(rule).to_lowercase();
+/// [`INSIDE`] and [`PERMISSIONS`], each searcher built once: every sentence of every request
+/// is searched for them, and building a searcher for each search was most of that time.
+static INSIDE_MARKERS: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| finders(INSIDE));
+static PERMISSION_MARKERS: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| finders(PERMISSIONS));
+
+fn finders(markers: &'static [&'static str]) -> Vec<Finder<'static>> {
+    markers.iter().map(|m| Finder::new(m.as_bytes())).collect()
+}
+
+fn any_marker(markers: &[Finder<'_>], text: &str) -> bool {
+    markers.iter().any(|m| m.find(text.as_bytes()).is_some())
+}
+
+/// Whether a lower-cased rule restricts what the agent may do.
+fn is_restriction(lower: &str) -> bool {
     let negative = has_any(
-        &lower,
+        lower,
         &[
             "don't", "dont", "do not", "never", "only", "no ", "nunca", "solo", "sólo", "不要",
             "别", "只", "禁止",
         ],
     );
-    negative && has_any(&lower, RESTRICTIONS)
-}
-
-fn same_rule(a: &str, b: &str) -> bool {
-    original(a).trim().to_lowercase() == b.trim().to_lowercase()
-}
-
-/// Two rules share a word that names what they are about.
-fn about_the_same(a: &str, b: &str) -> bool {
-    !content_words(original(a)).is_disjoint(&content_words(b))
+    negative && has_any(lower, RESTRICTIONS)
 }
 
 fn has_any(text: &str, needles: &[&str]) -> bool {

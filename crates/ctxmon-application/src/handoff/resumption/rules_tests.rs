@@ -88,3 +88,33 @@ fn a_pasted_manual_page_gives_no_rules() {
     paste.insert_str(200, "With --web, open the page in a browser instead.\n");
     assert!(rules(&[&paste]).is_empty());
 }
+
+#[test]
+fn the_rules_compared_with_each_new_sentence_stay_bounded() {
+    // Every sentence is compared with the candidates found before it: unbounded, a tail of
+    // thousands of short instructions cost PreCompact seconds (the square of their number).
+    let requests: Vec<String> = (0..3 * MAX_CANDIDATES)
+        .map(|i| format!("Never touch module{i} in crate{i}"))
+        .collect();
+    let requests: Vec<&str> = requests.iter().map(String::as_str).collect();
+    let found = candidates(&[], &requests);
+    assert_eq!(found.len(), MAX_CANDIDATES);
+    // The newest are the ones kept, and the kept rules are the newest standing ones.
+    assert_eq!(
+        found.last().map(|c| c.text.as_str()),
+        requests.last().copied()
+    );
+    let r = rules(&requests);
+    assert_eq!(r.len(), MAX_RULES);
+    assert_eq!(r[0], requests[requests.len() - 1]);
+}
+
+#[test]
+fn a_one_off_instruction_gives_way_before_a_standing_rule() {
+    let mut requests = vec!["Never run the migrations"];
+    let one_offs: Vec<String> = (0..MAX_CANDIDATES)
+        .map(|i| format!("Only change file{i} here"))
+        .collect();
+    requests.extend(one_offs.iter().map(String::as_str));
+    assert_eq!(rules(&requests), ["Never run the migrations"]);
+}

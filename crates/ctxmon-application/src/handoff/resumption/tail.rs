@@ -13,7 +13,7 @@ use std::collections::{HashSet, VecDeque};
 use std::ops::ControlFlow;
 
 use ctxmon_domain::resume_log::cut_at_boundary;
-use ctxmon_domain::{ResumptionOrigin, ResumptionState, Timestamp, Todo};
+use ctxmon_domain::{Failure, ResumptionOrigin, ResumptionState, Timestamp, Todo};
 
 use super::pointers::pointers;
 use super::present::{
@@ -36,6 +36,12 @@ use crate::ports::{RecordBody, RequestKind, ToolCall, ToolKind, TranscriptRecord
 /// - `files_touched`: the files of file-writing calls; each once, at its last use, newest last.
 /// - `last_assistant_text`: the newest non-empty text of a real answer.
 pub fn derive_from_tail(records: &[TranscriptRecord]) -> ResumptionState {
+    derive_carrying(records, &[])
+}
+
+/// [`derive_from_tail`], with the user's rules found after `carried` (newest first, handed on
+/// by an earlier compaction of the session: said before the tail).
+pub fn derive_carrying(records: &[TranscriptRecord], carried: &[String]) -> ResumptionState {
     let mut requests: VecDeque<String> = VecDeque::with_capacity(LAST_USER_REQUESTS + 1);
     let mut todos: Option<Vec<Todo>> = None;
     let mut touched: Vec<String> = Vec::new();
@@ -81,27 +87,27 @@ pub fn derive_from_tail(records: &[TranscriptRecord]) -> ResumptionState {
         goal: goal_in(records),
         ..ResumptionState::default()
     };
-    add_work(records, &mut state);
+    let open = add_work(records, &mut state);
     // An item ticked off after a failure that nothing resolved is the agent's word, not a
     // result: it stays open.
-    let unverified = completed_after_failure(records);
+    let unverified = completed_after(records, open);
     for todo in &mut state.todos {
         if todo.status == "completed" && unverified.contains(&todo.content) {
             todo.status = UNVERIFIED.to_string();
         }
     }
-    add_present(records, &mut state);
+    add_present(records, carried, &mut state);
     state.todo_noun = todo_noun.map(str::to_string);
     state
 }
 
 /// The current task, the rules and the pointers for the next step.
-fn add_present(records: &[TranscriptRecord], state: &mut ResumptionState) {
+fn add_present(records: &[TranscriptRecord], carried: &[String], state: &mut ResumptionState) {
     state.request_answers = what_reply_answers(records);
     state.intent = intent(records);
     state.request_answered = request_answered(records);
     state.calls_since_intent = calls_after_newest_text(records) as u64;
-    state.rules = standing_rules(&[], &typed_requests(records));
+    state.rules = standing_rules(carried, &typed_requests(records));
     let current = state
         .last_user_requests
         .iter()
@@ -118,12 +124,6 @@ fn add_present(records: &[TranscriptRecord], state: &mut ResumptionState) {
     state.commands_ok = found.commands_ok;
     state.environment = found.environment;
     state.lessons = found.lessons;
-}
-
-/// The user's rules from the records' typed requests, after `carried` (newest first, from an
-/// earlier compaction of the session): newest first.
-pub fn with_carried_rules(carried: &[String], records: &[TranscriptRecord]) -> Vec<String> {
-    standing_rules(carried, &typed_requests(records))
 }
 
 fn typed_requests(records: &[TranscriptRecord]) -> Vec<&str> {
@@ -336,7 +336,20 @@ pub const UNVERIFIED: &str = "completed_after_failure";
 /// them off, but what failed says the work may not be done (a conversion that errored, a
 /// table that was never filled).
 pub fn completed_after_failure(records: &[TranscriptRecord]) -> HashSet<String> {
-    let failures = unresolved_failures_at(records);
+    completed_after(records, unresolved_failures_at(records))
+}
+
+/// [`completed_after_failure`] with the unresolved failures and where they stand known.
+fn completed_after(
+    records: &[TranscriptRecord],
+    failures: Vec<(usize, Failure)>,
+) -> HashSet<String> {
+    // Each failure's words once: a todo list is written whole on every change, so its items
+    // are met again and again.
+    let failures: Vec<(usize, HashSet<String>)> = failures
+        .into_iter()
+        .map(|(at, f)| (at, item_words(&format!("{} {}", f.command, f.excerpt))))
+        .collect();
     if failures.is_empty() {
         return HashSet::new();
     }
@@ -357,32 +370,34 @@ pub fn completed_after_failure(records: &[TranscriptRecord]) -> HashSet<String> 
             continue;
         };
         for todo in list.iter().filter(|t| t.status == "completed") {
-            let failed_on_it = failures.iter().any(|(at, f)| {
-                *at < i && shares_a_word(&todo.content, &format!("{} {}", f.command, f.excerpt))
-            });
-            if failed_on_it && !done_before.contains(todo.content.as_str()) {
+            // Only where an item is first marked completed does it count.
+            if !done_before.insert(&todo.content) {
+                continue;
+            }
+            let words = item_words(&todo.content);
+            let failed_on_it = failures
+                .iter()
+                .any(|(at, failed)| *at < i && !words.is_disjoint(failed));
+            if failed_on_it {
                 suspect.insert(todo.content.clone());
             }
-            done_before.insert(&todo.content);
         }
     }
     suspect
 }
 
-/// Whether `item` and `text` share a word of three letters or more that is not a common one.
-fn shares_a_word(item: &str, text: &str) -> bool {
+/// The words of three letters or more of `text` that are not common ones: an item and a
+/// failure that share one name the same thing.
+fn item_words(text: &str) -> HashSet<String> {
     const COMMON: &[&str] = &[
         "the", "and", "for", "with", "from", "into", "all", "add", "new", "use", "run", "fix",
         "file", "files", "test", "tests", "make", "update", "create", "check",
     ];
-    let words = |s: &str| -> HashSet<String> {
-        s.to_lowercase()
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| w.chars().count() >= 3 && !COMMON.contains(w))
-            .map(str::to_string)
-            .collect()
-    };
-    !words(item).is_disjoint(&words(text))
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3 && !COMMON.contains(w))
+        .map(str::to_string)
+        .collect()
 }
 
 /// How many of the assistant's conclusions a resume log's findings keep.

@@ -213,6 +213,15 @@ pub(crate) fn dedup_keep_last(items: Vec<String>, max: usize) -> Vec<String> {
     out
 }
 
+/// Appends `item`, forgetting the oldest half of `list` once it holds twice `max`: at most
+/// `2 * max` of the newest are kept, at a constant cost for each item on average.
+pub(crate) fn push_newest<T>(list: &mut Vec<T>, item: T, max: usize) {
+    if list.len() >= 2 * max {
+        list.drain(..list.len() - max);
+    }
+    list.push(item);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

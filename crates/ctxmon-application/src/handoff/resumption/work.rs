@@ -66,13 +66,26 @@ const CONVERSATION_TOOLS: &[&str] = &["AskUserQuestion", "ExitPlanMode", "EnterP
 /// Every failure of the records nothing has resolved yet (by the rules of the resumption
 /// state's failure), oldest first: what a resume log lists as errors.
 pub(crate) fn unresolved_failures(records: &[TranscriptRecord]) -> Vec<Failure> {
-    scan(records).open.into_iter().map(|f| f.failure).collect()
+    scan(records)
+        .open
+        .into_iter()
+        .map(|f| f.failure())
+        .collect()
 }
 
-/// Adds what [`derive_from_tail`](super::derive_from_tail) does not cover to `state`.
-pub(crate) fn add_work(records: &[TranscriptRecord], state: &mut ResumptionState) {
-    let work = scan(records);
+/// Adds what [`derive_from_tail`](super::derive_from_tail) does not cover to `state`, and
+/// returns what [`unresolved_failures_at`] would: the records are walked once for both.
+pub(crate) fn add_work(
+    records: &[TranscriptRecord],
+    state: &mut ResumptionState,
+) -> Vec<(usize, Failure)> {
+    let mut work = scan(records);
+    let open = std::mem::take(&mut work.open)
+        .into_iter()
+        .map(|f| (f.at, f.failure()))
+        .collect();
     fill(work, state);
+    open
 }
 
 /// Each failure nothing has resolved yet, with where it stands in `records`.
@@ -80,7 +93,7 @@ pub(crate) fn unresolved_failures_at(records: &[TranscriptRecord]) -> Vec<(usize
     scan(records)
         .open
         .into_iter()
-        .map(|f| (f.at, f.failure))
+        .map(|f| (f.at, f.failure()))
         .collect()
 }
 
@@ -127,7 +140,7 @@ fn fill(work: Work<'_>, state: &mut ResumptionState) {
         .take(MAX_LIST_ITEMS)
         .collect();
     state.commits = dedup_keep_last(work.commits, MAX_LIST_ITEMS);
-    state.failure = work.failure.map(|f| f.failure);
+    state.failure = work.failure.map(|f| f.failure());
     state.last_check = work.last_check;
     state.subagents_running = work
         .running
@@ -144,39 +157,70 @@ fn fill(work: Work<'_>, state: &mut ResumptionState) {
 /// call with the same description), of the same tool on the same file, an edit of that file,
 /// or a passing run of the same kind of test or build.
 #[derive(Clone)]
-struct OpenFailure {
+struct OpenFailure<'a> {
     key: String,
     description: Option<String>,
     file: Option<String>,
     check: Option<String>,
     program: Option<String>,
-    failure: Failure,
+    /// The command as shown.
+    shown: String,
+    /// What the call answered: its excerpt is taken only for the failures handed on.
+    output: &'a str,
     /// Where the failure is in the records.
     at: usize,
 }
 
-impl OpenFailure {
-    fn resolved_by(&self, call: &ToolCall, key: &str) -> bool {
-        let description = call.description.as_deref().map(str::trim);
-        self.key == key
-            || (call.kind == ToolKind::Shell
+impl OpenFailure<'_> {
+    fn failure(&self) -> Failure {
+        Failure {
+            command: self.shown.clone(),
+            excerpt: excerpt(self.output),
+        }
+    }
+
+    fn resolved_by(&self, done: &Done<'_>) -> bool {
+        self.key == done.key
+            || (done.kind == ToolKind::Shell
                 && self.description.is_some()
-                && self.description.as_deref() == description)
-            || (call.kind == ToolKind::FileWrite
+                && self.description.as_deref() == done.description)
+            || (done.kind == ToolKind::FileWrite
                 && self.file.is_some()
-                && self.file.as_deref() == call.file_path.as_deref())
-            || self
-                .program
-                .as_ref()
-                .is_some_and(|p| call.command.as_deref().and_then(program_key).as_ref() == Some(p))
-            || self.check.as_ref().is_some_and(|family| {
-                call.command
-                    .as_deref()
-                    .and_then(check_family)
-                    .is_some_and(|f| &f == family)
-            })
+                && self.file.as_deref() == done.file)
+            || self.program.is_some() && self.program == done.program
+            || self.check.is_some() && self.check == done.check
     }
 }
+
+/// A call that succeeded, with what an open failure is compared by, worked out once for all
+/// of them.
+struct Done<'a> {
+    kind: ToolKind,
+    key: &'a str,
+    description: Option<&'a str>,
+    file: Option<&'a str>,
+    program: Option<String>,
+    check: Option<String>,
+}
+
+impl<'a> Done<'a> {
+    fn of(call: &'a ToolCall, key: &'a str) -> Done<'a> {
+        let command = call.command.as_deref();
+        Done {
+            kind: call.kind,
+            key,
+            description: call.description.as_deref().map(str::trim),
+            file: call.file_path.as_deref(),
+            program: command.and_then(program_key),
+            check: command.and_then(check_family),
+        }
+    }
+}
+
+/// The most failures kept open at once: each success is compared with every open one, so a
+/// tail of thousands of distinct failures would cost time that grows with the square of their
+/// number. The newest are kept; a hand-back shows one, a resume log a few.
+const MAX_OPEN: usize = 32;
 
 #[derive(Default)]
 struct Work<'a> {
@@ -186,9 +230,9 @@ struct Work<'a> {
     created: HashMap<&'a str, usize>,
     running: Vec<(&'a str, String)>,
     commits: Vec<String>,
-    failure: Option<OpenFailure>,
+    failure: Option<OpenFailure<'a>>,
     /// Every failure not resolved yet, oldest first (the newest is `failure` while open).
-    open: Vec<OpenFailure>,
+    open: Vec<OpenFailure<'a>>,
     last_check: Option<Check>,
     constraints: Vec<String>,
     silent_declines: Vec<String>,
@@ -331,24 +375,22 @@ impl<'a> Work<'a> {
                 file: call.file_path.clone(),
                 check: command.and_then(check_family),
                 program: command.and_then(program_key),
-                failure: Failure {
-                    command: shown,
-                    excerpt: excerpt(&result.text),
-                },
+                shown,
+                output: &result.text,
                 at: self.at,
             };
             self.open.retain(|f| f.key != open.key);
+            if self.open.len() == MAX_OPEN {
+                self.open.remove(0);
+            }
             self.open.push(open.clone());
             self.failure = Some(open);
-        } else if self
-            .failure
-            .as_ref()
-            .is_some_and(|f| f.resolved_by(call, &key))
-        {
-            self.failure = None;
-        }
-        if !failed {
-            self.open.retain(|f| !f.resolved_by(call, &key));
+        } else {
+            let done = Done::of(call, &key);
+            if self.failure.as_ref().is_some_and(|f| f.resolved_by(&done)) {
+                self.failure = None;
+            }
+            self.open.retain(|f| !f.resolved_by(&done));
         }
     }
 }

@@ -278,3 +278,23 @@ fn a_failure_of_earlier_work_is_dropped_once_the_user_asks_for_something_else() 
     answered.push(request("yes, fix it"));
     assert!(state(&answered).failure.is_some());
 }
+
+#[test]
+fn the_failures_kept_open_are_bounded_and_the_newest() {
+    // Each success is compared with every open failure: unbounded, a tail of thousands of
+    // distinct failures cost PreCompact past its deadline (the square of their number).
+    let mut records = vec![request("Check every module")];
+    for i in 0..3 * MAX_OPEN {
+        let id = format!("f{i}");
+        records.push(shell(&id, &format!("python3 tools/check_{i}.py")));
+        records.push(shell_result(&id, true, Some(1), "Traceback: error"));
+    }
+    let open = unresolved_failures_at(&records);
+    assert_eq!(open.len(), MAX_OPEN);
+    let newest = format!("python3 tools/check_{}.py", 3 * MAX_OPEN - 1);
+    assert_eq!(
+        open.last().map(|(_, f)| f.command.as_str()),
+        Some(newest.as_str())
+    );
+    assert_eq!(state(&records).failure.map(|f| f.command), Some(newest));
+}

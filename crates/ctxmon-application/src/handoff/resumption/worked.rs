@@ -2,6 +2,7 @@
 //! or project script, not a look around, a setup step or a command whose exit status hides
 //! its main program's; the latest of each kind, with the folder it ran in when that differs.
 
+use std::cell::OnceCell;
 use std::collections::HashSet;
 
 use super::checked::{CommandKind, command_kind, script_file};
@@ -127,7 +128,10 @@ pub(super) fn commands_that_worked(
     let recent_from = turn_starts(main).iter().rev().nth(1).copied().unwrap_or(0);
     let mut kinds_seen = HashSet::new();
     let mut commands_ok: Vec<String> = Vec::new();
-    for w in worked.iter().rev() {
+    // Worked out when first needed: most commands are not runs, which need them.
+    let keys: OnceCell<Vec<WorkKey>> = OnceCell::new();
+    let keys = || keys.get_or_init(|| worked.iter().map(|w| WorkKey::of(w.command)).collect());
+    for (i, w) in worked.iter().enumerate().rev() {
         let c = w.command;
         if c.trim().contains('\n') || !is_worth_repeating(c) {
             continue;
@@ -149,7 +153,7 @@ pub(super) fn commands_that_worked(
         let established = kind != CommandKind::Run
             || (w.at >= recent_from
                 && (script_file(c).is_some()
-                    || worked.iter().filter(|x| same_work(x.command, c)).count() > 1));
+                    || keys().iter().filter(|x| x.same(&keys()[i])).count() > 1));
         if !established || commands_ok.contains(&line) || !kinds_seen.insert(kind) {
             continue;
         }
@@ -182,26 +186,43 @@ pub(super) fn turn_starts(main: &[&TranscriptRecord]) -> Vec<usize> {
         .collect()
 }
 
-/// Two commands that run the same thing: the same program and subcommand (`npx hardhat`), or
-/// the same kind of test or build.
-pub(super) fn same_work(a: &str, b: &str) -> bool {
-    // The program and its first two words that are not flags: `npx hardhat compile` and
-    // `npx hardhat test` are different work.
-    let key = |c: &str| {
-        let part = shell_parts(without_output_trimming(c))
+/// What tells whether two commands run the same thing ([`WorkKey::same`]), worked out once
+/// for a command compared with many.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct WorkKey {
+    /// The program and its first two words that are not flags: `npx hardhat compile` and
+    /// `npx hardhat test` are different work.
+    program: Option<String>,
+    /// The kind of test or build.
+    family: Option<String>,
+}
+
+impl WorkKey {
+    pub(super) fn of(command: &str) -> WorkKey {
+        let program = shell_parts(without_output_trimming(command))
             .into_iter()
             .map(|p| p.trim().to_string())
-            .rfind(|p| !p.is_empty() && !p.starts_with("cd "))?;
-        program_key(&part)?;
-        let words: Vec<&str> = part
-            .split_whitespace()
-            .filter(|w| !w.starts_with('-'))
-            .take(3)
-            .collect();
-        Some(words.join(" "))
-    };
-    let family = |c: &str| check_family(c);
-    (key(a).is_some() && key(a) == key(b)) || (family(a).is_some() && family(a) == family(b))
+            .rfind(|p| !p.is_empty() && !p.starts_with("cd "))
+            .filter(|part| program_key(part).is_some())
+            .map(|part| {
+                part.split_whitespace()
+                    .filter(|w| !w.starts_with('-'))
+                    .take(3)
+                    .collect::<Vec<&str>>()
+                    .join(" ")
+            });
+        WorkKey {
+            program,
+            family: check_family(command),
+        }
+    }
+
+    /// Two commands that run the same thing: the same program and subcommand (`npx hardhat`),
+    /// or the same kind of test or build.
+    pub(super) fn same(&self, other: &WorkKey) -> bool {
+        (self.program.is_some() && self.program == other.program)
+            || (self.family.is_some() && self.family == other.family)
+    }
 }
 
 /// Verbs of package managers: installing is setup, not a build, test or run to repeat (and an
