@@ -5,11 +5,12 @@
 //! Read through a closure over `std::fs::File::open`, exactly as an embedder would.
 
 use std::fs::File;
+use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 use ctxmon_application::ports::{AgentKind, ChainScope, ScanLimits, TranscriptReader};
 use ctxmon_application::readers::TranscriptFiles;
-use ctxmon_application::readers::claude_code::{RecordParser, lean_line};
+use ctxmon_application::readers::claude_code::{RecordParser, lean_line, tail_records};
 use ctxmon_application::readers::json::repair;
 use serde_json::Value;
 
@@ -127,5 +128,43 @@ fn an_embedder_reads_the_real_transcripts_figures() {
             assert_eq!(reading.agent, AgentKind::Codex, "{}", rollout.display());
             assert!(reading.usage.is_some() || reading.boundary.is_some());
         }
+    }
+}
+
+/// Every Claude Code transcript at hand, one after another: a long session of real lines.
+fn real_claude_code_lines() -> Option<Vec<u8>> {
+    let dir = shared("claude-code-transcripts")?;
+    let mut files = Vec::new();
+    jsonl_files(&dir, &mut files);
+    files.sort();
+    let mut bytes = Vec::new();
+    for file in files {
+        bytes.extend(std::fs::read(&file).expect("fixture"));
+        if bytes.last() != Some(&b'\n') {
+            bytes.push(b'\n');
+        }
+    }
+    Some(bytes)
+}
+
+#[test]
+fn a_long_window_read_in_halves_gives_the_records_of_one_reader() {
+    // The halves meet in the window's middle: windows of many sizes move that point across
+    // the real lines, results whose calls are in the older half among them.
+    let Some(bytes) = real_claude_code_lines() else {
+        return;
+    };
+    let len = bytes.len() as u64;
+    assert!(len > 2 * 1024 * 1024, "{len} bytes");
+    for k in 1..=40 {
+        let window = 1024 * 1024 + (len - 1024 * 1024) * k / 40;
+        let one = tail_records(&mut Cursor::new(&bytes), None, len, window).expect("read");
+        let second = Box::new(Cursor::new(bytes.clone()));
+        let two = tail_records(&mut Cursor::new(&bytes), Some(second), len, window).expect("read");
+        assert!(
+            one == two,
+            "a window of {window} bytes read in halves differs"
+        );
+        assert!(!one.is_empty());
     }
 }

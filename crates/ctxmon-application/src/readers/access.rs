@@ -27,7 +27,20 @@ pub trait FileAccess {
         let _ = dir;
         Vec::new()
     }
+
+    /// Another reader of the transcript at `path`, one that can be read on another thread,
+    /// holding at least `len` bytes: a long window is then read in two halves at once. The
+    /// default has none, and every window is read by one thread.
+    fn open_another(&self, path: &Path, len: u64) -> Option<Box<dyn SendReader>> {
+        let _ = (path, len);
+        None
+    }
 }
+
+/// A reader that can move to another thread ([`FileAccess::open_another`]).
+pub trait SendReader: Read + Seek + Send {}
+
+impl<T: Read + Seek + Send> SendReader for T {}
 
 /// A closure that opens a path is a [`FileAccess`] that lists nothing.
 impl<F, R> FileAccess for F

@@ -290,8 +290,9 @@ impl<A: FileAccess> TranscriptTail for TranscriptFiles<A> {
                 gemini::tail_records(&mut file, len, max_bytes, format).map_err(io)
             }
             AgentKind::ClaudeCode => {
+                let another = self.access.open_another(path, len);
                 let mut records =
-                    claude_code::tail_records(&mut file, len, max_bytes).map_err(io)?;
+                    claude_code::tail_records(&mut file, another, len, max_bytes).map_err(io)?;
                 records.extend(claude_code::subagent_writes(&self.access, path));
                 Ok(records)
             }

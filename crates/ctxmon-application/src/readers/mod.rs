@@ -41,7 +41,7 @@ mod files;
 mod jsonl;
 mod measure;
 
-pub use access::FileAccess;
+pub use access::{FileAccess, SendReader};
 pub use files::TranscriptFiles;
 pub use jsonl::backward::{
     DEFAULT_BLOCK_SIZE, DEFAULT_MAX_LINE_BYTES, ScanReport, ScanShape, ScanStats,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use ctxmon_application::ports::TranscriptError;
-use ctxmon_application::readers::FileAccess;
+use ctxmon_application::readers::{FileAccess, SendReader};
 
 use crate::fsutil::{self, OpenRegularError};
 
@@ -21,6 +21,12 @@ impl FileAccess for RegularFiles {
 
     fn open(&self, path: &Path) -> Result<(File, u64), TranscriptError> {
         open_regular(path)
+    }
+
+    fn open_another(&self, path: &Path, len: u64) -> Option<Box<dyn SendReader>> {
+        // A file replaced or cut since the first was opened is not the same transcript.
+        let (file, now) = open_regular(path).ok()?;
+        (now >= len).then(|| Box::new(file) as Box<dyn SendReader>)
     }
 
     fn list(&self, dir: &Path) -> Vec<(SystemTime, PathBuf)> {
@@ -48,4 +54,26 @@ pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), TranscriptError> 
         OpenRegularError::NotAFile(what) => TranscriptError::not_a_file(path, what),
     })?;
     Ok((file, meta.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+
+    use super::*;
+
+    #[test]
+    fn another_reader_is_given_only_of_the_same_regular_file_still_as_long() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, b"{\"type\":\"user\"}\n").expect("write");
+        let mut another = RegularFiles.open_another(&path, 16).expect("another reader");
+        let mut text = String::new();
+        another.read_to_string(&mut text).expect("read");
+        assert_eq!(text, "{\"type\":\"user\"}\n");
+        // Cut since the first reader opened it: not the same transcript any more.
+        assert!(RegularFiles.open_another(&path, 17).is_none());
+        assert!(RegularFiles.open_another(&dir.path().join("gone"), 0).is_none());
+        assert!(RegularFiles.open_another(dir.path(), 0).is_none());
+    }
 }

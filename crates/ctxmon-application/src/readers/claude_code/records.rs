@@ -102,6 +102,21 @@ impl RecordParser {
         }
     }
 
+    /// Whether `line` holds a result of the main session whose call this parser has not seen:
+    /// a reader that starts within a window cannot read it until it knows the calls before.
+    pub fn misses_a_call(&self, line: &[u8]) -> bool {
+        let n = needles();
+        n.tool_result.find(line).is_some()
+            && n.sidechain.find(line).is_none()
+            && result_ids(line)
+                .any(|id| std::str::from_utf8(id).is_ok_and(|id| !self.calls.contains_key(id)))
+    }
+
+    /// Takes in the calls `later` saw, read after this parser's.
+    pub fn extend(&mut self, later: RecordParser) {
+        self.calls.extend(later.calls);
+    }
+
     /// One text-less result record for each of `ids` that is a call seen earlier.
     fn push_known_results<'l>(
         &self,

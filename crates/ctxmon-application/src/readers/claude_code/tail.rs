@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use super::records::{RecordParser, is_sidechain_line, records_from_values};
 use crate::ports::TranscriptRecord;
-use crate::readers::access::{FileAccess, open_sized};
+use crate::readers::access::{FileAccess, SendReader, open_sized};
 use crate::readers::jsonl::head::LineRecords;
-use crate::readers::jsonl::tail::{for_each_tail_line, tail_lines};
+use crate::readers::jsonl::tail::{for_each_line_between, for_each_tail_line, tail_lines};
 
 /// Most subagent files read, newest first, and the bytes read from each and from all: a hook
 /// must stay fast however many subagents a session ran.
@@ -19,23 +19,91 @@ const SUBAGENT_FILES: usize = 32;
 const SUBAGENT_FILE_BYTES: u64 = 512 * 1024;
 const SUBAGENT_TOTAL_BYTES: u64 = 4 * 1024 * 1024;
 
+/// Below this many bytes a window is read by one thread: a second costs more than it saves.
+const SPLIT_FROM_BYTES: u64 = 1024 * 1024;
+
 /// The records of the last `max_bytes` of `src` (`file_len` bytes long), oldest first.
+///
+/// With `second`, another reader of the same file, a window of [`SPLIT_FROM_BYTES`] or more
+/// is read in two halves at once, the newer half on a thread of its own: parsing the window
+/// is most of PreCompact's time. The newer half's reader does not know the calls made in the
+/// older half, so a result of one of them is put aside where it stands and read once both
+/// halves are done, with every call known: the records are the ones one reader would give.
 pub fn tail_records<R: Read + Seek>(
     src: &mut R,
+    second: Option<Box<dyn SendReader>>,
     file_len: u64,
     max_bytes: u64,
 ) -> io::Result<Vec<TranscriptRecord>> {
-    let mut parser = RecordParser::default();
-    let mut records = Vec::new();
-    for_each_tail_line(src, file_len, max_bytes, &mut |line| {
-        // A line not wanted is not parsed: `sort` adds what it says without that.
-        if parser.sort(line, &mut records)
-            && let Some(value) = super::lean::parse_line(line)
-        {
-            parser.push(&value, &mut records);
-        }
-    })?;
+    let start = file_len.saturating_sub(max_bytes);
+    let window = file_len - start;
+    let Some(second) = second.filter(|_| window >= SPLIT_FROM_BYTES) else {
+        let mut parser = RecordParser::default();
+        let mut records = Vec::new();
+        for_each_tail_line(src, file_len, max_bytes, &mut |line| {
+            read_line(&mut parser, line, &mut records);
+        })?;
+        return Ok(records);
+    };
+    in_halves(src, second, file_len, start, start + window / 2)
+}
+
+/// The records of the lines of `src` from `start` to `file_len`: those that start before
+/// `middle` read here, the rest on another thread through `second`.
+fn in_halves<R: Read + Seek>(
+    src: &mut R,
+    mut second: Box<dyn SendReader>,
+    file_len: u64,
+    start: u64,
+    middle: u64,
+) -> io::Result<Vec<TranscriptRecord>> {
+    let (older, newer) = std::thread::scope(|scope| {
+        let newer = scope.spawn(move || {
+            let mut parser = RecordParser::default();
+            let mut records = Vec::new();
+            let mut aside: Vec<(usize, Vec<u8>)> = Vec::new();
+            for_each_line_between(&mut second, file_len, middle, file_len, &mut |line| {
+                if parser.misses_a_call(line) {
+                    aside.push((records.len(), line.to_vec()));
+                } else {
+                    read_line(&mut parser, line, &mut records);
+                }
+            })
+            .map(|_| (parser, records, aside))
+        });
+        let mut parser = RecordParser::default();
+        let mut records = Vec::new();
+        let older = for_each_line_between(src, file_len, start, middle, &mut |line| {
+            read_line(&mut parser, line, &mut records);
+        })
+        .map(|_| (parser, records));
+        let newer = newer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the tail's reader stopped")));
+        (older, newer)
+    });
+    let (mut parser, mut records) = older?;
+    let (later, newer, aside) = newer?;
+    parser.extend(later);
+    let mut newer = newer.into_iter();
+    let mut taken = 0;
+    for (at, line) in aside {
+        records.extend(newer.by_ref().take(at - taken));
+        taken = at;
+        read_line(&mut parser, &line, &mut records);
+    }
+    records.extend(newer);
     Ok(records)
+}
+
+/// One line's records, appended to `records`.
+fn read_line(parser: &mut RecordParser, line: &[u8], records: &mut Vec<TranscriptRecord>) {
+    // A line not wanted is not parsed: `sort` adds what it says without that.
+    if parser.sort(line, records)
+        && let Some(value) = super::lean::parse_line(line)
+    {
+        parser.push(&value, records);
+    }
 }
 
 /// The folder where Claude Code 2.x keeps the subagent transcripts of the session whose
@@ -90,3 +158,7 @@ impl LineRecords for RecordParser {
         RecordParser::push(self, line, out);
     }
 }
+
+#[cfg(test)]
+#[path = "tail_tests.rs"]
+mod tests;

@@ -72,24 +72,58 @@ pub fn for_each_tail_line<R: Read + Seek>(
     visit: &mut dyn FnMut(&[u8]),
 ) -> io::Result<(bool, u64)> {
     let start = file_len.saturating_sub(max_bytes);
-    let read_from = start.saturating_sub(1);
-    let len = file_len - read_from;
+    let read = for_each_line_between(src, file_len, start, file_len, visit)?;
+    Ok((start == 0, read))
+}
+
+/// Hands every complete, non-blank line of `src` that starts at or after byte `from` and before
+/// byte `to` to `visit`, oldest first; returns the bytes read. A line starts at `from` only
+/// when `from` is 0 or follows a newline (the line cut there is the range's before it); the
+/// range's last line is read to its end past `to`. So ranges that meet (`a..b`, `b..c`) hand
+/// over each line once, and two readers can share a window.
+pub fn for_each_line_between<R: Read + Seek>(
+    src: &mut R,
+    file_len: u64,
+    from: u64,
+    to: u64,
+    visit: &mut dyn FnMut(&[u8]),
+) -> io::Result<u64> {
+    let read_from = from.saturating_sub(1).min(file_len);
+    let to = to.clamp(read_from, file_len);
     src.seek(SeekFrom::Start(read_from))?;
     let mut lines = TailSplitter {
-        skipping: start != 0,
+        skipping: from != 0,
         carried: Vec::new(),
     };
-    let mut chunk = vec![0u8; usize::try_from(len).map_or(TAIL_CHUNK, |l| l.min(TAIL_CHUNK))];
-    let mut left = len;
-    while left > 0 {
-        let want = usize::try_from(left).map_or(chunk.len(), |l| l.min(chunk.len()));
+    let span = file_len - read_from;
+    let mut chunk = vec![0u8; usize::try_from(span).map_or(TAIL_CHUNK, |l| l.min(TAIL_CHUNK))];
+    let mut at = read_from;
+    while at < to {
+        let want = usize::try_from(to - at).map_or(chunk.len(), |l| l.min(chunk.len()));
         let piece = chunk.get_mut(..want).unwrap_or_default();
         src.read_exact(piece)?;
         lines.push(piece, visit);
-        left -= want as u64;
+        at += want as u64;
     }
-    lines.finish(visit);
-    Ok((start == 0, len))
+    // The line begun before `to` is this range's: read on to its newline.
+    while at < file_len && !lines.skipping && !lines.carried.is_empty() {
+        let want = usize::try_from(file_len - at).map_or(chunk.len(), |l| l.min(chunk.len()));
+        let piece = chunk.get_mut(..want).unwrap_or_default();
+        src.read_exact(piece)?;
+        at += want as u64;
+        if let Some(end) = memchr::memchr(b'\n', piece) {
+            lines
+                .carried
+                .extend_from_slice(piece.get(..end).unwrap_or_default());
+            visit_line(&lines.carried, visit);
+            return Ok(at - read_from);
+        }
+        lines.carried.extend_from_slice(piece);
+    }
+    if at >= file_len {
+        lines.finish(visit);
+    }
+    Ok(at - read_from)
 }
 
 /// Splits pieces of a window into lines, carrying a line that spans pieces.
