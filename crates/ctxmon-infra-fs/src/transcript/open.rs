@@ -67,13 +67,19 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("t.jsonl");
         std::fs::write(&path, b"{\"type\":\"user\"}\n").expect("write");
-        let mut another = RegularFiles.open_another(&path, 16).expect("another reader");
+        let mut another = RegularFiles
+            .open_another(&path, 16)
+            .expect("another reader");
         let mut text = String::new();
         another.read_to_string(&mut text).expect("read");
         assert_eq!(text, "{\"type\":\"user\"}\n");
         // Cut since the first reader opened it: not the same transcript any more.
         assert!(RegularFiles.open_another(&path, 17).is_none());
-        assert!(RegularFiles.open_another(&dir.path().join("gone"), 0).is_none());
+        assert!(
+            RegularFiles
+                .open_another(&dir.path().join("gone"), 0)
+                .is_none()
+        );
         assert!(RegularFiles.open_another(dir.path(), 0).is_none());
     }
 }
