@@ -55,7 +55,10 @@ pub struct SessionState {
     #[serde(default)]
     pub prompted: bool,
     /// When prompt-submit last ran for this session: a resumption note written after it
-    /// describes the present.
+    /// describes the present. Kept apart from the state's file by its store: it changes on
+    /// every prompt, and rewriting the whole state for it cost each prompt more than the rest
+    /// of the hook's own work.
+    #[serde(skip)]
     pub last_prompt_at: Option<Timestamp>,
     /// When the state was last saved (the hook's clock).
     pub updated_at: Option<Timestamp>,

@@ -284,6 +284,12 @@ impl ProjectLayout {
     pub fn state_file(&self, session: &SessionKey) -> PathBuf {
         self.state_dir().join(format!("{}.json", session.as_str()))
     }
+    /// When the session's user last sent a prompt (milliseconds since the epoch), apart from
+    /// the state: it changes on every prompt.
+    pub fn last_prompt_file(&self, session: &SessionKey) -> PathBuf {
+        self.state_dir()
+            .join(format!("{}.last-prompt", session.as_str()))
+    }
     /// The lock that serialises one session's hooks (load → modify → save of its state).
     pub fn state_lock(&self, session: &SessionKey) -> PathBuf {
         self.state_dir().join(format!("{}.lock", session.as_str()))

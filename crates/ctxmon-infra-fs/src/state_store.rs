@@ -1,13 +1,14 @@
-//! Per-session state files: `.ctxmon/state/<session>.json`, replaced atomically.
+//! Per-session state files: `.ctxmon/state/<session>.json`, replaced atomically; beside each,
+//! `<session>.last-prompt`, the time of the session's last prompt, overwritten in place.
 
 use std::fs;
-use std::io;
+use std::io::{self, Read, Write};
 use std::time::Duration;
 
 use ctxmon_application::ports::{PortError, PortErrorKind, SessionStateStore};
-use ctxmon_domain::{SessionKey, SessionState};
+use ctxmon_domain::{SessionKey, SessionState, Timestamp};
 
-use crate::fsutil::{io_error, with_lock};
+use crate::fsutil::{io_error, open_append, open_regular, with_lock};
 use crate::layout::ProjectLayout;
 
 /// State files larger than this are not state ctxmon wrote; refusing them bounds the hook's work.
@@ -78,6 +79,30 @@ impl SessionStateStore for FsSessionStateStore {
             .save_json(&self.layout.state_dir(), &path, state)
     }
 
+    /// Read as written by [`SessionStateStore::save_last_prompt`]; anything else (a file cut
+    /// by a crash, planted, too long) is no time at all.
+    fn last_prompt(&self, session: &SessionKey) -> Option<Timestamp> {
+        let (file, _) = open_regular(&self.layout.last_prompt_file(session)).ok()?;
+        let mut text = String::new();
+        file.take(32).read_to_string(&mut text).ok()?;
+        text.trim().parse::<i64>().ok().map(Timestamp::from_millis)
+    }
+
+    /// Overwritten in place, never replaced: a prompt pays for one small write, where the
+    /// state's atomic replacement (a new file and a rename) cost it more than its own work.
+    fn save_last_prompt(&self, session: &SessionKey, at: Timestamp) -> Result<(), PortError> {
+        let dir = self.layout.state_dir();
+        self.layout
+            .ensure_dir(&dir)
+            .map_err(|e| io_error(&dir, &e))?;
+        let path = self.layout.last_prompt_file(session);
+        let written = open_append(&path).and_then(|mut file| {
+            file.set_len(0)?;
+            file.write_all(at.millis().to_string().as_bytes())
+        });
+        written.map_err(|e| io_error(&path, &e))
+    }
+
     /// `state/<session>.lock`, in the state folder (created, and checked not to be a link,
     /// first).
     fn with_lock(&self, session: &SessionKey, work: &mut dyn FnMut()) -> Result<(), PortError> {
@@ -96,6 +121,42 @@ impl SessionStateStore for FsSessionStateStore {
 mod tests {
     use super::*;
     use ctxmon_domain::ThresholdTier;
+
+    #[test]
+    fn the_last_prompt_is_kept_apart_and_anything_else_there_is_no_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = ProjectLayout::new(dir.path());
+        let store = FsSessionStateStore::new(layout.clone());
+        let key = SessionKey::from_raw("s1");
+        assert_eq!(store.last_prompt(&key), None);
+        for ms in [1_796_656_123_410, 7] {
+            store
+                .save_last_prompt(&key, Timestamp::from_millis(ms))
+                .unwrap();
+            assert_eq!(store.last_prompt(&key), Some(Timestamp::from_millis(ms)));
+        }
+        // The state's own file neither holds it nor is touched by it.
+        assert!(!layout.state_file(&key).exists());
+        let path = layout.last_prompt_file(&key);
+        for junk in [&b""[..], b"17x", b"99999999999999999999999999999999999999"] {
+            fs::write(&path, junk).unwrap();
+            assert_eq!(store.last_prompt(&key), None, "{junk:?}");
+        }
+        // A link planted in its place is neither read nor written through.
+        fs::remove_file(&path).unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        fs::write(&elsewhere, b"5").unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+            assert!(
+                store
+                    .save_last_prompt(&key, Timestamp::from_millis(9))
+                    .is_err()
+            );
+            assert_eq!(fs::read(&elsewhere).unwrap(), b"5");
+        }
+    }
 
     #[test]
     fn round_trips_and_reports_corruption() {

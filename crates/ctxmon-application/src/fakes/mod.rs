@@ -91,6 +91,26 @@ impl SessionStateStore for FakeStates {
             .insert(session.clone(), state.clone());
         Ok(())
     }
+
+    // Kept in the stored state, where the whole state is: as the file store keeps it apart.
+    fn last_prompt(&self, session: &SessionKey) -> Option<Timestamp> {
+        self.states.borrow().get(session)?.last_prompt_at
+    }
+
+    fn save_last_prompt(&self, session: &SessionKey, at: Timestamp) -> Result<(), PortError> {
+        if self.fail.get() {
+            return Err(PortError::new(
+                PortErrorKind::PermissionDenied,
+                "state store is read-only",
+            ));
+        }
+        self.states
+            .borrow_mut()
+            .entry(session.clone())
+            .or_default()
+            .last_prompt_at = Some(at);
+        Ok(())
+    }
 }
 
 /// The status line's payload checks in a map, one per session; `fail` makes every call fail.

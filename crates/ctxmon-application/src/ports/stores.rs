@@ -28,6 +28,18 @@ pub trait SessionStateStore {
         work();
         Ok(())
     }
+
+    /// When the session's user last sent a prompt ([`SessionState::last_prompt_at`]), which
+    /// the store keeps apart from the state; `None` when it keeps none, or it cannot be read.
+    fn last_prompt(&self, _session: &SessionKey) -> Option<Timestamp> {
+        None
+    }
+
+    /// Keeps `at` as the session's last prompt: cheaply, since it changes on every prompt. A
+    /// store without a place of its own for it keeps nothing (the default).
+    fn save_last_prompt(&self, _session: &SessionKey, _at: Timestamp) -> Result<(), PortError> {
+        Ok(())
+    }
 }
 
 /// The status line's latest comparison of Claude Code's figure with ctxmon's, per session

@@ -78,8 +78,9 @@ impl<'a> HookRun<'a> {
     }
 
     fn load(&mut self) -> SessionState {
-        let loaded = match self.ctx.session_key() {
-            Some(key) => self.ports.states.load(&key),
+        let key = self.ctx.session_key();
+        let loaded = match &key {
+            Some(key) => self.ports.states.load(key),
             None => Ok(None),
         };
         let mut state = match loaded {
@@ -90,6 +91,9 @@ impl<'a> HookRun<'a> {
             }
         };
         state.schema_version = SessionState::SCHEMA_VERSION;
+        if let Some(at) = key.and_then(|k| self.ports.states.last_prompt(&k)) {
+            state.last_prompt_at = Some(at);
+        }
         state
     }
 
@@ -106,13 +110,40 @@ impl<'a> HookRun<'a> {
             return false;
         };
         state.updated_at = Some(self.ports.clock.now());
+        let prompt_moved = self
+            .saved
+            .as_ref()
+            .is_none_or(|s| s.last_prompt_at != state.last_prompt_at);
         self.saved = Some(state.clone());
-        match self.ports.states.save(&key, state) {
+        let saved = self
+            .ports
+            .states
+            .save(&key, state)
+            .and_then(|()| match state.last_prompt_at {
+                Some(at) if prompt_moved => self.ports.states.save_last_prompt(&key, at),
+                _ => Ok(()),
+            });
+        match saved {
             Ok(()) => true,
             Err(e) => {
                 self.warn(Warning::StateNotSaved(e));
                 false
             }
+        }
+    }
+
+    /// Keeps a new time of the last prompt when nothing else of the state changed: without
+    /// rewriting the state's file.
+    fn save_last_prompt(&mut self) {
+        let (Some(state), Some(saved)) = (self.state.as_ref(), self.saved.as_mut()) else {
+            return;
+        };
+        let (Some(key), Some(at)) = (self.ctx.session_key(), state.last_prompt_at) else {
+            return;
+        };
+        saved.last_prompt_at = Some(at);
+        if let Err(e) = self.ports.states.save_last_prompt(&key, at) {
+            self.warn(Warning::StateNotSaved(e));
         }
     }
 
@@ -135,7 +166,16 @@ impl<'a> HookRun<'a> {
     /// Ends the run: saves the state when it changed since it was loaded (or last saved),
     /// records the events, and returns every warning in the order they arose.
     pub fn finish(mut self) -> Vec<Warning> {
-        if self.state.is_some() && self.state != self.saved {
+        if let (Some(state), Some(saved)) = (&self.state, &self.saved)
+            && state.last_prompt_at != saved.last_prompt_at
+            && *state
+                == (SessionState {
+                    last_prompt_at: state.last_prompt_at,
+                    ..saved.clone()
+                })
+        {
+            self.save_last_prompt();
+        } else if self.state.is_some() && self.state != self.saved {
             self.save_state();
         }
         self.record_events();
@@ -166,6 +206,7 @@ mod tests {
         inner: FakeStates,
         loads: Cell<u32>,
         saves: Cell<u32>,
+        prompt_saves: Cell<u32>,
     }
 
     impl SessionStateStore for Counted {
@@ -176,6 +217,13 @@ mod tests {
         fn save(&self, session: &SessionKey, state: &SessionState) -> Result<(), PortError> {
             self.saves.set(self.saves.get() + 1);
             self.inner.save(session, state)
+        }
+        fn last_prompt(&self, session: &SessionKey) -> Option<Timestamp> {
+            self.inner.last_prompt(session)
+        }
+        fn save_last_prompt(&self, session: &SessionKey, at: Timestamp) -> Result<(), PortError> {
+            self.prompt_saves.set(self.prompt_saves.get() + 1);
+            self.inner.save_last_prompt(session, at)
         }
     }
 
@@ -258,6 +306,29 @@ mod tests {
         // A run that never asks for the state reads nothing.
         with_run(&states, &events, |_| {});
         assert_eq!(states.loads.get(), 3);
+    }
+
+    #[test]
+    fn a_new_prompt_time_alone_does_not_rewrite_the_state() {
+        // Every prompt moves the time of the last prompt: rewriting the whole state for it
+        // was most of a prompt's own work.
+        let (states, events) = (Counted::default(), FakeEvents::default());
+        let at = |ms| Some(Timestamp::from_millis(ms));
+        with_run(&states, &events, |run| {
+            run.state().last_prompt_at = at(1_000);
+        });
+        assert_eq!((states.saves.get(), states.prompt_saves.get()), (0, 1));
+        with_run(&states, &events, |run| {
+            assert_eq!(run.state().last_prompt_at, at(1_000));
+            run.state().last_prompt_at = at(2_000);
+            run.state().last_tier = Some(ThresholdTier::Low);
+        });
+        assert_eq!((states.saves.get(), states.prompt_saves.get()), (1, 2));
+        with_run(&states, &events, |run| {
+            assert_eq!(run.state().last_prompt_at, at(2_000));
+            run.state().last_tier = Some(ThresholdTier::Warning);
+        });
+        assert_eq!((states.saves.get(), states.prompt_saves.get()), (2, 2));
     }
 
     #[test]
