@@ -17,6 +17,10 @@ use ctxmon_application::ports::{PortError, PortErrorKind};
 pub enum Durability {
     /// fsync the file before the rename and the folder after: checkpoints, resume logs, config.
     Fsync,
+    /// fsync the file before the rename, and leave the folder to the `Fsync` write into the
+    /// same folder that follows (a folder's fsync makes every entry renamed into it durable):
+    /// a save of several files of one folder pays one folder fsync, after its last file.
+    FileFirst,
     /// Rename only: still never torn after a process crash, and cheap enough for every prompt.
     /// For data that is rebuilt on the next prompt anyway (per-session state).
     RenameOnly,
@@ -88,7 +92,7 @@ fn prepare_with_prefix(
     // between creation and rename.
     let mut tmp = tempfile::Builder::new().prefix(prefix).tempfile_in(dir)?;
     tmp.write_all(bytes)?;
-    if durability == Durability::Fsync {
+    if matches!(durability, Durability::Fsync | Durability::FileFirst) {
         tmp.as_file().sync_all()?;
     }
     Ok(Prepared {

@@ -95,6 +95,15 @@ fn parse_line(line: &str) -> Option<Entry> {
 /// Replaces the session's index with `entries` (fsynced: after a power loss the index must
 /// not lose a checkpoint that survived). No entries remove the file.
 pub(super) fn write(dir: &Path, session: &str, entries: &[Entry]) -> Result<(), PortError> {
+    write_as(dir, session, entries, Durability::Fsync)
+}
+
+fn write_as(
+    dir: &Path,
+    session: &str,
+    entries: &[Entry],
+    durability: Durability,
+) -> Result<(), PortError> {
     let path = path(dir, session);
     if entries.is_empty() {
         return match std::fs::remove_file(&path) {
@@ -106,7 +115,7 @@ pub(super) fn write(dir: &Path, session: &str, entries: &[Entry]) -> Result<(), 
         .iter()
         .map(|e| format!("{} {}\n", e.id, e.sequence))
         .collect();
-    write_atomic(&path, text.as_bytes(), Durability::Fsync).map_err(|e| io_error(&path, &e))
+    write_atomic(&path, text.as_bytes(), durability).map_err(|e| io_error(&path, &e))
 }
 
 /// Adds `entry` to the session's index; returns the index as it was, to put back if the
@@ -117,7 +126,8 @@ pub(super) fn add(dir: &Path, session: &str, entry: Entry) -> Result<Vec<Entry>,
     after.retain(|e| e.id != entry.id);
     after.push(entry);
     after.sort_unstable();
-    write(dir, session, &after)?;
+    // Before the checkpoint it lists, whose save syncs the folder after it.
+    write_as(dir, session, &after, Durability::FileFirst)?;
     Ok(before)
 }
 
@@ -127,7 +137,9 @@ pub(super) fn forget(dir: &Path, gone: &BTreeMap<String, Vec<CheckpointId>>) {
     for (session, ids) in gone {
         if let Some(mut entries) = read(dir, session) {
             entries.retain(|e| !ids.contains(&e.id));
-            let _ = write(dir, session, &entries);
+            // Not synced: lost, the index names a checkpoint that is gone, which costs its
+            // reader one failed open, as the old index does.
+            let _ = write_as(dir, session, &entries, Durability::RenameOnly);
         }
     }
 }

@@ -71,10 +71,11 @@ pub(super) fn allocate(
 }
 
 /// Records that `session`'s next sequence is `next`, durably: after a power loss the mark
-/// must not fall behind a checkpoint that survived.
+/// must not fall behind a checkpoint that survived. Its data is synced now, its entry in the
+/// folder by the checkpoint's own save that follows (the same folder, synced after it).
 pub(super) fn record(dir: &Path, session: &str, next: u64) -> Result<(), PortError> {
     let path = mark_path(dir, session);
-    write_atomic(&path, format!("{next}\n").as_bytes(), Durability::Fsync)
+    write_atomic(&path, format!("{next}\n").as_bytes(), Durability::FileFirst)
         .map_err(|e| io_error(&path, &e))
 }
 
