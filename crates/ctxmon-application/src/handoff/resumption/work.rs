@@ -217,10 +217,11 @@ impl<'a> Done<'a> {
     }
 }
 
-/// The most failures kept open at once: each success is compared with every open one, so a
-/// tail of thousands of distinct failures would cost time that grows with the square of their
-/// number. The newest are kept; a hand-back shows one, a resume log a few.
-const MAX_OPEN: usize = 32;
+/// The most failures kept open at once: each success is compared with every open one, so
+/// without a bound a tail of thousands of distinct failures cost time that grew with the
+/// square of their number. The newest are kept: a hand-back shows one, a resume log as many as
+/// any of its lists holds.
+const MAX_OPEN: usize = MAX_LIST_ITEMS;
 
 #[derive(Default)]
 struct Work<'a> {
