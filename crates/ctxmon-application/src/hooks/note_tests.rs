@@ -174,3 +174,35 @@ fn editing_part_of_a_stale_note_asks_for_the_whole_note() {
     let fresh = w.with(|c, p| pre_tool_use(c, p, Some("Edit"), Some(NOTE_PATH)));
     assert_eq!(fresh.additional_context, None);
 }
+
+#[test]
+fn beside_a_summary_an_old_notes_under_way_part_is_left_out_and_alone_it_stays() {
+    // Read beside the summary, a note's "in progress" from steps before the compaction was
+    // taken for the present, against the summary that knew better.
+    let text =
+        "## Goal\nstrict parser\n## In progress\nporting parser.rs\n## Gotchas\nrun `py -m pytest`";
+    let w = world();
+    *w.files.note.borrow_mut() = Some(note(text, "2026-11-20T09:20:00Z"));
+    w.script.usage(170_000);
+    w.with(|c, p| pre_compact(c, p, &w.logs, PreCompactInput::default()));
+    let beside = w.start(Some("compact")).additional_context.unwrap();
+    assert!(!beside.contains("porting parser.rs"), "{beside}");
+    assert!(beside.contains("(in progress: left out, 1 user request and 1 tool call ran after it; the summary has the present)"), "{beside}");
+    assert!(
+        beside.contains("strict parser") && beside.contains("py -m pytest"),
+        "{beside}"
+    );
+    assert!(
+        beside.contains("what it says is next may be done by now"),
+        "{beside}"
+    );
+    roxmltree::Document::parse(&beside).unwrap();
+    // Alone there is no summary: the note is shown whole, with its age.
+    let mut w = world();
+    *w.files.note.borrow_mut() = Some(note(text, "2026-11-20T09:20:00Z"));
+    w.script.usage(120_000);
+    w.with(|c, p| session_end(c, p, &w.logs, Some("clear")));
+    w.session = "s2".into();
+    let alone = w.start(Some("clear")).additional_context.unwrap();
+    assert!(alone.contains("porting parser.rs"), "{alone}");
+}

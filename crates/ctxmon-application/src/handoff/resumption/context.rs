@@ -15,6 +15,7 @@ use super::context_items::{
     rules_and_declines, todo_noun, work_tree_line,
 };
 use super::layout::{CLOSING, LEFT_OUT_ROOM, Section, closing, list, texts, write_within_room};
+use super::note::without_under_way;
 use super::present::AtHand;
 use crate::handoff::budget_writer::{BudgetWriter, Entry, ItemKind};
 
@@ -190,6 +191,9 @@ struct Shown<'s> {
     note: Option<NoteShown>,
 }
 
+/// Tool calls after a note past which, beside a summary, its under-way part is left out.
+const STALE_AFTER_CALLS: u64 = 5;
+
 /// The note as the hand-back shows it.
 struct NoteShown {
     /// A line on when and where it was written, then its text.
@@ -201,8 +205,8 @@ struct NoteShown {
 impl NoteShown {
     /// The note as shown; a later request that is `current` (shown as the current request when
     /// the hand-back stands alone) is not listed twice.
-    fn of(note: &AgentNote, current: Option<&str>) -> Option<NoteShown> {
-        let body = note.text.trim();
+    fn of(note: &AgentNote, current: Option<&str>, beside: bool) -> Option<NoteShown> {
+        let mut body = note.text.trim().to_string();
         if body.is_empty() {
             return None;
         }
@@ -213,6 +217,7 @@ impl NoteShown {
             .unwrap_or_default();
         // A note written before later work is history: its in-progress and next steps may be
         // done by now, and what follows it (and a summary beside it) is newer.
+        let mut may_be_done = "in progress or next";
         let age = if note.is_behind() {
             let mut later = Vec::new();
             if !note.requests_after.is_empty() {
@@ -231,10 +236,20 @@ impl NoteShown {
                     plural(n, "tool call", "tool calls")
                 ));
             }
-            format!(
-                "; since then {}: what it says is in progress or next may be done by now",
-                later.join(" and ")
-            )
+            let later = later.join(" and ");
+            // Beside a summary, which knows where the work stands, what a note some steps old
+            // calls under way is left out: read as the present, it contradicted the summary.
+            let old = !note.requests_after.is_empty() || note.calls_after >= STALE_AFTER_CALLS;
+            if beside && old {
+                let marker = format!(
+                    "(in progress: left out, {later} ran after it; the summary has the present)"
+                );
+                if let Some(kept) = without_under_way(&body, &marker) {
+                    body = kept;
+                    may_be_done = "next";
+                }
+            }
+            format!("; since then {later}: what it says is {may_be_done} may be done by now")
         } else {
             String::new()
         };
@@ -307,7 +322,8 @@ impl<'s> Shown<'s> {
                 // Alone, the current request is shown in its own element.
                 .and_then(|n| {
                     let shown_apart = at_hand.current.or(at_hand.reply);
-                    NoteShown::of(n, shown_apart.filter(|_| mode == HandBackMode::Alone))
+                    let alone = mode == HandBackMode::Alone;
+                    NoteShown::of(n, shown_apart.filter(|_| alone), !alone)
                 }),
         }
     }

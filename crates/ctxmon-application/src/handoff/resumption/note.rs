@@ -177,6 +177,83 @@ fn is_the_note(path: &str, location: &str) -> bool {
     tail(path).is_some_and(|t| Some(t) == tail(location))
 }
 
+/// Headings of the part of a note that says what is under way, lower-cased, in the languages
+/// notes are written in (an agent writes its note in its user's language).
+const UNDER_WAY: &[&str] = &[
+    "in progress",
+    "in-progress",
+    "under way",
+    "underway",
+    "working on",
+    "currently",
+    "current work",
+    "current step",
+    "in arbeit",
+    "in bearbeitung",
+    "laufend",
+    "en curso",
+    "en progreso",
+    "en cours",
+    "进行中",
+    "正在进行",
+];
+
+/// `text` without the parts its headings name as under way (`## In progress`,
+/// `**In Arbeit:** …`, `In progress: …`), each replaced by `marker`; `None` when it has none.
+///
+/// Beside a model's summary, a note written some steps before the compaction said what was
+/// under way then: readers took that line for the present, against the summary, which knows
+/// where the work stands now. Its other parts (goal, done, decisions, gotchas, next) last.
+pub(crate) fn without_under_way(text: &str, marker: &str) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    let mut dropping = false;
+    let mut dropped = false;
+    for line in text.lines() {
+        if let Some(label) = heading_label(line) {
+            dropping = is_under_way(&label);
+            if dropping {
+                dropped = true;
+                out.push(marker);
+                continue;
+            }
+        }
+        if !dropping {
+            out.push(line);
+        }
+    }
+    dropped.then(|| out.join("\n"))
+}
+
+/// The label of a line that opens a part of a note, lower-cased: a markdown heading, a bold
+/// label (`**Next:** …`), or a short label ending in a colon (`Next: …`).
+fn heading_label(line: &str) -> Option<String> {
+    let t = line.trim();
+    let label = if let Some(rest) = t.strip_prefix('#') {
+        rest.trim_start_matches('#')
+    } else if let Some(rest) = t.strip_prefix("**") {
+        rest.split("**").next()?
+    } else {
+        let (label, _) = t.split_once(':')?;
+        label
+    };
+    let label = label
+        .trim()
+        .trim_end_matches([':', '：'])
+        .trim()
+        .to_lowercase();
+    (!label.is_empty() && label.chars().count() <= 40).then_some(label)
+}
+
+/// The label alone, or followed by an aside (`In progress (C-3)`, `In progress / next`).
+fn is_under_way(label: &str) -> bool {
+    UNDER_WAY.iter().any(|m| {
+        label.strip_prefix(m).is_some_and(|rest| {
+            let rest = rest.trim_start();
+            rest.is_empty() || rest.starts_with(['(', '/', '-', '–', '&', ',', '+'])
+        })
+    })
+}
+
 #[cfg(test)]
 #[path = "note_tests.rs"]
 mod tests;

@@ -136,3 +136,31 @@ fn the_note_is_known_by_its_folder_and_name_whatever_the_spelling() {
     assert!(!is_the_note("/p/notes/s1.md", NOTE));
     assert!(!is_the_note("/p/.ctxmon/notes/s2.md", NOTE));
 }
+
+#[test]
+fn the_under_way_part_of_a_note_is_found_in_every_form_agents_write() {
+    let m = "[left out]";
+    let headings =
+        "## Goal\nShip it\n## In progress\nfixing app.rs\nstill app.rs\n## Next\nrelease\n";
+    assert_eq!(
+        without_under_way(headings, m).as_deref(),
+        Some("## Goal\nShip it\n[left out]\n## Next\nrelease")
+    );
+    let bold = "**Ziel:** PAI\n**In Arbeit:** Plan fertigstellen\n**Next:** umsetzen";
+    assert_eq!(
+        without_under_way(bold, m).as_deref(),
+        Some("**Ziel:** PAI\n[left out]\n**Next:** umsetzen")
+    );
+    let plain = "Goal: x\nIn progress: C-3 overflow, then C-4\nGotchas: read before edit";
+    assert_eq!(
+        without_under_way(plain, m).as_deref(),
+        Some("Goal: x\n[left out]\nGotchas: read before edit")
+    );
+    // Nothing under way, or only a word that starts like it: the note stays whole.
+    assert_eq!(without_under_way("## Goal\nx\n## Next\ny", m), None);
+    assert_eq!(
+        without_under_way("## Currently unknown bugs\nnone", m),
+        None
+    );
+    assert_eq!(without_under_way("", m), None);
+}
