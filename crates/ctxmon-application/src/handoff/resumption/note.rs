@@ -224,24 +224,56 @@ pub(crate) fn without_under_way(text: &str, marker: &str) -> Option<String> {
     dropped.then(|| out.join("\n"))
 }
 
+/// The other parts a note is asked for, as plain labels (`Next: …`) name them: a plain label
+/// opens a part only when it is one of these, so a line of the under-way part that happens to
+/// hold a colon ("Kanonisierung prüfen: …") is not taken for the next part.
+const OTHER_PARTS: &[&str] = &[
+    "goal",
+    "done",
+    "next",
+    "next steps",
+    "decisions",
+    "gotchas",
+    "notes",
+    "status",
+    "ziel",
+    "erledigt",
+    "als nächstes",
+    "nächste schritte",
+    "entscheidungen",
+    "objetivo",
+    "hecho",
+    "siguiente",
+    "decisiones",
+    "objectif",
+    "fait",
+    "ensuite",
+    "目标",
+    "已完成",
+    "下一步",
+];
+
 /// The label of a line that opens a part of a note, lower-cased: a markdown heading, a bold
-/// label (`**Next:** …`), or a short label ending in a colon (`Next: …`).
+/// label (`**Next:** …`), or a known label ending in a colon (`Next: …`).
 fn heading_label(line: &str) -> Option<String> {
     let t = line.trim();
-    let label = if let Some(rest) = t.strip_prefix('#') {
-        rest.trim_start_matches('#')
+    let (label, plain) = if let Some(rest) = t.strip_prefix('#') {
+        (rest.trim_start_matches('#'), false)
     } else if let Some(rest) = t.strip_prefix("**") {
-        rest.split("**").next()?
+        (rest.split("**").next()?, false)
     } else {
-        let (label, _) = t.split_once(':')?;
-        label
+        (t.split_once([':', '：'])?.0, true)
     };
     let label = label
         .trim()
         .trim_end_matches([':', '：'])
         .trim()
         .to_lowercase();
-    (!label.is_empty() && label.chars().count() <= 40).then_some(label)
+    if label.is_empty() || label.chars().count() > 40 {
+        return None;
+    }
+    let known = || is_under_way(&label) || OTHER_PARTS.iter().any(|p| label.starts_with(p));
+    (!plain || known()).then_some(label)
 }
 
 /// The label alone, or followed by an aside (`In progress (C-3)`, `In progress / next`).

@@ -151,6 +151,13 @@ fn the_under_way_part_of_a_note_is_found_in_every_form_agents_write() {
         without_under_way(bold, m).as_deref(),
         Some("**Ziel:** PAI\n[left out]\n**Next:** umsetzen")
     );
+    // A line of the under-way part with a colon of its own does not end it.
+    let colon =
+        "## In Arbeit\nKanonisierung prüfen: verweisen die Dateien?\n## Als Nächstes\nBrandBuilder";
+    assert_eq!(
+        without_under_way(colon, m).as_deref(),
+        Some("[left out]\n## Als Nächstes\nBrandBuilder")
+    );
     let plain = "Goal: x\nIn progress: C-3 overflow, then C-4\nGotchas: read before edit";
     assert_eq!(
         without_under_way(plain, m).as_deref(),
