@@ -24,7 +24,7 @@ const SPLIT_FROM_BYTES: u64 = 1024 * 1024;
 
 /// The records of the last `max_bytes` of `src` (`file_len` bytes long), oldest first.
 ///
-/// With `second`, another reader of the same file, a window of [`SPLIT_FROM_BYTES`] or more
+/// With `second`, another reader of the same file, a window of 1 MiB or more
 /// is read in two halves at once, the newer half on a thread of its own: parsing the window
 /// is most of PreCompact's time. The newer half's reader does not know the calls made in the
 /// older half, so a result of one of them is put aside where it stands and read once both
