@@ -134,6 +134,19 @@ fn parent_dir(path: &Path) -> &Path {
 pub fn open_append(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.create(true).append(true);
+    open_private(path, &options)
+}
+
+/// Opens (creating, 0600) a regular file for writing in place, neither appending nor
+/// truncating, with [`open_append`]'s guards (no link followed, no FIFO waited on).
+pub fn open_in_place(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.create(true).write(true);
+    open_private(path, &options)
+}
+
+fn open_private(path: &Path, options: &OpenOptions) -> io::Result<File> {
+    let mut options = options.clone();
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;

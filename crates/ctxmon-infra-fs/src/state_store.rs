@@ -8,7 +8,7 @@ use std::time::Duration;
 use ctxmon_application::ports::{PortError, PortErrorKind, SessionStateStore};
 use ctxmon_domain::{SessionKey, SessionState, Timestamp};
 
-use crate::fsutil::{io_error, open_append, open_regular, with_lock};
+use crate::fsutil::{io_error, open_in_place, open_regular, with_lock};
 use crate::layout::ProjectLayout;
 
 /// State files larger than this are not state ctxmon wrote; refusing them bounds the hook's work.
@@ -88,18 +88,18 @@ impl SessionStateStore for FsSessionStateStore {
         text.trim().parse::<i64>().ok().map(Timestamp::from_millis)
     }
 
-    /// Overwritten in place, never replaced: a prompt pays for one small write, where the
-    /// state's atomic replacement (a new file and a rename) cost it more than its own work.
+    /// Overwritten in place, never replaced nor truncated: a prompt pays for one small write.
+    /// The state's atomic replacement (a new file and a rename) cost it more than its own work,
+    /// and so did cutting the file first (the file system then writes it out at close). The
+    /// number is written at one width, so each write covers the one before.
     fn save_last_prompt(&self, session: &SessionKey, at: Timestamp) -> Result<(), PortError> {
         let dir = self.layout.state_dir();
         self.layout
             .ensure_dir(&dir)
             .map_err(|e| io_error(&dir, &e))?;
         let path = self.layout.last_prompt_file(session);
-        let written = open_append(&path).and_then(|mut file| {
-            file.set_len(0)?;
-            file.write_all(at.millis().to_string().as_bytes())
-        });
+        let written = open_in_place(&path)
+            .and_then(|mut file| file.write_all(format!("{:>20}\n", at.millis()).as_bytes()));
         written.map_err(|e| io_error(&path, &e))
     }
 
