@@ -68,24 +68,27 @@ pub struct FakeStates {
     pub fail: Cell<bool>,
 }
 
-impl SessionStateStore for FakeStates {
-    fn load(&self, session: &SessionKey) -> Result<Option<SessionState>, PortError> {
+impl FakeStates {
+    /// `PermissionDenied` while `fail` is set.
+    fn refuse_when_failing(&self) -> Result<(), PortError> {
         if self.fail.get() {
             return Err(PortError::new(
                 PortErrorKind::PermissionDenied,
                 "state store is read-only",
             ));
         }
+        Ok(())
+    }
+}
+
+impl SessionStateStore for FakeStates {
+    fn load(&self, session: &SessionKey) -> Result<Option<SessionState>, PortError> {
+        self.refuse_when_failing()?;
         Ok(self.states.borrow().get(session).cloned())
     }
 
     fn save(&self, session: &SessionKey, state: &SessionState) -> Result<(), PortError> {
-        if self.fail.get() {
-            return Err(PortError::new(
-                PortErrorKind::PermissionDenied,
-                "state store is read-only",
-            ));
-        }
+        self.refuse_when_failing()?;
         self.states
             .borrow_mut()
             .insert(session.clone(), state.clone());
@@ -98,12 +101,7 @@ impl SessionStateStore for FakeStates {
     }
 
     fn save_last_prompt(&self, session: &SessionKey, at: Timestamp) -> Result<(), PortError> {
-        if self.fail.get() {
-            return Err(PortError::new(
-                PortErrorKind::PermissionDenied,
-                "state store is read-only",
-            ));
-        }
+        self.refuse_when_failing()?;
         self.states
             .borrow_mut()
             .entry(session.clone())
