@@ -114,7 +114,7 @@ fn rich_log() {
     let md = render(&inputs);
     // What PreCompact hands over, the tail's state derived once for its checkpoint, makes the
     // same log as deriving it here.
-    let derived = ctxmon_application::handoff::resumption::derive_from_tail(&tail);
+    let derived = ctxmon_application::handoff::resumption::derive_tail(&tail, &[]);
     assert_eq!(
         render(&GenerationInputs {
             derived: Some(&derived),

@@ -15,7 +15,8 @@ use crate::handoff::resume_log::{
     read_head,
 };
 use crate::handoff::resumption::{
-    NOTE_MAX_BYTES, TranscriptHead, derive_carrying, from_section, last_timestamp, note_of,
+    NOTE_MAX_BYTES, TailDerivation, TranscriptHead, derive_tail, from_section, last_timestamp,
+    note_of,
 };
 use crate::handoff::source_staleness::older_than_newest_checkpoint;
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest};
@@ -71,7 +72,7 @@ struct Reads<'a> {
     /// What the tail alone says (`derive_from_tail`), before the hook adds the session's start,
     /// git and carried rules: the resume log draws on it too, and deriving it was a fifth of
     /// the hook's time.
-    derived: OnceCell<ResumptionState>,
+    derived: OnceCell<TailDerivation>,
     head: OnceCell<Option<TranscriptHead>>,
     pending_git: Cell<Option<PendingGit<'a>>>,
     git: OnceCell<Option<GitSnapshot>>,
@@ -346,7 +347,8 @@ fn transcript_state(run: &mut HookRun<'_>, reads: &Reads<'_>) -> Option<Resumpti
             let carried = std::mem::take(&mut run.state().carried_rules);
             let mut state = reads
                 .derived
-                .get_or_init(|| derive_carrying(lines, &carried))
+                .get_or_init(|| derive_tail(lines, &carried))
+                .state
                 .clone();
             // The first request is the session's first typed one: its start has it, the tail
             // only in a short session.

@@ -6,15 +6,14 @@
 use std::path::Path;
 
 use ctxmon_domain::{
-    CheckpointData, DomainEvent, EventRecord, FillEstimate, ResumeLog, ResumeLogDraft,
-    ResumptionState, SessionKey,
+    CheckpointData, DomainEvent, EventRecord, FillEstimate, ResumeLog, ResumeLogDraft, SessionKey,
 };
 
 use super::generator::{GeneratedLog, ResumeLogGenerator};
 use super::providers::{GenerationInputs, GitSnapshot};
 use super::trigger::TriggerKind;
 use crate::handoff::compaction::note_checkpoint;
-use crate::handoff::resumption::{HEAD_BYTES, TranscriptHead};
+use crate::handoff::resumption::{HEAD_BYTES, TailDerivation, TranscriptHead};
 use crate::monitor::fill::{ContextFillEstimator, EstimateRequest, reset_if_stale};
 use crate::ports::{
     GitHead, PendingDirtyFiles, PortError, ResumeLogStore, SavedResumeLog, TranscriptRecord,
@@ -39,8 +38,8 @@ pub struct AlreadyRead<'a> {
     /// The transcript's tail as the tail port returned it (otherwise read here). PreCompact
     /// derives the checkpoint from the same tail: parsing it twice cost half the hook's time.
     pub tail: Option<&'a [TranscriptRecord]>,
-    /// What `tail` alone says (`derive_from_tail`; otherwise derived here from it).
-    pub derived: Option<&'a ResumptionState>,
+    /// What `tail` alone says (`derive_tail`; otherwise derived here from it).
+    pub derived: Option<&'a TailDerivation>,
     /// The transcript's start (otherwise read here when the tail is readable).
     pub head: Option<&'a TranscriptHead>,
     /// Git as the hook found it (otherwise asked here): `git status` runs once per hook.

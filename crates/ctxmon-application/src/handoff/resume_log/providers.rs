@@ -18,8 +18,8 @@ use ctxmon_domain::{
 use super::trigger::TriggerKind;
 use crate::handoff::resumption::present::{AtHand, request_text};
 use crate::handoff::resumption::{
-    TranscriptHead, UNVERIFIED, commands_run, completed_work, conclusions, derive_from_tail,
-    errors_seen, files_written_by_subagents, first_request_text, last_timestamp,
+    TailDerivation, TranscriptHead, UNVERIFIED, commands_run, completed_work_given, conclusions,
+    derive_tail, files_written_by_subagents, first_request_text, last_timestamp,
 };
 use crate::ports::GitHead;
 
@@ -41,7 +41,7 @@ pub struct GenerationInputs<'a> {
     /// The transcript's tail as parsed lines, oldest first; `None` when it could not be read.
     pub tail: Option<&'a [TranscriptRecord]>,
     /// What `tail` alone says, when the caller derived it already (otherwise derived here).
-    pub derived: Option<&'a ResumptionState>,
+    pub derived: Option<&'a TailDerivation>,
     /// What the transcript's start says (its first request); `None` when it was not read.
     pub head: Option<&'a TranscriptHead>,
     /// Git's state, when it was read.
@@ -310,23 +310,27 @@ impl SectionProvider for SessionTranscript {
     fn contribute(&self, inputs: &GenerationInputs<'_>, log: &mut ResumeLog) -> Option<String> {
         let lines = inputs.tail.filter(|l| !l.is_empty())?;
         let own;
-        let st = match inputs.derived {
-            Some(st) => st,
+        let tail = match inputs.derived {
+            Some(tail) => tail,
             None => {
-                own = derive_from_tail(lines);
+                own = derive_tail(lines, &[]);
                 &own
             }
         };
+        let st = &tail.state;
         let first = inputs
             .head
             .and_then(|h| h.first_request.clone())
             .or_else(|| first_request_text(lines));
-        fill_list(&mut log.accomplishments, &completed_work(lines, &st.tasks));
+        fill_list(
+            &mut log.accomplishments,
+            &completed_work_given(lines, &st.tasks, &tail.unverified),
+        );
         fill_list(&mut log.key_findings, &conclusions(lines));
         derived(st, first.as_deref(), log);
         let m = &mut log.metadata;
         m.commands_run.extend(commands_run(lines));
-        m.errors.extend(errors_seen(lines));
+        m.errors.extend(tail.errors.iter().cloned());
         // A file the main session also wrote is listed once, as the session's.
         let by_subagents = files_written_by_subagents(lines)
             .into_iter()

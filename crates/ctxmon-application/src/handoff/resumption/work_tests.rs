@@ -298,3 +298,36 @@ fn the_failures_kept_open_are_bounded_and_the_newest() {
     );
     assert_eq!(state(&records).failure.map(|f| f.command), Some(newest));
 }
+
+#[test]
+fn the_derivation_gives_the_resume_logs_failures_as_walking_them_again_would() {
+    use crate::fakes::records::todos;
+    use crate::handoff::resumption::tail::{completed_after_failure, derive_tail, errors_seen};
+    let records = vec![
+        request("Convert the report and fill the tracking table"),
+        shell("c1", "pandoc report.md -o report.pdf"),
+        shell_result(
+            "c1",
+            true,
+            Some(43),
+            "pandoc: report.pdf: error producing PDF",
+        ),
+        todos(&[
+            ("Convert report to PDF", "completed"),
+            ("Fill table", "pending"),
+        ]),
+        shell("t1", "cargo test"),
+        shell_result("t1", true, Some(101), "error[E0308]: mismatched types"),
+        shell("t2", "cargo test"),
+        shell_result("t2", false, Some(0), "test result: ok. 3 passed"),
+        shell("l1", "npm run lint"),
+        shell_result("l1", true, Some(1), "2 problems (2 errors)"),
+    ];
+    let derived = derive_tail(&records, &[]);
+    // Something to compare: two failures stay open, one item was ticked off after one.
+    assert_eq!(derived.errors.len(), 2, "{:?}", derived.errors);
+    assert!(derived.unverified.contains("Convert report to PDF"));
+    assert_eq!(derived.errors, errors_seen(&records));
+    assert_eq!(derived.unverified, completed_after_failure(&records));
+    assert_eq!(derived.state, state(&records));
+}
