@@ -31,9 +31,10 @@ pub use note::NOTE_MAX_BYTES;
 pub(crate) use note::note_of;
 pub use section::from_section;
 pub use tail::{
-    CONCLUSIONS, TailDerivation, TranscriptHead, UNVERIFIED, commands_run, completed_work,
-    completed_work_given, conclusions, derive_carrying, derive_from_tail, derive_tail, errors_seen,
-    files_written_by_subagents, first_request_text, first_user_request, last_timestamp,
+    CONCLUSIONS, TailDerivation, TranscriptHead, UNVERIFIED, commands_run, completed_after_failure,
+    completed_work, completed_work_given, conclusions, derive_carrying, derive_from_tail,
+    derive_tail, errors_seen, files_written_by_subagents, first_request_text, first_user_request,
+    last_timestamp,
 };
 pub use work::MAX_EXCERPT_CHARS;
 

@@ -302,7 +302,7 @@ fn the_failures_kept_open_are_bounded_and_the_newest() {
 #[test]
 fn the_derivation_gives_the_resume_logs_failures_as_walking_them_again_would() {
     use crate::fakes::records::todos;
-    use crate::handoff::resumption::tail::{completed_after_failure, derive_tail, errors_seen};
+    use crate::handoff::resumption::{completed_after_failure, derive_tail, errors_seen};
     let records = vec![
         request("Convert the report and fill the tracking table"),
         shell("c1", "pandoc report.md -o report.pdf"),
