@@ -20,6 +20,7 @@ mod layout;
 mod note;
 mod pointers;
 pub(crate) mod present;
+mod rule_words;
 mod rules;
 mod section;
 mod tail;

@@ -118,3 +118,27 @@ fn a_one_off_instruction_gives_way_before_a_standing_rule() {
     requests.extend(one_offs.iter().map(String::as_str));
     assert_eq!(rules(&requests), ["Never run the migrations"]);
 }
+
+#[test]
+fn german_rules_count_and_german_one_offs_do_not() {
+    let r = rules(&[
+        "Nie direkt auf main pushen.",
+        "Nur Stille. System Ton funktioniert aber.",
+        "Immer noch kaputt.",
+        "Nie pushen, vorerst",
+        "Warum geht das nicht?",
+        "Merk dir: die Zeiten im CSV sind UTC",
+        "Ab jetzt bitte immer die Tests laufen lassen",
+    ]);
+    assert_eq!(
+        r,
+        [
+            "Ab jetzt bitte immer die Tests laufen lassen",
+            "Merk dir: die Zeiten im CSV sind UTC",
+            "Nie direkt auf main pushen.",
+        ]
+    );
+    // Taken back by a later permission, as in the other languages.
+    let r = rules(&["Nie etwas ausführen, nur analysieren", "ok, mach es selbst"]);
+    assert!(r.is_empty(), "{r:?}");
+}
