@@ -16,6 +16,7 @@ mod commands;
 pub mod context;
 mod context_items;
 mod environment;
+mod http_answer;
 mod layout;
 mod note;
 mod pointers;

@@ -12,6 +12,7 @@ use super::checked::{
 };
 use super::commands::{base_name, program_of, programs};
 use super::environment::{environment_facts, working_folder};
+use super::http_answer::answer_says_error;
 use super::text::{capped, dedup_keep_last, path_str, push_newest};
 use super::worked::{LOOKING, WorkKey, Worked, commands_that_worked, turn_starts};
 use crate::ports::{RecordBody, ToolCall, ToolKind, ToolResult, TranscriptRecord};
@@ -215,7 +216,7 @@ impl<'a> Seen<'a> {
         cwd: Option<&'a str>,
         result: &ToolResult,
     ) {
-        if succeeded(result) {
+        if succeeded(result) && !answer_says_error(command, &result.text) {
             push_newest(
                 &mut self.worked,
                 Worked {

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use ctxmon_domain::{Check, Failure, ResumptionState, Todo};
 
 use super::commands::{check_family, is_check, program_key};
+use super::http_answer::answer_says_error;
 use super::present::is_short_reply;
 use super::text::{capped, dedup_keep_last};
 use super::{MAX_LIST_ITEMS, MAX_TEXT_CHARS};
@@ -330,7 +331,8 @@ impl<'a> Work<'a> {
             .filter(|_| call.kind == ToolKind::Shell);
         let failed = result.is_error
             || result.exit_code.is_some_and(|c| c != 0)
-            || command.is_some_and(is_check) && says_tests_failed(&result.text);
+            || command.is_some_and(is_check) && says_tests_failed(&result.text)
+            || command.is_some_and(|c| answer_says_error(c, &result.text));
         if let Some(cmd) = command {
             if is_check(cmd) {
                 self.last_check = capped(cmd, MAX_TEXT_CHARS).map(|command| Check {

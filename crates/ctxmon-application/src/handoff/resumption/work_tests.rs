@@ -331,3 +331,33 @@ fn the_derivation_gives_the_resume_logs_failures_as_walking_them_again_would() {
     assert_eq!(derived.unverified, completed_after_failure(&records));
     assert_eq!(derived.state, state(&records));
 }
+
+#[test]
+fn a_request_whose_answer_says_error_failed_though_curl_exited_0() {
+    let call = "curl -s -X POST http://localhost:8888/notify -d '{\"message\": \"Hi!\"}'";
+    let failed = [
+        request("Announce it by voice"),
+        shell("n1", call),
+        shell_result(
+            "n1",
+            false,
+            Some(0),
+            r#"{"status":"error","message":"Failed to parse JSON"}"#,
+        ),
+    ];
+    let f = state(&failed)
+        .failure
+        .expect("the error answer is a failure");
+    assert_eq!(f.command, call);
+    assert!(f.excerpt.contains("Failed to parse JSON"), "{}", f.excerpt);
+    // The same request answered with success later resolves it.
+    let mut resolved = failed.to_vec();
+    resolved.push(shell("n2", call));
+    resolved.push(shell_result(
+        "n2",
+        false,
+        Some(0),
+        r#"{"status":"success","message":"Notification sent"}"#,
+    ));
+    assert_eq!(state(&resolved).failure, None);
+}
