@@ -268,8 +268,6 @@ pub(super) const STANDING: &[&str] = &[
     "künftig",
     "zukünftig",
     "in zukunft",
-    "merk dir",
-    "merke dir",
     "denk dran",
     "denk daran",
     "denke daran",

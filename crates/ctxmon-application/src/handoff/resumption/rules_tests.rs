@@ -127,14 +127,14 @@ fn german_rules_count_and_german_one_offs_do_not() {
         "Immer noch kaputt.",
         "Nie pushen, vorerst",
         "Warum geht das nicht?",
-        "Merk dir: die Zeiten im CSV sind UTC",
+        // In a real session: "note where we stand" before other work, not a rule.
+        "merke dir den status. ich möchte erst noch ein paar aufräum und research arbeiten machen.",
         "Ab jetzt bitte immer die Tests laufen lassen",
     ]);
     assert_eq!(
         r,
         [
             "Ab jetzt bitte immer die Tests laufen lassen",
-            "Merk dir: die Zeiten im CSV sind UTC",
             "Nie direkt auf main pushen.",
         ]
     );
