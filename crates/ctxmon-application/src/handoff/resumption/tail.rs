@@ -15,7 +15,7 @@ use std::ops::ControlFlow;
 use ctxmon_domain::resume_log::cut_at_boundary;
 use ctxmon_domain::{Failure, ResumptionOrigin, ResumptionState, Timestamp, Todo};
 
-use super::pointers::pointers;
+use super::pointers::{Pointers, pointers};
 use super::present::{
     calls_after_newest_text, intent, is_short_reply, request_answered, request_text,
     what_reply_answers,
@@ -59,8 +59,21 @@ pub struct TailDerivation {
     pub unverified: HashSet<String>,
 }
 
+/// Records from which the pointers are found on a second thread: below it, starting a thread
+/// costs about what it saves (an 8 MiB tail of real sessions holds a few thousand).
+const PARALLEL_FROM: usize = 1_000;
+
 /// [`derive_carrying`] with the failures' answers for a resume log (see [`TailDerivation`]).
 pub fn derive_tail(records: &[TranscriptRecord], carried: &[String]) -> TailDerivation {
+    derive(records, carried, PARALLEL_FROM)
+}
+
+/// [`derive_tail`], the pointers found on a second thread from `parallel_from` records.
+fn derive(
+    records: &[TranscriptRecord],
+    carried: &[String],
+    parallel_from: usize,
+) -> TailDerivation {
     let mut requests: VecDeque<String> = VecDeque::with_capacity(LAST_USER_REQUESTS + 1);
     let mut todos: Option<Vec<Todo>> = None;
     let mut touched: Vec<String> = Vec::new();
@@ -106,17 +119,45 @@ pub fn derive_tail(records: &[TranscriptRecord], carried: &[String]) -> TailDeri
         goal: goal_in(records),
         ..ResumptionState::default()
     };
-    let open = add_work(records, &mut state);
-    let errors = error_lines(open.iter().map(|(_, f)| f));
-    // An item ticked off after a failure that nothing resolved is the agent's word, not a
-    // result: it stays open.
-    let unverified = completed_after(records, open);
-    for todo in &mut state.todos {
-        if todo.status == "completed" && unverified.contains(&todo.content) {
-            todo.status = UNVERIFIED.to_string();
+    state.intent = intent(records);
+    // The pointers are the largest part of the work and need only the request and the intent
+    // (copied, so the state stays free to fill): they are found on a second thread while the
+    // rest is derived here.
+    let texts: Vec<String> = state
+        .last_user_requests
+        .iter()
+        .rev()
+        .find(|r| !is_short_reply(r))
+        .into_iter()
+        .chain(state.intent.as_ref())
+        .cloned()
+        .collect();
+    let rest = |state: &mut ResumptionState| {
+        let open = add_work(records, state);
+        let errors = error_lines(open.iter().map(|(_, f)| f));
+        // An item ticked off after a failure that nothing resolved is the agent's word, not a
+        // result: it stays open.
+        let unverified = completed_after(records, open);
+        for todo in &mut state.todos {
+            if todo.status == "completed" && unverified.contains(&todo.content) {
+                todo.status = UNVERIFIED.to_string();
+            }
         }
-    }
-    add_present(records, carried, &mut state);
+        add_present(records, carried, state);
+        (errors, unverified)
+    };
+    let texts_of = || texts.iter().map(String::as_str).collect::<Vec<&str>>();
+    let (found, (errors, unverified)) = if records.len() < parallel_from {
+        (pointers(records, &texts_of()), rest(&mut state))
+    } else {
+        std::thread::scope(|scope| {
+            let found = scope.spawn(|| pointers(records, &texts_of()));
+            let rest = rest(&mut state);
+            // A panic there is a bug; the hand-back goes on without pointers.
+            (found.join().unwrap_or_default(), rest)
+        })
+    };
+    set_pointers(&mut state, found);
     state.todo_noun = todo_noun.map(str::to_string);
     TailDerivation {
         state,
@@ -125,21 +166,16 @@ pub fn derive_tail(records: &[TranscriptRecord], carried: &[String]) -> TailDeri
     }
 }
 
-/// The current task, the rules and the pointers for the next step.
+/// The current task and the rules.
 fn add_present(records: &[TranscriptRecord], carried: &[String], state: &mut ResumptionState) {
     state.request_answers = what_reply_answers(records);
-    state.intent = intent(records);
     state.request_answered = request_answered(records);
     state.calls_since_intent = calls_after_newest_text(records) as u64;
     state.rules = standing_rules(carried, &typed_requests(records));
-    let current = state
-        .last_user_requests
-        .iter()
-        .rev()
-        .find(|r| !is_short_reply(r))
-        .map(String::as_str);
-    let texts: Vec<&str> = current.into_iter().chain(state.intent.as_deref()).collect();
-    let found = pointers(records, &texts);
+}
+
+/// The pointers for the next step.
+fn set_pointers(state: &mut ResumptionState, found: Pointers) {
     state.files_next = found.files_next;
     state.files_recent = found.files_recent;
     state.files_read = found.files_read;
@@ -491,4 +527,64 @@ fn written_path(call: &ToolCall) -> Option<String> {
         return None;
     }
     path_str(call.file_path.as_deref()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fakes::records::{call, record, request, result, result_record, shell, todos};
+    use crate::ports::ToolResult;
+
+    /// A long session's tail: requests with a rule, reads with line ranges, edits, commands
+    /// that work and fail, todo lists.
+    fn long_tail(rounds: usize) -> Vec<TranscriptRecord> {
+        let mut records = vec![request(
+            "Never push to main. Fix the parser in src/parse.rs",
+        )];
+        for i in 0..rounds {
+            let read = format!("r{i}");
+            records.push(record(RecordBody::ToolCall(ToolCall {
+                file_path: Some(format!("/w/src/mod_{}.rs", i % 40)),
+                ..call(&read, "Read")
+            })));
+            records.push(result_record(ToolResult {
+                lines: Some((1, 50 + i as u64)),
+                ..result(&read, false, "fn main() {}")
+            }));
+            let run = format!("s{i}");
+            let command = format!("cargo test -p crate_{}", i % 7);
+            records.push(shell(&run, &command));
+            let failed = i % 5 == 0;
+            records.push(result_record(ToolResult {
+                exit_code: Some(if failed { 101 } else { 0 }),
+                ..result(&run, failed, if failed { "error[E0308]" } else { "ok" })
+            }));
+            if i % 50 == 0 {
+                records.push(todos(&[("Fix parser", "completed"), ("Docs", "pending")]));
+            }
+        }
+        records.push(shell("last", "npm run lint"));
+        records.push(result_record(ToolResult {
+            exit_code: Some(1),
+            ..result("last", true, "2 problems (2 errors)")
+        }));
+        records
+    }
+
+    #[test]
+    fn pointers_found_on_a_second_thread_give_the_same_derivation() {
+        let records = long_tail(300);
+        assert!(
+            records.len() >= PARALLEL_FROM,
+            "the shipped path runs two threads here"
+        );
+        let one = derive(&records, &[], usize::MAX);
+        let two = derive(&records, &[], 0);
+        // Something to compare: pointers, rules and failures are all there.
+        assert!(!one.state.files_read.is_empty() && !one.state.commands_ok.is_empty());
+        assert_eq!(one.state.rules, ["Never push to main."]);
+        assert!(!one.errors.is_empty());
+        assert_eq!(one, two);
+        assert_eq!(derive_tail(&records, &[]), one);
+    }
 }
