@@ -356,7 +356,8 @@ JSON format:
                           \"rationale\": string}],     and why (optional)
     \"next_steps\":       [string],                   what to do next, in order
     \"critical_context\": {name: any JSON},           paths, ids, commands to keep verbatim;
-                                                    nested objects and lists are kept
+                                                    nested objects and lists are kept,
+                                                    numbers as written (1.50, 1e400)
     \"metadata\": {
       \"files_modified\": [string], \"commands_run\": [string], \"errors\": [string],
       \"agents_used\": [string], \"notes\": {name: string},

@@ -42,8 +42,8 @@ pub use events::{DomainEvent, EventRecord};
 pub use fill::{FillEstimate, FillSource, Measured};
 pub use payload_check::PayloadCheck;
 pub use resume_log::{
-    ContextMetrics, ContextValue, Decision, ResumeLog, ResumeLogDraft, ResumeLogSection,
-    SessionMetadata,
+    ContextMetrics, ContextValue, Decision, JsonNumber, ResumeLog, ResumeLogDraft,
+    ResumeLogSection, SessionMetadata,
 };
 pub use resumption::{
     AgentNote, Check, Failure, FileToRead, KeyDecision, LineRange, QualityTrajectory,

@@ -93,7 +93,9 @@ pub struct ResumeLogStats {
 }
 
 /// Where resume logs are kept, one per session. The file store lives in the adapters; a test
-/// or an embedder can keep them in memory ([`crate::fakes::FakeResumeLogs`]).
+/// or an embedder can keep them in memory ([`crate::fakes::FakeResumeLogs`]). A store that
+/// keeps JSON writes it as `handoff::resume_log::ExactJson` does and reads it with
+/// `handoff::resume_log::from_json`, so the critical context's numbers stay the agent's tokens.
 pub trait ResumeLogStore {
     /// Writes the log's JSON and markdown, each replaced atomically, over any earlier log of
     /// the same session. On failure the earlier files are intact.

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 
 use ctxmon_application::assembly::{ContextBuilderOptions, create_context_builder};
 use ctxmon_application::config::ResumeLogsConfig;
-use ctxmon_application::handoff::resume_log::{GenerationInputs, ResumeLogGenerator, TriggerKind};
+use ctxmon_application::handoff::resume_log::{
+    ExactJson, GenerationInputs, ResumeLogGenerator, TriggerKind, from_json,
+};
 use ctxmon_application::monitor::fill::{FillSeriesBuilder, FillSettings};
 use ctxmon_domain::{ResumeLog, Timestamp, estimate_tokens};
 use ctxmon_infra_fs::transcript::JsonlTranscriptReader;
@@ -833,8 +835,9 @@ fn fuzz_resume_log_draft() {
             let markdown = generated.rendered.markdown();
             let tokens = estimate_tokens(&markdown).get();
             assert!(tokens <= 10_000, "{tokens} tokens");
-            let json = serde_json::to_string(&generated.log).expect("serialize");
-            let back: ResumeLog = serde_json::from_str(&json).expect("the stored JSON reads back");
+            // As the store writes and reads it.
+            let json = serde_json::to_vec_pretty(&ExactJson(&generated.log)).expect("serialize");
+            let back: ResumeLog = from_json(&json).expect("the stored JSON reads back");
             assert_eq!(back, generated.log, "a log round-trips exactly");
             Ok(if generated.log.next_steps.is_empty() {
                 "log"

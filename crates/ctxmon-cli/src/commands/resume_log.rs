@@ -9,7 +9,6 @@
 //! path of the problem; a folder that cannot be written is exit 1, and the logs already there
 //! are left as they were. Unreadable files are named on stderr and skipped.
 
-mod exact;
 pub(super) mod from;
 mod view;
 

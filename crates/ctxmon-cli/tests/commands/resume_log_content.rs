@@ -8,7 +8,10 @@
 // Test helpers: a panic is how a broken precondition fails the test.
 #![allow(clippy::unwrap_used)]
 
+use std::collections::BTreeMap;
+
 use resume_log::{SESSION, logs_dir, transcript};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::common::Sandbox;
@@ -368,38 +371,93 @@ fn a_full_log_keeps_the_newest_commands_and_errors_and_counts_the_older() {
     }
 }
 
-/// Numbers in the agent's `critical_context` that are not 64-bit integers are kept as their
-/// text (docs/hooks.md): they were read as floats first, so 2^64 became
-/// `1.8446744073709552e19`, a 24-digit decimal `1.0`, `-0` became `-0.0`, and `1e400` refused
-/// the whole document.
+/// Numbers in the agent's `critical_context` are written back as the tokens the agent wrote,
+/// in the stored JSON and in `--json` output, and strings stay strings: read as floats, 2^64
+/// became `1.8446744073709552e19`, a 24-digit decimal `1.0`, `-0` became `-0.0`, and `1e400`
+/// refused the whole document; kept as their text, they came out as JSON strings, no longer
+/// told apart from a string the agent wrote.
 #[test]
 fn critical_context_numbers_are_kept_exactly_as_written() {
     let sb = Sandbox::new();
     let doc = r#"{"mission_summary": "m", "critical_context": {
         "big": 18446744073709551616, "fine": 1.00000000000000000000001, "neg": -0,
-        "huge": 1e400, "int": 42, "negint": -9223372036854775808, "list": [0.1, -7, 1E2],
+        "huge": 1e400, "cents": 1.50, "int": 42, "negint": -9223372036854775808,
+        "seven": 7, "text": "7", "numeric_text": "1.50", "list": [0.1, -7, 1E2, "1E2"],
         "deep": {"pi": 3.14159265358979323846264338327950288}}}"#;
     let run = sb.run(
         &["resume-log", "generate", "--session", "nums", "--from", "-"],
         doc,
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
+    let stored = std::fs::read_to_string(logs_dir(&sb).join("session-nums.json")).unwrap();
     let shown = sb.run(&["--json", "resume-log", "show", "nums"], "");
     assert_eq!(shown.code, 0, "{}", shown.stderr);
-    let log: Value = serde_json::from_str(&shown.stdout).unwrap();
-    assert_eq!(
-        log["critical_context"],
-        json!({
-            "big": "18446744073709551616", "fine": "1.00000000000000000000001", "neg": "-0",
-            "huge": "1e400", "int": 42, "negint": -9_223_372_036_854_775_808_i64,
-            "list": ["0.1", -7, "1E2"],
-            "deep": {"pi": "3.14159265358979323846264338327950288"},
-        }),
-        "{}",
-        shown.stdout
-    );
-    let md = sb.run(&["resume-log", "show", "nums"], "").stdout;
-    for text in ["18446744073709551616", "1.00000000000000000000001", "1e400"] {
-        assert!(md.contains(text), "{text}: {md}");
+    let latest = sb.run(&["--json", "resume-log", "latest"], "");
+    assert_eq!(latest.code, 0, "{}", latest.stderr);
+    for json in [&stored, &shown.stdout, &latest.stdout] {
+        let context = raw_entries(raw_entries(json)["critical_context"].get());
+        let token = |key: &str| context[key].get();
+        for (key, written) in [
+            ("big", "18446744073709551616"),
+            ("fine", "1.00000000000000000000001"),
+            ("neg", "-0"),
+            ("huge", "1e400"),
+            ("cents", "1.50"),
+            ("int", "42"),
+            ("negint", "-9223372036854775808"),
+            ("seven", "7"),
+            ("text", r#""7""#),
+            ("numeric_text", r#""1.50""#),
+        ] {
+            assert_eq!(token(key), written, "{key} in {json}");
+        }
+        let list: Vec<&RawValue> = serde_json::from_str(token("list")).unwrap();
+        let list: Vec<&str> = list.iter().map(|v| v.get()).collect();
+        assert_eq!(list, ["0.1", "-7", "1E2", r#""1E2""#], "{json}");
+        assert_eq!(
+            raw_entries(token("deep"))["pi"].get(),
+            "3.14159265358979323846264338327950288"
+        );
     }
+    let md = sb.run(&["resume-log", "show", "nums"], "").stdout;
+    for line in [
+        "- **big:** 18446744073709551616\n",
+        "- **fine:** 1.00000000000000000000001\n",
+        "- **neg:** -0\n",
+        "- **huge:** 1e400\n",
+        "- **cents:** 1.50\n",
+        "- **seven:** 7\n",
+        "- **text:** 7\n",
+        "  - 1E2\n",
+        "  - **pi:** 3.14159265358979323846264338327950288\n",
+    ] {
+        assert!(md.contains(line), "{line}: {md}");
+    }
+
+    // Hand-edited: a number of another form reads as written; one that is no number is the
+    // corrupt log it was before, named with its place.
+    let path = logs_dir(&sb).join("session-nums.json");
+    std::fs::write(&path, stored.replace("1e400", "-1.5E-400")).unwrap();
+    let edited = sb.run(&["--json", "resume-log", "show", "nums"], "");
+    assert_eq!(edited.code, 0, "{}", edited.stderr);
+    assert!(
+        edited.stdout.contains(r#""huge":-1.5E-400,"#),
+        "{}",
+        edited.stdout
+    );
+    std::fs::write(&path, stored.replace("1e400", "1e")).unwrap();
+    let broken = sb.run(&["--json", "resume-log", "show", "nums"], "");
+    assert_eq!(broken.code, 1, "{}", broken.stdout);
+    assert!(
+        broken
+            .stderr
+            .contains("session-nums.json: corrupt resume-log JSON (invalid number at line"),
+        "{}",
+        broken.stderr
+    );
+}
+
+/// A JSON object's members as their raw text (serde_json's reader keeps no number's text).
+fn raw_entries(json: &str) -> BTreeMap<String, &RawValue> {
+    serde_json::from_str(json).unwrap()
 }

@@ -5,7 +5,15 @@
 //! Why not `assembly::JsonValue`: a resume log round-trips through JSON exactly, and
 //! serde_json reads most floats back only approximately (its default parser is not
 //! correctly rounded). So a value here has no float: a number that is not a 64-bit signed
-//! integer is kept as its decimal text, which renders the same and reads back the same.
+//! integer is a [`ContextValue::Number`], its exact JSON text ([`JsonNumber`]), which renders
+//! as written and which ctxmon's JSON writer puts back as the same number token. It is not a
+//! [`ContextValue::Text`]: JSON tells `1.50` from `"1.50"`, and a log that turned one into the
+//! other would hand the next session a string where the agent wrote a number.
+//!
+//! Read through serde alone (`Deserialize`), a number arrives already converted: an integer
+//! beyond `i64` keeps its digits, a float becomes the shortest text that reads back as it
+//! (`1.50` as `1.5`). The exact text needs the document's raw text, which the application's
+//! readers walk (`readers::json::exact`).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -13,13 +21,18 @@ use std::fmt;
 use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::number::JsonNumber;
+
 /// One value of the critical context.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ContextValue {
     /// A string.
     Text(String),
-    /// A whole number.
+    /// A whole number that an `i64` holds.
     Integer(i64),
+    /// Any other JSON number, as its exact text (`18446744073709551616`, `1.50`, `-0`,
+    /// `1e400`): written back as that number token, never as a string.
+    Number(JsonNumber),
     /// `true` or `false`.
     Bool(bool),
     /// `null`, shown as `null`.
@@ -39,11 +52,21 @@ impl ContextValue {
         }
     }
 
+    /// The value of the JSON number `text`: an [`ContextValue::Integer`] when an `i64` holds
+    /// it as written, else a [`ContextValue::Number`]; `None` when `text` is not a JSON number.
+    pub fn from_number_text(text: &str) -> Option<ContextValue> {
+        match text.parse::<i64>() {
+            Ok(n) if n.to_string() == text => Some(ContextValue::Integer(n)),
+            _ => JsonNumber::new(text).map(ContextValue::Number),
+        }
+    }
+
     /// A scalar as the markdown shows it (`None` for lists and maps).
     pub fn scalar_text(&self) -> Option<String> {
         match self {
             ContextValue::Text(t) => Some(t.clone()),
             ContextValue::Integer(n) => Some(n.to_string()),
+            ContextValue::Number(n) => Some(n.as_str().to_owned()),
             ContextValue::Bool(b) => Some(b.to_string()),
             ContextValue::Null => Some("null".into()),
             ContextValue::List(_) | ContextValue::Map(_) => None,
@@ -101,6 +124,7 @@ impl Serialize for ContextValue {
         match self {
             ContextValue::Text(s) => serializer.serialize_str(s),
             ContextValue::Integer(n) => serializer.serialize_i64(*n),
+            ContextValue::Number(n) => n.serialize(serializer),
             ContextValue::Bool(b) => serializer.serialize_bool(*b),
             ContextValue::Null => serializer.serialize_unit(),
             ContextValue::List(items) => serializer.collect_seq(items),
@@ -133,14 +157,15 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 
     fn visit_u64<E>(self, v: u64) -> Result<ContextValue, E> {
-        // Above i64::MAX: the digits, so each value has one form and reads back as itself.
-        Ok(i64::try_from(v)
-            .map_or_else(|_| ContextValue::Text(v.to_string()), ContextValue::Integer))
+        // Above i64::MAX: a number of those digits, exactly what the reader saw.
+        Ok(ContextValue::from_number_text(&v.to_string()).unwrap_or(ContextValue::Null))
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<ContextValue, E> {
-        // The shortest text that reads back as `v` (`85.0`, `0.1`, `1e-7`).
-        Ok(ContextValue::Text(format!("{v:?}")))
+        // The shortest text that reads back as `v` (`85.0`, `0.1`, `1e-7`); a format that has
+        // infinities or NaN (no JSON reader gives them) keeps their name as text.
+        let text = format!("{v:?}");
+        Ok(JsonNumber::new(&text).map_or(ContextValue::Text(text), ContextValue::Number))
     }
 
     fn visit_str<E>(self, v: &str) -> Result<ContextValue, E> {
@@ -273,10 +298,35 @@ mod tests {
         let json = serde_json::to_string(&v).unwrap();
         assert_eq!(
             json,
-            r#"{"a":{"big":"18446744073709551615","f":"85.0","z":"y"},"b":[1,-2,"3.5",true,null,"x"]}"#
+            r#"{"a":{"big":18446744073709551615,"f":85.0,"z":"y"},"b":[1,-2,3.5,true,null,"x"]}"#
         );
         assert_eq!(parse(&json), v);
         assert_eq!(parse(r#""text""#), "text");
+        assert_eq!(parse(r#""7""#), "7");
+    }
+
+    #[test]
+    fn numbers_and_strings_stay_apart() {
+        let number = |t: &str| ContextValue::from_number_text(t).unwrap();
+        assert_eq!(number("7"), ContextValue::Integer(7));
+        assert_eq!(
+            number("1.50"),
+            ContextValue::Number(JsonNumber::new("1.50").unwrap())
+        );
+        assert_ne!(number("1.50"), ContextValue::from("1.50"));
+        assert_eq!(number("1.50").scalar_text().as_deref(), Some("1.50"));
+        assert_eq!(number("1.50").as_str(), None, "a number is not a text");
+        for bad in ["", "1.", "+7", "07", "NaN", "7 ", "\"7\""] {
+            assert_eq!(ContextValue::from_number_text(bad), None, "{bad:?}");
+        }
+        // Read by serde alone, a number keeps its kind: beyond i64 its digits, a float the
+        // shortest text of the f64 serde_json made of it.
+        assert_eq!(
+            parse("18446744073709551615"),
+            number("18446744073709551615")
+        );
+        assert_eq!(parse("1.50"), number("1.5"));
+        assert_eq!(parse("-0"), number("-0.0"));
     }
 
     #[test]

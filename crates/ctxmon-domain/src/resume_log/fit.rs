@@ -456,7 +456,10 @@ fn tidy_value(value: &mut ContextValue) {
         ContextValue::Text(t) => *t = clean(t),
         ContextValue::List(items) => items.iter_mut().for_each(tidy_value),
         ContextValue::Map(map) => tidy_context(map),
-        ContextValue::Integer(_) | ContextValue::Bool(_) | ContextValue::Null => {}
+        ContextValue::Integer(_)
+        | ContextValue::Number(_)
+        | ContextValue::Bool(_)
+        | ContextValue::Null => {}
     }
 }
 

@@ -246,8 +246,16 @@ fn context_value(
         leaf => {
             let prefix = format!("{indent}- {label}");
             let lead = std::mem::take(lead);
-            let (text, shape) = match leaf {
-                ContextValue::Text(t) => {
+            // A number's text is as long as the agent made it, so it is shown and cut like any
+            // text; a cut number is kept as the shortened text (`retain_leaves`), which is no
+            // longer that number.
+            let written = match leaf {
+                ContextValue::Text(t) => Some(t.as_str()),
+                ContextValue::Number(n) => Some(n.as_str()),
+                _ => None,
+            };
+            let (text, shape) = match written {
+                Some(t) => {
                     let text = clean(t);
                     let shape = Shape::Item {
                         lead: lead.clone(),
@@ -256,8 +264,8 @@ fn context_value(
                     };
                     (text, shape)
                 }
-                other => (
-                    other.scalar_text().unwrap_or_else(|| "(none)".into()),
+                None => (
+                    leaf.scalar_text().unwrap_or_else(|| "(none)".into()),
                     Shape::Atom,
                 ),
             };

@@ -23,6 +23,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use ctxmon_application::handoff::resume_log::ExactJson;
 use ctxmon_application::ports::{
     PortError, ResumeLogEntry, ResumeLogListing, ResumeLogStore, SavedResumeLog, StoredResumeLog,
     sort_newest_first,
@@ -151,7 +152,7 @@ impl FsResumeLogStore {
 impl ResumeLogStore for FsResumeLogStore {
     fn save(&self, log: &ResumeLog, markdown: &str) -> Result<SavedResumeLog, PortError> {
         let key = SessionKey::from_raw(&log.session_id);
-        let json = serde_json::to_vec_pretty(log).map_err(|e| {
+        let json = serde_json::to_vec_pretty(&ExactJson(log)).map_err(|e| {
             PortError::new(
                 ctxmon_application::ports::PortErrorKind::InvalidData,
                 format!("resume log not serialisable: {e}"),

@@ -5,6 +5,7 @@ use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::Path;
 
+use ctxmon_application::handoff::resume_log;
 use ctxmon_application::ports::{PortError, PortErrorKind};
 use ctxmon_domain::session::is_safe;
 use ctxmon_domain::{ResumeLog, SessionKey};
@@ -38,7 +39,7 @@ pub(super) fn read_log(
     let Some(bytes) = read_bounded(path)? else {
         return Ok(None);
     };
-    let log: ResumeLog = serde_json::from_slice(&bytes)
+    let log = resume_log::from_json(&bytes)
         .map_err(|e| invalid(path, format_args!("corrupt resume-log JSON ({e})")))?;
     if log.schema_version > ResumeLog::SCHEMA_VERSION {
         return Err(invalid(

@@ -12,6 +12,8 @@
 //!   call; they gather inputs through the hook ports and save through a
 //!   [`crate::ports::ResumeLogStore`] (the storage-backend extension point;
 //!   [`crate::fakes::FakeResumeLogs`] in memory, the file store in `ctxmon-infra-fs`).
+//! - `stored_json`: the log's JSON as stores write and read it ([`ExactJson`], [`from_json`]),
+//!   the critical context's numbers as the agent wrote them.
 //! - `pointer`: the short tag SessionStart injects instead of a log when it has no checkpoint
 //!   to hand back.
 
@@ -20,6 +22,7 @@ mod entry;
 mod generator;
 pub mod pointer;
 mod providers;
+pub mod stored_json;
 mod trigger;
 
 pub use crate::config::fires_once_per_session;
@@ -31,6 +34,7 @@ pub use providers::{
     AgentDocument, GenerationInputs, Git, GitSnapshot, LatestCheckpoint, SectionProvider,
     SessionTranscript, add_context, fill_list, fill_text,
 };
+pub use stored_json::{ExactJson, from_json};
 pub use trigger::{ConfiguredTrigger, TriggerCondition, TriggerKind, configured};
 
 #[cfg(test)]

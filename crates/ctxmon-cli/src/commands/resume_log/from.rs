@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::Read;
 
 use anyhow::anyhow;
+use ctxmon_application::readers::json::exact as json_exact;
 use ctxmon_application::readers::json::repair as json_repair;
 use ctxmon_domain::ResumeLogDraft;
 use serde_json::Value;
@@ -65,7 +66,7 @@ pub fn parse_draft(origin: &str, bytes: &[u8]) -> Result<ResumeLogDraft, Failure
     }
     // A lone surrogate (Node's JSON.stringify of a cut emoji) or a number beyond f64 does not
     // refuse the document: the first reads as U+FFFD, the second as ±1e308, which a typed
-    // field then refuses by its path, and the critical context keeps as its text (`exact`).
+    // field then refuses by its path, and the critical context reads again exactly (`json_exact`).
     let value: Value = json_repair::from_str_lenient(text)
         .map_err(|e| Failure::usage(anyhow!("{origin}: {}", json_syntax::describe(text, &e))))?;
     if !value.is_object() {
@@ -75,7 +76,7 @@ pub fn parse_draft(origin: &str, bytes: &[u8]) -> Result<ResumeLogDraft, Failure
     }
     let mut draft: ResumeLogDraft =
         json_path::from_value(&value).map_err(|e| Failure::usage(anyhow!("{origin}: {e}")))?;
-    if let Some(exact) = super::exact::critical_context(text) {
+    if let Some(exact) = json_exact::critical_context(text) {
         draft.critical_context = exact;
     }
     Ok(draft)

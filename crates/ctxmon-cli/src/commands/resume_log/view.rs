@@ -4,6 +4,7 @@
 //! error (exit 2) that names them.
 
 use anyhow::anyhow;
+use ctxmon_application::handoff::resume_log::ExactJson;
 use ctxmon_application::ports::{PortErrorKind, ResumeLogEntry, ResumeLogStore, StoredResumeLog};
 use ctxmon_domain::human::{count, thousands};
 use ctxmon_domain::{SessionKey, Timestamp};
@@ -57,7 +58,7 @@ pub fn show(store: &FsResumeLogStore, id: Option<&str>, as_json: bool) -> CmdRes
         return Ok(());
     };
     if as_json {
-        return json_out::print(&stored.log);
+        return json_out::print(&ExactJson(&stored.log));
     }
     let markdown = stored.markdown.unwrap_or_else(|| stored.log.to_markdown());
     emit(markdown.trim_end())

@@ -1,23 +1,26 @@
-//! The `--from` document's `critical_context` with its numbers exactly as the agent wrote them.
+//! Any JSON value as a [`ContextValue`], its numbers exactly as written: the agent's
+//! `critical_context`, from a `--from` document or a stored resume log.
 //!
-//! A critical-context number that is not a 64-bit integer is kept as its text (docs/hooks.md),
-//! but a `serde_json::Value` has already turned it into an f64 by then: 2^64 came back as
-//! `1.8446744073709552e19`, 24 significant digits as `1.0`, `-0` as `-0.0`, and `1e400` was
-//! refused. So the subtree is read a second time from the document's text, as raw JSON
-//! (`serde_json::value::RawValue`): objects and lists are walked, a number keeps the text
-//! between its delimiters, and any other value reads as usual.
+//! A number that is not a 64-bit integer is a [`ContextValue::Number`] of the text between its
+//! delimiters, but a `serde_json::Value`, or any serde reading of serde_json, has turned it
+//! into an f64 before a visitor sees it: 2^64 came back as `1.8446744073709552e19`, 24
+//! significant digits as `1.0`, `-0` as `-0.0`, and `1e400` was refused. So the value is read
+//! as raw JSON (`serde_json::value::RawValue`): objects and lists are walked, a number keeps its
+//! text, and any other value reads as usual.
 //!
 //! Why raw values rather than serde_json's `arbitrary_precision`: that feature changes every
-//! `serde_json::Number` in the workspace (one build of serde_json serves every crate), and with
-//! it numbers buffered by serde for `#[serde(flatten)]` and tagged enums (the events log's
-//! records) arrive as maps, which those types do not read. `raw_value` only adds a type.
+//! `serde_json::Number` in a build (one build of serde_json serves every crate, an embedder's
+//! too), and with it numbers buffered by serde for `#[serde(flatten)]` and tagged enums (the
+//! events log's records) arrive as maps, which those types do not read. `raw_value` only adds
+//! a type.
 
 use std::collections::BTreeMap;
 
-use ctxmon_application::readers::json::repair as json_repair;
 use ctxmon_domain::ContextValue;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
+
+use super::repair as json_repair;
 
 /// The document's `critical_context`, read from `text` (a JSON object already known to parse);
 /// `None` when it has none, it is not an object (the typed reading has said so) or it cannot be
@@ -31,7 +34,9 @@ pub fn critical_context(text: &str) -> Option<BTreeMap<String, ContextValue>> {
     }
 }
 
-fn value(raw: &RawValue) -> Result<ContextValue, serde_json::Error> {
+/// The value of one raw JSON value, its numbers exact; strings with a lone surrogate read as
+/// U+FFFD, as the lenient reader reads them.
+pub fn value(raw: &RawValue) -> Result<ContextValue, serde_json::Error> {
     let text = raw.get();
     Ok(match text.as_bytes().first() {
         Some(b'{') => ContextValue::Map(
@@ -46,23 +51,17 @@ fn value(raw: &RawValue) -> Result<ContextValue, serde_json::Error> {
                 .map(value)
                 .collect::<Result<_, _>>()?,
         ),
-        Some(b'-' | b'0'..=b'9') => number(text),
+        // serde_json has checked the grammar; the domain checks it again rather than trust
+        // that, so an invalid text never becomes a number.
+        Some(b'-' | b'0'..=b'9') => ContextValue::from_number_text(text)
+            .ok_or_else(|| serde::de::Error::custom(format_args!("not a JSON number: {text}")))?,
         // Strings, booleans and null, with a lone surrogate read as the document was.
         _ => json_repair::from_str_lenient(text)?,
     })
 }
 
-/// A whole number that reads back as the same text is an integer; anything else (beyond i64,
-/// a fraction, an exponent, `-0`) is its text.
-fn number(text: &str) -> ContextValue {
-    match text.parse::<i64>() {
-        Ok(n) if n.to_string() == text => ContextValue::Integer(n),
-        _ => ContextValue::Text(text.to_string()),
-    }
-}
-
 /// An object's entries, the last of a repeated key counting (as in a `Value`).
-fn entries(text: &str) -> Result<BTreeMap<String, &RawValue>, serde_json::Error> {
+pub fn entries(text: &str) -> Result<BTreeMap<String, &RawValue>, serde_json::Error> {
     struct Entries;
     impl<'de> Visitor<'de> for Entries {
         type Value = BTreeMap<String, &'de RawValue>;
@@ -111,14 +110,15 @@ mod tests {
         )
         .unwrap();
         let text = |s: &str| ContextValue::Text(s.into());
-        assert_eq!(map["a"], text("0.1"), "the last repeated key counts");
-        assert_eq!(map["b"], text("-0"));
-        assert_eq!(map["c"], text("1e400"));
+        let number = |s: &str| ContextValue::Number(ctxmon_domain::JsonNumber::new(s).unwrap());
+        assert_eq!(map["a"], number("0.1"), "the last repeated key counts");
+        assert_eq!(map["b"], number("-0"));
+        assert_eq!(map["c"], number("1e400"));
         assert_eq!(map["d"], ContextValue::Integer(7));
         assert_eq!(
             map["e"],
             ContextValue::List(vec![
-                text("1.50"),
+                number("1.50"),
                 ContextValue::Map(BTreeMap::from([("f".into(), ContextValue::Integer(-12))]))
             ])
         );
