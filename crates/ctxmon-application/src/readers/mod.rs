@@ -40,6 +40,7 @@ mod access;
 mod files;
 mod jsonl;
 mod measure;
+pub(crate) mod shell_output;
 
 pub use access::{FileAccess, SendReader};
 pub use files::TranscriptFiles;

@@ -9,51 +9,42 @@
 
 use serde_json::{Map, Value};
 
-use super::commands::{base_name, programs};
-
-/// Programs that make HTTP requests and print the answer.
-const HTTP_CLIENTS: &[&str] = &[
-    "curl",
-    "curl.exe",
-    "wget",
-    "http",
-    "https",
-    "xh",
-    "Invoke-WebRequest",
-    "Invoke-RestMethod",
-    "iwr",
-    "irm",
-];
+use super::commands::programs;
+use crate::readers::shell_output::is_http_client;
 
 /// A line longer than this is not read as an answer object (a page of data, not a verdict).
 const ANSWER_CHARS: usize = 64 * 1024;
 
 /// True when `command` makes an HTTP request whose answer, in `output`, says it failed.
 pub(crate) fn answer_says_error(command: &str, output: &str) -> bool {
-    // Piped on, the answer is what another program made of it.
-    if command.contains(" | ") || !programs(command).iter().any(|p| is_client(p)) {
-        return false;
-    }
-    error_status(output) || output.lines().any(error_object)
+    error_answer(command, output).is_some()
 }
 
-fn is_client(program: &str) -> bool {
-    let name = base_name(program);
-    HTTP_CLIENTS.iter().any(|c| c.eq_ignore_ascii_case(name))
+/// The line of `output` that says `command`'s HTTP request failed: its last status line, else
+/// the answer object. That line is what a failure shows, without the client's progress meter.
+pub(crate) fn error_answer<'o>(command: &str, output: &'o str) -> Option<&'o str> {
+    // Piped on, the answer is what another program made of it.
+    if output.is_empty()
+        || command.contains(" | ")
+        || !programs(command).iter().any(|p| is_http_client(p))
+    {
+        return None;
+    }
+    error_status(output).or_else(|| output.lines().map(str::trim).find(|l| error_object(l)))
 }
 
 /// The last HTTP status line (`HTTP/1.1 404 Not Found`, `< HTTP/2 500` with `-v`) is 4xx or
 /// 5xx: the last, because a redirect or `100 Continue` comes before the real answer.
-fn error_status(output: &str) -> bool {
-    let last = output.lines().rev().find_map(|line| {
-        let line = line.trim_start_matches(['<', ' ']);
-        let rest = line.strip_prefix("HTTP/")?;
+fn error_status(output: &str) -> Option<&str> {
+    let (line, code) = output.lines().rev().find_map(|line| {
+        let rest = line.trim_start_matches(['<', ' ']).strip_prefix("HTTP/")?;
         let mut words = rest.split_whitespace();
         words.next()?;
         let code = words.next()?;
-        (code.len() == 3).then(|| code.parse::<u16>().ok())?
-    });
-    last.is_some_and(|code| (400..600).contains(&code))
+        let code = (code.len() == 3).then(|| code.parse::<u16>().ok())??;
+        Some((line.trim(), code))
+    })?;
+    (400..600).contains(&code).then_some(line)
 }
 
 /// A line that is a JSON object saying the request failed.

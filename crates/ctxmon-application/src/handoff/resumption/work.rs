@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use ctxmon_domain::{Check, Failure, ResumptionState, Todo};
 
 use super::commands::{check_family, is_check, program_key};
-use super::http_answer::answer_says_error;
+use super::http_answer::error_answer;
 use super::present::is_short_reply;
 use super::text::{capped, dedup_keep_last};
 use super::{MAX_LIST_ITEMS, MAX_TEXT_CHARS};
@@ -331,8 +331,11 @@ impl<'a> Work<'a> {
             .filter(|_| call.kind == ToolKind::Shell);
         let failed = result.is_error
             || result.exit_code.is_some_and(|c| c != 0)
-            || command.is_some_and(is_check) && says_tests_failed(&result.text)
-            || command.is_some_and(|c| answer_says_error(c, &result.text));
+            || command.is_some_and(is_check) && says_tests_failed(&result.text);
+        // An answer that says the request failed is the failure's text, without the client's
+        // progress meter.
+        let answer = command.and_then(|c| error_answer(c, &result.text));
+        let failed = failed || answer.is_some();
         if let Some(cmd) = command {
             if is_check(cmd) {
                 self.last_check = capped(cmd, MAX_TEXT_CHARS).map(|command| Check {
@@ -379,7 +382,7 @@ impl<'a> Work<'a> {
                 check: command.and_then(check_family),
                 program: command.and_then(program_key),
                 shown,
-                output: &result.text,
+                output: answer.unwrap_or(&result.text),
                 at: self.at,
             };
             self.open.retain(|f| f.key != open.key);

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::numbered::{numbered_lines, numbered_range};
 use super::prompt::classify_request;
+use crate::readers::shell_output::output_is_read;
 
 /// A tool result longer than head + tail characters keeps its first [`RESULT_HEAD_CHARS`] and
 /// its last [`RESULT_TAIL_CHARS`] around a "…" line: what failed is said at the end of a test
@@ -240,7 +241,7 @@ impl RecordParser {
         if let Some(id) = &id {
             let read = match kind {
                 ToolKind::TaskCreate | ToolKind::TaskList => true,
-                ToolKind::Shell => command.is_some_and(|c| c.contains("git commit")),
+                ToolKind::Shell => command.is_some_and(output_is_read),
                 // Its result says whether the file was created or updated.
                 ToolKind::FileWrite => name == "Write",
                 _ => false,

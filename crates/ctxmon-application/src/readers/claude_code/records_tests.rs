@@ -174,12 +174,15 @@ fn successful_results_are_parsed_only_for_calls_that_need_them() {
             {"type": "tool_use", "id": "g1", "name": "Bash", "input": {"command": "git commit -m x"}},
             {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "cat big.log"}},
             {"type": "tool_use", "id": "c1", "name": "TaskCreate", "input": {"subject": "s"}},
-            {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "/p/b.rs"}}
+            {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "/p/b.rs"}},
+            {"type": "tool_use", "id": "h1", "name": "Bash", "input": {"command": "curl -s http://x/api"}}
         ])),
         &mut out,
     );
     let line = |id: &str| result(id, false, "x").to_string();
     assert!(parser.wants(line("g1").as_bytes()));
+    // An HTTP request's answer may say it failed though curl exited 0.
+    assert!(parser.wants(line("h1").as_bytes()));
     assert!(parser.wants(line("c1").as_bytes()));
     assert!(!parser.wants(line("b1").as_bytes()));
     assert!(!parser.wants(line("r1").as_bytes()));

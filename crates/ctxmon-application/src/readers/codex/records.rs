@@ -27,6 +27,7 @@ use ctxmon_domain::Todo;
 use serde_json::Value;
 
 use crate::readers::claude_code::{RESULT_HEAD_CHARS, RESULT_TAIL_CHARS, head_and_tail};
+use crate::readers::shell_output::output_is_read;
 
 /// The tool names that run a shell command.
 const SHELL_TOOLS: &[&str] = &["exec_command", "shell", "shell_command", "container.exec"];
@@ -243,11 +244,9 @@ impl RolloutRecords {
             vec![base]
         };
         if let Some(id) = id {
-            let read = calls.iter().any(|c| {
-                c.command
-                    .as_deref()
-                    .is_some_and(|c| c.contains("git commit"))
-            });
+            let read = calls
+                .iter()
+                .any(|c| c.command.as_deref().is_some_and(output_is_read));
             self.calls.insert(id, read);
         }
         calls

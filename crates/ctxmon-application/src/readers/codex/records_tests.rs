@@ -245,6 +245,20 @@ fn the_raw_filter_skips_successes_and_bulk_but_keeps_what_records_need() {
         &mut Vec::new(),
     );
     assert!(p.wants(&ok));
+    // So is an HTTP request's: its answer may say it failed though curl exited 0.
+    p.push(
+        &line(
+            "response_item",
+            json!({"type": "function_call", "name": "exec_command", "arguments": "{\"cmd\":\"curl -s http://x/api\"}", "call_id": "h1"}),
+        ),
+        &mut Vec::new(),
+    );
+    let answered = raw(
+        "response_item",
+        "function_call_output",
+        json!({"call_id": "h1", "output": "Process exited with code 0\nOutput:\n{\"status\":\"error\"}\n"}),
+    );
+    assert!(p.wants(&answered));
     let mut out = Vec::new();
     p.push_unparsed(&json_ok, &mut out);
     assert!(matches!(

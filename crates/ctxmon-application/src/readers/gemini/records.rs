@@ -17,6 +17,8 @@
 use ctxmon_domain::Todo;
 use serde_json::Value;
 
+use crate::readers::shell_output::output_is_read;
+
 use crate::ports::{
     RecordBody, Request, RequestKind, ToolCall, ToolKind, ToolResult, TranscriptRecord,
 };
@@ -196,11 +198,8 @@ fn tool_call(call: &Value) -> (ToolCall, Option<ToolResult>) {
             .map(|r| r.trim().trim_end_matches('.').to_string())
             .filter(|r| !r.is_empty() && !r.eq_ignore_ascii_case("user denied execution"))
     });
-    let commits = out
-        .command
-        .as_deref()
-        .is_some_and(|c| c.contains("git commit"));
-    let body = if failed || rejected.is_some() || commits {
+    let read = out.command.as_deref().is_some_and(output_is_read);
+    let body = if failed || rejected.is_some() || read {
         let full = error.or(output).unwrap_or_default();
         head_and_tail(full.trim(), RESULT_HEAD_CHARS, RESULT_TAIL_CHARS)
     } else {
@@ -390,5 +389,20 @@ mod tests {
         );
         let zero = serde_json::json!({"file_path": path, "offset": 0, "limit": 0});
         assert_eq!(read(zero, "success"), None);
+    }
+
+    /// A successful shell call keeps its output only when it can say what the exit code does
+    /// not: an HTTP request's answer, a commit's new id.
+    #[test]
+    fn a_successful_requests_answer_is_kept_and_other_output_is_not() {
+        let text = |command: &str| {
+            let call = serde_json::json!({"id": "s1", "name": "run_shell_command",
+                "args": {"command": command}, "status": "success", "result": [{"functionResponse":
+                {"id": "s1", "name": "run_shell_command", "response": {"output":
+                "Output: {\"status\":\"error\"}\nExit Code: 0"}}}]});
+            tool_call(&call).1.map(|r| r.text).unwrap_or_default()
+        };
+        assert!(text("curl -s http://localhost:8888/notify").contains(r#""status":"error""#));
+        assert_eq!(text("cat answer.json"), "");
     }
 }
