@@ -67,7 +67,7 @@ const STEPS: &[Step] = &[
         // fuzz targets only replay their seeds here; the fuzz step gives them time.
         action: Action::Cargo(
             TEST_COMMAND,
-            &[("INSTA_UPDATE", "no"), ("CTXMON_FUZZ_SECS", "0")],
+            &[("INSTA_UPDATE", "no"), ("CTXFUZZ_SECS", "0")],
         ),
     },
     Step {
@@ -251,7 +251,7 @@ mod tests {
         assert!(env.contains(&("INSTA_UPDATE", "no")));
         assert_eq!(
             describe(test.action),
-            "INSTA_UPDATE=no CTXMON_FUZZ_SECS=0 cargo test --workspace --locked"
+            "INSTA_UPDATE=no CTXFUZZ_SECS=0 cargo test --workspace --locked"
         );
     }
 

@@ -3,8 +3,8 @@
 //!
 //! The targets are ordinary `#[test]`s (the harness is `ctxmon_test_support::fuzz`, see
 //! ARCHITECTURE.md), so this runs `cargo test` on the suites that hold them with
-//! `CTXMON_FUZZ_SECS` set, collects the report each target writes into
-//! `CTXMON_FUZZ_REPORT_DIR`, and fails when a target panicked or did not report at all (a target
+//! `CTXFUZZ_SECS` set, collects the report each target writes into
+//! `CTXFUZZ_REPORT_DIR`, and fails when a target panicked or did not report at all (a target
 //! renamed or filtered away must not pass silently). `cargo xtask ci` runs it for
 //! [`CI_SECONDS`] per target.
 
@@ -168,8 +168,8 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
             .args(suite.binary)
             .args(["--", suite.filter])
             .arg(format!("--test-threads={}", options.jobs))
-            .env("CTXMON_FUZZ_SECS", options.seconds.to_string())
-            .env("CTXMON_FUZZ_REPORT_DIR", &report_dir)
+            .env("CTXFUZZ_SECS", options.seconds.to_string())
+            .env("CTXFUZZ_REPORT_DIR", &report_dir)
             .current_dir(root)
             .status()
             .with_context(|| format!("starting cargo test -p {}", suite.package))?;

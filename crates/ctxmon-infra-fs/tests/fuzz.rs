@@ -5,7 +5,7 @@
 //! share. Each target writes the mutated bytes into a temp project, calls the adapter as the
 //! hooks and commands do, and hands what it returns on to the application code that consumes it. The harness (`ctxmon_test_support::fuzz`) fails the test on a panic.
 //!
-//! `CTXMON_FUZZ_SECS` sets the time per target (default 2 s; `cargo xtask fuzz` for longer).
+//! `CTXFUZZ_SECS` sets the time per target (default 2 s; `cargo xtask fuzz` for longer).
 
 use std::collections::BTreeMap;
 use std::fs;

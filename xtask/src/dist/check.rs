@@ -239,8 +239,8 @@ fn npm_command(
 }
 
 /// `command` without this process's `CTXMON_*` variables: ctxmon reads every one as
-/// configuration, and the test runner's own (`CTXMON_FUZZ_SECS`) would be a configuration
-/// error. npm needs the rest of the environment (PATH, node's location).
+/// configuration, and one set for the run (a user's, a test's) would change what the packaged
+/// binary does. npm needs the rest of the environment (PATH, node's location).
 fn without_ctxmon_config(command: &mut Command) -> &mut Command {
     for (name, _) in std::env::vars_os() {
         let upper = name.to_string_lossy().to_ascii_uppercase();

@@ -11,12 +11,15 @@
 //! through this crate. It uses only `std`, `serde_json` and the domain's FNV-1a.
 //!
 //! Knobs (environment):
-//! - `CTXMON_FUZZ_SECS`: mutation time per target, in seconds (fractions allowed). Default 2;
+//! - `CTXFUZZ_SECS`: mutation time per target, in seconds (fractions allowed). Default 2;
 //!   `0` replays the seeds and the committed regression inputs only. `cargo xtask fuzz` and
 //!   `cargo xtask ci` set it.
-//! - `CTXMON_FUZZ_SEED`: the mutator's seed (printed by every run) to replay a run.
-//! - `CTXMON_FUZZ_REPORT_DIR`: when set, each target writes `<name>.json` there (executions,
+//! - `CTXFUZZ_SEED`: the mutator's seed (printed by every run) to replay a run.
+//! - `CTXFUZZ_REPORT_DIR`: when set, each target writes `<name>.json` there (executions,
 //!   seconds, corpus size) for `cargo xtask fuzz` to tabulate.
+//!
+//! Not `CTXMON_*`: ctxmon reads every such variable as configuration, so the in-process hook
+//! targets ran every hook with an unknown key, on the path that skips the tier and the tag.
 //!
 //! A panic is minimised (chunks deleted while it still panics), written to
 //! `target/fuzz-crashes/<target>-<hash>.bin` and fails the test with the seed and the input.
@@ -42,7 +45,12 @@ pub use mutate::{Format, Rng};
 /// are ignored (`line 3` and `line 4` are one behaviour).
 pub type Outcome = Result<String, String>;
 
-/// Mutation time per target when `CTXMON_FUZZ_SECS` is not set: small enough that
+/// The knobs' variables (see the module documentation).
+pub const SECS_VAR: &str = "CTXFUZZ_SECS";
+pub const SEED_VAR: &str = "CTXFUZZ_SEED";
+pub const REPORT_DIR_VAR: &str = "CTXFUZZ_REPORT_DIR";
+
+/// Mutation time per target when `CTXFUZZ_SECS` is not set: small enough that
 /// `cargo test --workspace` stays quick, long enough to shake out a shallow bug.
 pub const DEFAULT_SECS: f64 = 2.0;
 
@@ -95,18 +103,18 @@ pub fn files_in(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
     out
 }
 
-/// The budget from `CTXMON_FUZZ_SECS`; a value that is not a non-negative number fails loudly
+/// The budget from `CTXFUZZ_SECS`; a value that is not a non-negative number fails loudly
 /// rather than silently fuzzing for the default.
 pub fn budget() -> Duration {
-    match std::env::var("CTXMON_FUZZ_SECS") {
+    match std::env::var(SECS_VAR) {
         Ok(text) => {
             let secs: f64 = text
                 .trim()
                 .parse()
-                .unwrap_or_else(|_| panic!("CTXMON_FUZZ_SECS={text:?} is not a number"));
+                .unwrap_or_else(|_| panic!("CTXFUZZ_SECS={text:?} is not a number"));
             assert!(
                 secs.is_finite() && secs >= 0.0,
-                "CTXMON_FUZZ_SECS={text:?} must be a non-negative number of seconds"
+                "CTXFUZZ_SECS={text:?} must be a non-negative number of seconds"
             );
             Duration::from_secs_f64(secs)
         }
@@ -115,11 +123,11 @@ pub fn budget() -> Duration {
 }
 
 fn base_seed() -> u64 {
-    if let Ok(text) = std::env::var("CTXMON_FUZZ_SEED") {
+    if let Ok(text) = std::env::var(SEED_VAR) {
         return text
             .trim()
             .parse()
-            .unwrap_or_else(|_| panic!("CTXMON_FUZZ_SEED={text:?} is not a u64"));
+            .unwrap_or_else(|_| panic!("CTXFUZZ_SEED={text:?} is not a u64"));
     }
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -146,7 +154,7 @@ pub struct Report {
 impl Report {
     fn line(&self) -> String {
         format!(
-            "fuzz {}: {} executions in {:.2} s ({:.0}/s; {} seeds, {} regression inputs, corpus {}, {} labels, slowest {:.1} ms, CTXMON_FUZZ_SEED={})",
+            "fuzz {}: {} executions in {:.2} s ({:.0}/s; {} seeds, {} regression inputs, corpus {}, {} labels, slowest {:.1} ms, CTXFUZZ_SEED={})",
             self.target,
             self.executions,
             self.elapsed.as_secs_f64(),
@@ -276,7 +284,7 @@ impl Fuzz {
             slowest: run.slowest,
         };
         eprintln!("{}", report.line());
-        if let Ok(dir) = std::env::var("CTXMON_FUZZ_REPORT_DIR") {
+        if let Ok(dir) = std::env::var(REPORT_DIR_VAR) {
             let dir = PathBuf::from(dir);
             std::fs::create_dir_all(&dir).expect("create the fuzz report folder");
             std::fs::write(dir.join(format!("{}.json", self.name)), report.json())
@@ -354,7 +362,7 @@ impl Run {
         let path = save(self.name, &minimal);
         panic!(
             "fuzz target `{name}` panicked: {minimal_message}\n\
-             CTXMON_FUZZ_SEED={seed} (execution {n}); first panic: {message}\n\
+             CTXFUZZ_SEED={seed} (execution {n}); first panic: {message}\n\
              minimal input ({len} bytes) saved to {path}\n  {shown}\n\
              original input saved to {original}\n\
              keep it as a regression input: cp {path} fixtures/fuzz/{name}/",
@@ -481,6 +489,15 @@ fn install_quiet_hook() {
 #[cfg(test)]
 mod harness_tests {
     use super::*;
+
+    #[test]
+    fn the_knobs_are_not_configuration_the_hooks_would_read() {
+        // ctxmon reads every `CTXMON_*` variable as a configuration key: a knob named so put
+        // every in-process hook target on the invalid-configuration path.
+        for var in [SECS_VAR, SEED_VAR, REPORT_DIR_VAR] {
+            assert!(!var.to_ascii_uppercase().starts_with("CTXMON_"), "{var}");
+        }
+    }
 
     #[test]
     fn minimize_keeps_only_what_makes_it_fail() {
