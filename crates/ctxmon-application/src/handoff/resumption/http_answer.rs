@@ -16,6 +16,7 @@ use crate::readers::shell_output::is_http_client;
 const ANSWER_CHARS: usize = 64 * 1024;
 
 /// True when `command` makes an HTTP request whose answer, in `output`, says it failed.
+#[cfg(test)]
 pub(crate) fn answer_says_error(command: &str, output: &str) -> bool {
     error_answer(command, output).is_some()
 }

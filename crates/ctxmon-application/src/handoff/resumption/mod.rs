@@ -18,6 +18,7 @@ mod context_items;
 mod environment;
 mod http_answer;
 mod layout;
+mod lesson;
 mod note;
 mod pointers;
 pub(crate) mod present;

@@ -12,8 +12,9 @@ use super::checked::{
 };
 use super::commands::{base_name, program_of, programs};
 use super::environment::{environment_facts, working_folder};
-use super::http_answer::answer_says_error;
-use super::text::{capped, dedup_keep_last, path_str, push_newest};
+use super::http_answer::error_answer;
+use super::lesson::lesson;
+use super::text::{cut, dedup_keep_last, path_str, push_newest};
 use super::worked::{LOOKING, WorkKey, Worked, commands_that_worked, turn_starts};
 use crate::ports::{RecordBody, ToolCall, ToolKind, ToolResult, TranscriptRecord};
 use ctxmon_domain::LineRange;
@@ -24,6 +25,8 @@ pub const ENVIRONMENT_FACTS: usize = 6;
 pub const LESSONS: usize = 3;
 /// Longest command in a lesson.
 const LESSON_CHARS: usize = 200;
+/// Longest HTTP answer quoted as why a request failed.
+const WHY_CHARS: usize = 120;
 /// The most files of each pointer list kept.
 const FILES: usize = 20;
 /// The most files only read kept: the newest few are where the work is.
@@ -113,7 +116,9 @@ struct Seen<'a> {
     /// Shell commands that worked, with the folder they ran in and where they stand.
     worked: Vec<Worked<'a>>,
     /// Shell commands that could not run as written, with why and where they stand.
-    misfired: Vec<(&'a str, String, usize)>,
+    misfired: Vec<Misfired<'a>>,
+    /// Where the newest shell command stands.
+    last_shell: Option<usize>,
     /// Shell commands that failed, and where.
     failed: Vec<(&'a str, usize)>,
     /// Where a step put files back (`git restore`, a copy from a backup).
@@ -130,6 +135,18 @@ struct Seen<'a> {
     /// "use `X`, not `Y` (why Y failed)", oldest first, with the program Y could not find (if
     /// that was why) and where X worked.
     lessons: Vec<(String, Option<String>, usize)>,
+}
+
+/// A shell command that could not run as written.
+#[derive(Debug)]
+struct Misfired<'a> {
+    command: &'a str,
+    /// What said so: the error line, or the HTTP answer.
+    why: String,
+    at: usize,
+    /// A request the server refused: only the very next shell command can be its fix (a
+    /// request sent again after a restart worked because of the restart, not its wording).
+    next_only: bool,
 }
 
 /// Walks the main chain once, pairing each result with its call.
@@ -216,7 +233,9 @@ impl<'a> Seen<'a> {
         cwd: Option<&'a str>,
         result: &ToolResult,
     ) {
-        if succeeded(result) && !answer_says_error(command, &result.text) {
+        let previous = self.last_shell.replace(i);
+        let refused = error_answer(command, &result.text);
+        if succeeded(result) && refused.is_none() {
             push_newest(
                 &mut self.worked,
                 Worked {
@@ -229,7 +248,7 @@ impl<'a> Seen<'a> {
             if restores_files(command) {
                 self.restores.push(i);
             }
-            if self.learn_from(i, command) {
+            if self.learn_from(i, command, previous) {
                 return;
             }
             let program = program_of(command);
@@ -248,8 +267,17 @@ impl<'a> Seen<'a> {
             if let Some(missing) = unusable_program(command, &result.text) {
                 push_newest(&mut self.unusable, (missing, i), MAX_SEEN_RARE);
             }
-            if let Some(why) = invocation_error(&result.text) {
-                push_newest(&mut self.misfired, (command, why, i), MAX_SEEN_RARE);
+            let why = invocation_error(&result.text)
+                .map(|why| (why, false))
+                .or_else(|| refused.map(|answer| (cut(answer, WHY_CHARS), true)));
+            if let Some((why, next_only)) = why {
+                let misfired = Misfired {
+                    command,
+                    why,
+                    at: i,
+                    next_only,
+                };
+                push_newest(&mut self.misfired, misfired, MAX_SEEN_RARE);
             }
         }
     }
@@ -257,27 +285,28 @@ impl<'a> Seen<'a> {
     /// A command that worked after a variant of it could not run, with no file written in
     /// between (else the fix was the edit, not the command): "use X, not Y". True when it
     /// taught one.
-    fn learn_from(&mut self, i: usize, command: &str) -> bool {
+    fn learn_from(&mut self, i: usize, command: &str, previous: Option<usize>) -> bool {
         // `writes` is in record order: the first after `f` says whether one came before `i`.
-        let Some(at) = self.misfired.iter().rposition(|(failed, _, f)| {
-            let next_write = self.writes.partition_point(|w| w <= f);
-            self.writes.get(next_write).is_none_or(|w| *w >= i) && is_variant(failed, command)
+        let Some(at) = self.misfired.iter().rposition(|m| {
+            let next_write = self.writes.partition_point(|w| *w <= m.at);
+            self.writes.get(next_write).is_none_or(|w| *w >= i)
+                && (!m.next_only || previous == Some(m.at))
+                && is_variant(m.command, command)
         }) else {
             return false;
         };
-        let (failed, why, _) = self.misfired.remove(at);
+        let Misfired {
+            command: failed,
+            why,
+            ..
+        } = self.misfired.remove(at);
         // The lesson says it better than "python3 is not usable here".
         self.unusable.retain(|(m, _)| !failed.contains(m.as_str()));
-        let (Some(good), Some(bad)) = (capped(command, LESSON_CHARS), capped(failed, LESSON_CHARS))
-        else {
+        let Some(text) = lesson(command, failed, &why, LESSON_CHARS) else {
             return false;
         };
-        if good.contains('\n') || bad.contains('\n') {
-            return false;
-        }
         let missing = unusable_program(failed, &why);
-        let lesson = format!("use `{good}`, not `{bad}` ({why})");
-        push_newest(&mut self.lessons, (lesson, missing, i), MAX_SEEN_RARE);
+        push_newest(&mut self.lessons, (text, missing, i), MAX_SEEN_RARE);
         true
     }
 }

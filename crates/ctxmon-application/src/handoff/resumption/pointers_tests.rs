@@ -414,3 +414,49 @@ fn each_file_keeps_the_range_of_its_newest_read() {
         .collect();
     assert_eq!(ranges, [("/w/b.rs", 5, 6), ("/w/a.rs", 40, 80)]);
 }
+
+/// A request the server refused (curl exits 0 with an error answer), sent again at once in
+/// another wording that it took: the wording is the lesson, quoted where the two differ when
+/// the commands are long or of several lines. Sent again only after something else ran (a
+/// restart), it worked because of that: no lesson.
+#[test]
+fn a_refused_request_sent_again_at_once_in_another_wording_is_a_lesson() {
+    let send = |body: &str| {
+        format!(
+            "curl -X POST http://localhost:8888/notify \\\n  -H \"Content-Type: application/json\" \\\n  -d {body}"
+        )
+    };
+    let bad = send(r#"'{"message": "BRILLIANT! I am Carson."}'"#);
+    let good = send(r#""{\"message\": \"BRILLIANT! I am Carson.\"}""#);
+    let refused = r#"{"status":"error","message":"Failed to parse JSON"}"#;
+    let answered = |id: &str, text: &str| result_record(result(id, false, text));
+    let p = pointers(
+        &[
+            request("announce it"),
+            shell("1", &bad),
+            answered("1", refused),
+            shell("2", &good),
+            answered("2", r#"{"status":"success"}"#),
+        ],
+        &[],
+    );
+    assert_eq!(
+        p.lessons,
+        [format!(
+            r#"in `curl -X POST http://localhost:8888/notify`: use `-d "{{\"message\": \"BRILLIANT! I am Carson.\"}}"`, not `-d '{{"message": "BRILLIANT! I am Carson."}}'` ({refused})"#
+        )]
+    );
+    let p = pointers(
+        &[
+            request("announce it"),
+            shell("1", &bad),
+            answered("1", refused),
+            shell("r", "systemctl --user restart voice"),
+            ok("r"),
+            shell("2", &good),
+            answered("2", r#"{"status":"success"}"#),
+        ],
+        &[],
+    );
+    assert!(p.lessons.is_empty(), "{:?}", p.lessons);
+}
