@@ -313,8 +313,9 @@ impl CheckpointRepository for FsCheckpointRepository {
         now: Timestamp,
         until: Timestamp,
     ) -> Result<bool, PortError> {
+        // Pruned since the prompt found it, its marker went too: not to be alerted again.
         self.locked(|| {
-            if read::exists(&self.marker_path(id))? {
+            if read::exists(&self.marker_path(id))? || !read::exists(&self.checkpoint_path(id))? {
                 return Ok(false);
             }
             claim::take(&self.dir(), id, now, until)

@@ -359,3 +359,27 @@ fn auto_prune_is_bounded_per_call_and_keeps_unreadable_files() {
     );
     assert!(!tmp.path().join(".ctxmon").exists());
 }
+/// A prompt finds the checkpoint to alert, then claims its alert: a prune in between (after
+/// another prompt alerted and acknowledged it) takes its marker with it, and the claim must
+/// not read that as "never alerted".
+#[test]
+fn the_alert_of_a_checkpoint_pruned_after_it_was_found_is_not_claimed() {
+    let (_tmp, repo) = repo();
+    let first = save(&repo, "s").checkpoint_id;
+    save(&repo, "s");
+    let (now, until) = (
+        ctxmon_domain::Timestamp(1_000),
+        ctxmon_domain::Timestamp(70_000),
+    );
+    repo.acknowledge(first).unwrap();
+    let spare = BTreeSet::new();
+    assert_eq!(
+        repo.prune_automatic(policy(1, &spare)).unwrap().pruned,
+        [first]
+    );
+    assert!(!repo.claim_alert(first, now, until).unwrap());
+    // A checkpoint that is there and not acknowledged is claimed once.
+    let second = id(2);
+    assert!(repo.claim_alert(second, now, until).unwrap());
+    assert!(!repo.claim_alert(second, now, until).unwrap());
+}
