@@ -103,12 +103,13 @@ fn run_pre_compact(
     input: PreCompactInput<'_>,
 ) -> PreCompactOutcome {
     let (ctx, ports) = (run.ctx, run.ports);
+    // git first: its start (a process) overlaps the fill's read rather than the tail's parse.
+    let reads = Reads::new(git_snapshot_started(&ctx, &ports));
     let estimate =
         ContextFillEstimator::new(ports.transcripts, ctx.settings).estimate(EstimateRequest {
             transcript_path: ctx.transcript_path,
             ..Default::default()
         });
-    let reads = Reads::new(git_snapshot_started(&ctx, &ports));
     let resumption = resumption_state(run, &reads);
     let resumption = with_note(run, &reads, resumption);
     let Some(checkpoint) = save_checkpoint(run, &estimate, resumption, &reads, input) else {

@@ -97,6 +97,25 @@ pub(super) fn next(dir: &Path, scan: &Scan) -> Next {
     next
 }
 
+/// Whether a checkpoint that stays when `gone` are removed proves, by its name and content,
+/// that every id of `gone` was given: it is above all of them, reads as a checkpoint of its
+/// id, and is close enough to them that the next save's reading of names counts it (within
+/// [`MAX_ID_JUMP`]). The next save then gives an id past `gone` whatever `.next-id` says,
+/// even lost, and a prune need not sync the high-water mark first (two fsyncs of its time).
+pub(super) fn taken_beyond(dir: &Path, scan: &Scan, gone: &[CheckpointId]) -> bool {
+    let Some(&highest) = gone.iter().max() else {
+        return true;
+    };
+    let reach = u64::from(highest.sequence()).saturating_add(MAX_ID_JUMP);
+    scan.checkpoints
+        .iter()
+        .rev()
+        .take_while(|id| **id > highest)
+        .filter(|id| u64::from(id.sequence()) < reach && !gone.contains(id))
+        .take(MAX_TOP_READS)
+        .any(|&id| read::read_checkpoint(&dir.join(id.file_name()), id).is_ok())
+}
+
 /// The id after the highest checkpoint whose successor is free and in range, else the lowest
 /// free id: what is left when the top of the range is taken. An id given here may be one a
 /// prune freed, which is better than no checkpoint at all; the log says it happened.

@@ -186,8 +186,9 @@ impl CheckpointRepository for FsCheckpointRepository {
                     let (sequence, previous) = sequence::allocate(&dir, s, indexed, || {
                         index::found_by_reading(&dir, &scan, s, MAX_SESSION_READS)
                     })?;
-                    let marked = sequence::record(&dir, s, u64::from(sequence) + 1).is_ok();
                     let listed = index::add(&dir, s, index::Entry { id, sequence }).ok();
+                    let next = u64::from(sequence) + 1;
+                    let marked = sequence::record(&dir, s, next, listed.is_some()).is_ok();
                     undo = Some(Undo {
                         session: s,
                         mark: marked.then_some(previous),
@@ -519,10 +520,12 @@ impl FsCheckpointRepository {
         doomed: &[(CheckpointId, Option<String>)],
     ) -> Result<(), PortError> {
         let dir = self.dir();
-        // Record the high-water mark durably before anything that carries an id goes, or the
-        // next save could hand a pruned id out again.
-        let next = allocate::next(&dir, scan);
-        self.record_next_sequence(next.sequence, Durability::Fsync)?;
+        // The high-water mark goes on disk before anything that carries an id goes (else a
+        // pruned id could come back), unless a checkpoint that stays proves the ids taken.
+        let ids: Vec<CheckpointId> = doomed.iter().map(|(id, _)| *id).collect();
+        if !allocate::taken_beyond(&dir, scan, &ids) {
+            self.record_next_sequence(allocate::next(&dir, scan).sequence, Durability::Fsync)?;
+        }
         let mut gone: BTreeMap<String, Vec<CheckpointId>> = BTreeMap::new();
         for (id, session) in doomed {
             // Data before marker: an interruption leaves at worst a marker for an id that can

@@ -2,9 +2,10 @@
 //!
 //! Each session's next sequence is a high-water mark of its own, `.seq-<SessionKey>` (one
 //! number, like `.next-id`), so allocating reads one small file whatever the folder holds,
-//! and pruning or deleting checkpoints never brings a number back. The mark is written (with
-//! fsync) before the checkpoint: a process killed between the two costs the session a number,
-//! never gives it twice.
+//! and pruning or deleting checkpoints never brings a number back. The mark and the index are
+//! written before the checkpoint, the index synced (the mark too when the index could not be
+//! written): a process killed, or a power lost, between them and the checkpoint costs the
+//! session a number, never gives it twice.
 //!
 //! The mark alone is not trusted to be there: deleted or damaged, it would restart the count
 //! while the session's checkpoints still exist. The session's index (`index.rs`) records the
@@ -70,13 +71,19 @@ pub(super) fn allocate(
     Ok((sequence, recorded))
 }
 
-/// Records that `session`'s next sequence is `next`, durably: after a power loss the mark
-/// must not fall behind a checkpoint that survived. Its data is synced now, its entry in the
-/// folder by the checkpoint's own save that follows (the same folder, synced after it).
-pub(super) fn record(dir: &Path, session: &str, next: u64) -> Result<(), PortError> {
+/// Records that `session`'s next sequence is `next`. After a power loss the records of a
+/// sequence must not all fall behind a checkpoint that survived, and one synced record is
+/// enough (the next allocation goes past both): with the session's index just written synced
+/// (`indexed`) the mark is only renamed into place; without, it is synced itself (its data
+/// now, its entry in the folder by the checkpoint's own save that follows).
+pub(super) fn record(dir: &Path, session: &str, next: u64, indexed: bool) -> Result<(), PortError> {
     let path = mark_path(dir, session);
-    write_atomic(&path, format!("{next}\n").as_bytes(), Durability::FileFirst)
-        .map_err(|e| io_error(&path, &e))
+    let durability = if indexed {
+        Durability::RenameOnly
+    } else {
+        Durability::FileFirst
+    };
+    write_atomic(&path, format!("{next}\n").as_bytes(), durability).map_err(|e| io_error(&path, &e))
 }
 
 /// Puts the mark back as it was before [`allocate`] (removed when there was none), so a

@@ -296,7 +296,12 @@ fn auto_prune_removes_old_checkpoints_the_agent_no_longer_needs() {
     counter::take();
     let outcome = repo.prune_automatic(policy(4, &spare)).unwrap();
     assert_eq!(outcome.pruned, [id(2), id(3), id(4), id(5), id(7)]);
-    assert_eq!(counter::take(), 6, "only the candidates are read");
+    // And the newest, whose name and content prove every pruned id taken.
+    assert_eq!(
+        counter::take(),
+        7,
+        "only the candidates and the newest are read"
+    );
     assert_eq!(ids(&repo.list().unwrap()), [1, 6, 8, 9, 10, 11]);
     for n in [2, 3, 5, 7] {
         assert!(!repo.marker_path(id(n)).exists(), "cx-{n:03} marker");
@@ -359,6 +364,7 @@ fn auto_prune_is_bounded_per_call_and_keeps_unreadable_files() {
     );
     assert!(!tmp.path().join(".ctxmon").exists());
 }
+
 /// A prompt finds the checkpoint to alert, then claims its alert: a prune in between (after
 /// another prompt alerted and acknowledged it) takes its marker with it, and the claim must
 /// not read that as "never alerted".
@@ -382,4 +388,41 @@ fn the_alert_of_a_checkpoint_pruned_after_it_was_found_is_not_claimed() {
     let second = id(2);
     assert!(repo.claim_alert(second, now, until).unwrap());
     assert!(!repo.claim_alert(second, now, until).unwrap());
+}
+
+/// A prune of old checkpoints leaves `.next-id` alone (syncing it cost two fsyncs of every
+/// compaction): the newest checkpoint, which stays, proves the ids below it taken, so the next
+/// save goes past them even with `.next-id` stale or lost. A prune that takes the newest too
+/// records the high-water mark first, as it must.
+#[test]
+fn a_prune_below_a_checkpoint_that_stays_needs_no_high_water_mark() {
+    let (_tmp, repo) = repo();
+    for _ in 0..5 {
+        save(&repo, "s");
+    }
+    let next_id = repo.next_id_path();
+    fs::write(&next_id, "1\n").unwrap();
+    let spare = BTreeSet::new();
+    assert_eq!(
+        repo.prune_automatic(policy(2, &spare)).unwrap().pruned,
+        [id(1), id(2), id(3)]
+    );
+    assert_eq!(fs::read_to_string(&next_id).unwrap(), "1\n");
+    fs::remove_file(&next_id).unwrap();
+    let sixth = save(&repo, "s");
+    assert_eq!((sixth.checkpoint_id, sixth.compaction_sequence), (id(6), 6));
+    // A checkpoint that cannot be read proves nothing: with cx-006 damaged and cx-004 and
+    // cx-005 acknowledged, their prune records the mark before anything goes.
+    fs::write(repo.checkpoint_path(id(6)), b"{ damaged").unwrap();
+    fs::write(&next_id, "1\n").unwrap();
+    repo.acknowledge(id(4)).unwrap();
+    repo.acknowledge(id(5)).unwrap();
+    assert_eq!(
+        repo.prune_automatic(policy(1, &spare)).unwrap().pruned,
+        [id(4), id(5)]
+    );
+    assert_eq!(fs::read_to_string(&next_id).unwrap(), "7\n");
+    fs::remove_file(repo.checkpoint_path(id(6))).unwrap();
+    let seventh = save(&repo, "s");
+    assert_eq!(seventh.checkpoint_id, id(7));
 }

@@ -55,14 +55,29 @@ impl RecordParser {
     /// Claude Code writes compact JSON, so these tokens appear verbatim; inside a string the
     /// quotes would be escaped (`\"`), so a prompt that merely mentions them is never dropped.
     pub fn wants(&self, line: &[u8]) -> bool {
-        matches!(self.look(line), Look::Wanted)
+        matches!(self.look(line, false), Some(Look::Wanted))
     }
 
     /// [`RecordParser::wants`], and when the line is not wanted what
     /// [`RecordParser::push_unparsed`] would add, appended to `out`: one look at the line's
     /// tokens for both (the tail reader asks both of most of a tail's bytes).
     pub fn sort(&self, line: &[u8], out: &mut Vec<TranscriptRecord>) -> bool {
-        match self.look(line) {
+        let Some(look) = self.look(line, false) else {
+            return true;
+        };
+        self.sorted(look, line, out)
+    }
+
+    /// [`RecordParser::sort`] for a reader that starts within a window, which cannot read a
+    /// result of the main session whose call it has not seen until it knows the calls before:
+    /// `None` for such a line, found in the same one look at the line's tokens.
+    pub fn sort_seen(&self, line: &[u8], out: &mut Vec<TranscriptRecord>) -> Option<bool> {
+        let look = self.look(line, true)?;
+        Some(self.sorted(look, line, out))
+    }
+
+    fn sorted(&self, look: Look<'_>, line: &[u8], out: &mut Vec<TranscriptRecord>) -> bool {
+        match look {
             Look::Wanted => true,
             Look::Unwanted { results } => {
                 self.push_known_results(results, line, out);
@@ -71,46 +86,54 @@ impl RecordParser {
         }
     }
 
-    /// What the raw tokens of a line say, each searched for once.
-    fn look<'l>(&self, line: &'l [u8]) -> Look<'l> {
+    /// What the raw tokens of a line say, each searched for once. With `seen_only`, `None`
+    /// for a main-session result whose call this parser has not seen; without, never `None`.
+    fn look<'l>(&self, line: &'l [u8], seen_only: bool) -> Option<Look<'l>> {
         let n = needles();
         if n.sidechain.find(line).is_some() {
             let write = n.tool_use.find(line).is_some()
                 && n.write_names.iter().any(|name| name.find(line).is_some());
             // A subagent's results are its own: none is reported unparsed.
-            return if write {
+            return Some(if write {
                 Look::Wanted
             } else {
                 Look::Unwanted {
                     results: Vec::new(),
                 }
-            };
+            });
         }
-        if n.tool_result.find(line).is_none() || n.is_error.find(line).is_some() {
-            return Look::Wanted;
+        if n.tool_result.find(line).is_none() {
+            return Some(Look::Wanted);
         }
-        let results: Vec<&[u8]> = result_ids(line).collect();
+        // The ids are found only when needed: an error result is parsed whatever its call.
+        let ids = || result_ids(line).collect::<Vec<&[u8]>>();
+        let results = if seen_only {
+            let results = ids();
+            if results
+                .iter()
+                .any(|id| std::str::from_utf8(id).is_ok_and(|id| !self.calls.contains_key(id)))
+            {
+                return None;
+            }
+            Some(results)
+        } else {
+            None
+        };
+        if n.is_error.find(line).is_some() {
+            return Some(Look::Wanted);
+        }
+        let results = results.unwrap_or_else(ids);
         let read = results.iter().any(|id| {
             std::str::from_utf8(id)
                 .ok()
                 .and_then(|id| self.calls.get(id))
                 .is_some_and(|(_, read, _)| *read)
         });
-        if read {
+        Some(if read {
             Look::Wanted
         } else {
             Look::Unwanted { results }
-        }
-    }
-
-    /// Whether `line` holds a result of the main session whose call this parser has not seen:
-    /// a reader that starts within a window cannot read it until it knows the calls before.
-    pub fn misses_a_call(&self, line: &[u8]) -> bool {
-        let n = needles();
-        n.tool_result.find(line).is_some()
-            && n.sidechain.find(line).is_none()
-            && result_ids(line)
-                .any(|id| std::str::from_utf8(id).is_ok_and(|id| !self.calls.contains_key(id)))
+        })
     }
 
     /// Takes in the calls `later` saw, read after this parser's.

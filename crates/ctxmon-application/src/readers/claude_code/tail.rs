@@ -22,6 +22,16 @@ const SUBAGENT_TOTAL_BYTES: u64 = 4 * 1024 * 1024;
 /// Below this many bytes a window is read by one thread: a second costs more than it saves.
 const SPLIT_FROM_BYTES: u64 = 1024 * 1024;
 
+/// About the fewest bytes a record takes in a transcript (an 8 MiB tail of real and generated
+/// sessions holds one per 2 to 3 KiB): the records of a window are given room for this many
+/// at once. Grown as they came, the vector was copied a dozen times, a twentieth of the read.
+const BYTES_PER_RECORD: u64 = 1024;
+
+/// Room for the records of `bytes` of transcript (see [`BYTES_PER_RECORD`]).
+fn room_for(bytes: u64) -> Vec<TranscriptRecord> {
+    Vec::with_capacity(usize::try_from(bytes / BYTES_PER_RECORD).unwrap_or(0))
+}
+
 /// The records of the last `max_bytes` of `src` (`file_len` bytes long), oldest first.
 ///
 /// With `second`, another reader of the same file, a window of 1 MiB or more
@@ -39,7 +49,7 @@ pub fn tail_records<R: Read + Seek>(
     let window = file_len - start;
     let Some(second) = second.filter(|_| window >= SPLIT_FROM_BYTES) else {
         let mut parser = RecordParser::default();
-        let mut records = Vec::new();
+        let mut records = room_for(window);
         for_each_tail_line(src, file_len, max_bytes, &mut |line| {
             read_line(&mut parser, line, &mut records);
         })?;
@@ -58,21 +68,21 @@ fn in_halves<R: Read + Seek>(
     middle: u64,
 ) -> io::Result<Vec<TranscriptRecord>> {
     let (older, newer) = std::thread::scope(|scope| {
-        let newer = scope.spawn(move || {
-            let mut parser = RecordParser::default();
-            let mut records = Vec::new();
-            let mut aside: Vec<(usize, Vec<u8>)> = Vec::new();
-            for_each_line_between(&mut second, file_len, middle, file_len, &mut |line| {
-                if parser.misses_a_call(line) {
-                    aside.push((records.len(), line.to_vec()));
-                } else {
-                    read_line(&mut parser, line, &mut records);
-                }
-            })
-            .map(|_| (parser, records, aside))
-        });
+        let newer =
+            scope.spawn(move || {
+                let mut parser = RecordParser::default();
+                let mut records = room_for(file_len.saturating_sub(middle));
+                let mut aside: Vec<(usize, Vec<u8>)> = Vec::new();
+                for_each_line_between(&mut second, file_len, middle, file_len, &mut |line| {
+                    match parser.sort_seen(line, &mut records) {
+                        None => aside.push((records.len(), line.to_vec())),
+                        Some(wanted) => parse_wanted(&mut parser, wanted, line, &mut records),
+                    }
+                })
+                .map(|_| (parser, records, aside))
+            });
         let mut parser = RecordParser::default();
-        let mut records = Vec::new();
+        let mut records = room_for(file_len.saturating_sub(start));
         let older = for_each_line_between(src, file_len, start, middle, &mut |line| {
             read_line(&mut parser, line, &mut records);
         })
@@ -99,9 +109,18 @@ fn in_halves<R: Read + Seek>(
 /// One line's records, appended to `records`.
 fn read_line(parser: &mut RecordParser, line: &[u8], records: &mut Vec<TranscriptRecord>) {
     // A line not wanted is not parsed: `sort` adds what it says without that.
-    if parser.sort(line, records)
-        && let Some(value) = super::lean::parse_line(line)
-    {
+    let wanted = parser.sort(line, records);
+    parse_wanted(parser, wanted, line, records);
+}
+
+/// A sorted line's records: parsed when `wanted` (`sort` added the others' already).
+fn parse_wanted(
+    parser: &mut RecordParser,
+    wanted: bool,
+    line: &[u8],
+    records: &mut Vec<TranscriptRecord>,
+) {
+    if wanted && let Some(value) = super::lean::parse_line(line) {
         parser.push(&value, records);
     }
 }
