@@ -89,12 +89,13 @@ impl Timestamp {
             if digits == 0 {
                 return None;
             }
-            let first3: String = frac[..digits]
-                .chars()
-                .chain("000".chars())
-                .take(3)
-                .collect();
-            ms = first3.parse().ok()?;
+            // Milliseconds from the first three digits (fewer are padded with zeros), without
+            // building a string: every record's time is parsed when a tail is read.
+            let mut scale = 100;
+            for digit in frac.bytes().take(digits.min(3)) {
+                ms += i64::from(digit - b'0') * scale;
+                scale /= 10;
+            }
             rest = &frac[digits..];
         }
         let offset_secs = match rest {
@@ -180,6 +181,14 @@ mod tests {
             Timestamp::parse_rfc3339("2026-04-18T15:50:40+02:00"),
             Some(Timestamp(1_776_520_240_000))
         );
+        // A fraction of one or two digits is tenths or hundredths; past three, it is cut.
+        for (fraction, ms) in [("6", 600), ("62", 620), ("622", 622), ("622999", 622)] {
+            assert_eq!(
+                Timestamp::parse_rfc3339(&format!("2026-04-18T13:50:40.{fraction}Z")),
+                Some(Timestamp(1_776_520_240_000 + ms))
+            );
+        }
+        assert_eq!(Timestamp::parse_rfc3339("2026-04-18T13:50:40.Z"), None);
         assert_eq!(Timestamp::parse_rfc3339("2026-04-18"), None);
         assert_eq!(Timestamp::parse_rfc3339("not a time at all!!"), None);
         assert_eq!(Timestamp::parse_rfc3339("2026-13-18T13:50:40Z"), None);

@@ -17,21 +17,39 @@ use super::folder::claim_name;
 use super::read;
 use crate::fsutil::{Durability, io_error, write_atomic};
 
-/// True when the caller now holds the claim on `id`'s alert until `until`; false while
-/// another's runs. A claim that cannot be read (damaged, planted) has run out.
-pub(super) fn take(
+/// True when the caller now holds the claim on `id`'s alert until `until` (from `now`): not
+/// when the checkpoint (`checkpoint`) is gone, another's claim runs, or its marker (`marker`)
+/// says the alert was given. Run under the folder's lock.
+///
+/// Pruned since the prompt found it, the checkpoint took its marker with it: not to be
+/// alerted again. The claim is read before the marker: acknowledging takes no lock, and it
+/// creates the marker and only then removes the holder's claim, so a claim found gone means a
+/// marker already there to see. Read the other way round, a prompt saw no marker, the holder
+/// acknowledged and removed its claim, and the prompt gave the alert a second time.
+pub(super) fn take_unless_told(
     dir: &Path,
     id: CheckpointId,
-    now: Timestamp,
-    until: Timestamp,
+    (now, until): (Timestamp, Timestamp),
+    checkpoint: &Path,
+    marker: &Path,
 ) -> Result<bool, PortError> {
-    let path = dir.join(claim_name(id));
-    let held_until = read::read_number(&path).and_then(|ms| i64::try_from(ms).ok());
-    if held_until.is_some_and(|ms| ms > now.millis()) {
+    if !read::exists(checkpoint)? || held(dir, id, now) || read::exists(marker)? {
         return Ok(false);
     }
+    take(dir, id, until).map(|()| true)
+}
+
+/// Whether another's claim on `id`'s alert runs past `now`. A claim that cannot be read
+/// (damaged, planted) has run out.
+fn held(dir: &Path, id: CheckpointId, now: Timestamp) -> bool {
+    read::read_number(&dir.join(claim_name(id)))
+        .and_then(|ms| i64::try_from(ms).ok())
+        .is_some_and(|ms| ms > now.millis())
+}
+
+/// Takes the claim on `id`'s alert until `until` (the caller found it not [`held`]).
+fn take(dir: &Path, id: CheckpointId, until: Timestamp) -> Result<(), PortError> {
+    let path = dir.join(claim_name(id));
     let text = format!("{}\n", until.millis().max(0));
-    write_atomic(&path, text.as_bytes(), Durability::RenameOnly)
-        .map_err(|e| io_error(&path, &e))?;
-    Ok(true)
+    write_atomic(&path, text.as_bytes(), Durability::RenameOnly).map_err(|e| io_error(&path, &e))
 }

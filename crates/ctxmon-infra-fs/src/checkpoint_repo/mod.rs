@@ -314,13 +314,8 @@ impl CheckpointRepository for FsCheckpointRepository {
         now: Timestamp,
         until: Timestamp,
     ) -> Result<bool, PortError> {
-        // Pruned since the prompt found it, its marker went too: not to be alerted again.
-        self.locked(|| {
-            if read::exists(&self.marker_path(id))? || !read::exists(&self.checkpoint_path(id))? {
-                return Ok(false);
-            }
-            claim::take(&self.dir(), id, now, until)
-        })
+        let (file, marker) = (self.checkpoint_path(id), self.marker_path(id));
+        self.locked(|| claim::take_unless_told(&self.dir(), id, (now, until), &file, &marker))
     }
 
     fn release_alert(&self, id: CheckpointId) -> Result<(), PortError> {

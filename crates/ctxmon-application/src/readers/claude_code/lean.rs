@@ -101,6 +101,35 @@ impl<'de> de::Deserialize<'de> for LeanLine {
     }
 }
 
+/// An object's key, borrowed from the line unless it holds an escape: serde's own `Cow<str>`
+/// always copies, and every key of every wanted line (most of them skipped) was an allocation
+/// and a free.
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key<'de>, D::Error> {
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+        Ok(Key(std::borrow::Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+        Ok(Key(std::borrow::Cow::Owned(v.to_string())))
+    }
+}
+
 /// Deserializes one value to its shape.
 #[derive(Clone, Copy)]
 struct Kept(Shape);
@@ -128,7 +157,7 @@ impl<'de> Visitor<'de> for Kept {
             return Err(de::Error::custom("a whole value is not visited"));
         };
         let mut kept = Map::new();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             match keys.iter().find(|(name, _)| *name == key) {
                 // A repeated key replaces the earlier value, as in a whole parse.
                 Some((name, shape)) => {
